@@ -1,0 +1,321 @@
+//! Settings: the original plugin's sixteen keys plus ours, in layers (later wins):
+//! built-in defaults → user file → workspace `trilogy.toml` → `TRILOGY_*` environment →
+//! command-line `--set key=value`. TOML, snake_case, the original camelCase names accepted.
+//!
+//! An unknown key or a wrong type is an error naming the file (or variable) and the key.
+//! This module reads files and the environment handed to it; it never prints.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::model::Lang;
+
+/// How the workspace root is found from the current directory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RootStrategy {
+    /// The directory itself.
+    Workspace,
+    /// Walk up to the nearest directory holding one of `project_root_markers`.
+    Marker,
+}
+
+/// Effective settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    #[serde(alias = "enabled")]
+    pub enabled: bool,
+    #[serde(alias = "memoryDirName")]
+    pub memory_dir_name: String,
+    #[serde(alias = "projectRootStrategy")]
+    pub project_root_strategy: RootStrategy,
+    #[serde(alias = "projectRootMarkers")]
+    pub project_root_markers: Vec<String>,
+    #[serde(alias = "autoScaffold")]
+    pub auto_scaffold: bool,
+    #[serde(alias = "writeBootBlock")]
+    pub write_boot_block: bool,
+    #[serde(alias = "bootBlockFile")]
+    pub boot_block_file: String,
+    #[serde(alias = "injectOnSessionStart")]
+    pub inject_on_session_start: bool,
+    #[serde(alias = "bootstrapWhenEmpty")]
+    pub bootstrap_when_empty: bool,
+    #[serde(alias = "injectBudgetBytes")]
+    pub inject_budget_bytes: u64,
+    #[serde(alias = "sessionEntriesInjected")]
+    pub session_entries_injected: u64,
+    #[serde(alias = "nudgeOnTurnEnd")]
+    pub nudge_on_turn_end: bool,
+    #[serde(alias = "nudgeCooldownMs")]
+    pub nudge_cooldown_ms: u64,
+    #[serde(alias = "nudgeMaxPerSession")]
+    pub nudge_max_per_session: u64,
+    /// Live SESSIONS entries kept before the oldest move to the archive; ≤ 0 disables.
+    #[serde(alias = "sessionsMaxEntries")]
+    pub sessions_max_entries: i64,
+    #[serde(alias = "projectStaleDays")]
+    pub project_stale_days: i64,
+    /// Language of headings, labels and templates for new text.
+    pub lang: Lang,
+    /// How long a write waits for another writer before failing with "workspace busy".
+    #[serde(alias = "lockTimeoutMs")]
+    pub lock_timeout_ms: u64,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config {
+            enabled: true,
+            memory_dir_name: "memory".into(),
+            project_root_strategy: RootStrategy::Workspace,
+            project_root_markers: vec![".git".into()],
+            auto_scaffold: true,
+            write_boot_block: true,
+            boot_block_file: "AGENTS.md".into(),
+            inject_on_session_start: true,
+            bootstrap_when_empty: true,
+            inject_budget_bytes: 160_000,
+            session_entries_injected: 15,
+            nudge_on_turn_end: true,
+            nudge_cooldown_ms: 600_000,
+            nudge_max_per_session: 3,
+            sessions_max_entries: 200,
+            project_stale_days: 14,
+            lang: Lang::Zh,
+            lock_timeout_ms: 10_000,
+        }
+    }
+}
+
+/// Every key: snake_case name and the original's camelCase alias.
+pub const KEYS: [(&str, &str); 18] = [
+    ("enabled", "enabled"),
+    ("memory_dir_name", "memoryDirName"),
+    ("project_root_strategy", "projectRootStrategy"),
+    ("project_root_markers", "projectRootMarkers"),
+    ("auto_scaffold", "autoScaffold"),
+    ("write_boot_block", "writeBootBlock"),
+    ("boot_block_file", "bootBlockFile"),
+    ("inject_on_session_start", "injectOnSessionStart"),
+    ("bootstrap_when_empty", "bootstrapWhenEmpty"),
+    ("inject_budget_bytes", "injectBudgetBytes"),
+    ("session_entries_injected", "sessionEntriesInjected"),
+    ("nudge_on_turn_end", "nudgeOnTurnEnd"),
+    ("nudge_cooldown_ms", "nudgeCooldownMs"),
+    ("nudge_max_per_session", "nudgeMaxPerSession"),
+    ("sessions_max_entries", "sessionsMaxEntries"),
+    ("project_stale_days", "projectStaleDays"),
+    ("lang", "lang"),
+    ("lock_timeout_ms", "lockTimeoutMs"),
+];
+
+/// Where an effective value came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Source {
+    pub key: String,
+    /// `default`, a file path, `env TRILOGY_…`, or `--set`.
+    pub from: String,
+}
+
+/// Settings plus the origin of each value.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    pub config: Config,
+    pub sources: BTreeMap<String, String>,
+}
+
+/// Inputs to loading, gathered by the surface (so tests can pass their own).
+#[derive(Debug, Clone, Default)]
+pub struct LoadArgs {
+    /// `~/.config/trilogy/config.toml` (or `$XDG_CONFIG_HOME/trilogy/config.toml`), if any.
+    pub user_file: Option<PathBuf>,
+    /// `<root>/trilogy.toml`, if known yet.
+    pub workspace_file: Option<PathBuf>,
+    /// `(name, value)` pairs of the environment.
+    pub env: Vec<(String, String)>,
+    /// `key=value` from `--set`.
+    pub overrides: Vec<String>,
+}
+
+impl LoadArgs {
+    /// The user file location from the environment (`XDG_CONFIG_HOME`, then `HOME`).
+    pub fn default_user_file(env: &[(String, String)]) -> Option<PathBuf> {
+        let get = |k: &str| env.iter().find(|(n, _)| n == k).map(|(_, v)| v.clone());
+        if let Some(x) = get("TRILOGY_CONFIG") {
+            return Some(PathBuf::from(x));
+        }
+        let base = get("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .or_else(|| get("HOME").map(|h| Path::new(&h).join(".config")))?;
+        Some(base.join("trilogy").join("config.toml"))
+    }
+}
+
+fn canonical_key(key: &str) -> Option<&'static str> {
+    KEYS.iter()
+        .find(|(snake, camel)| key == *snake || key == *camel)
+        .map(|(snake, _)| *snake)
+}
+
+/// Validate one layer (types, unknown keys) and return it with canonical key names.
+fn layer(table: toml::Table, source: &str) -> Result<toml::Table> {
+    let cfg_err = |message: String| Error::Config {
+        source_name: source.to_string(),
+        message,
+    };
+    let mut out = toml::Table::new();
+    for (k, v) in table {
+        let Some(canon) = canonical_key(&k) else {
+            let valid = KEYS.iter().map(|(s, _)| *s).collect::<Vec<_>>().join(", ");
+            return Err(cfg_err(format!("unknown key `{k}`; valid keys: {valid}")));
+        };
+        // type check each key on its own, so the error names this source and key
+        let mut one = toml::Table::new();
+        one.insert(canon.to_string(), v.clone());
+        Config::deserialize(toml::Value::Table(one)).map_err(|e| {
+            cfg_err(format!(
+                "key `{k}`: {}",
+                e.to_string().trim().replace('\n', " ")
+            ))
+        })?;
+        out.insert(canon.to_string(), v);
+    }
+    Ok(out)
+}
+
+fn parse_value(key: &str, raw: &str, source: &str) -> Result<toml::Table> {
+    let as_toml = format!("{key} = {raw}");
+    let table = match as_toml.parse::<toml::Table>() {
+        Ok(t) => t,
+        Err(_) => {
+            let mut t = toml::Table::new();
+            t.insert(key.to_string(), toml::Value::String(raw.to_string()));
+            t
+        }
+    };
+    layer(table, source)
+}
+
+/// Load the effective settings.
+pub fn load(args: &LoadArgs) -> Result<Loaded> {
+    let mut merged = toml::Table::new();
+    let mut sources: BTreeMap<String, String> = KEYS
+        .iter()
+        .map(|(k, _)| (k.to_string(), "default".to_string()))
+        .collect();
+    let mut apply = |t: toml::Table, from: &str, merged: &mut toml::Table| {
+        for (k, v) in t {
+            sources.insert(k.clone(), from.to_string());
+            merged.insert(k, v);
+        }
+    };
+    for file in [&args.user_file, &args.workspace_file].into_iter().flatten() {
+        let text = match std::fs::read_to_string(file) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::io(file, e)),
+        };
+        let name = file.display().to_string();
+        let table: toml::Table = text.parse().map_err(|e: toml::de::Error| Error::Config {
+            source_name: name.clone(),
+            message: e.to_string().trim().replace('\n', " "),
+        })?;
+        let t = layer(table, &name)?;
+        apply(t, &name, &mut merged);
+    }
+    for (snake, _) in KEYS {
+        let var = format!("TRILOGY_{}", snake.to_uppercase());
+        if let Some((_, v)) = args.env.iter().find(|(n, _)| *n == var) {
+            let from = format!("env {var}");
+            let t = parse_value(snake, v, &from)?;
+            apply(t, &from, &mut merged);
+        }
+    }
+    for ov in &args.overrides {
+        let Some((k, v)) = ov.split_once('=') else {
+            return Err(Error::bad_input(format!(
+                "--set {ov}: expected key=value, e.g. --set sessions_max_entries=50"
+            )));
+        };
+        let k = k.trim();
+        let Some(canon) = canonical_key(k) else {
+            return Err(Error::Config {
+                source_name: "--set".into(),
+                message: format!("unknown key `{k}`"),
+            });
+        };
+        let t = parse_value(canon, v.trim(), "--set")?;
+        apply(t, "--set", &mut merged);
+    }
+    let config = Config::deserialize(toml::Value::Table(merged)).map_err(|e| Error::Config {
+        source_name: "merged layers".into(),
+        message: e.to_string(),
+    })?;
+    Ok(Loaded { config, sources })
+}
+
+impl Config {
+    /// Live entries kept in SESSIONS.md, or `None` when archiving is off.
+    pub fn archive_cap(&self) -> Option<usize> {
+        (self.sessions_max_entries > 0).then_some(self.sessions_max_entries as usize)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    #[test]
+    fn layers_apply_in_order_and_camel_case_aliases_work() {
+        let dir = tempfile::tempdir().unwrap();
+        let user = write(dir.path(), "user.toml", "sessionsMaxEntries = 50\nlang = \"en\"\n");
+        let ws = write(dir.path(), "ws.toml", "sessions_max_entries = 40\n");
+        let loaded = load(&LoadArgs {
+            user_file: Some(user.clone()),
+            workspace_file: Some(ws.clone()),
+            env: vec![("TRILOGY_LOCK_TIMEOUT_MS".into(), "250".into())],
+            overrides: vec!["inject_budget_bytes=3000".into()],
+        })
+        .unwrap();
+        assert_eq!(loaded.config.sessions_max_entries, 40);
+        assert_eq!(loaded.config.lang, Lang::En);
+        assert_eq!(loaded.config.lock_timeout_ms, 250);
+        assert_eq!(loaded.config.inject_budget_bytes, 3000);
+        assert_eq!(loaded.sources["sessions_max_entries"], ws.display().to_string());
+        assert_eq!(loaded.sources["lang"], user.display().to_string());
+        assert_eq!(loaded.sources["lock_timeout_ms"], "env TRILOGY_LOCK_TIMEOUT_MS");
+        assert_eq!(loaded.sources["enabled"], "default");
+    }
+
+    #[test]
+    fn unknown_key_and_wrong_type_name_file_and_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = write(dir.path(), "t.toml", "sessions_max = 3\n");
+        let e = load(&LoadArgs {
+            workspace_file: Some(f.clone()),
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("t.toml") && e.contains("sessions_max"), "{e}");
+        let f = write(dir.path(), "u.toml", "inject_budget_bytes = \"big\"\n");
+        let e = load(&LoadArgs {
+            workspace_file: Some(f),
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("u.toml") && e.contains("inject_budget_bytes"), "{e}");
+    }
+}

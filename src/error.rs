@@ -1,0 +1,167 @@
+//! The crate error: one enum that every module's failures fold into, and the single place
+//! where a failure's kind becomes a CLI exit code, a JSON-RPC error code and an HTTP status.
+//!
+//! Messages are lowercase, name the file, line, field or id involved, and say how to fix it.
+
+use std::path::PathBuf;
+
+/// Result alias used across the crate.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// What went wrong, grouped by what the caller can do about it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The input (JSON batch, flag, config value) is invalid; fix the input.
+    BadInput,
+    /// The thing asked for does not exist (no workspace, no entry, no section).
+    NotFound,
+    /// A memory file cannot be parsed; it is left untouched until fixed.
+    Unparseable,
+    /// Another writer held the workspace past the lock timeout.
+    Busy,
+    /// The filesystem refused (permissions, symlink escaping the root, disk full).
+    Io,
+    /// The store is damaged or from an incompatible version.
+    Store,
+    /// A bug or an unexpected state.
+    Internal,
+}
+
+impl ErrorKind {
+    /// Process exit code for the CLI (documented in README and `trilogy --help`).
+    pub fn exit_code(self) -> i32 {
+        match self {
+            ErrorKind::Internal => 1,
+            ErrorKind::BadInput => 3,
+            ErrorKind::NotFound => 4,
+            ErrorKind::Unparseable => 5,
+            ErrorKind::Busy => 6,
+            ErrorKind::Io => 7,
+            ErrorKind::Store => 8,
+        }
+    }
+
+    /// JSON-RPC error code for the MCP surface.
+    pub fn jsonrpc_code(self) -> i64 {
+        match self {
+            ErrorKind::BadInput => -32602,
+            ErrorKind::NotFound => -32001,
+            ErrorKind::Unparseable => -32002,
+            ErrorKind::Busy => -32003,
+            ErrorKind::Io => -32004,
+            ErrorKind::Store => -32005,
+            ErrorKind::Internal => -32603,
+        }
+    }
+
+    /// HTTP status for the web panel.
+    pub fn http_status(self) -> u16 {
+        match self {
+            ErrorKind::BadInput => 400,
+            ErrorKind::NotFound => 404,
+            ErrorKind::Unparseable => 409,
+            ErrorKind::Busy => 503,
+            ErrorKind::Io => 500,
+            ErrorKind::Store => 500,
+            ErrorKind::Internal => 500,
+        }
+    }
+
+    /// Short stable name used in `--json` error output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::BadInput => "bad_input",
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::Unparseable => "unparseable",
+            ErrorKind::Busy => "busy",
+            ErrorKind::Io => "io",
+            ErrorKind::Store => "store",
+            ErrorKind::Internal => "internal",
+        }
+    }
+}
+
+/// Every failure trilogy reports.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Invalid input with a message that says what and how to fix it.
+    #[error("{0}")]
+    BadInput(String),
+    /// A config file or variable is wrong.
+    #[error("config {source_name}: {message}")]
+    Config {
+        source_name: String,
+        message: String,
+    },
+    /// Something asked for is not there.
+    #[error("{0}")]
+    NotFound(String),
+    /// A memory file that cannot be parsed.
+    #[error("{}:{line}: {reason}; the file was left untouched: fix it by hand, then rerun", path.display())]
+    Unparseable {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
+    /// A write that would overwrite an unparseable file.
+    #[error(
+        "refusing to write {}: it does not parse ({reason} at line {line}); fix the file by hand, then rerun",
+        path.display()
+    )]
+    WouldOverwrite {
+        path: PathBuf,
+        line: usize,
+        reason: String,
+    },
+    /// Lock wait exceeded.
+    #[error(
+        "workspace busy: another trilogy process held {} for more than {waited_ms} ms; nothing was changed, retry (or raise lock_timeout_ms)",
+        path.display()
+    )]
+    Busy { path: PathBuf, waited_ms: u64 },
+    /// A filesystem failure on a named path.
+    #[error("{}: {message}", path.display())]
+    Io { path: PathBuf, message: String },
+    /// A failure inside the store.
+    #[error("store {}: {message}", path.display())]
+    Store { path: PathBuf, message: String },
+    /// A bug.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl Error {
+    /// The kind, which fixes exit code, JSON-RPC code and HTTP status.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::BadInput(_) | Error::Config { .. } => ErrorKind::BadInput,
+            Error::NotFound(_) => ErrorKind::NotFound,
+            Error::Unparseable { .. } | Error::WouldOverwrite { .. } => ErrorKind::Unparseable,
+            Error::Busy { .. } => ErrorKind::Busy,
+            Error::Io { .. } => ErrorKind::Io,
+            Error::Store { .. } => ErrorKind::Store,
+            Error::Internal(_) => ErrorKind::Internal,
+        }
+    }
+
+    /// An I/O error on `path`, with a hint for the common cases.
+    pub fn io(path: impl Into<PathBuf>, err: std::io::Error) -> Error {
+        let hint = match err.kind() {
+            std::io::ErrorKind::PermissionDenied => {
+                "permission denied; give the user write access to it or run from a writable checkout"
+                    .to_string()
+            }
+            std::io::ErrorKind::NotFound => "not found".to_string(),
+            _ => err.to_string(),
+        };
+        Error::Io {
+            path: path.into(),
+            message: hint,
+        }
+    }
+
+    /// Shorthand for [`Error::BadInput`].
+    pub fn bad_input(msg: impl Into<String>) -> Error {
+        Error::BadInput(msg.into())
+    }
+}

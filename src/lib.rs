@@ -1,0 +1,16 @@
+//! trilogy: project memory for AI coding agents.
+//!
+//! Three Markdown files per project (`memory/PROJECT.md`, `DECISIONS.md`, `SESSIONS.md`) are
+//! deterministic projections of a transactional redb store; edits made to the files are parsed
+//! back and merged. Dependencies point down: `model` → `markdown`/`store` → `workspace` → `ops`
+//! → surfaces (`cli`). Library code never prints.
+
+#![forbid(unsafe_code)]
+
+pub mod config;
+pub mod error;
+pub mod markdown;
+pub mod model;
+pub mod store;
+
+pub use error::{Error, ErrorKind, Result};

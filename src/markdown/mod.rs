@@ -1,0 +1,192 @@
+//! Markdown in and out: a memory file is a preamble followed by `## ` blocks.
+//!
+//! `render` is ours and byte-deterministic (LF, blocks separated by one blank line, exactly one
+//! trailing newline). `parse` uses comrak to find the top-level ATX level-2 headings, so fences,
+//! blockquoted template samples and HTML never split an entry, then slices the original text
+//! between them: bodies are kept verbatim. The law `parse(render(d)) == d` holds for every doc
+//! whose bodies passed [`safe_body`]; proptests in `tests/` pin it.
+//!
+//! This module is pure: no I/O, no store, no clock.
+
+mod merge;
+mod parse;
+
+pub use merge::{MergeOutcome, merge_entries, merge_sections};
+pub use parse::{ParseError, Parsed, parse, parse_bytes};
+
+/// One `## ` block: the heading text and the lines below it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Block {
+    /// Heading text after `## `, trimmed, one line.
+    pub heading: String,
+    /// Lines after the heading, verbatim, with trailing whitespace trimmed.
+    pub body: String,
+}
+
+impl Block {
+    pub fn new(heading: impl Into<String>, body: impl Into<String>) -> Block {
+        Block {
+            heading: heading.into(),
+            body: body.into(),
+        }
+    }
+}
+
+/// A memory file: the text above the first block, and the blocks in file order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Doc {
+    /// Everything above the first `## ` heading, trailing whitespace trimmed.
+    pub preamble: String,
+    pub blocks: Vec<Block>,
+}
+
+/// Line prefixes of the archive pointer at the end of SESSIONS.md (zh is the original's).
+pub const POINTER_PREFIXES: [&str; 2] = ["> 更早的会话条目已归档到", "> Older session entries archived"];
+
+/// Render a doc, with an optional trailer line (the archive pointer) after the blocks.
+pub fn render(doc: &Doc, trailer: Option<&str>) -> String {
+    let mut out = String::new();
+    let mut push = |part: &str| {
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        out.push_str(part);
+    };
+    let preamble = doc.preamble.trim_end();
+    if !preamble.is_empty() {
+        push(preamble);
+    }
+    for b in &doc.blocks {
+        let mut s = String::with_capacity(b.heading.len() + b.body.len() + 4);
+        s.push_str("## ");
+        s.push_str(&b.heading);
+        if !b.body.is_empty() {
+            s.push('\n');
+            s.push_str(&b.body);
+        }
+        push(&s);
+    }
+    if let Some(t) = trailer {
+        push(t);
+    }
+    out.push('\n');
+    out
+}
+
+/// Normalise line endings to LF (CRLF and lone CR).
+pub fn normalize_newlines(text: &str) -> String {
+    if !text.contains('\r') {
+        return text.to_string();
+    }
+    text.replace("\r\n", "\n").replace('\r', "\n")
+}
+
+/// Collapse a heading value to one trimmed line.
+pub fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Make user text safe to place as a block body: kept verbatim when it already reads back as
+/// exactly one block; otherwise lines that would be read as structure (headings, fences, HTML,
+/// setext underlines, conflict markers, the archive pointer) are backslash-escaped; as a last
+/// resort the whole body is fenced.
+pub fn safe_body(body: &str) -> String {
+    let body = normalize_newlines(body);
+    let body = body.trim_end();
+    if reads_back(body) {
+        return body.to_string();
+    }
+    let escaped = body
+        .lines()
+        .map(escape_line)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let escaped = escaped.trim_end().to_string();
+    if reads_back(&escaped) {
+        return escaped;
+    }
+    let longest = longest_run(body, '`');
+    let fence = "`".repeat(longest.max(2) + 1);
+    format!("{fence}text\n{body}\n{fence}")
+}
+
+/// Same as [`safe_body`] for a body that must not begin with a blank line.
+fn reads_back(body: &str) -> bool {
+    let probe = format!("## h\n{body}\n\n## end\n");
+    match parse(&probe, true) {
+        Ok(p) => {
+            p.stripped.is_empty()
+                && p.doc.preamble.is_empty()
+                && p.doc.blocks.len() == 2
+                && p.doc.blocks[0].heading == "h"
+                && p.doc.blocks[0].body == body
+                && p.doc.blocks[1] == Block::new("end", "")
+        }
+        Err(_) => false,
+    }
+}
+
+fn escape_line(line: &str) -> String {
+    let indent = line.len() - line.trim_start().len();
+    let t = &line[indent..];
+    let setext = !t.is_empty() && (t.trim_end().chars().all(|c| c == '-') || t.trim_end().chars().all(|c| c == '='));
+    let risky = t.starts_with('#')
+        || t.starts_with("```")
+        || t.starts_with("~~~")
+        || t.starts_with('<')
+        || t.starts_with(">>>>>>>")
+        || setext
+        || POINTER_PREFIXES.iter().any(|p| t.starts_with(p));
+    if risky {
+        format!("{}\\{}", &line[..indent], t)
+    } else {
+        line.to_string()
+    }
+}
+
+fn longest_run(text: &str, c: char) -> usize {
+    let mut best = 0;
+    let mut cur = 0;
+    for ch in text.chars() {
+        if ch == c {
+            cur += 1;
+            best = best.max(cur);
+        } else {
+            cur = 0;
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn render_separates_blocks_by_one_blank_line_and_ends_with_one_newline() {
+        let doc = Doc {
+            preamble: "# T\n\n> c".into(),
+            blocks: vec![Block::new("a", "x"), Block::new("b", "")],
+        };
+        assert_eq!(render(&doc, Some("> p")), "# T\n\n> c\n\n## a\nx\n\n## b\n\n> p\n");
+    }
+
+    #[test]
+    fn safe_body_keeps_harmless_text_verbatim() {
+        assert_eq!(safe_body("a *b*\n- c\n\n```rust\nfn x() {}\n```"), "a *b*\n- c\n\n```rust\nfn x() {}\n```");
+    }
+
+    #[test]
+    fn safe_body_escapes_heading_setext_and_open_fence() {
+        let s = safe_body("## not a heading\ntext\n---\n```\nunclosed");
+        assert!(s.contains("\\## not a heading"));
+        assert!(reads_back(&s));
+    }
+
+    #[test]
+    fn safe_body_escapes_pointer_and_conflict_lines() {
+        let s = safe_body("> 更早的会话条目已归档到 3 条\n<<<<<<< HEAD");
+        assert!(reads_back(&s), "{s}");
+        assert!(s.starts_with("\\>"));
+    }
+}

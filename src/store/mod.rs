@@ -1,0 +1,611 @@
+//! The store: the source of truth, in redb. The only module that names redb.
+//!
+//! Every process opens the database in redb's multi-process mode; writes are serialised by
+//! redb's write lock, waited for up to a deadline. Values are bincode-encoded model records.
+//! Tables:
+//! - `meta`: schema version, sequence counters, per-file entry counts;
+//! - `entries`: id → [`EntryRecord`]; `order`: (file, date, seq) → id, the render order;
+//! - `sections` / `section_history`: PROJECT.md sections and every revision of them;
+//! - `preambles`: text above the first entry of each file;
+//! - `files`: stamp of what was last written to (or absorbed from) each file;
+//! - `events`: the append-only log; `reports`: `notes` left for the user.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use chrono::{Datelike, NaiveDate};
+use redb::{
+    ConcurrencyMode, Database, ReadOnlyDatabase, ReadTransaction, ReadableDatabase, ReadableTable,
+    TableDefinition, TransactionError, WriteTransaction,
+};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::error::{Error, Result};
+use crate::model::{EntryRecord, Event, FileKind, FileStamp, Report, SectionRecord, SectionRevision};
+
+/// Version of the table layout; bump with a migration in [`migrate`].
+pub const SCHEMA_VERSION: u64 = 1;
+
+const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+const ENTRIES: TableDefinition<&str, &[u8]> = TableDefinition::new("entries");
+const ORDER: TableDefinition<&[u8], &str> = TableDefinition::new("order");
+const SECTIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("sections");
+const SECTION_HISTORY: TableDefinition<&str, &[u8]> = TableDefinition::new("section_history");
+const PREAMBLES: TableDefinition<&str, &str> = TableDefinition::new("preambles");
+const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
+const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
+const REPORTS: TableDefinition<u64, &[u8]> = TableDefinition::new("reports");
+
+fn encode<T: Serialize>(v: &T) -> Result<Vec<u8>> {
+    bincode::serde::encode_to_vec(v, bincode::config::standard())
+        .map_err(|e| Error::Internal(format!("encode: {e}")))
+}
+
+fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+    bincode::serde::decode_from_slice(bytes, bincode::config::standard())
+        .map(|(v, _)| v)
+        .map_err(|e| Error::Internal(format!("decode a store record: {e}")))
+}
+
+fn order_key(file: FileKind, date: NaiveDate, seq: u64) -> [u8; 13] {
+    let mut k = [0u8; 13];
+    k[0] = file.code();
+    let days = (date.num_days_from_ce() as i64 + (1i64 << 31)) as u32;
+    k[1..5].copy_from_slice(&days.to_be_bytes());
+    k[5..13].copy_from_slice(&seq.to_be_bytes());
+    k
+}
+
+fn count_key(file: FileKind) -> String {
+    format!("count:{}", file.code())
+}
+
+/// An open store.
+pub struct Store {
+    db: Db,
+    path: PathBuf,
+}
+
+enum Db {
+    Rw(Database),
+    Ro(ReadOnlyDatabase),
+}
+
+impl Store {
+    /// Open (creating if missing) for reading and writing; waits at most `timeout` when
+    /// another process is inside a write transaction.
+    pub fn open(path: &Path, timeout: Duration) -> Result<Store> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let p = path.to_path_buf();
+        std::thread::spawn(move || {
+            let r = Database::builder()
+                .set_concurrency_mode(ConcurrencyMode::MultiWriter)
+                .create(&p);
+            let _ = tx.send(r);
+        });
+        match rx.recv_timeout(timeout) {
+            Ok(Ok(db)) => Ok(Store {
+                db: Db::Rw(db),
+                path: path.to_path_buf(),
+            }),
+            Ok(Err(e)) => Err(store_err(path, e)),
+            Err(_) => Err(Error::Busy {
+                path: path.to_path_buf(),
+                waited_ms: timeout.as_millis() as u64,
+            }),
+        }
+    }
+
+    /// Open an existing store read-only: never blocked by writers, follows their commits.
+    pub fn open_read_only(path: &Path) -> Result<Store> {
+        let db = Database::builder()
+            .set_concurrency_mode(ConcurrencyMode::MultiWriter)
+            .open_read_only(path)
+            .map_err(|e| store_err(path, e))?;
+        Ok(Store {
+            db: Db::Ro(db),
+            path: path.to_path_buf(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Begin a read transaction (a consistent snapshot).
+    pub fn read(&self) -> Result<ReadTx> {
+        let txn = match &self.db {
+            Db::Rw(db) => db.begin_read(),
+            Db::Ro(db) => db.begin_read(),
+        }
+        .map_err(|e| store_err(&self.path, e))?;
+        Ok(ReadTx {
+            txn,
+            path: self.path.clone(),
+        })
+    }
+
+    /// Begin the write transaction, waiting for other writers until `timeout`.
+    pub fn write(&self, timeout: Duration) -> Result<WriteTx> {
+        let Db::Rw(db) = &self.db else {
+            return Err(Error::Internal("write on a read-only store handle".into()));
+        };
+        let start = Instant::now();
+        let txn = loop {
+            match db.try_begin_write() {
+                Ok(t) => break t,
+                Err(TransactionError::WouldBlock) if start.elapsed() < timeout => {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                Err(TransactionError::WouldBlock) => {
+                    return Err(Error::Busy {
+                        path: self.path.clone(),
+                        waited_ms: start.elapsed().as_millis() as u64,
+                    });
+                }
+                Err(e) => return Err(store_err(&self.path, e)),
+            }
+        };
+        let w = WriteTx {
+            txn,
+            path: self.path.clone(),
+        };
+        migrate(&w)?;
+        Ok(w)
+    }
+}
+
+fn store_err(path: &Path, e: impl std::fmt::Display) -> Error {
+    let msg = e.to_string();
+    let message = if msg.contains("lock protocol") || msg.contains("LockProtocol") {
+        format!("{msg}: another version of trilogy has this store open; stop it or upgrade it")
+    } else if msg.contains("already open") {
+        format!("{msg}: another program holds this store exclusively")
+    } else {
+        msg
+    };
+    Error::Store {
+        path: path.to_path_buf(),
+        message,
+    }
+}
+
+/// Bring the store to [`SCHEMA_VERSION`]; refuse a store written by a newer trilogy.
+fn migrate(w: &WriteTx) -> Result<()> {
+    let v = w.meta("schema_version")?;
+    match v {
+        0 => w.set_meta("schema_version", SCHEMA_VERSION),
+        SCHEMA_VERSION => Ok(()),
+        newer if newer > SCHEMA_VERSION => Err(Error::Store {
+            path: w.path.clone(),
+            message: format!(
+                "schema {newer} is newer than this trilogy understands ({SCHEMA_VERSION}); upgrade trilogy, or delete .trilogy/ to rebuild it from the Markdown"
+            ),
+        }),
+        // older layouts: migrations go here, one step per version
+        _ => w.set_meta("schema_version", SCHEMA_VERSION),
+    }
+}
+
+/// Reads shared by read and write transactions.
+pub trait Reader {
+    #[doc(hidden)]
+    fn path(&self) -> &Path;
+    #[doc(hidden)]
+    fn raw_meta(&self, key: &str) -> Result<Option<u64>>;
+    #[doc(hidden)]
+    fn raw_get(&self, table: BytesTable, key: &str) -> Result<Option<Vec<u8>>>;
+    #[doc(hidden)]
+    fn raw_scan(&self, table: BytesTable, prefix: &str) -> Result<Vec<Vec<u8>>>;
+    #[doc(hidden)]
+    fn raw_preamble(&self, key: &str) -> Result<Option<String>>;
+    #[doc(hidden)]
+    fn raw_last(&self, table: LogTable, limit: usize) -> Result<Vec<Vec<u8>>>;
+    #[doc(hidden)]
+    fn raw_order(&self, file: FileKind, skip: usize, limit: usize) -> Result<Vec<String>>;
+
+    fn err(&self, e: impl std::fmt::Display) -> Error {
+        store_err(self.path(), e)
+    }
+
+    /// A counter or setting in `meta` (0 when unset).
+    fn meta(&self, key: &str) -> Result<u64> {
+        Ok(self.raw_meta(key)?.unwrap_or(0))
+    }
+
+    fn entry(&self, id: &str) -> Result<Option<EntryRecord>> {
+        self.raw_get(BytesTable::Entries, id)?
+            .map(|b| decode(&b))
+            .transpose()
+    }
+
+    /// Entries rendered into `file`, newest first (file order), skipping `skip`, at most `limit`.
+    fn file_entries(&self, file: FileKind, skip: usize, limit: usize) -> Result<Vec<EntryRecord>> {
+        let ids = self.raw_order(file, skip, limit)?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            match self.entry(&id)? {
+                Some(e) => out.push(e),
+                None => {
+                    return Err(self.err(format!(
+                        "order index names a missing entry {id}; delete .trilogy/ to rebuild from the Markdown"
+                    )));
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Number of entries rendered into `file`.
+    fn file_count(&self, file: FileKind) -> Result<u64> {
+        self.meta(&count_key(file))
+    }
+
+    /// Every entry in any state (for log, restore and status).
+    fn all_entries(&self) -> Result<Vec<EntryRecord>> {
+        self.raw_scan(BytesTable::Entries, "")?
+            .iter()
+            .map(|b| decode(b))
+            .collect()
+    }
+
+    /// PROJECT sections (removed ones included), in file order.
+    fn sections(&self) -> Result<Vec<SectionRecord>> {
+        let mut v: Vec<SectionRecord> = self
+            .raw_scan(BytesTable::Sections, "")?
+            .iter()
+            .map(|b| decode(b))
+            .collect::<Result<_>>()?;
+        v.sort_by(|a, b| a.order.cmp(&b.order).then_with(|| a.key.cmp(&b.key)));
+        Ok(v)
+    }
+
+    /// Every revision of the section `key`, oldest first.
+    fn section_history(&self, key: &str) -> Result<Vec<SectionRevision>> {
+        self.raw_scan(BytesTable::SectionHistory, &format!("{key}\u{0}"))?
+            .iter()
+            .map(|b| decode(b))
+            .collect()
+    }
+
+    fn preamble(&self, file: FileKind) -> Result<Option<String>> {
+        self.raw_preamble(file.file_name())
+    }
+
+    fn stamp(&self, file: FileKind) -> Result<Option<FileStamp>> {
+        self.raw_get(BytesTable::Files, file.file_name())?
+            .map(|b| decode(&b))
+            .transpose()
+    }
+
+    /// The newest `limit` events, newest first.
+    fn events(&self, limit: usize) -> Result<Vec<Event>> {
+        self.raw_last(LogTable::Events, limit)?
+            .iter()
+            .map(|b| decode(b))
+            .collect()
+    }
+
+    /// All reports, newest first.
+    fn reports(&self) -> Result<Vec<Report>> {
+        self.raw_last(LogTable::Reports, usize::MAX)?
+            .iter()
+            .map(|b| decode(b))
+            .collect()
+    }
+}
+
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub enum BytesTable {
+    Entries,
+    Sections,
+    SectionHistory,
+    Files,
+}
+
+impl BytesTable {
+    fn def(self) -> TableDefinition<'static, &'static str, &'static [u8]> {
+        match self {
+            BytesTable::Entries => ENTRIES,
+            BytesTable::Sections => SECTIONS,
+            BytesTable::SectionHistory => SECTION_HISTORY,
+            BytesTable::Files => FILES,
+        }
+    }
+}
+
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub enum LogTable {
+    Events,
+    Reports,
+}
+
+impl LogTable {
+    fn def(self) -> TableDefinition<'static, u64, &'static [u8]> {
+        match self {
+            LogTable::Events => EVENTS,
+            LogTable::Reports => REPORTS,
+        }
+    }
+}
+
+/// The same read code for both transaction types (their table types differ).
+macro_rules! impl_reader {
+    ($ty:ty) => {
+        impl Reader for $ty {
+            fn path(&self) -> &Path {
+                &self.path
+            }
+            fn raw_meta(&self, key: &str) -> Result<Option<u64>> {
+                let Some(t) = self.table(META)? else { return Ok(None) };
+                Ok(t.get(key).map_err(|e| self.err(e))?.map(|g| g.value()))
+            }
+            fn raw_get(&self, table: BytesTable, key: &str) -> Result<Option<Vec<u8>>> {
+                let Some(t) = self.table(table.def())? else { return Ok(None) };
+                Ok(t.get(key).map_err(|e| self.err(e))?.map(|g| g.value().to_vec()))
+            }
+            fn raw_scan(&self, table: BytesTable, prefix: &str) -> Result<Vec<Vec<u8>>> {
+                let Some(t) = self.table(table.def())? else { return Ok(Vec::new()) };
+                let mut out = Vec::new();
+                for item in t.range::<&str>(prefix..).map_err(|e| self.err(e))? {
+                    let (k, v) = item.map_err(|e| self.err(e))?;
+                    if !k.value().starts_with(prefix) {
+                        break;
+                    }
+                    out.push(v.value().to_vec());
+                }
+                Ok(out)
+            }
+            fn raw_preamble(&self, key: &str) -> Result<Option<String>> {
+                let Some(t) = self.table(PREAMBLES)? else { return Ok(None) };
+                Ok(t.get(key).map_err(|e| self.err(e))?.map(|g| g.value().to_string()))
+            }
+            fn raw_last(&self, table: LogTable, limit: usize) -> Result<Vec<Vec<u8>>> {
+                let Some(t) = self.table(table.def())? else { return Ok(Vec::new()) };
+                let mut out = Vec::new();
+                for item in t.iter().map_err(|e| self.err(e))?.rev().take(limit) {
+                    let (_, v) = item.map_err(|e| self.err(e))?;
+                    out.push(v.value().to_vec());
+                }
+                Ok(out)
+            }
+            fn raw_order(&self, file: FileKind, skip: usize, limit: usize) -> Result<Vec<String>> {
+                let Some(t) = self.table(ORDER)? else { return Ok(Vec::new()) };
+                let lo = [file.code()];
+                let hi = [file.code() + 1];
+                let mut out = Vec::new();
+                let range = t.range::<&[u8]>(&lo[..]..&hi[..]).map_err(|e| self.err(e))?;
+                for item in range.rev().skip(skip).take(limit) {
+                    let (_, v) = item.map_err(|e| self.err(e))?;
+                    out.push(v.value().to_string());
+                }
+                Ok(out)
+            }
+        }
+    };
+}
+
+/// A read snapshot.
+pub struct ReadTx {
+    txn: ReadTransaction,
+    path: PathBuf,
+}
+
+impl ReadTx {
+    fn table<K: redb::Key + 'static, V: redb::Value + 'static>(
+        &self,
+        def: TableDefinition<K, V>,
+    ) -> Result<Option<redb::ReadOnlyTable<K, V>>> {
+        match self.txn.open_table(def) {
+            Ok(t) => Ok(Some(t)),
+            Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
+            Err(e) => Err(store_err(&self.path, e)),
+        }
+    }
+}
+
+impl_reader!(ReadTx);
+
+/// The one write transaction. Dropping it without [`WriteTx::commit`] aborts.
+pub struct WriteTx {
+    txn: WriteTransaction,
+    path: PathBuf,
+}
+
+impl WriteTx {
+    fn table<K: redb::Key + 'static, V: redb::Value + 'static>(
+        &self,
+        def: TableDefinition<K, V>,
+    ) -> Result<Option<redb::Table<'_, K, V>>> {
+        self.txn
+            .open_table(def)
+            .map(Some)
+            .map_err(|e| store_err(&self.path, e))
+    }
+}
+
+impl_reader!(WriteTx);
+
+impl WriteTx {
+    fn w<E: std::fmt::Display>(&self) -> impl Fn(E) -> Error + '_ {
+        move |e| store_err(&self.path, e)
+    }
+
+    pub fn set_meta(&self, key: &str, value: u64) -> Result<()> {
+        let mut t = self.txn.open_table(META).map_err(self.w())?;
+        t.insert(key, value).map_err(self.w())?;
+        Ok(())
+    }
+
+    fn bump(&self, key: &str, delta: i64) -> Result<u64> {
+        let v = (self.meta(key)? as i64 + delta).max(0) as u64;
+        self.set_meta(key, v)?;
+        Ok(v)
+    }
+
+    /// The next insertion sequence number.
+    pub fn next_seq(&self) -> Result<u64> {
+        self.bump("next_seq", 1)
+    }
+
+    /// Insert or update an entry, keeping the render order and the per-file counts in step.
+    pub fn put_entry(&self, rec: &EntryRecord) -> Result<()> {
+        let old = self.entry(&rec.id)?;
+        {
+            let mut order = self.txn.open_table(ORDER).map_err(self.w())?;
+            if let Some(old) = &old
+                && let Some(f) = old.file()
+            {
+                order
+                    .remove(&order_key(f, old.sort_date, old.seq)[..])
+                    .map_err(self.w())?;
+            }
+            if let Some(f) = rec.file() {
+                order
+                    .insert(&order_key(f, rec.sort_date, rec.seq)[..], rec.id.as_str())
+                    .map_err(self.w())?;
+            }
+        }
+        if let Some(f) = old.as_ref().and_then(|o| o.file()) {
+            self.bump(&count_key(f), -1)?;
+        }
+        if let Some(f) = rec.file() {
+            self.bump(&count_key(f), 1)?;
+        }
+        let bytes = encode(rec)?;
+        let mut t = self.txn.open_table(ENTRIES).map_err(self.w())?;
+        t.insert(rec.id.as_str(), bytes.as_slice()).map_err(self.w())?;
+        Ok(())
+    }
+
+    /// Write a section; a changed body or heading becomes a new revision in the history.
+    pub fn put_section(&self, rec: &SectionRecord, at: &str, actor: &str) -> Result<()> {
+        let bytes = encode(rec)?;
+        let mut t = self.txn.open_table(SECTIONS).map_err(self.w())?;
+        t.insert(rec.key.as_str(), bytes.as_slice()).map_err(self.w())?;
+        let rev = SectionRevision {
+            key: rec.key.clone(),
+            revision: rec.revision,
+            heading: rec.heading.clone(),
+            body: rec.body.clone(),
+            at: at.to_string(),
+            actor: actor.to_string(),
+        };
+        let hk = format!("{}\u{0}{:020}", rec.key, rec.revision);
+        let bytes = encode(&rev)?;
+        let mut h = self.txn.open_table(SECTION_HISTORY).map_err(self.w())?;
+        h.insert(hk.as_str(), bytes.as_slice()).map_err(self.w())?;
+        Ok(())
+    }
+
+    pub fn set_preamble(&self, file: FileKind, text: &str) -> Result<()> {
+        let mut t = self.txn.open_table(PREAMBLES).map_err(self.w())?;
+        t.insert(file.file_name(), text).map_err(self.w())?;
+        Ok(())
+    }
+
+    pub fn set_stamp(&self, file: FileKind, stamp: &FileStamp) -> Result<()> {
+        let bytes = encode(stamp)?;
+        let mut t = self.txn.open_table(FILES).map_err(self.w())?;
+        t.insert(file.file_name(), bytes.as_slice()).map_err(self.w())?;
+        Ok(())
+    }
+
+    /// Append to the event log; returns the event's sequence number.
+    pub fn log(&self, at: &str, actor: &str, op: &str, ids: Vec<String>, detail: &str) -> Result<u64> {
+        let seq = self.bump("next_event", 1)?;
+        let ev = Event {
+            seq,
+            at: at.to_string(),
+            actor: actor.to_string(),
+            op: op.to_string(),
+            ids,
+            detail: detail.to_string(),
+        };
+        let bytes = encode(&ev)?;
+        let mut t = self.txn.open_table(EVENTS).map_err(self.w())?;
+        t.insert(seq, bytes.as_slice()).map_err(self.w())?;
+        Ok(seq)
+    }
+
+    /// Store a `notes` report; returns its number.
+    pub fn add_report(&self, at: &str, actor: &str, text: &str) -> Result<u64> {
+        let seq = self.bump("next_report", 1)?;
+        self.put_report(&Report {
+            seq,
+            at: at.to_string(),
+            actor: actor.to_string(),
+            text: text.to_string(),
+            open: true,
+        })?;
+        Ok(seq)
+    }
+
+    pub fn put_report(&self, r: &Report) -> Result<()> {
+        let bytes = encode(r)?;
+        let mut t = self.txn.open_table(REPORTS).map_err(self.w())?;
+        t.insert(r.seq, bytes.as_slice()).map_err(self.w())?;
+        Ok(())
+    }
+
+    /// Make everything durable. Dropping the transaction instead aborts it.
+    pub fn commit(self) -> Result<()> {
+        let path = self.path.clone();
+        self.txn.commit().map_err(|e| store_err(&path, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{EntryKind, Origin, State};
+
+    fn rec(id: &str, date: &str, seq: u64, state: State) -> EntryRecord {
+        EntryRecord {
+            id: id.into(),
+            kind: EntryKind::Session,
+            heading: date.into(),
+            body: "x".into(),
+            state,
+            seq,
+            sort_date: NaiveDate::parse_from_str(date, "%Y-%m-%d").unwrap(),
+            superseded_by: None,
+            replaced_by: None,
+            created_at: String::new(),
+            actor: "t".into(),
+            origin: Origin::default(),
+        }
+    }
+
+    #[test]
+    fn order_index_follows_state_changes_and_counts() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(&dir.path().join("s.redb"), Duration::from_secs(5)).unwrap();
+        let w = s.write(Duration::from_secs(1)).unwrap();
+        w.put_entry(&rec("a", "2026-01-01", 1, State::Live)).unwrap();
+        w.put_entry(&rec("b", "2026-01-02", 2, State::Live)).unwrap();
+        w.put_entry(&rec("c", "2026-01-02", 3, State::Live)).unwrap();
+        w.put_entry(&rec("a", "2026-01-01", 1, State::Archived)).unwrap();
+        w.commit().unwrap();
+        let r = s.read().unwrap();
+        let live: Vec<String> = r.file_entries(FileKind::Sessions, 0, 10).unwrap().into_iter().map(|e| e.id).collect();
+        assert_eq!(live, ["c", "b"]);
+        assert_eq!(r.file_count(FileKind::Sessions).unwrap(), 2);
+        assert_eq!(r.file_count(FileKind::Archive).unwrap(), 1);
+        assert_eq!(r.meta("schema_version").unwrap(), SCHEMA_VERSION);
+    }
+
+    #[test]
+    fn second_writer_gets_busy_after_the_deadline() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("s.redb");
+        let a = Store::open(&p, Duration::from_secs(5)).unwrap();
+        let b = Store::open(&p, Duration::from_secs(5)).unwrap();
+        let _held = a.write(Duration::from_secs(1)).unwrap();
+        let e = b.write(Duration::from_millis(50)).err().expect("busy");
+        assert!(e.to_string().contains("workspace busy"), "{e}");
+    }
+}
