@@ -14,3 +14,5 @@ pub mod model;
 pub mod store;
 
 pub use error::{Error, ErrorKind, Result};
+pub mod workspace;
+pub mod ops;

@@ -205,7 +205,7 @@ pub trait Reader {
     #[doc(hidden)]
     fn raw_order(&self, file: FileKind, skip: usize, limit: usize) -> Result<Vec<String>>;
 
-    fn err(&self, e: impl std::fmt::Display) -> Error {
+    fn err(&self, e: &dyn std::fmt::Display) -> Error {
         store_err(self.path(), e)
     }
 
@@ -228,7 +228,7 @@ pub trait Reader {
             match self.entry(&id)? {
                 Some(e) => out.push(e),
                 None => {
-                    return Err(self.err(format!(
+                    return Err(self.err(&format!(
                         "order index names a missing entry {id}; delete .trilogy/ to rebuild from the Markdown"
                     )));
                 }
@@ -341,17 +341,17 @@ macro_rules! impl_reader {
             }
             fn raw_meta(&self, key: &str) -> Result<Option<u64>> {
                 let Some(t) = self.table(META)? else { return Ok(None) };
-                Ok(t.get(key).map_err(|e| self.err(e))?.map(|g| g.value()))
+                Ok(t.get(key).map_err(|e| self.err(&e))?.map(|g| g.value()))
             }
             fn raw_get(&self, table: BytesTable, key: &str) -> Result<Option<Vec<u8>>> {
                 let Some(t) = self.table(table.def())? else { return Ok(None) };
-                Ok(t.get(key).map_err(|e| self.err(e))?.map(|g| g.value().to_vec()))
+                Ok(t.get(key).map_err(|e| self.err(&e))?.map(|g| g.value().to_vec()))
             }
             fn raw_scan(&self, table: BytesTable, prefix: &str) -> Result<Vec<Vec<u8>>> {
                 let Some(t) = self.table(table.def())? else { return Ok(Vec::new()) };
                 let mut out = Vec::new();
-                for item in t.range::<&str>(prefix..).map_err(|e| self.err(e))? {
-                    let (k, v) = item.map_err(|e| self.err(e))?;
+                for item in t.range::<&str>(prefix..).map_err(|e| self.err(&e))? {
+                    let (k, v) = item.map_err(|e| self.err(&e))?;
                     if !k.value().starts_with(prefix) {
                         break;
                     }
@@ -361,13 +361,13 @@ macro_rules! impl_reader {
             }
             fn raw_preamble(&self, key: &str) -> Result<Option<String>> {
                 let Some(t) = self.table(PREAMBLES)? else { return Ok(None) };
-                Ok(t.get(key).map_err(|e| self.err(e))?.map(|g| g.value().to_string()))
+                Ok(t.get(key).map_err(|e| self.err(&e))?.map(|g| g.value().to_string()))
             }
             fn raw_last(&self, table: LogTable, limit: usize) -> Result<Vec<Vec<u8>>> {
                 let Some(t) = self.table(table.def())? else { return Ok(Vec::new()) };
                 let mut out = Vec::new();
-                for item in t.iter().map_err(|e| self.err(e))?.rev().take(limit) {
-                    let (_, v) = item.map_err(|e| self.err(e))?;
+                for item in t.iter().map_err(|e| self.err(&e))?.rev().take(limit) {
+                    let (_, v) = item.map_err(|e| self.err(&e))?;
                     out.push(v.value().to_vec());
                 }
                 Ok(out)
@@ -377,9 +377,9 @@ macro_rules! impl_reader {
                 let lo = [file.code()];
                 let hi = [file.code() + 1];
                 let mut out = Vec::new();
-                let range = t.range::<&[u8]>(&lo[..]..&hi[..]).map_err(|e| self.err(e))?;
+                let range = t.range::<&[u8]>(&lo[..]..&hi[..]).map_err(|e| self.err(&e))?;
                 for item in range.rev().skip(skip).take(limit) {
-                    let (_, v) = item.map_err(|e| self.err(e))?;
+                    let (_, v) = item.map_err(|e| self.err(&e))?;
                     out.push(v.value().to_string());
                 }
                 Ok(out)
@@ -468,6 +468,9 @@ impl WriteTx {
                     .insert(&order_key(f, rec.sort_date, rec.seq)[..], rec.id.as_str())
                     .map_err(self.w())?;
             }
+        }
+        if old.is_none() {
+            self.bump("count:total", 1)?;
         }
         if let Some(f) = old.as_ref().and_then(|o| o.file()) {
             self.bump(&count_key(f), -1)?;

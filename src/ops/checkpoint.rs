@@ -1,0 +1,609 @@
+//! `checkpoint`: record sessions, decisions, PROJECT edits and notes in one transaction.
+//!
+//! Keeps the original tool's input shape (`sessions`, `decisions`, `project`, `notes`) and adds
+//! `{section, line, replaces}` line edits and `supersedes`. The date is stamped here, never
+//! taken from the caller. A retried identical call writes nothing new.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::markdown::{normalize_newlines, one_line, safe_body};
+use crate::model::{
+    self, CATCH_ALL_AREA, EntryKind, FileKind, Lang, SectionRecord, State, decision_heading,
+    empty_marker, is_empty_body, labels, normalize_area, section_heading, section_key,
+    section_names_help, section_slot, session_heading,
+};
+use crate::store::Reader;
+use crate::workspace::{Tx, Workspace, Written};
+
+use super::{AreaCount, area_map, secrets};
+
+/// Longest accepted string in one item field (bytes).
+pub const MAX_FIELD_BYTES: usize = 16 * 1024;
+/// Longest accepted PROJECT section text (bytes).
+pub const MAX_SECTION_BYTES: usize = 64 * 1024;
+/// Longest accepted batch, all fields together (bytes).
+pub const MAX_BATCH_BYTES: usize = 256 * 1024;
+
+/// The batch, as JSON.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckpointInput {
+    #[serde(default)]
+    pub sessions: Vec<SessionInput>,
+    #[serde(default)]
+    pub decisions: Vec<DecisionInput>,
+    #[serde(default)]
+    pub project: Vec<ProjectInput>,
+    /// What looks stale, duplicated or wrong; kept as a report for the user, never acted on.
+    #[serde(default)]
+    pub notes: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionInput {
+    pub done: String,
+    #[serde(default)]
+    pub area: Option<String>,
+    #[serde(default)]
+    pub open: Option<String>,
+    #[serde(default)]
+    pub next: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct DecisionInput {
+    pub choice: String,
+    #[serde(default)]
+    pub over: Option<String>,
+    #[serde(default)]
+    pub because: Option<String>,
+    #[serde(default)]
+    pub area: Option<String>,
+    /// An earlier decision this one replaces: its id, heading, or choice text.
+    #[serde(default)]
+    pub supersedes: Option<String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProjectInput {
+    pub section: String,
+    /// Replace the whole section body.
+    #[serde(default)]
+    pub text: Option<String>,
+    /// Add this line, or put it in place of `replaces`.
+    #[serde(default)]
+    pub line: Option<String>,
+    /// A line of the section, matched exactly, that `line` replaces.
+    #[serde(default)]
+    pub replaces: Option<String>,
+}
+
+/// What a checkpoint did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct CheckpointOutcome {
+    /// One sentence for the model.
+    pub summary: String,
+    /// `FILE: heading` per item written.
+    pub written: Vec<String>,
+    /// Ids of entries written.
+    pub ids: Vec<String>,
+    /// Lines a PROJECT edit dropped (kept in the section history).
+    pub dropped_lines: Vec<String>,
+    /// Area folded, duplicate ignored, unverified claim, …
+    pub warnings: Vec<String>,
+    /// Entries moved to the archive by this call.
+    pub archived: usize,
+    /// The `notes` report number, when notes were left.
+    pub report: Option<u64>,
+    /// Areas of SESSIONS.md after the call.
+    pub areas: Vec<AreaCount>,
+}
+
+/// Parse a JSON batch, with an error that points at the problem.
+pub fn parse_input(json: &str, source: &str) -> Result<CheckpointInput> {
+    serde_json::from_str(json).map_err(|e| {
+        Error::bad_input(format!(
+            "{source}: invalid checkpoint batch at line {} column {}: {e}; expected {{\"sessions\":[{{\"done\":…}}], \"decisions\":[{{\"choice\":…}}], \"project\":[{{\"section\":…,\"text\":…}}], \"notes\":…}}",
+            e.line(),
+            e.column()
+        ))
+    })
+}
+
+/// Check sizes, required fields and secrets; nothing is stored when this fails.
+pub fn validate(input: &CheckpointInput) -> Result<()> {
+    let mut total = 0usize;
+    let mut fields: Vec<(String, &str, usize)> = Vec::new();
+    for (i, s) in input.sessions.iter().enumerate() {
+        if s.done.trim().is_empty() {
+            return Err(Error::bad_input(format!(
+                "sessions[{i}].done is empty; say what is true now and how it was verified"
+            )));
+        }
+        fields.push((format!("sessions[{i}].done"), &s.done, MAX_FIELD_BYTES));
+        for (name, v) in [("area", &s.area), ("open", &s.open), ("next", &s.next)] {
+            if let Some(v) = v {
+                fields.push((format!("sessions[{i}].{name}"), v, MAX_FIELD_BYTES));
+            }
+        }
+    }
+    for (i, d) in input.decisions.iter().enumerate() {
+        if d.choice.trim().is_empty() {
+            return Err(Error::bad_input(format!(
+                "decisions[{i}].choice is empty; state the choice in one line"
+            )));
+        }
+        fields.push((format!("decisions[{i}].choice"), &d.choice, MAX_FIELD_BYTES));
+        for (name, v) in [
+            ("over", &d.over),
+            ("because", &d.because),
+            ("area", &d.area),
+            ("supersedes", &d.supersedes),
+        ] {
+            if let Some(v) = v {
+                fields.push((format!("decisions[{i}].{name}"), v, MAX_FIELD_BYTES));
+            }
+        }
+    }
+    for (i, p) in input.project.iter().enumerate() {
+        match (&p.text, &p.line) {
+            (Some(_), Some(_)) => {
+                return Err(Error::bad_input(format!(
+                    "project[{i}]: give either `text` (whole section) or `line` (one line), not both"
+                )));
+            }
+            (None, None) => {
+                return Err(Error::bad_input(format!(
+                    "project[{i}]: missing `text` (the new section body; `{}` when there is nothing) or `line`",
+                    empty_marker(Lang::Zh)
+                )));
+            }
+            _ => {}
+        }
+        if p.replaces.is_some() && p.line.is_none() {
+            return Err(Error::bad_input(format!(
+                "project[{i}]: `replaces` needs `line` (the line that takes its place)"
+            )));
+        }
+        fields.push((format!("project[{i}].section"), &p.section, MAX_FIELD_BYTES));
+        for (name, v, max) in [
+            ("text", &p.text, MAX_SECTION_BYTES),
+            ("line", &p.line, MAX_FIELD_BYTES),
+            ("replaces", &p.replaces, MAX_FIELD_BYTES),
+        ] {
+            if let Some(v) = v {
+                fields.push((format!("project[{i}].{name}"), v, max));
+            }
+        }
+    }
+    if let Some(n) = &input.notes {
+        fields.push(("notes".into(), n, MAX_FIELD_BYTES));
+    }
+    for (name, value, max) in &fields {
+        total += value.len();
+        if value.len() > *max {
+            return Err(Error::bad_input(format!(
+                "{name} is {} bytes; the limit is {max} bytes per field: keep memory short, or split it",
+                value.len()
+            )));
+        }
+        if let Some(f) = secrets::find(value) {
+            return Err(Error::bad_input(format!(
+                "refused: {name} line {} column {} looks like {} ({}); memory files are committed to git and injected into every session, so nothing was stored: remove the secret and retry",
+                f.line, f.column, f.kind, f.masked
+            )));
+        }
+    }
+    if total > MAX_BATCH_BYTES {
+        return Err(Error::bad_input(format!(
+            "the batch is {total} bytes; the limit is {MAX_BATCH_BYTES} bytes per call: split it"
+        )));
+    }
+    Ok(())
+}
+
+/// Words that show a Done carries a verification note.
+const VERIFIED_HINTS: [&str; 24] = [
+    "verif", "test", "pass", "ran ", "run ", "check", "confirm", "measur", "reproduc", "bench",
+    "green", "`", "未验证", "unverified", "验证", "测试", "通过", "跑", "实测", "确认", "复现",
+    "运行", "检查", "执行",
+];
+
+fn has_verification(done: &str) -> bool {
+    let lower = done.to_lowercase();
+    VERIFIED_HINTS.iter().any(|h| lower.contains(h))
+}
+
+fn field_text(v: &str) -> String {
+    normalize_newlines(v).trim().to_string()
+}
+
+fn session_body(s: &SessionInput, lang: Lang) -> (String, bool) {
+    let l = labels(lang);
+    let mut done = field_text(&s.done);
+    let unverified = !has_verification(&done);
+    if unverified {
+        done.push_str(l.unverified);
+    }
+    let mut lines = vec![format!("{}{done}", l.done)];
+    for (label, v) in [(l.open, &s.open), (l.next, &s.next)] {
+        if let Some(v) = v.as_deref().map(field_text).filter(|v| !v.is_empty()) {
+            lines.push(format!("{label}{v}"));
+        }
+    }
+    (safe_body(&lines.join("\n")), unverified)
+}
+
+fn decision_body(d: &DecisionInput, lang: Lang) -> String {
+    let l = labels(lang);
+    let mut lines = vec![format!("{}{}", l.chose, field_text(&d.choice))];
+    for (label, v) in [(l.over, &d.over), (l.because, &d.because)] {
+        if let Some(v) = v.as_deref().map(field_text).filter(|v| !v.is_empty()) {
+            lines.push(format!("{label}{v}"));
+        }
+    }
+    if let Some(a) = d.area.as_deref().map(one_line).filter(|a| !a.is_empty()) {
+        let label = match lang {
+            Lang::Zh => "区域：",
+            Lang::En => "Area: ",
+        };
+        lines.push(format!("{label}{a}"));
+    }
+    let mut body = safe_body(&lines.join("\n"));
+    // a last line that reads like the superseded marker would be taken for one
+    if let Some(i) = body.rfind('\n')
+        && ["已被取代：", "Superseded by:"].iter().any(|p| body[i + 1..].starts_with(p))
+    {
+        body.insert(i + 1, '\\');
+    }
+    body
+}
+
+/// Record the batch. Validation and secret checks run before anything is stored.
+pub fn checkpoint(ws: &Workspace, actor: &str, input: &CheckpointInput) -> Result<Written<CheckpointOutcome>> {
+    validate(input)?;
+    if ws.config.auto_scaffold && !ws.has_memory() {
+        ws.scaffold()?;
+    }
+    ws.require_memory()?;
+    ws.write(actor, |tx| apply(tx, input))
+}
+
+fn apply(tx: &mut Tx, input: &CheckpointInput) -> Result<CheckpointOutcome> {
+    let lang = tx.lang();
+    let mut out = CheckpointOutcome::default();
+
+    // sessions: processed in reverse so sessions[0] ends up topmost
+    let mut known: Vec<String> = tx
+        .store()
+        .file_entries(FileKind::Sessions, 0, usize::MAX)?
+        .iter()
+        .map(|e| e.area())
+        .collect();
+    known.sort();
+    known.dedup();
+    let mut planned = Vec::new();
+    for (i, s) in input.sessions.iter().enumerate() {
+        let choice = normalize_area(s.area.as_deref(), &mut known);
+        if choice.folded {
+            out.warnings.push(format!(
+                "sessions[{i}]: area `{}` folded into `{CATCH_ALL_AREA}`: at most {} named areas ({})",
+                s.area.as_deref().unwrap_or_default().trim(),
+                model::MAX_NAMED_AREAS,
+                known.iter().filter(|k| *k != CATCH_ALL_AREA).cloned().collect::<Vec<_>>().join(", ")
+            ));
+        }
+        let (body, unverified) = session_body(s, lang);
+        if unverified {
+            out.warnings.push(format!(
+                "sessions[{i}].done names no verification; written as unverified"
+            ));
+        }
+        planned.push((session_heading(tx.today, &choice.area), body));
+    }
+    for (heading, body) in planned.into_iter().rev() {
+        record(tx, EntryKind::Session, heading, body, &mut out)?;
+    }
+
+    for (i, d) in input.decisions.iter().enumerate().rev() {
+        let heading = decision_heading(tx.today, &one_line(&d.choice));
+        let body = decision_body(d, lang);
+        let target = match &d.supersedes {
+            Some(s) => Some(find_decision(tx, s, i)?),
+            None => None,
+        };
+        record(tx, EntryKind::Decision, heading.clone(), body, &mut out)?;
+        if let Some(mut old) = target
+            && old.state == State::Live
+        {
+            old.state = State::Superseded;
+            old.superseded_by = Some(heading.clone());
+            tx.put_entry(&old)?;
+            tx.log("supersede", vec![old.id.clone()], &format!("{} → {heading}", old.heading))?;
+            out.written.push(format!("DECISIONS.md: superseded {}", old.heading));
+        }
+    }
+
+    for (i, p) in input.project.iter().enumerate() {
+        edit_section(tx, i, p, &mut out)?;
+    }
+
+    if !out.written.is_empty()
+        && let Some(cap) = tx.ws.config.archive_cap()
+    {
+        out.archived = archive_overflow(tx, cap)?;
+        if out.archived > 0 {
+            out.written.push(format!("SESSIONS.md → SESSIONS-archive.md ×{}", out.archived));
+        }
+    }
+
+    if let Some(notes) = input.notes.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
+        let existing = tx.store().reports()?;
+        match existing.iter().find(|r| r.open && r.text == notes) {
+            Some(r) => out.report = Some(r.seq),
+            None => {
+                let n = tx.add_report(notes)?;
+                tx.log("report", vec![], &format!("report #{n}"))?;
+                out.report = Some(n);
+            }
+        }
+    }
+
+    out.areas = area_map(tx.store(), tx.today)?;
+    out.summary = if out.written.is_empty() {
+        "Nothing recorded: nothing new in this call.".to_string()
+    } else {
+        format!("Recorded {} item(s): {}.", out.written.len(), out.written.join("; "))
+    };
+    if let (Some(n), Some(notes)) = (out.report, input.notes.as_deref()) {
+        out.summary
+            .push_str(&format!(" Left for the user's review as report #{n}: {}", notes.trim()));
+    }
+    Ok(out)
+}
+
+/// Store one new entry, or note the duplicate; a removed or replaced copy comes back.
+fn record(tx: &mut Tx, kind: EntryKind, heading: String, body: String, out: &mut CheckpointOutcome) -> Result<()> {
+    let file = match kind {
+        EntryKind::Session => "SESSIONS.md",
+        EntryKind::Decision => "DECISIONS.md",
+    };
+    let rec = tx.new_entry(kind, heading, body)?;
+    match tx.store().entry(&rec.id)? {
+        Some(existing) if matches!(existing.state, State::Live | State::Archived | State::Superseded) => {
+            out.warnings.push(format!(
+                "{file}: identical entry already recorded ({}, {}); not written again",
+                existing.heading,
+                existing.state.as_str()
+            ));
+        }
+        Some(mut existing) => {
+            existing.state = State::Live;
+            existing.replaced_by = None;
+            tx.put_entry(&existing)?;
+            tx.log("restore", vec![existing.id.clone()], &existing.heading)?;
+            out.ids.push(existing.id.clone());
+            out.written.push(format!("{file}: {}", existing.heading));
+        }
+        None => {
+            tx.put_entry(&rec)?;
+            tx.log("add", vec![rec.id.clone()], &format!("{file}: {}", rec.heading))?;
+            out.ids.push(rec.id.clone());
+            out.written.push(format!("{file}: {}", rec.heading));
+        }
+    }
+    Ok(())
+}
+
+fn find_decision(tx: &Tx, needle: &str, i: usize) -> Result<crate::model::EntryRecord> {
+    let live = tx.store().file_entries(FileKind::Decisions, 0, usize::MAX)?;
+    let n = needle.trim();
+    let lower = n.to_lowercase();
+    let hit = live.iter().find(|e| {
+        e.id == n
+            || e.heading == n
+            || e.heading
+                .split_once(" — ")
+                .is_some_and(|(_, choice)| choice.to_lowercase() == lower)
+    });
+    match hit {
+        Some(e) if e.state == State::Live => Ok(e.clone()),
+        Some(e) => Err(Error::bad_input(format!(
+            "decisions[{i}].supersedes: `{n}` is already superseded by {}",
+            e.superseded_by.as_deref().unwrap_or("another decision")
+        ))),
+        None => {
+            let list = live
+                .iter()
+                .filter(|e| e.state == State::Live)
+                .take(20)
+                .map(|e| format!("  {} {}", e.id, e.heading))
+                .collect::<Vec<_>>()
+                .join("\n");
+            Err(Error::bad_input(format!(
+                "decisions[{i}].supersedes: no live decision matches `{n}`; give an id, a heading or the choice text of one of:\n{list}"
+            )))
+        }
+    }
+}
+
+fn edit_section(tx: &mut Tx, i: usize, p: &ProjectInput, out: &mut CheckpointOutcome) -> Result<()> {
+    let lang = tx.lang();
+    let sections = tx.store().sections()?;
+    let key = match section_slot(&p.section) {
+        Some(_) => section_key(&p.section),
+        None => {
+            let lower = p.section.trim().to_lowercase();
+            match sections.iter().find(|s| s.heading.to_lowercase() == lower && !s.removed) {
+                Some(s) => s.key.clone(),
+                None => {
+                    return Err(Error::bad_input(format!(
+                        "project[{i}].section: unknown section `{}`; valid sections: {}",
+                        p.section.trim(),
+                        section_names_help()
+                    )));
+                }
+            }
+        }
+    };
+    let current = sections.iter().find(|s| s.key == key).cloned();
+    let heading = match (&current, section_slot(&p.section)) {
+        (Some(c), _) => c.heading.clone(),
+        (None, Some(slot)) => section_heading(slot, lang).to_string(),
+        (None, None) => p.section.trim().to_string(),
+    };
+    let old_text = current
+        .as_ref()
+        .filter(|c| !c.removed)
+        .map(|c| c.text().to_string())
+        .unwrap_or_default();
+    let old_lines: Vec<&str> = if is_empty_body(&old_text) {
+        Vec::new()
+    } else {
+        old_text.lines().collect()
+    };
+
+    let (new_text, dropped): (String, Vec<String>) = match (&p.text, &p.line) {
+        (Some(text), _) => {
+            let t = field_text(text);
+            let t = if t.is_empty() { empty_marker(lang).to_string() } else { t };
+            let new_lines: Vec<&str> = t.lines().collect();
+            let dropped = old_lines
+                .iter()
+                .filter(|l| !l.trim().is_empty() && !new_lines.contains(l))
+                .map(|l| l.to_string())
+                .collect();
+            (t, dropped)
+        }
+        (None, Some(line)) => {
+            let line = field_text(line);
+            match &p.replaces {
+                Some(rep) => {
+                    let rep_n = normalize_newlines(rep);
+                    let rep = rep_n.trim_end();
+                    let pos = old_lines.iter().position(|l| l.trim_end() == rep);
+                    let Some(pos) = pos else {
+                        let listing = if old_lines.is_empty() {
+                            "  (the section is empty)".to_string()
+                        } else {
+                            old_lines.iter().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n")
+                        };
+                        return Err(Error::bad_input(format!(
+                            "project[{i}].replaces: no line of `{heading}` is exactly `{rep}`; its lines are:\n{listing}"
+                        )));
+                    };
+                    let mut lines: Vec<String> = old_lines.iter().map(|l| l.to_string()).collect();
+                    let dropped = vec![lines[pos].clone()];
+                    lines[pos] = line;
+                    (lines.join("\n"), dropped)
+                }
+                None => {
+                    if old_lines.iter().any(|l| l.trim_end() == line) {
+                        (old_text.clone(), Vec::new())
+                    } else {
+                        let mut lines: Vec<String> = old_lines.iter().map(|l| l.to_string()).collect();
+                        lines.push(line);
+                        (lines.join("\n"), Vec::new())
+                    }
+                }
+            }
+        }
+        (None, None) => unreachable!("validate() requires text or line"),
+    };
+    let body = format!("\n{}", safe_body(&new_text));
+    if let Some(c) = &current
+        && !c.removed
+        && c.body == body
+    {
+        return Ok(());
+    }
+    let order = match &current {
+        Some(c) => c.order,
+        None => sections.iter().map(|s| s.order + 1).max().unwrap_or(0),
+    };
+    let rec = SectionRecord {
+        key: key.clone(),
+        heading: heading.clone(),
+        body,
+        order,
+        removed: false,
+        revision: current.as_ref().map_or(1, |c| c.revision + 1),
+    };
+    tx.put_section(&rec)?;
+    let mut detail = heading.clone();
+    if !dropped.is_empty() {
+        detail.push_str(&format!(" (dropped {} line(s))", dropped.len()));
+    }
+    tx.log("section", vec![key], &detail)?;
+    out.written.push(format!("PROJECT.md: {heading}"));
+    out.dropped_lines.extend(dropped);
+    Ok(())
+}
+
+/// Move the oldest live sessions past `cap` into the archive.
+pub fn archive_overflow(tx: &mut Tx, cap: usize) -> Result<usize> {
+    let overflow = tx.store().file_entries(FileKind::Sessions, cap, usize::MAX)?;
+    if overflow.is_empty() {
+        return Ok(0);
+    }
+    let ids: Vec<String> = overflow.iter().map(|e| e.id.clone()).collect();
+    for mut e in overflow {
+        e.state = State::Archived;
+        tx.put_entry(&e)?;
+    }
+    let n = ids.len();
+    tx.log("archive", ids, &format!("{n} entries → SESSIONS-archive.md"))?;
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unverified_done_is_marked() {
+        let (body, unverified) = session_body(
+            &SessionInput {
+                done: "did the thing".into(),
+                ..Default::default()
+            },
+            Lang::Zh,
+        );
+        assert!(unverified);
+        assert_eq!(body, "完成：did the thing（未验证）");
+        let (_, unverified) = session_body(
+            &SessionInput {
+                done: "fixed X; cargo test passes".into(),
+                ..Default::default()
+            },
+            Lang::En,
+        );
+        assert!(!unverified);
+    }
+
+    #[test]
+    fn batch_errors_name_the_field() {
+        let e = parse_input("{\"sessions\":[{\"don\":\"x\"}]}", "stdin").unwrap_err();
+        assert!(e.to_string().contains("don"), "{e}");
+        let input = CheckpointInput {
+            sessions: vec![SessionInput {
+                done: "  ".into(),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        assert!(validate(&input).unwrap_err().to_string().contains("sessions[0].done is empty"));
+        let input = CheckpointInput {
+            sessions: vec![SessionInput {
+                done: "x".repeat(MAX_FIELD_BYTES + 1),
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        assert!(validate(&input).unwrap_err().to_string().contains("limit"));
+    }
+}

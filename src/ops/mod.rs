@@ -1,0 +1,125 @@
+//! One function per use case. Surfaces parse their input, call these, and format the result;
+//! nothing here prints or parses command lines.
+
+mod checkpoint;
+mod query;
+mod restore;
+pub mod secrets;
+
+use chrono::NaiveDate;
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::model::{CATCH_ALL_AREA, EntryRecord, FileKind, Fields, read_fields};
+use crate::store::Reader;
+use crate::workspace::{Scaffolded, SyncReport, Workspace};
+
+pub use checkpoint::{
+    CheckpointInput, CheckpointOutcome, DecisionInput, MAX_BATCH_BYTES, MAX_FIELD_BYTES,
+    MAX_SECTION_BYTES, ProjectInput, SessionInput, archive_overflow, checkpoint, parse_input,
+    validate,
+};
+pub use query::{
+    EntryFilter, FileView, LogQuery, LogView, ReadOutput, ReadTarget, SectionView, Status, log,
+    read, status,
+};
+pub use restore::{RestoreOutcome, restore_entry, restore_section};
+
+/// An area with its number of live entries.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AreaCount {
+    pub area: String,
+    pub count: usize,
+    /// Attention weight: Σ 0.5^(age_days / 14) over the area's entries.
+    pub weight: f64,
+}
+
+/// Areas of SESSIONS.md, heaviest first, then by name.
+pub fn area_map(r: &dyn Reader, today: NaiveDate) -> Result<Vec<AreaCount>> {
+    let mut map: std::collections::BTreeMap<String, (usize, f64)> = Default::default();
+    for e in r.file_entries(FileKind::Sessions, 0, usize::MAX)? {
+        let w = match e.date() {
+            Some(d) => 0.5f64.powf(((today - d).num_days().max(0)) as f64 / 14.0),
+            None => 1.0,
+        };
+        let slot = map.entry(e.area()).or_default();
+        slot.0 += 1;
+        slot.1 += w;
+    }
+    let mut v: Vec<AreaCount> = map
+        .into_iter()
+        .map(|(area, (count, weight))| AreaCount { area, count, weight })
+        .collect();
+    v.sort_by(|a, b| b.weight.total_cmp(&a.weight).then_with(|| a.area.cmp(&b.area)));
+    Ok(v)
+}
+
+/// The area map as one line: `区域：插件(21) · 部署(14) · 通用(27)`.
+pub fn area_line(areas: &[AreaCount], lang: crate::model::Lang) -> String {
+    let label = match lang {
+        crate::model::Lang::Zh => "区域：",
+        crate::model::Lang::En => "Areas: ",
+    };
+    let items: Vec<String> = areas.iter().map(|a| format!("{}({})", a.area, a.count)).collect();
+    format!("{label}{}", items.join(" · "))
+}
+
+/// An entry as the reading commands show it.
+#[derive(Debug, Clone, Serialize)]
+pub struct EntryView {
+    pub id: String,
+    pub kind: &'static str,
+    pub state: &'static str,
+    pub heading: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<NaiveDate>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub area: Option<String>,
+    pub fields: Fields,
+    pub body: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+    pub created_at: String,
+    pub actor: String,
+}
+
+impl From<&EntryRecord> for EntryView {
+    fn from(e: &EntryRecord) -> EntryView {
+        let area = e.area();
+        EntryView {
+            id: e.id.clone(),
+            kind: e.kind.as_str(),
+            state: e.state.as_str(),
+            heading: e.heading.clone(),
+            date: e.date(),
+            area: (e.kind == crate::model::EntryKind::Session && area != CATCH_ALL_AREA).then_some(area),
+            fields: read_fields(&e.body),
+            body: e.body.clone(),
+            superseded_by: e.superseded_by.clone(),
+            created_at: e.created_at.clone(),
+            actor: e.actor.clone(),
+        }
+    }
+}
+
+/// What `init` did.
+#[derive(Debug, Clone, Serialize)]
+pub struct InitOutcome {
+    pub root: String,
+    pub memory_dir: String,
+    #[serde(flatten)]
+    pub scaffolded: Scaffolded,
+    pub sync: SyncReport,
+}
+
+/// Scaffold the memory folder (never overwriting) and bring the store in step with it.
+pub fn init(ws: &Workspace) -> Result<InitOutcome> {
+    let scaffolded = ws.scaffold()?;
+    let synced = ws.write("cli", |_| Ok(()))?;
+    Ok(InitOutcome {
+        root: ws.root.display().to_string(),
+        memory_dir: ws.memory_dir().display().to_string(),
+        scaffolded,
+        sync: synced.report,
+    })
+}

@@ -1,0 +1,320 @@
+//! Reading use cases: `read` (a file, a section, or entries filtered by area/date/count),
+//! `status` and `log`. All served from the store, never by re-reading the files.
+
+use chrono::NaiveDate;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::model::{
+    EntryRecord, Event, FileKind, Report, SectionRevision, is_empty_body, section_key,
+    section_names_help,
+};
+use crate::store::Reader;
+use crate::workspace::{Broken, Workspace, Written, render_file};
+
+use super::{AreaCount, EntryView, area_map};
+
+/// Which part of memory to read.
+#[derive(Debug, Clone)]
+pub enum ReadTarget {
+    /// A whole file as the store renders it.
+    File(FileKind),
+    /// One PROJECT section by name (either language).
+    Section(String),
+    /// Entries of one file, filtered.
+    Entries(EntryFilter),
+}
+
+/// Filters for entry reads.
+#[derive(Debug, Clone)]
+pub struct EntryFilter {
+    pub file: FileKind,
+    pub area: Option<String>,
+    pub since: Option<NaiveDate>,
+    pub until: Option<NaiveDate>,
+    pub limit: usize,
+}
+
+impl Default for EntryFilter {
+    fn default() -> EntryFilter {
+        EntryFilter {
+            file: FileKind::Sessions,
+            area: None,
+            since: None,
+            until: None,
+            limit: 15,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FileView {
+    pub file: &'static str,
+    pub path: String,
+    pub content: String,
+    pub entries: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SectionView {
+    pub key: String,
+    pub heading: String,
+    pub text: String,
+    pub empty: bool,
+    pub revision: u64,
+}
+
+/// What `read` returns.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ReadOutput {
+    File(FileView),
+    Section(SectionView),
+    Entries { file: &'static str, entries: Vec<EntryView> },
+}
+
+/// Read part of the memory.
+pub fn read(ws: &Workspace, target: &ReadTarget) -> Result<Written<ReadOutput>> {
+    let lang = ws.lang();
+    let out = ws.read(|r| read_in(r, ws, target, lang))?;
+    let file = match target {
+        ReadTarget::File(f) => Some(*f),
+        ReadTarget::Section(_) => Some(FileKind::Project),
+        ReadTarget::Entries(e) => Some(e.file),
+    };
+    if let Some(b) = out.report.unparseable.iter().find(|b| Some(b.file) == file) {
+        return Err(Error::Unparseable {
+            path: b.path.clone().into(),
+            line: b.line,
+            reason: b.reason.clone(),
+        });
+    }
+    Ok(out)
+}
+
+/// Read from an open snapshot (also what benchmarks call in-process).
+pub fn read_in(r: &dyn Reader, ws: &Workspace, target: &ReadTarget, lang: crate::model::Lang) -> Result<ReadOutput> {
+    Ok(match target {
+        ReadTarget::File(f) => ReadOutput::File(FileView {
+            file: f.file_name(),
+            path: ws.file_path(*f).display().to_string(),
+            content: render_file(r, *f, lang)?,
+            entries: match f {
+                FileKind::Project => r.sections()?.iter().filter(|s| !s.removed).count() as u64,
+                _ => r.file_count(*f)?,
+            },
+        }),
+        ReadTarget::Section(name) => {
+            let key = section_key(name);
+            let lower = name.trim().to_lowercase();
+            let s = r
+                .sections()?
+                .into_iter()
+                .filter(|s| !s.removed)
+                .find(|s| s.key == key || s.heading.to_lowercase() == lower)
+                .ok_or_else(|| {
+                    Error::NotFound(format!(
+                        "no section `{}` in PROJECT.md; sections are: {}",
+                        name.trim(),
+                        section_names_help()
+                    ))
+                })?;
+            ReadOutput::Section(SectionView {
+                empty: is_empty_body(&s.body),
+                text: s.text().to_string(),
+                key: s.key,
+                heading: s.heading,
+                revision: s.revision,
+            })
+        }
+        ReadTarget::Entries(filter) => ReadOutput::Entries {
+            file: filter.file.file_name(),
+            entries: filtered(r, filter)?.iter().map(EntryView::from).collect(),
+        },
+    })
+}
+
+fn filtered(r: &dyn Reader, f: &EntryFilter) -> Result<Vec<EntryRecord>> {
+    if f.file == FileKind::Project {
+        return Err(Error::bad_input(
+            "PROJECT.md has sections, not entries: read it whole or pass --section",
+        ));
+    }
+    let area = f.area.as_deref().map(|a| a.trim().to_lowercase());
+    let mut out = Vec::new();
+    let mut skip = 0;
+    const PAGE: usize = 64;
+    'pages: loop {
+        let page = r.file_entries(f.file, skip, PAGE)?;
+        if page.is_empty() {
+            break;
+        }
+        skip += page.len();
+        for e in page {
+            if out.len() >= f.limit {
+                break 'pages;
+            }
+            if let Some(since) = f.since
+                && e.sort_date < since
+            {
+                break 'pages;
+            }
+            if f.until.is_some_and(|u| e.sort_date > u) {
+                continue;
+            }
+            if let Some(a) = &area
+                && e.area().to_lowercase() != *a
+            {
+                continue;
+            }
+            out.push(e);
+        }
+    }
+    Ok(out)
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct FileStatus {
+    pub file: &'static str,
+    pub path: String,
+    pub exists: bool,
+    pub bytes: u64,
+    pub entries: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SectionStatus {
+    pub heading: String,
+    pub empty: bool,
+    pub revision: u64,
+}
+
+/// What `status` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct Status {
+    pub root: String,
+    pub memory_dir: String,
+    pub store: String,
+    pub lang: &'static str,
+    pub files: Vec<FileStatus>,
+    pub sections: Vec<SectionStatus>,
+    pub project_empty: bool,
+    pub sessions_live: u64,
+    pub sessions_archived: u64,
+    pub decisions: u64,
+    /// Entries in no file (removed, replaced): restorable with `trilogy restore`.
+    pub restorable: u64,
+    pub areas: Vec<AreaCount>,
+    pub open_reports: Vec<Report>,
+    pub unparseable: Vec<Broken>,
+    pub last_event: Option<Event>,
+}
+
+pub fn status(ws: &Workspace) -> Result<Status> {
+    let today = ws.clock.today();
+    let out = ws.read(|r| {
+        let mut files = Vec::new();
+        for f in FileKind::ALL {
+            let path = ws.file_path(f);
+            let meta = std::fs::metadata(&path).ok();
+            files.push(FileStatus {
+                file: f.file_name(),
+                path: path.display().to_string(),
+                exists: meta.is_some(),
+                bytes: meta.map_or(0, |m| m.len()),
+                entries: match f {
+                    FileKind::Project => r.sections()?.iter().filter(|s| !s.removed).count() as u64,
+                    _ => r.file_count(f)?,
+                },
+            });
+        }
+        let sections: Vec<SectionStatus> = r
+            .sections()?
+            .into_iter()
+            .filter(|s| !s.removed)
+            .map(|s| SectionStatus {
+                empty: is_empty_body(&s.body),
+                heading: s.heading,
+                revision: s.revision,
+            })
+            .collect();
+        let in_files: u64 = [FileKind::Decisions, FileKind::Sessions, FileKind::Archive]
+            .iter()
+            .map(|f| r.file_count(*f))
+            .sum::<Result<u64>>()?;
+        Ok(Status {
+            root: ws.root.display().to_string(),
+            memory_dir: ws.memory_dir().display().to_string(),
+            store: ws.store_path().display().to_string(),
+            lang: ws.lang().as_str(),
+            project_empty: sections.iter().filter(|s| crate::model::section_slot(&s.heading).is_some()).all(|s| s.empty),
+            sections,
+            files,
+            sessions_live: r.file_count(FileKind::Sessions)?,
+            sessions_archived: r.file_count(FileKind::Archive)?,
+            decisions: r.file_count(FileKind::Decisions)?,
+            restorable: r.meta("count:total")?.saturating_sub(in_files),
+            areas: area_map(r, today)?,
+            open_reports: r.reports()?.into_iter().filter(|x| x.open).collect(),
+            unparseable: Vec::new(),
+            last_event: r.events(1)?.into_iter().next(),
+        })
+    })?;
+    let mut status = out.value;
+    status.unparseable = out.report.unparseable;
+    Ok(status)
+}
+
+/// What `log` shows.
+#[derive(Debug, Clone, Default)]
+pub struct LogQuery {
+    pub limit: usize,
+    /// Only events naming this entry id (or id prefix).
+    pub id: Option<String>,
+    /// The revision history of this PROJECT section instead of events.
+    pub section: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LogView {
+    Events { events: Vec<Event> },
+    History { key: String, revisions: Vec<SectionRevision> },
+}
+
+pub fn log(ws: &Workspace, q: &LogQuery) -> Result<LogView> {
+    Ok(ws
+        .read(|r| {
+            if let Some(name) = &q.section {
+                let key = section_key(name);
+                let lower = name.trim().to_lowercase();
+                let key = r
+                    .sections()?
+                    .into_iter()
+                    .find(|s| s.key == key || s.heading.to_lowercase() == lower)
+                    .map(|s| s.key)
+                    .ok_or_else(|| {
+                        Error::NotFound(format!(
+                            "no section `{}`; sections are: {}",
+                            name.trim(),
+                            section_names_help()
+                        ))
+                    })?;
+                let mut revisions = r.section_history(&key)?;
+                revisions.reverse();
+                revisions.truncate(q.limit);
+                return Ok(LogView::History { key, revisions });
+            }
+            let events = match &q.id {
+                None => r.events(q.limit)?,
+                Some(id) => r
+                    .events(usize::MAX)?
+                    .into_iter()
+                    .filter(|e| e.ids.iter().any(|x| x.starts_with(id.as_str())))
+                    .take(q.limit)
+                    .collect(),
+            };
+            Ok(LogView::Events { events })
+        })?
+        .value)
+}

@@ -1,0 +1,100 @@
+//! `restore`: bring back an archived, removed, replaced or superseded entry (it returns to its
+//! date position, because files are ordered by date), or an earlier revision of a section.
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::model::{SectionRecord, State, section_key, section_names_help};
+use crate::store::Reader;
+use crate::workspace::{Workspace, Written};
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RestoreOutcome {
+    pub id: String,
+    pub heading: String,
+    pub from: &'static str,
+    pub to: &'static str,
+}
+
+/// Restore the entry whose id starts with `id_prefix`.
+pub fn restore_entry(ws: &Workspace, actor: &str, id_prefix: &str) -> Result<Written<RestoreOutcome>> {
+    ws.require_memory()?;
+    let prefix = id_prefix.trim();
+    if prefix.len() < 4 {
+        return Err(Error::bad_input(format!(
+            "id `{prefix}` is too short; give at least 4 characters of an id from `trilogy log` or `trilogy read --json`"
+        )));
+    }
+    ws.write(actor, |tx| {
+        let matches: Vec<_> = tx
+            .store()
+            .all_entries()?
+            .into_iter()
+            .filter(|e| e.id.starts_with(prefix))
+            .collect();
+        let mut rec = match matches.len() {
+            0 => return Err(Error::NotFound(format!("no entry with id `{prefix}`; `trilogy log` lists ids"))),
+            1 => matches.into_iter().next().expect("one match"),
+            n => {
+                return Err(Error::bad_input(format!(
+                    "id `{prefix}` matches {n} entries; give more characters"
+                )));
+            }
+        };
+        if rec.state == State::Live {
+            return Err(Error::bad_input(format!("entry {} ({}) is already live", rec.id, rec.heading)));
+        }
+        let from = rec.state.as_str();
+        rec.state = State::Live;
+        rec.replaced_by = None;
+        rec.superseded_by = None;
+        tx.put_entry(&rec)?;
+        tx.log("restore", vec![rec.id.clone()], &rec.heading)?;
+        Ok(RestoreOutcome {
+            id: rec.id.clone(),
+            heading: rec.heading.clone(),
+            from,
+            to: State::Live.as_str(),
+        })
+    })
+}
+
+/// Put revision `revision` of a section back as its current text (a new revision).
+pub fn restore_section(ws: &Workspace, actor: &str, name: &str, revision: u64) -> Result<Written<RestoreOutcome>> {
+    ws.require_memory()?;
+    ws.write(actor, |tx| {
+        let key = section_key(name);
+        let lower = name.trim().to_lowercase();
+        let sections = tx.store().sections()?;
+        let cur = sections
+            .iter()
+            .find(|s| s.key == key || s.heading.to_lowercase() == lower)
+            .cloned()
+            .ok_or_else(|| {
+                Error::NotFound(format!("no section `{}`; sections are: {}", name.trim(), section_names_help()))
+            })?;
+        let history = tx.store().section_history(&cur.key)?;
+        let old = history.iter().find(|r| r.revision == revision).ok_or_else(|| {
+            Error::NotFound(format!(
+                "section `{}` has revisions 1..={}; `trilogy log --section \"{}\"` lists them",
+                cur.heading, cur.revision, cur.heading
+            ))
+        })?;
+        let rec = SectionRecord {
+            key: cur.key.clone(),
+            heading: cur.heading.clone(),
+            body: old.body.clone(),
+            order: cur.order,
+            removed: false,
+            revision: cur.revision + 1,
+        };
+        tx.put_section(&rec)?;
+        tx.log("restore", vec![cur.key.clone()], &format!("{} ← revision {revision}", cur.heading))?;
+        Ok(RestoreOutcome {
+            id: cur.key.clone(),
+            heading: cur.heading.clone(),
+            from: if cur.removed { "removed" } else { "live" },
+            to: "live",
+        })
+    })
+}

@@ -1,0 +1,249 @@
+//! A workspace: the project root, its `memory/` files and its `.trilogy/` store.
+//!
+//! Owns root discovery, scaffolding, and the entry points of the sync protocol: [`Workspace::write`]
+//! runs an operation inside absorb → apply → project → commit; [`Workspace::read`] serves a
+//! read from a read-only snapshot when the files are unchanged, and goes through the write path
+//! first when they are not (so every read sees hand edits).
+
+mod fsio;
+mod scaffold;
+mod sync;
+
+use std::cell::OnceCell;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use chrono::NaiveDate;
+
+use crate::config::{Config, RootStrategy};
+use crate::error::{Error, Result};
+use crate::model::{FileKind, Lang};
+use crate::store::{Reader, Store};
+
+pub use fsio::write_atomic;
+pub use scaffold::{BOOT_END, BOOT_START, BootOutcome, boot_block, ensure_boot_block, template};
+pub use sync::{Broken, SyncReport, Tx, Written, entry_block, pointer_line, render_file};
+
+/// Where "now" comes from; tests and the demo pin the date.
+#[derive(Debug, Clone, Default)]
+pub struct Clock {
+    /// Fixed date for new entries (`TRILOGY_TODAY`), instead of the local date.
+    pub today: Option<NaiveDate>,
+}
+
+impl Clock {
+    pub fn today(&self) -> NaiveDate {
+        self.today
+            .unwrap_or_else(|| chrono::Local::now().date_naive())
+    }
+
+    pub fn now(&self) -> String {
+        chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
+    }
+}
+
+/// An opened workspace.
+pub struct Workspace {
+    pub root: PathBuf,
+    pub config: Config,
+    pub clock: Clock,
+    store: OnceCell<Store>,
+}
+
+/// What scaffolding created.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct Scaffolded {
+    /// Memory files created from templates.
+    pub created: Vec<String>,
+    /// What happened to the boot block, when it is managed.
+    pub boot_block: Option<BootOutcome>,
+}
+
+/// Find the workspace root for `start` with the configured strategy.
+pub fn discover_root(start: &Path, config: &Config) -> PathBuf {
+    let start = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
+    if config.project_root_strategy == RootStrategy::Marker {
+        let markers: Vec<&str> = if config.project_root_markers.is_empty() {
+            vec![".git"]
+        } else {
+            config.project_root_markers.iter().map(String::as_str).collect()
+        };
+        for dir in start.ancestors() {
+            if markers.iter().any(|m| dir.join(m).exists()) {
+                return dir.to_path_buf();
+            }
+        }
+    }
+    start
+}
+
+impl Workspace {
+    pub fn new(root: PathBuf, config: Config, clock: Clock) -> Workspace {
+        Workspace {
+            root,
+            config,
+            clock,
+            store: OnceCell::new(),
+        }
+    }
+
+    pub fn lang(&self) -> Lang {
+        self.config.lang
+    }
+
+    pub fn memory_dir(&self) -> PathBuf {
+        self.root.join(&self.config.memory_dir_name)
+    }
+
+    pub fn file_path(&self, f: FileKind) -> PathBuf {
+        self.memory_dir().join(f.file_name())
+    }
+
+    pub fn state_dir(&self) -> PathBuf {
+        self.root.join(".trilogy")
+    }
+
+    pub fn store_path(&self) -> PathBuf {
+        self.state_dir().join("store.redb")
+    }
+
+    fn timeout(&self) -> Duration {
+        Duration::from_millis(self.config.lock_timeout_ms)
+    }
+
+    /// True when the memory folder holds at least one of the three main files.
+    pub fn has_memory(&self) -> bool {
+        [FileKind::Project, FileKind::Decisions, FileKind::Sessions]
+            .iter()
+            .any(|f| self.file_path(*f).exists())
+    }
+
+    /// Error for commands that need an existing memory folder.
+    pub fn require_memory(&self) -> Result<()> {
+        if self.has_memory() || self.store_path().exists() {
+            Ok(())
+        } else {
+            Err(Error::NotFound(format!(
+                "no trilogy memory at {}; run `trilogy init` there first (or pass --root)",
+                self.memory_dir().display()
+            )))
+        }
+    }
+
+    /// Create the memory folder and any missing file from the templates (never overwriting),
+    /// and write the boot block when configured.
+    pub fn scaffold(&self) -> Result<Scaffolded> {
+        let dir = self.memory_dir();
+        std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let mut out = Scaffolded::default();
+        for f in [FileKind::Project, FileKind::Decisions, FileKind::Sessions] {
+            let path = fsio::resolve_inside(&self.root, &self.file_path(f))?;
+            if path.exists() {
+                continue;
+            }
+            // a store that already knows this file re-renders it; only a new workspace gets templates
+            if self.store_path().exists() {
+                continue;
+            }
+            fsio::write_atomic(&path, template(f, self.lang()).as_bytes())?;
+            out.created.push(f.file_name().to_string());
+        }
+        if self.config.write_boot_block {
+            let path = self.root.join(&self.config.boot_block_file);
+            let block = boot_block(self.lang(), &self.config.memory_dir_name);
+            out.boot_block = Some(ensure_boot_block(&path, &block)?);
+        }
+        Ok(out)
+    }
+
+    fn ensure_state_dir(&self) -> Result<()> {
+        let dir = self.state_dir();
+        if !dir.exists() {
+            std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+            let gi = dir.join(".gitignore");
+            std::fs::write(&gi, "*\n").map_err(|e| Error::io(&gi, e))?;
+        }
+        Ok(())
+    }
+
+    fn rw_store(&self) -> Result<&Store> {
+        if let Some(s) = self.store.get() {
+            return Ok(s);
+        }
+        self.ensure_state_dir()?;
+        let s = Store::open(&self.store_path(), self.timeout())?;
+        Ok(self.store.get_or_init(|| s))
+    }
+
+    /// Run `op` inside the sync protocol. On error nothing is changed, in the store or the files.
+    pub fn write<R>(
+        &self,
+        actor: &str,
+        op: impl FnOnce(&mut Tx) -> Result<R>,
+    ) -> Result<Written<R>> {
+        let store = self.rw_store()?;
+        let wtx = store.write(self.timeout())?;
+        let mut tx = Tx::new(self, wtx, actor);
+        tx.absorb(&FileKind::ALL)?;
+        let value = op(&mut tx)?;
+        let report = tx.finish()?;
+        Ok(Written { value, report })
+    }
+
+    /// Run `f` on a consistent snapshot that reflects the files as they are now. The report
+    /// names files that do not parse (their last good content is what the store serves).
+    pub fn read<R>(&self, f: impl FnOnce(&dyn Reader) -> Result<R>) -> Result<Written<R>> {
+        self.require_memory()?;
+        let clean = |value| Written {
+            value,
+            report: SyncReport::default(),
+        };
+        if self.store.get().is_none()
+            && self.store_path().exists()
+            && let Ok(ro) = Store::open_read_only(&self.store_path())
+        {
+            let rtx = ro.read()?;
+            if self.files_match(&rtx)? {
+                return f(&rtx).map(clean);
+            }
+        }
+        let store = self.rw_store()?;
+        {
+            let rtx = store.read()?;
+            if self.files_match(&rtx)? {
+                return f(&rtx).map(clean);
+            }
+        }
+        let synced = self.write("cli", |_| Ok(()))?;
+        let rtx = store.read()?;
+        Ok(Written {
+            value: f(&rtx)?,
+            report: synced.report,
+        })
+    }
+
+    /// True when every file is as the store last wrote it (by stat, then by hash).
+    fn files_match(&self, r: &dyn Reader) -> Result<bool> {
+        if r.meta("absorbed_once")? == 0 {
+            return Ok(false);
+        }
+        for f in FileKind::ALL {
+            let path = fsio::resolve_inside(&self.root, &self.file_path(f))?;
+            let stamp = r.stamp(f)?;
+            match stamp {
+                Some(s) if fsio::stat_matches(&path, &s) => continue,
+                Some(s) => match fsio::read_opt(&path)? {
+                    Some(bytes) if crate::model::sha1_hex(&bytes) == s.sha1 => continue,
+                    _ => return Ok(false),
+                },
+                None => {
+                    let expected = f != FileKind::Archive || r.file_count(FileKind::Archive)? > 0;
+                    if expected || path.exists() {
+                        return Ok(false);
+                    }
+                }
+            }
+        }
+        Ok(true)
+    }
+}

@@ -1,0 +1,156 @@
+//! Templates, scaffolding (never overwriting) and the boot block kept in `AGENTS.md`.
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+use crate::markdown;
+use crate::model::{FileKind, Lang};
+
+use super::fsio;
+
+/// Start and end markers around our block in the boot block file.
+pub const BOOT_START: &str = "<!-- trilogy:start -->";
+pub const BOOT_END: &str = "<!-- trilogy:end -->";
+/// Markers of the original plugin and its predecessor: their block runs to end of file.
+const LEGACY_MARKERS: [&str; 2] = ["<!-- dsh-trilogy -->", "<!-- dsh-project-memory -->"];
+
+/// The template of a memory file.
+pub fn template(file: FileKind, lang: Lang) -> &'static str {
+    match (lang, file) {
+        (Lang::Zh, FileKind::Project) => include_str!("../../templates/zh/PROJECT.md"),
+        (Lang::Zh, FileKind::Decisions) => include_str!("../../templates/zh/DECISIONS.md"),
+        (Lang::Zh, FileKind::Sessions) => include_str!("../../templates/zh/SESSIONS.md"),
+        (Lang::Zh, FileKind::Archive) => include_str!("../../templates/zh/SESSIONS-archive.md"),
+        (Lang::En, FileKind::Project) => include_str!("../../templates/en/PROJECT.md"),
+        (Lang::En, FileKind::Decisions) => include_str!("../../templates/en/DECISIONS.md"),
+        (Lang::En, FileKind::Sessions) => include_str!("../../templates/en/SESSIONS.md"),
+        (Lang::En, FileKind::Archive) => include_str!("../../templates/en/SESSIONS-archive.md"),
+    }
+}
+
+/// The preamble a file gets when the store has none yet.
+pub fn template_preamble(file: FileKind, lang: Lang) -> String {
+    markdown::parse(template(file, lang), false)
+        .map(|p| p.doc.preamble)
+        .unwrap_or_default()
+}
+
+/// The boot block body for `memory_dir` in `lang`, between our markers.
+pub fn boot_block(lang: Lang, memory_dir: &str) -> String {
+    let body = match lang {
+        Lang::Zh => include_str!("../../templates/zh/boot-block.md"),
+        Lang::En => include_str!("../../templates/en/boot-block.md"),
+    };
+    format!(
+        "{BOOT_START}\n{}\n{BOOT_END}\n",
+        body.replace("{dir}", memory_dir).trim_end()
+    )
+}
+
+/// What writing the boot block did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BootOutcome {
+    Created,
+    Appended,
+    Updated,
+    UpgradedLegacy,
+    Unchanged,
+}
+
+/// Write or refresh our block in `path`, keeping every other byte of the file.
+/// A start marker without its end marker is an error, never a guess.
+pub fn ensure_boot_block(path: &Path, block: &str) -> Result<BootOutcome> {
+    let existing = match std::fs::read(path) {
+        Ok(b) => Some(String::from_utf8(b).map_err(|_| Error::Unparseable {
+            path: path.to_path_buf(),
+            line: 1,
+            reason: "not UTF-8 text".into(),
+        })?),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    let Some(text) = existing else {
+        fsio::write_atomic(path, block.as_bytes())?;
+        return Ok(BootOutcome::Created);
+    };
+    let line_of = |byte: usize| text[..byte].matches('\n').count() + 1;
+    let (new, outcome) = if let Some(start) = text.find(BOOT_START) {
+        let Some(end_rel) = text[start..].find(BOOT_END) else {
+            return Err(Error::Unparseable {
+                path: path.to_path_buf(),
+                line: line_of(start),
+                reason: format!(
+                    "`{BOOT_START}` has no matching `{BOOT_END}`; add the end marker where the trilogy block ends, or delete the start marker"
+                ),
+            });
+        };
+        let mut end = start + end_rel + BOOT_END.len();
+        if text[end..].starts_with('\n') {
+            end += 1;
+        }
+        if &text[start..end] == block {
+            return Ok(BootOutcome::Unchanged);
+        }
+        (
+            format!("{}{}{}", &text[..start], block, &text[end..]),
+            BootOutcome::Updated,
+        )
+    } else if let Some(pos) = LEGACY_MARKERS.iter().filter_map(|m| text.find(m)).min() {
+        let head = text[..pos].trim_end();
+        let sep = if head.is_empty() { "" } else { "\n\n" };
+        (format!("{head}{sep}{block}"), BootOutcome::UpgradedLegacy)
+    } else {
+        let head = text.trim_end();
+        let sep = if head.is_empty() { "" } else { "\n\n" };
+        (format!("{head}{sep}{block}"), BootOutcome::Appended)
+    };
+    fsio::write_atomic(path, new.as_bytes())?;
+    Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn boot_block_is_idempotent_and_keeps_foreign_content() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("AGENTS.md");
+        std::fs::write(&p, "# Agents\n\nBe kind.\n").unwrap();
+        let block = boot_block(Lang::Zh, "memory");
+        assert_eq!(ensure_boot_block(&p, &block).unwrap(), BootOutcome::Appended);
+        let once = std::fs::read_to_string(&p).unwrap();
+        assert_eq!(ensure_boot_block(&p, &block).unwrap(), BootOutcome::Unchanged);
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), once);
+        assert!(once.starts_with("# Agents\n\nBe kind.\n\n<!-- trilogy:start -->"));
+        assert_eq!(once.matches("## Memory").count(), 1);
+        std::fs::write(&p, format!("{once}\nafter\n")).unwrap();
+        let en = boot_block(Lang::En, "memory");
+        assert_eq!(ensure_boot_block(&p, &en).unwrap(), BootOutcome::Updated);
+        let t = std::fs::read_to_string(&p).unwrap();
+        assert!(t.ends_with("\nafter\n") && t.contains("record it with"));
+    }
+
+    #[test]
+    fn start_marker_without_end_is_an_error_and_changes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("AGENTS.md");
+        std::fs::write(&p, "x\n<!-- trilogy:start -->\nhalf\n").unwrap();
+        let e = ensure_boot_block(&p, &boot_block(Lang::Zh, "memory")).unwrap_err();
+        assert!(e.to_string().contains(":2:"), "{e}");
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "x\n<!-- trilogy:start -->\nhalf\n");
+    }
+
+    #[test]
+    fn legacy_block_is_replaced_to_end_of_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("AGENTS.md");
+        std::fs::write(&p, "keep\n\n<!-- dsh-project-memory -->\n\n## Memory\nold\n").unwrap();
+        let block = boot_block(Lang::Zh, "memory");
+        assert_eq!(ensure_boot_block(&p, &block).unwrap(), BootOutcome::UpgradedLegacy);
+        let t = std::fs::read_to_string(&p).unwrap();
+        assert!(t.starts_with("keep\n\n<!-- trilogy:start -->"));
+        assert_eq!(t.matches("## Memory").count(), 1);
+    }
+}
