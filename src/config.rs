@@ -123,7 +123,7 @@ pub struct Source {
 }
 
 /// Settings plus the origin of each value.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct Loaded {
     pub config: Config,
     pub sources: BTreeMap<String, String>,

@@ -16,3 +16,4 @@ pub mod store;
 pub use error::{Error, ErrorKind, Result};
 pub mod workspace;
 pub mod ops;
+pub mod cli;

@@ -1,1 +1,5 @@
-fn main() {}
+//! The `trilogy` binary: everything happens in `trilogy::cli`.
+
+fn main() {
+    std::process::exit(trilogy::cli::run());
+}

@@ -29,14 +29,14 @@ pub const MAX_BATCH_BYTES: usize = 256 * 1024;
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CheckpointInput {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sessions: Vec<SessionInput>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decisions: Vec<DecisionInput>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub project: Vec<ProjectInput>,
     /// What looks stale, duplicated or wrong; kept as a report for the user, never acted on.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
 }
 
@@ -44,11 +44,11 @@ pub struct CheckpointInput {
 #[serde(deny_unknown_fields)]
 pub struct SessionInput {
     pub done: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub area: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub open: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next: Option<String>,
 }
 
@@ -56,14 +56,14 @@ pub struct SessionInput {
 #[serde(deny_unknown_fields)]
 pub struct DecisionInput {
     pub choice: String,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub over: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub because: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub area: Option<String>,
     /// An earlier decision this one replaces: its id, heading, or choice text.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supersedes: Option<String>,
 }
 
@@ -72,13 +72,13 @@ pub struct DecisionInput {
 pub struct ProjectInput {
     pub section: String,
     /// Replace the whole section body.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
     /// Add this line, or put it in place of `replaces`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<String>,
     /// A line of the section, matched exactly, that `line` replaces.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaces: Option<String>,
 }
 

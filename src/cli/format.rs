@@ -1,0 +1,156 @@
+//! Human output of each command (the `--json` output is the serde form of the same values).
+
+use serde::Serialize;
+
+use crate::config::{KEYS, Loaded};
+use crate::error::Result;
+use crate::ops::{self, CheckpointOutcome, InitOutcome, LogView, ReadOutput, RestoreOutcome, Status};
+use crate::workspace::SyncReport;
+
+use super::Env;
+
+/// Print `v` as JSON with `--json`, else with its human formatter.
+pub fn print<T: Serialize>(env: &Env, v: &T, human: impl Fn(&T) -> String) -> Result<()> {
+    if env.json {
+        let s = serde_json::to_string_pretty(v)
+            .map_err(|e| crate::Error::Internal(format!("json output: {e}")))?;
+        println!("{s}");
+    } else {
+        let s = human(v);
+        if !s.is_empty() {
+            println!("{}", s.trim_end());
+        }
+    }
+    Ok(())
+}
+
+/// Tell the user, on stderr, about files left untouched and edits absorbed.
+pub fn warn_sync(r: &SyncReport) {
+    for b in &r.unparseable {
+        eprintln!("trilogy: warning: {b}");
+    }
+}
+
+pub fn init(o: &InitOutcome) -> String {
+    let mut s = format!("workspace {}\nmemory    {}\n", o.root, o.memory_dir);
+    if o.scaffolded.created.is_empty() {
+        s.push_str("files     already present (nothing overwritten)\n");
+    } else {
+        s.push_str(&format!("created   {}\n", o.scaffolded.created.join(", ")));
+    }
+    if let Some(b) = o.scaffolded.boot_block {
+        s.push_str(&format!("boot block {}\n", serde_json::to_value(b).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()));
+    }
+    for b in &o.sync.unparseable {
+        s.push_str(&format!("warning   {b}\n"));
+    }
+    s
+}
+
+pub fn checkpoint(o: &CheckpointOutcome) -> String {
+    let mut s = o.summary.clone();
+    for w in &o.warnings {
+        s.push_str(&format!("\nwarning: {w}"));
+    }
+    for l in &o.dropped_lines {
+        s.push_str(&format!("\ndropped (kept in history): {l}"));
+    }
+    if !o.areas.is_empty() {
+        s.push('\n');
+        s.push_str(&ops::area_line(&o.areas, crate::model::Lang::Zh));
+    }
+    s
+}
+
+pub fn read(o: &ReadOutput) -> String {
+    match o {
+        ReadOutput::File(f) => format!("==> {} <==\n{}", f.path, f.content),
+        ReadOutput::Section(s) => format!("## {}\n\n{}\n", s.heading, s.text),
+        ReadOutput::Entries { file, entries } => {
+            if entries.is_empty() {
+                return format!("(no matching entries in {file})");
+            }
+            entries
+                .iter()
+                .map(|e| format!("## {}\n{}\n[{} · {}]\n", e.heading, e.body, e.id, e.state))
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+    }
+}
+
+pub fn status(s: &Status) -> String {
+    let mut out = format!("workspace {}\nstore     {}\nlang      {}\n\n", s.root, s.store, s.lang);
+    for f in &s.files {
+        if f.exists {
+            out.push_str(&format!("{:<22} {:>8} bytes  {:>6} entries\n", f.file, f.bytes, f.entries));
+        } else {
+            out.push_str(&format!("{:<22} (absent)\n", f.file));
+        }
+    }
+    let filled = s.sections.iter().filter(|x| !x.empty).count();
+    out.push_str(&format!(
+        "\nPROJECT sections filled: {filled}/{}{}\n",
+        s.sections.len(),
+        if s.project_empty { "  (empty: fill it in)" } else { "" }
+    ));
+    out.push_str(&format!(
+        "sessions: {} live, {} archived · decisions: {} · restorable: {}\n",
+        s.sessions_live, s.sessions_archived, s.decisions, s.restorable
+    ));
+    if !s.areas.is_empty() {
+        out.push_str(&ops::area_line(&s.areas, crate::model::Lang::Zh));
+        out.push('\n');
+    }
+    if !s.open_reports.is_empty() {
+        out.push_str(&format!("\nopen reports ({}):\n", s.open_reports.len()));
+        for r in &s.open_reports {
+            out.push_str(&format!("  #{} {} ({}): {}\n", r.seq, r.at, r.actor, r.text));
+        }
+    }
+    for b in &s.unparseable {
+        out.push_str(&format!("\nNOT PARSED: {b}\n"));
+    }
+    if let Some(e) = &s.last_event {
+        out.push_str(&format!("\nlast change: {} {} {} {}\n", e.at, e.actor, e.op, e.detail));
+    }
+    out
+}
+
+pub fn log(v: &LogView) -> String {
+    match v {
+        LogView::Events { events } => {
+            if events.is_empty() {
+                return "(no events)".into();
+            }
+            events
+                .iter()
+                .map(|e| {
+                    let ids = if e.ids.is_empty() { String::new() } else { format!(" [{}]", e.ids.join(", ")) };
+                    format!("{:>5}  {}  {:<10} {:<14} {}{}", e.seq, e.at, e.actor, e.op, e.detail, ids)
+                })
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+        LogView::History { key, revisions } => revisions
+            .iter()
+            .map(|r| format!("revision {} of {} ({key}) · {} · {}\n{}\n", r.revision, r.heading, r.at, r.actor, r.body.trim()))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
+pub fn restore(o: &RestoreOutcome) -> String {
+    format!("restored {} ({}): {} → {}", o.id, o.heading, o.from, o.to)
+}
+
+pub fn config(l: &Loaded) -> String {
+    let v = serde_json::to_value(&l.config).unwrap_or_default();
+    KEYS.iter()
+        .map(|(k, _)| {
+            let val = v.get(*k).map(|x| x.to_string()).unwrap_or_default();
+            format!("{k:<26} {val:<24} {}", l.sources.get(*k).map(String::as_str).unwrap_or("default"))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,418 @@
+//! The command line: parse arguments (clap), build the workspace, call `ops`, format output.
+//! The only module that names clap; the only place (with `main`) that prints.
+
+mod demo;
+mod format;
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::config::{self, LoadArgs};
+use crate::error::{Error, Result};
+use crate::model::FileKind;
+use crate::ops::{self, CheckpointInput, DecisionInput, EntryFilter, LogQuery, ProjectInput, ReadTarget, SessionInput};
+use crate::workspace::{Clock, Workspace, discover_root};
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  success
+  1  internal error (a bug: please report it)
+  2  usage error (unknown flag, missing argument)
+  3  bad input (invalid JSON batch, unknown section or config key, secret refused, too large)
+  4  not found (no memory here: run `trilogy init`; unknown id or section)
+  5  a memory file does not parse (left untouched; the message names file and line)
+  6  workspace busy (another writer held the lock past lock_timeout_ms; nothing changed)
+  7  filesystem refused (permissions, symlink leaving the workspace)
+  8  store damaged or from a newer trilogy (delete .trilogy/ to rebuild it from the Markdown)
+
+Environment:
+  TRILOGY_<KEY>   any config key, e.g. TRILOGY_LANG=en, TRILOGY_SESSIONS_MAX_ENTRIES=50
+  TRILOGY_TODAY   pin the date stamped on new entries (YYYY-MM-DD), for scripts and tests
+  TRILOGY_CONFIG  path of the user config file (default ~/.config/trilogy/config.toml)";
+
+/// Project memory for AI coding agents: three Markdown files kept by a transactional store.
+///
+/// trilogy keeps memory/PROJECT.md (what the project is now), memory/DECISIONS.md (why) and
+/// memory/SESSIONS.md (what happened). The files are rendered from a redb store in .trilogy/;
+/// edit them by hand whenever you like: the next command absorbs the edit.
+#[derive(Parser, Debug)]
+#[command(name = "trilogy", version, after_help = EXIT_CODES)]
+struct Cli {
+    /// Workspace root (default: the current directory, or the nearest marker with
+    /// project_root_strategy = "marker")
+    #[arg(long, global = true, value_name = "DIR")]
+    root: Option<PathBuf>,
+    /// Print machine-readable JSON
+    #[arg(long, global = true)]
+    json: bool,
+    /// Override a config key for this command (repeatable), e.g. --set lang=en
+    #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
+    set: Vec<String>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Create memory/ from templates (never overwriting) and the boot block in AGENTS.md
+    Init,
+    /// Record sessions, decisions and PROJECT edits (JSON batch on stdin or a file, or flags)
+    #[command(after_help = CHECKPOINT_HELP)]
+    Checkpoint(CheckpointArgs),
+    /// Print a memory file, one PROJECT section, or entries filtered by area, date and count
+    Read(ReadArgs),
+    /// Show files, counts, areas, open reports and files that do not parse
+    Status,
+    /// Show the event log (every change, who made it), or a section's revisions
+    Log(LogArgs),
+    /// Bring back an archived, removed, replaced or superseded entry, or an old section revision
+    Restore(RestoreArgs),
+    /// Show the effective configuration and where each value came from
+    Config,
+    /// Build a throwaway workspace and walk through recording, hand edits and reading
+    Demo(DemoArgs),
+}
+
+const CHECKPOINT_HELP: &str = r#"Batch shape (all parts optional):
+  {"sessions":  [{"done": "...", "area": "...", "open": "...", "next": "..."}],
+   "decisions": [{"choice": "...", "over": "...", "because": "...", "supersedes": "..."}],
+   "project":   [{"section": "现状", "text": "..."} or {"section": "State", "line": "...", "replaces": "..."}],
+   "notes": "what looks stale or wrong, left for the user"}
+
+Examples:
+  trilogy checkpoint --session-done "fixed the lock timeout; cargo test passes" --area store
+  echo '{"decisions":[{"choice":"redb","over":"sqlite","because":"multi-process writes"}]}' | trilogy checkpoint
+  trilogy checkpoint batch.json
+
+Limits: 16 KiB per field, 64 KiB per PROJECT section text, 256 KiB per call.
+Entries are dated today (local clock). A retried identical call writes nothing new."#;
+
+#[derive(Args, Debug)]
+struct CheckpointArgs {
+    /// JSON batch file (`-` for stdin; stdin is read when no quick flag is given)
+    file: Option<PathBuf>,
+    /// Quick session entry: what is true now and how it was verified
+    #[arg(long, value_name = "TEXT")]
+    session_done: Option<String>,
+    /// Area of the quick session entry
+    #[arg(long, value_name = "AREA")]
+    area: Option<String>,
+    /// What is unfinished (quick session entry)
+    #[arg(long, value_name = "TEXT")]
+    open: Option<String>,
+    /// The next concrete action (quick session entry)
+    #[arg(long, value_name = "TEXT")]
+    next: Option<String>,
+    /// Quick decision: the choice, one line
+    #[arg(long, value_name = "CHOICE")]
+    decision: Option<String>,
+    /// What the decision rejected
+    #[arg(long, value_name = "TEXT")]
+    over: Option<String>,
+    /// The constraint that forced the decision
+    #[arg(long, value_name = "TEXT")]
+    because: Option<String>,
+    /// An earlier decision (id, heading or choice) the quick decision replaces
+    #[arg(long, value_name = "DECISION")]
+    supersedes: Option<String>,
+    /// PROJECT section for --text or --line
+    #[arg(long, value_name = "NAME")]
+    section: Option<String>,
+    /// New body of --section
+    #[arg(long, value_name = "TEXT", requires = "section")]
+    text: Option<String>,
+    /// One line to add to --section (or to put in place of --replaces)
+    #[arg(long, value_name = "LINE", requires = "section", conflicts_with = "text")]
+    line: Option<String>,
+    /// Exact existing line of --section that --line replaces
+    #[arg(long, value_name = "LINE", requires = "line")]
+    replaces: Option<String>,
+    /// Things that look stale or wrong, stored as a report for the user
+    #[arg(long, value_name = "TEXT")]
+    notes: Option<String>,
+    /// Who is writing, as recorded in the event log
+    #[arg(long, default_value = "cli")]
+    actor: String,
+}
+
+#[derive(Args, Debug)]
+struct ReadArgs {
+    /// PROJECT.md, DECISIONS.md, SESSIONS.md or SESSIONS-archive.md (default: all three main files)
+    file: Option<String>,
+    /// One PROJECT section, by name in either language
+    #[arg(long, value_name = "NAME", conflicts_with = "file")]
+    section: Option<String>,
+    /// Entries of this area only
+    #[arg(long)]
+    area: Option<String>,
+    /// Entries dated on or after (YYYY-MM-DD)
+    #[arg(long, value_name = "DATE")]
+    since: Option<String>,
+    /// Entries dated on or before (YYYY-MM-DD)
+    #[arg(long, value_name = "DATE")]
+    until: Option<String>,
+    /// At most this many entries (newest first); implies entry mode
+    #[arg(long, short = 'n')]
+    limit: Option<usize>,
+}
+
+#[derive(Args, Debug)]
+struct LogArgs {
+    /// Number of events (newest first)
+    #[arg(long, short = 'n', default_value_t = 20)]
+    limit: usize,
+    /// Only events about this entry id (prefix)
+    #[arg(long)]
+    id: Option<String>,
+    /// Show the revisions of this PROJECT section instead
+    #[arg(long, value_name = "NAME")]
+    section: Option<String>,
+}
+
+#[derive(Args, Debug)]
+struct RestoreArgs {
+    /// Entry id (or a unique prefix of at least 4 characters)
+    #[arg(required_unless_present = "section")]
+    id: Option<String>,
+    /// Restore a PROJECT section instead (with --revision)
+    #[arg(long, value_name = "NAME", requires = "revision", conflicts_with = "id")]
+    section: Option<String>,
+    /// Section revision to bring back (see `trilogy log --section NAME`)
+    #[arg(long)]
+    revision: Option<u64>,
+}
+
+#[derive(Args, Debug)]
+struct DemoArgs {
+    /// Keep the demo workspace instead of deleting it at the end
+    #[arg(long)]
+    keep: bool,
+}
+
+/// Everything a command needs from the environment.
+struct Env {
+    json: bool,
+    loaded: config::Loaded,
+    ws: Workspace,
+}
+
+fn build_env(cli: &Cli) -> Result<Env> {
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    let mut args = LoadArgs {
+        user_file: LoadArgs::default_user_file(&env),
+        workspace_file: None,
+        env: env.clone(),
+        overrides: cli.set.clone(),
+    };
+    let first = config::load(&args)?;
+    let start = match &cli.root {
+        Some(r) => r.clone(),
+        None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
+    };
+    let root = discover_root(&start, &first.config);
+    args.workspace_file = Some(root.join("trilogy.toml"));
+    let loaded = config::load(&args)?;
+    let today = match env.iter().find(|(k, _)| k == "TRILOGY_TODAY") {
+        Some((_, v)) => Some(chrono::NaiveDate::parse_from_str(v.trim(), "%Y-%m-%d").map_err(|_| {
+            Error::bad_input(format!("TRILOGY_TODAY=`{v}` is not a date; use YYYY-MM-DD"))
+        })?),
+        None => None,
+    };
+    let ws = Workspace::new(root, loaded.config.clone(), Clock { today });
+    Ok(Env {
+        json: cli.json,
+        loaded,
+        ws,
+    })
+}
+
+/// Run the CLI; returns the process exit code.
+pub fn run() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let json = cli.json;
+    match dispatch(cli) {
+        Ok(()) => 0,
+        Err(e) => {
+            if json {
+                let v = serde_json::json!({"error": {"kind": e.kind().as_str(), "message": e.to_string()}});
+                println!("{v}");
+            }
+            eprintln!("trilogy: error: {e}");
+            e.kind().exit_code()
+        }
+    }
+}
+
+fn dispatch(cli: Cli) -> Result<()> {
+    if let Command::Demo(a) = &cli.command {
+        return demo::run(a.keep, &cli.set);
+    }
+    let env = build_env(&cli)?;
+    if !env.loaded.config.enabled && !matches!(cli.command, Command::Config) {
+        return Err(Error::bad_input(
+            "trilogy is disabled here (enabled = false); `trilogy config` shows where that was set",
+        ));
+    }
+    match cli.command {
+        Command::Init => {
+            let out = ops::init(&env.ws)?;
+            format::print(&env, &out, format::init)
+        }
+        Command::Checkpoint(a) => cmd_checkpoint(&env, a),
+        Command::Read(a) => cmd_read(&env, a),
+        Command::Status => {
+            let s = ops::status(&env.ws)?;
+            format::print(&env, &s, format::status)
+        }
+        Command::Log(a) => {
+            let view = ops::log(
+                &env.ws,
+                &LogQuery {
+                    limit: a.limit,
+                    id: a.id,
+                    section: a.section,
+                },
+            )?;
+            format::print(&env, &view, format::log)
+        }
+        Command::Restore(a) => {
+            let out = match (&a.id, &a.section, a.revision) {
+                (Some(id), _, _) => ops::restore_entry(&env.ws, "cli", id)?,
+                (None, Some(s), Some(r)) => ops::restore_section(&env.ws, "cli", s, r)?,
+                _ => return Err(Error::bad_input("give an entry id, or --section NAME --revision N")),
+            };
+            format::warn_sync(&out.report);
+            format::print(&env, &out.value, format::restore)
+        }
+        Command::Config => format::print(&env, &env.loaded, format::config),
+        Command::Demo(_) => unreachable!("handled above"),
+    }
+}
+
+fn quick_input(a: &CheckpointArgs) -> Option<CheckpointInput> {
+    let mut input = CheckpointInput::default();
+    if let Some(done) = &a.session_done {
+        input.sessions.push(SessionInput {
+            done: done.clone(),
+            area: a.area.clone(),
+            open: a.open.clone(),
+            next: a.next.clone(),
+        });
+    }
+    if let Some(choice) = &a.decision {
+        input.decisions.push(DecisionInput {
+            choice: choice.clone(),
+            over: a.over.clone(),
+            because: a.because.clone(),
+            area: None,
+            supersedes: a.supersedes.clone(),
+        });
+    }
+    if let Some(section) = &a.section {
+        input.project.push(ProjectInput {
+            section: section.clone(),
+            text: a.text.clone(),
+            line: a.line.clone(),
+            replaces: a.replaces.clone(),
+        });
+    }
+    input.notes = a.notes.clone();
+    let any = !input.sessions.is_empty() || !input.decisions.is_empty() || !input.project.is_empty() || input.notes.is_some();
+    any.then_some(input)
+}
+
+fn cmd_checkpoint(env: &Env, a: CheckpointArgs) -> Result<()> {
+    let quick = quick_input(&a);
+    let input = match (&a.file, quick) {
+        (Some(_), Some(_)) => {
+            return Err(Error::bad_input("give a JSON batch file or quick flags, not both"));
+        }
+        (None, Some(q)) => q,
+        (file, None) => {
+            let (text, source) = match file {
+                Some(p) if p.as_os_str() != "-" => {
+                    (std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?, p.display().to_string())
+                }
+                _ => {
+                    let mut s = String::new();
+                    std::io::stdin()
+                        .read_to_string(&mut s)
+                        .map_err(|e| Error::io("<stdin>", e))?;
+                    (s, "stdin".to_string())
+                }
+            };
+            if text.trim().is_empty() {
+                return Err(Error::bad_input(format!(
+                    "{source}: empty input; pipe a JSON batch or use quick flags (see `trilogy checkpoint --help`)"
+                )));
+            }
+            ops::parse_input(&text, &source)?
+        }
+    };
+    let out = ops::checkpoint(&env.ws, &a.actor, &input)?;
+    format::warn_sync(&out.report);
+    format::print(env, &out.value, format::checkpoint)
+}
+
+fn parse_date(flag: &str, v: &Option<String>) -> Result<Option<chrono::NaiveDate>> {
+    v.as_deref()
+        .map(|s| {
+            chrono::NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d")
+                .map_err(|_| Error::bad_input(format!("--{flag} `{s}` is not a date; use YYYY-MM-DD")))
+        })
+        .transpose()
+}
+
+fn cmd_read(env: &Env, a: ReadArgs) -> Result<()> {
+    let file = a
+        .file
+        .as_deref()
+        .map(|f| {
+            FileKind::from_name(f).ok_or_else(|| {
+                Error::bad_input(format!(
+                    "unknown file `{f}`; choose PROJECT.md, DECISIONS.md, SESSIONS.md or SESSIONS-archive.md"
+                ))
+            })
+        })
+        .transpose()?;
+    let entry_mode = a.area.is_some() || a.since.is_some() || a.until.is_some() || a.limit.is_some();
+    let targets: Vec<ReadTarget> = if let Some(s) = a.section {
+        vec![ReadTarget::Section(s)]
+    } else if entry_mode {
+        vec![ReadTarget::Entries(EntryFilter {
+            file: file.unwrap_or(FileKind::Sessions),
+            area: a.area,
+            since: parse_date("since", &a.since)?,
+            until: parse_date("until", &a.until)?,
+            limit: a.limit.unwrap_or(usize::MAX),
+        })]
+    } else if let Some(f) = file {
+        vec![ReadTarget::File(f)]
+    } else {
+        [FileKind::Project, FileKind::Decisions, FileKind::Sessions]
+            .into_iter()
+            .map(ReadTarget::File)
+            .collect()
+    };
+    let mut outs = Vec::new();
+    for t in &targets {
+        let out = ops::read(&env.ws, t)?;
+        format::warn_sync(&out.report);
+        outs.push(out.value);
+    }
+    if outs.len() == 1 {
+        format::print(env, &outs[0], format::read)
+    } else {
+        format::print(env, &outs, |o: &Vec<ops::ReadOutput>| {
+            o.iter().map(format::read).collect::<Vec<_>>().join("\n")
+        })
+    }
+}
