@@ -21,7 +21,7 @@ pub use checkpoint::{
 };
 pub use query::{
     EntryFilter, FileView, LogQuery, LogView, ReadOutput, ReadTarget, SectionView, Status, log,
-    read, status,
+    read, read_in, status,
 };
 pub use restore::{RestoreOutcome, restore_entry, restore_section};
 
