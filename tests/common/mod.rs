@@ -1,0 +1,115 @@
+//! Shared helpers for the integration tests: a throwaway workspace driven through the real
+//! binary with a pinned date and no user config.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+
+pub const TODAY: &str = "2026-11-29";
+
+/// A temporary workspace root.
+pub struct Ws {
+    pub dir: tempfile::TempDir,
+}
+
+impl Ws {
+    pub fn new() -> Ws {
+        Ws {
+            dir: tempfile::Builder::new().prefix("trilogy-test-").tempdir().unwrap(),
+        }
+    }
+
+    /// An initialised workspace.
+    pub fn init() -> Ws {
+        let ws = Ws::new();
+        ws.ok(&["init"]);
+        ws
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn path(&self, file: &str) -> PathBuf {
+        self.root().join("memory").join(file)
+    }
+
+    pub fn read(&self, file: &str) -> String {
+        std::fs::read_to_string(self.path(file)).unwrap_or_else(|e| panic!("read {file}: {e}"))
+    }
+
+    pub fn write(&self, file: &str, text: &str) {
+        std::fs::write(self.path(file), text).unwrap();
+    }
+
+    /// The binary, rooted here, with a pinned date and no user or workspace leakage.
+    pub fn cmd(&self) -> Command {
+        let mut c = Command::cargo_bin("trilogy").unwrap();
+        c.arg("--root").arg(self.root());
+        c.env("TRILOGY_TODAY", TODAY)
+            .env("TRILOGY_CONFIG", self.root().join("no-user-config.toml"))
+            .env_remove("TRILOGY_LANG")
+            .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES");
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd().args(args).output().unwrap()
+    }
+
+    pub fn run_stdin(&self, args: &[&str], stdin: &str) -> Output {
+        self.cmd().args(args).write_stdin(stdin).output().unwrap()
+    }
+
+    /// Run and require success; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(out.status.success(), "trilogy {args:?} failed: {}", text(&out.stderr));
+        text(&out.stdout)
+    }
+
+    pub fn ok_stdin(&self, args: &[&str], stdin: &str) -> String {
+        let out = self.run_stdin(args, stdin);
+        assert!(out.status.success(), "trilogy {args:?} failed: {}", text(&out.stderr));
+        text(&out.stdout)
+    }
+
+    /// Run `args --json` and parse stdout.
+    pub fn json(&self, args: &[&str]) -> serde_json::Value {
+        let mut a = args.to_vec();
+        a.push("--json");
+        serde_json::from_str(&self.ok(&a)).unwrap()
+    }
+
+    /// Bytes of every file under memory/, by name.
+    pub fn snapshot(&self) -> Vec<(String, Vec<u8>)> {
+        let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(self.root().join("memory"))
+            .unwrap()
+            .map(|e| e.unwrap())
+            .filter(|e| e.file_type().unwrap().is_file())
+            .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+            .collect();
+        v.sort();
+        v
+    }
+
+    pub fn event_count(&self) -> usize {
+        let v = self.json(&["log", "-n", "100000"]);
+        v["events"].as_array().unwrap().len()
+    }
+}
+
+pub fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// Number of `## ` entry headings in a file's text.
+pub fn headings(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("## "))
+        .map(str::to_string)
+        .collect()
+}
