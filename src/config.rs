@@ -214,7 +214,10 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
             merged.insert(k, v);
         }
     };
-    for file in [&args.user_file, &args.workspace_file].into_iter().flatten() {
+    for file in [&args.user_file, &args.workspace_file]
+        .into_iter()
+        .flatten()
+    {
         let text = match std::fs::read_to_string(file) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
@@ -279,7 +282,11 @@ mod tests {
     #[test]
     fn layers_apply_in_order_and_camel_case_aliases_work() {
         let dir = tempfile::tempdir().unwrap();
-        let user = write(dir.path(), "user.toml", "sessionsMaxEntries = 50\nlang = \"en\"\n");
+        let user = write(
+            dir.path(),
+            "user.toml",
+            "sessionsMaxEntries = 50\nlang = \"en\"\n",
+        );
         let ws = write(dir.path(), "ws.toml", "sessions_max_entries = 40\n");
         let loaded = load(&LoadArgs {
             user_file: Some(user.clone()),
@@ -292,9 +299,15 @@ mod tests {
         assert_eq!(loaded.config.lang, Lang::En);
         assert_eq!(loaded.config.lock_timeout_ms, 250);
         assert_eq!(loaded.config.inject_budget_bytes, 3000);
-        assert_eq!(loaded.sources["sessions_max_entries"], ws.display().to_string());
+        assert_eq!(
+            loaded.sources["sessions_max_entries"],
+            ws.display().to_string()
+        );
         assert_eq!(loaded.sources["lang"], user.display().to_string());
-        assert_eq!(loaded.sources["lock_timeout_ms"], "env TRILOGY_LOCK_TIMEOUT_MS");
+        assert_eq!(
+            loaded.sources["lock_timeout_ms"],
+            "env TRILOGY_LOCK_TIMEOUT_MS"
+        );
         assert_eq!(loaded.sources["enabled"], "default");
     }
 
@@ -316,6 +329,9 @@ mod tests {
         })
         .unwrap_err()
         .to_string();
-        assert!(e.contains("u.toml") && e.contains("inject_budget_bytes"), "{e}");
+        assert!(
+            e.contains("u.toml") && e.contains("inject_budget_bytes"),
+            "{e}"
+        );
     }
 }

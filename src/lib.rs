@@ -14,6 +14,6 @@ pub mod model;
 pub mod store;
 
 pub use error::{Error, ErrorKind, Result};
-pub mod workspace;
-pub mod ops;
 pub mod cli;
+pub mod ops;
+pub mod workspace;

@@ -261,7 +261,9 @@ pub fn heading_date(heading: &str) -> Option<NaiveDate> {
 /// Area of a session heading: the text after `·` following the first token, else `通用`.
 pub fn heading_area(heading: &str) -> String {
     let h = heading.trim();
-    let token_end = h.find(|c: char| c.is_whitespace() || c == '·').unwrap_or(h.len());
+    let token_end = h
+        .find(|c: char| c.is_whitespace() || c == '·')
+        .unwrap_or(h.len());
     let rest = h[token_end..].trim_start();
     match rest.strip_prefix('·') {
         Some(area) if !area.trim().is_empty() => area.trim().to_string(),
@@ -373,9 +375,7 @@ pub fn read_fields(body: &str) -> Fields {
                 return None;
             }
             let rest = &line[label.len()..];
-            let rest = rest
-                .strip_prefix('：')
-                .or_else(|| rest.strip_prefix(':'))?;
+            let rest = rest.strip_prefix('：').or_else(|| rest.strip_prefix(':'))?;
             Some((*slot, rest.trim_start().to_string()))
         });
         match found {
@@ -546,7 +546,10 @@ mod tests {
         assert!(fifth.folded);
         assert_eq!(normalize_area(Some("  a "), &mut known).area, "A");
         assert_eq!(normalize_area(Some(""), &mut known).area, CATCH_ALL_AREA);
-        assert_eq!(normalize_area(Some("通用"), &mut known).area, CATCH_ALL_AREA);
+        assert_eq!(
+            normalize_area(Some("通用"), &mut known).area,
+            CATCH_ALL_AREA
+        );
     }
 
     #[test]

@@ -34,7 +34,11 @@ fn ids_by_heading(ws: &Ws, file: &str) -> Vec<(String, String, String)> {
 
 fn seeded() -> Ws {
     let ws = Ws::init();
-    for (day, text) in [("2026-11-20", "oldest; tested"), ("2026-11-24", "middle; tested"), ("2026-11-28", "newest; tested")] {
+    for (day, text) in [
+        ("2026-11-20", "oldest; tested"),
+        ("2026-11-24", "middle; tested"),
+        ("2026-11-28", "newest; tested"),
+    ] {
         let out = ws
             .cmd()
             .env("TRILOGY_TODAY", day)
@@ -51,13 +55,26 @@ fn seeded() -> Ws {
 fn entry_added_by_hand_in_the_middle_is_absorbed() {
     let ws = seeded();
     let s = ws.read("SESSIONS.md");
-    let edited = s.replace("## 2026-11-24\n", "## 2026-11-26 · ops\n完成：hand-written, verified by eye\n\n## 2026-11-24\n");
+    let edited = s.replace(
+        "## 2026-11-24\n",
+        "## 2026-11-26 · ops\n完成：hand-written, verified by eye\n\n## 2026-11-24\n",
+    );
     ws.write("SESSIONS.md", &edited);
     let log = ws.ok(&["log", "-n", "3"]);
-    assert!(log.contains("file-edit") && log.contains("add") && log.contains("2026-11-26 · ops"), "{log}");
+    assert!(
+        log.contains("file-edit") && log.contains("add") && log.contains("2026-11-26 · ops"),
+        "{log}"
+    );
     let h = headings(&ws.read("SESSIONS.md"));
-    assert_eq!(h, ["2026-11-28", "2026-11-26 · ops", "2026-11-24", "2026-11-20"]);
-    assert_eq!(ws.read("SESSIONS.md"), edited, "already canonical: kept byte for byte");
+    assert_eq!(
+        h,
+        ["2026-11-28", "2026-11-26 · ops", "2026-11-24", "2026-11-20"]
+    );
+    assert_eq!(
+        ws.read("SESSIONS.md"),
+        edited,
+        "already canonical: kept byte for byte"
+    );
     let before = ws.snapshot();
     ws.ok(&["status"]);
     ws.ok(&["status"]);
@@ -68,11 +85,27 @@ fn entry_added_by_hand_in_the_middle_is_absorbed() {
 fn body_edit_replaces_and_deletion_removes_restorably() {
     let ws = seeded();
     let before = ids_by_heading(&ws, "SESSIONS.md");
-    let middle_id = before.iter().find(|e| e.0 == "2026-11-24").unwrap().1.clone();
-    let newest_id = before.iter().find(|e| e.0 == "2026-11-28").unwrap().1.clone();
+    let middle_id = before
+        .iter()
+        .find(|e| e.0 == "2026-11-24")
+        .unwrap()
+        .1
+        .clone();
+    let newest_id = before
+        .iter()
+        .find(|e| e.0 == "2026-11-28")
+        .unwrap()
+        .1
+        .clone();
 
     let s = ws.read("SESSIONS.md");
-    ws.write("SESSIONS.md", &s.replace("完成：middle; tested", "完成：middle, corrected by hand; tested"));
+    ws.write(
+        "SESSIONS.md",
+        &s.replace(
+            "完成：middle; tested",
+            "完成：middle, corrected by hand; tested",
+        ),
+    );
     let log = ws.json(&["log", "-n", "5"]);
     let ev = &log["events"][0];
     assert_eq!(ev["op"], "replace");
@@ -107,21 +140,41 @@ fn project_line_edited_by_hand_is_a_new_revision() {
     let hist = ws.json(&["log", "--section", "现状"]);
     let revs = hist["revisions"].as_array().unwrap();
     assert_eq!(revs[0]["actor"], "file-edit");
-    assert!(revs.iter().any(|r| r["body"].as_str().unwrap().contains("beta") && !r["body"].as_str().unwrap().contains("edited")));
-    ws.ok(&["restore", "--section", "现状", "--revision", &revs[1]["revision"].to_string()]);
+    assert!(
+        revs.iter()
+            .any(|r| r["body"].as_str().unwrap().contains("beta")
+                && !r["body"].as_str().unwrap().contains("edited"))
+    );
+    ws.ok(&[
+        "restore",
+        "--section",
+        "现状",
+        "--revision",
+        &revs[1]["revision"].to_string(),
+    ]);
     assert!(!ws.read("PROJECT.md").contains("edited by hand"));
 }
 
 #[test]
 fn unparseable_file_is_left_untouched_and_writes_to_it_are_refused() {
     let ws = seeded();
-    let broken = format!("{}\n<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> origin/main\n", ws.read("SESSIONS.md"));
+    let broken = format!(
+        "{}\n<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> origin/main\n",
+        ws.read("SESSIONS.md")
+    );
     ws.write("SESSIONS.md", &broken);
     let out = ws.run(&["status"]);
     assert!(out.status.success());
     let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
-    let line = broken.lines().position(|l| l.starts_with("<<<<<<<")).unwrap() + 1;
-    assert!(all.contains(&format!("SESSIONS.md:{line}")) && all.contains("conflict"), "{all}");
+    let line = broken
+        .lines()
+        .position(|l| l.starts_with("<<<<<<<"))
+        .unwrap()
+        + 1;
+    assert!(
+        all.contains(&format!("SESSIONS.md:{line}")) && all.contains("conflict"),
+        "{all}"
+    );
 
     let out = ws.run(&["checkpoint", "--session-done", "new; tested"]);
     assert_eq!(out.status.code(), Some(5), "{}", text(&out.stderr));
@@ -143,7 +196,13 @@ fn unparseable_file_is_left_untouched_and_writes_to_it_are_refused() {
     assert_eq!(std::fs::read(ws.path("PROJECT.md")).unwrap(), bytes);
 
     // fixed by hand: everything works again
-    ws.write("SESSIONS.md", &broken.replace("<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> origin/main\n", ""));
+    ws.write(
+        "SESSIONS.md",
+        &broken.replace(
+            "<<<<<<< HEAD\nmine\n=======\ntheirs\n>>>>>>> origin/main\n",
+            "",
+        ),
+    );
     ws.ok(&["checkpoint", "--session-done", "after the fix; tested"]);
     assert!(ws.read("SESSIONS.md").contains("after the fix"));
 }
@@ -152,7 +211,13 @@ fn unparseable_file_is_left_untouched_and_writes_to_it_are_refused() {
 fn deleting_the_store_rebuilds_it_byte_identical() {
     let ws = seeded();
     ws.ok(&["checkpoint", "--decision", "keep it", "--over", "drop it"]);
-    ws.ok(&["checkpoint", "--decision", "keep it better", "--supersedes", "keep it"]);
+    ws.ok(&[
+        "checkpoint",
+        "--decision",
+        "keep it better",
+        "--supersedes",
+        "keep it",
+    ]);
     let before = ws.snapshot();
     std::fs::remove_dir_all(ws.root().join(".trilogy")).unwrap();
     let st = ws.json(&["status"]);
@@ -160,7 +225,10 @@ fn deleting_the_store_rebuilds_it_byte_identical() {
     assert_eq!(st["decisions"], 2);
     assert_eq!(ws.snapshot(), before);
     let d = ws.json(&["read", "DECISIONS.md", "-n", "5"]);
-    assert_eq!(d["entries"][1]["state"], "superseded", "state rebuilt from the file");
+    assert_eq!(
+        d["entries"][1]["state"], "superseded",
+        "state rebuilt from the file"
+    );
 }
 
 #[test]
@@ -184,27 +252,46 @@ fn folder_in_the_original_formats_opens_keeps_content_and_is_stable() {
         let orig = std::fs::read_to_string(fixture.join(name)).unwrap();
         let now = String::from_utf8(bytes.clone()).unwrap();
         for line in orig.lines() {
-            let renamed = ["What this is", "Run and test", "Where things live", "State", "Traps"]
-                .iter()
-                .any(|h| line == format!("## {h}"));
+            let renamed = [
+                "What this is",
+                "Run and test",
+                "Where things live",
+                "State",
+                "Traps",
+            ]
+            .iter()
+            .any(|h| line == format!("## {h}"));
             if renamed || line.starts_with("> 更早的会话条目已归档到") {
                 continue;
             }
-            assert!(now.contains(line), "{name} lost the line {line:?}\n---\n{now}");
+            assert!(
+                now.contains(line),
+                "{name} lost the line {line:?}\n---\n{now}"
+            );
         }
     }
     let p = ws.read("PROJECT.md");
     assert!(p.contains("## 这是什么\n\nA CLI that syncs dotfiles"));
     assert!(p.contains("## 现状\n\nSync works"));
-    assert!(p.contains("none yet"), "legacy empty marker kept as written");
+    assert!(
+        p.contains("none yet"),
+        "legacy empty marker kept as written"
+    );
     assert!(p.contains("## Custom section a person added\n\nKept as an unknown section."));
     let s = ws.read("SESSIONS.md");
     assert!(s.ends_with("> 更早的会话条目已归档到 3 条（见 `SESSIONS-archive.md`，不会自动注入，需要时用 `memory_read` 读取）。\n"));
     assert_eq!(s.matches("更早的会话条目已归档到").count(), 1);
     let a = headings(&ws.read("SESSIONS-archive.md"));
-    assert_eq!(a, ["2026-02-10 · 同步", "2026-02-01", "2026-01-10"], "archive ordered newest first");
+    assert_eq!(
+        a,
+        ["2026-02-10 · 同步", "2026-02-01", "2026-01-10"],
+        "archive ordered newest first"
+    );
     let sessions = ws.json(&["read", "SESSIONS.md", "-n", "10"]);
-    assert_eq!(sessions["entries"][2]["fields"]["done"], "migrated config loader");
+    assert_eq!(
+        sessions["entries"][2]["fields"]["done"],
+        "migrated config loader"
+    );
     assert_eq!(sessions["entries"][2]["fields"]["next"], "test on Windows");
     let decisions = ws.json(&["read", "DECISIONS.md", "-n", "10"]);
     assert_eq!(decisions["entries"][1]["fields"]["chose"], "Use Go");
@@ -216,8 +303,14 @@ fn folder_in_the_original_formats_opens_keeps_content_and_is_stable() {
     ws.ok(&["read"]);
     assert_eq!(ws.snapshot(), first);
     // and a checkpoint on top keeps the hand-written entries verbatim
-    ws.ok(&["checkpoint", "--session-done", "opened with trilogy; tested"]);
-    assert!(ws.read("SESSIONS.md").contains("Hand-written entry with a blank line after the heading\nand free prose, no labels at all."));
+    ws.ok(&[
+        "checkpoint",
+        "--session-done",
+        "opened with trilogy; tested",
+    ]);
+    assert!(ws.read("SESSIONS.md").contains(
+        "Hand-written entry with a blank line after the heading\nand free prose, no labels at all."
+    ));
 }
 
 #[test]
@@ -230,7 +323,13 @@ fn two_processes_writing_at_once_both_land() {
             .arg(ws.root())
             .env("TRILOGY_TODAY", common::TODAY)
             .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
-            .args(["checkpoint", "--session-done", &format!("writer {i}; tested"), "--area", "concurrency"]);
+            .args([
+                "checkpoint",
+                "--session-done",
+                &format!("writer {i}; tested"),
+                "--area",
+                "concurrency",
+            ]);
         children.push(c.spawn().unwrap());
     }
     for mut ch in children {
@@ -238,7 +337,10 @@ fn two_processes_writing_at_once_both_land() {
     }
     let s = ws.read("SESSIONS.md");
     for i in 0..6 {
-        assert!(s.contains(&format!("writer {i}; tested")), "writer {i} lost:\n{s}");
+        assert!(
+            s.contains(&format!("writer {i}; tested")),
+            "writer {i} lost:\n{s}"
+        );
     }
     assert_eq!(headings(&s).len(), 6);
     let before = ws.snapshot();
@@ -257,7 +359,10 @@ fn memory_file_symlinked_outside_the_root_is_refused() {
     let out = ws.run(&["checkpoint", "--session-done", "x; tested"]);
     assert_eq!(out.status.code(), Some(7));
     let err = text(&out.stderr);
-    assert!(err.contains("symlink") && err.contains("outside the workspace"), "{err}");
+    assert!(
+        err.contains("symlink") && err.contains("outside the workspace"),
+        "{err}"
+    );
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "# SESSIONS\n");
 }
 
@@ -269,11 +374,21 @@ fn unknown_config_key_names_file_and_key_and_changes_nothing() {
     let out = ws.run(&["checkpoint", "--session-done", "x; tested"]);
     assert_eq!(out.status.code(), Some(3));
     let err = text(&out.stderr);
-    assert!(err.contains("trilogy.toml") && err.contains("sessions_max"), "{err}");
+    assert!(
+        err.contains("trilogy.toml") && err.contains("sessions_max"),
+        "{err}"
+    );
     assert_eq!(ws.snapshot(), before);
-    std::fs::write(ws.root().join("trilogy.toml"), "sessionsMaxEntries = 5\nlang = \"en\"\n").unwrap();
+    std::fs::write(
+        ws.root().join("trilogy.toml"),
+        "sessionsMaxEntries = 5\nlang = \"en\"\n",
+    )
+    .unwrap();
     let cfg = ws.ok(&["config"]);
-    assert!(cfg.contains("sessions_max_entries") && cfg.contains("trilogy.toml"), "{cfg}");
+    assert!(
+        cfg.contains("sessions_max_entries") && cfg.contains("trilogy.toml"),
+        "{cfg}"
+    );
     let v = ws.json(&["config"]);
     assert_eq!(v["config"]["sessions_max_entries"], 5);
     assert_eq!(v["sources"]["lock_timeout_ms"], "default");
@@ -289,10 +404,15 @@ fn root_without_write_permission_is_a_clear_error() {
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
     let bin = assert_cmd::cargo::cargo_bin("trilogy");
     // root ignores permission bits: run as an unprivileged user then
-    let is_root = std::process::Command::new("id").arg("-u").output().map(|o| text(&o.stdout).trim() == "0").unwrap();
+    let is_root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| text(&o.stdout).trim() == "0")
+        .unwrap();
     let mut c = if is_root {
         let mut c = std::process::Command::new("setpriv");
-        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"]).arg(&bin);
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(&bin);
         c
     } else {
         std::process::Command::new(&bin)
@@ -307,8 +427,16 @@ fn root_without_write_permission_is_a_clear_error() {
         .expect("run trilogy (needs setpriv from util-linux when tests run as root)");
     assert_eq!(out.status.code(), Some(7), "{}", text(&out.stderr));
     let err = text(&out.stderr);
-    assert!(err.contains("permission denied") && err.contains("/ro"), "{err}");
-    assert_eq!(std::fs::read_dir(&ro).unwrap().count(), 0, "nothing created");
+    let memory_dir = ro.join("memory").display().to_string();
+    assert!(
+        err.contains("permission denied") && err.contains(&memory_dir),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_dir(&ro).unwrap().count(),
+        0,
+        "nothing created"
+    );
 }
 
 #[test]
@@ -317,5 +445,8 @@ fn reading_before_init_says_how_to_start() {
     let out = ws.run(&["read"]);
     assert_eq!(out.status.code(), Some(4));
     assert!(text(&out.stderr).contains("trilogy init"));
-    assert!(!ws.root().join(".trilogy").exists(), "a read creates nothing");
+    assert!(
+        !ws.root().join(".trilogy").exists(),
+        "a read creates nothing"
+    );
 }

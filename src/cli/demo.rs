@@ -23,7 +23,10 @@ fn show_cmd(args: &[&str]) -> Result<()> {
     print!("{}", String::from_utf8_lossy(&out.stdout));
     eprint!("{}", String::from_utf8_lossy(&out.stderr));
     if !out.status.success() {
-        return Err(Error::Internal(format!("`trilogy {}` failed", args.join(" "))));
+        return Err(Error::Internal(format!(
+            "`trilogy {}` failed",
+            args.join(" ")
+        )));
     }
     Ok(())
 }
@@ -60,10 +63,16 @@ pub fn run(keep: bool, overrides: &[String]) -> Result<()> {
 
     println!("trilogy demo: a throwaway workspace at {root_s}");
 
-    step(1, "scaffold: memory/ from templates, plus the boot block in AGENTS.md");
+    step(
+        1,
+        "scaffold: memory/ from templates, plus the boot block in AGENTS.md",
+    );
     run_cmd(&["init"])?;
 
-    step(2, "record: one checkpoint with PROJECT edits, a decision and two sessions");
+    step(
+        2,
+        "record: one checkpoint with PROJECT edits, a decision and two sessions",
+    );
     let zh = lang == Lang::Zh;
     let input = CheckpointInput {
         project: vec![
@@ -83,20 +92,45 @@ pub fn run(keep: bool, overrides: &[String]) -> Result<()> {
             },
         ],
         decisions: vec![DecisionInput {
-            choice: if zh { "以 redb 为唯一事实来源，Markdown 是它的投影".into() } else { "redb is the source of truth; the Markdown is its projection".into() },
-            over: Some(if zh { "直接读写 Markdown 文件".into() } else { "reading and writing the Markdown directly".into() }),
-            because: Some(if zh { "多个会话同时写入时不能丢条目".into() } else { "several sessions write at once and no entry may be lost".into() }),
+            choice: if zh {
+                "以 redb 为唯一事实来源，Markdown 是它的投影".into()
+            } else {
+                "redb is the source of truth; the Markdown is its projection".into()
+            },
+            over: Some(if zh {
+                "直接读写 Markdown 文件".into()
+            } else {
+                "reading and writing the Markdown directly".into()
+            }),
+            because: Some(if zh {
+                "多个会话同时写入时不能丢条目".into()
+            } else {
+                "several sessions write at once and no entry may be lost".into()
+            }),
             ..Default::default()
         }],
         sessions: vec![
             SessionInput {
-                done: if zh { "沙箱禁止命名管道：改用文件锁，cargo test 通过".into() } else { "the sandbox forbids named pipes: switched to a file lock; cargo test passes".into() },
+                done: if zh {
+                    "沙箱禁止命名管道：改用文件锁，cargo test 通过".into()
+                } else {
+                    "the sandbox forbids named pipes: switched to a file lock; cargo test passes"
+                        .into()
+                },
                 area: Some(if zh { "部署".into() } else { "deploy".into() }),
-                next: Some(if zh { "在 CI 里也跑一遍".into() } else { "run it in CI too".into() }),
+                next: Some(if zh {
+                    "在 CI 里也跑一遍".into()
+                } else {
+                    "run it in CI too".into()
+                }),
                 ..Default::default()
             },
             SessionInput {
-                done: if zh { "搭好演示工作区，trilogy status 显示三个文件".into() } else { "built the demo workspace; trilogy status shows three files".into() },
+                done: if zh {
+                    "搭好演示工作区，trilogy status 显示三个文件".into()
+                } else {
+                    "built the demo workspace; trilogy status shows three files".into()
+                },
                 area: Some("docs".into()),
                 ..Default::default()
             },
@@ -113,30 +147,53 @@ pub fn run(keep: bool, overrides: &[String]) -> Result<()> {
     step(3, "the files are rendered from the store");
     run_cmd(&["read", "SESSIONS.md"])?;
 
-    step(4, "a person edits the files by hand: an entry in the middle of SESSIONS.md, a PROJECT line");
+    step(
+        4,
+        "a person edits the files by hand: an entry in the middle of SESSIONS.md, a PROJECT line",
+    );
     let sessions = ws.file_path(FileKind::Sessions);
     let text = std::fs::read_to_string(&sessions).map_err(|e| Error::io(&sessions, e))?;
     let yesterday = (chrono::Local::now().date_naive() - chrono::Days::new(1)).format("%Y-%m-%d");
     let hand = if zh {
-        format!("## {yesterday} · 部署\n完成：手写的一条，加在文件中间；trilogy log 里能看到它被吸收\n\n")
+        format!(
+            "## {yesterday} · 部署\n完成：手写的一条，加在文件中间；trilogy log 里能看到它被吸收\n\n"
+        )
     } else {
-        format!("## {yesterday} · deploy\nDone: written by hand in the middle of the file; trilogy log shows it absorbed\n\n")
+        format!(
+            "## {yesterday} · deploy\nDone: written by hand in the middle of the file; trilogy log shows it absorbed\n\n"
+        )
     };
     // after the second entry: the middle of the file
     let mut at = 0;
     for _ in 0..2 {
-        at += text[at..].find("\n## ").map(|i| i + 1).unwrap_or(text.len() - at);
+        at += text[at..]
+            .find("\n## ")
+            .map(|i| i + 1)
+            .unwrap_or(text.len() - at);
     }
-    let at = text[at + 1..].find("\n## ").map(|i| at + 2 + i).unwrap_or(text.len());
+    let at = text[at + 1..]
+        .find("\n## ")
+        .map(|i| at + 2 + i)
+        .unwrap_or(text.len());
     let edited = format!("{}{}{}", &text[..at], hand, &text[at..]);
     std::fs::write(&sessions, edited).map_err(|e| Error::io(&sessions, e))?;
     let project = ws.file_path(FileKind::Project);
     let p = std::fs::read_to_string(&project).map_err(|e| Error::io(&project, e))?;
-    std::fs::write(&project, p.replace("`cargo test`", "`cargo test --all-targets`"))
-        .map_err(|e| Error::io(&project, e))?;
-    println!("(edited {} and {} directly)", sessions.display(), project.display());
+    std::fs::write(
+        &project,
+        p.replace("`cargo test`", "`cargo test --all-targets`"),
+    )
+    .map_err(|e| Error::io(&project, e))?;
+    println!(
+        "(edited {} and {} directly)",
+        sessions.display(),
+        project.display()
+    );
 
-    step(5, "the next command absorbs both edits (actor file-edit) and re-renders deterministically");
+    step(
+        5,
+        "the next command absorbs both edits (actor file-edit) and re-renders deterministically",
+    );
     run_cmd(&["log", "-n", "6"])?;
     run_cmd(&["read", "--section", "Run and test"])?;
 
@@ -146,11 +203,18 @@ pub fn run(keep: bool, overrides: &[String]) -> Result<()> {
 
     println!("\nwhere everything is:");
     println!("  memory files   {}", ws.memory_dir().display());
-    println!("  boot block     {}", root.join(&ws.config.boot_block_file).display());
+    println!(
+        "  boot block     {}",
+        root.join(&ws.config.boot_block_file).display()
+    );
     println!("  store          {}", ws.store_path().display());
     if keep {
         let kept = dir.keep();
-        println!("\nkept {}; try: trilogy --root {} read", kept.display(), kept.display());
+        println!(
+            "\nkept {}; try: trilogy --root {} read",
+            kept.display(),
+            kept.display()
+        );
     } else {
         println!("\n(the demo workspace is deleted now; run `trilogy demo --keep` to keep it)");
     }

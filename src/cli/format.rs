@@ -4,7 +4,9 @@ use serde::Serialize;
 
 use crate::config::{KEYS, Loaded};
 use crate::error::Result;
-use crate::ops::{self, CheckpointOutcome, InitOutcome, LogView, ReadOutput, RestoreOutcome, Status};
+use crate::ops::{
+    self, CheckpointOutcome, InitOutcome, LogView, ReadOutput, RestoreOutcome, Status,
+};
 use crate::workspace::SyncReport;
 
 use super::Env;
@@ -26,6 +28,9 @@ pub fn print<T: Serialize>(env: &Env, v: &T, human: impl Fn(&T) -> String) -> Re
 
 /// Tell the user, on stderr, about files left untouched and edits absorbed.
 pub fn warn_sync(r: &SyncReport) {
+    for a in &r.absorbed {
+        eprintln!("trilogy: absorbed from the files: {a}");
+    }
     for b in &r.unparseable {
         eprintln!("trilogy: warning: {b}");
     }
@@ -39,7 +44,13 @@ pub fn init(o: &InitOutcome) -> String {
         s.push_str(&format!("created   {}\n", o.scaffolded.created.join(", ")));
     }
     if let Some(b) = o.scaffolded.boot_block {
-        s.push_str(&format!("boot block {}\n", serde_json::to_value(b).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()));
+        s.push_str(&format!(
+            "boot block {}\n",
+            serde_json::to_value(b)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        ));
     }
     for b in &o.sync.unparseable {
         s.push_str(&format!("warning   {b}\n"));
@@ -80,10 +91,16 @@ pub fn read(o: &ReadOutput) -> String {
 }
 
 pub fn status(s: &Status) -> String {
-    let mut out = format!("workspace {}\nstore     {}\nlang      {}\n\n", s.root, s.store, s.lang);
+    let mut out = format!(
+        "workspace {}\nstore     {}\nlang      {}\n\n",
+        s.root, s.store, s.lang
+    );
     for f in &s.files {
         if f.exists {
-            out.push_str(&format!("{:<22} {:>8} bytes  {:>6} entries\n", f.file, f.bytes, f.entries));
+            out.push_str(&format!(
+                "{:<22} {:>8} bytes  {:>6} entries\n",
+                f.file, f.bytes, f.entries
+            ));
         } else {
             out.push_str(&format!("{:<22} (absent)\n", f.file));
         }
@@ -92,7 +109,11 @@ pub fn status(s: &Status) -> String {
     out.push_str(&format!(
         "\nPROJECT sections filled: {filled}/{}{}\n",
         s.sections.len(),
-        if s.project_empty { "  (empty: fill it in)" } else { "" }
+        if s.project_empty {
+            "  (empty: fill it in)"
+        } else {
+            ""
+        }
     ));
     out.push_str(&format!(
         "sessions: {} live, {} archived · decisions: {} · restorable: {}\n",
@@ -105,14 +126,20 @@ pub fn status(s: &Status) -> String {
     if !s.open_reports.is_empty() {
         out.push_str(&format!("\nopen reports ({}):\n", s.open_reports.len()));
         for r in &s.open_reports {
-            out.push_str(&format!("  #{} {} ({}): {}\n", r.seq, r.at, r.actor, r.text));
+            out.push_str(&format!(
+                "  #{} {} ({}): {}\n",
+                r.seq, r.at, r.actor, r.text
+            ));
         }
     }
     for b in &s.unparseable {
         out.push_str(&format!("\nNOT PARSED: {b}\n"));
     }
     if let Some(e) = &s.last_event {
-        out.push_str(&format!("\nlast change: {} {} {} {}\n", e.at, e.actor, e.op, e.detail));
+        out.push_str(&format!(
+            "\nlast change: {} {} {} {}\n",
+            e.at, e.actor, e.op, e.detail
+        ));
     }
     out
 }
@@ -126,15 +153,31 @@ pub fn log(v: &LogView) -> String {
             events
                 .iter()
                 .map(|e| {
-                    let ids = if e.ids.is_empty() { String::new() } else { format!(" [{}]", e.ids.join(", ")) };
-                    format!("{:>5}  {}  {:<10} {:<14} {}{}", e.seq, e.at, e.actor, e.op, e.detail, ids)
+                    let ids = if e.ids.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" [{}]", e.ids.join(", "))
+                    };
+                    format!(
+                        "{:>5}  {}  {:<10} {:<14} {}{}",
+                        e.seq, e.at, e.actor, e.op, e.detail, ids
+                    )
                 })
                 .collect::<Vec<_>>()
                 .join("\n")
         }
         LogView::History { key, revisions } => revisions
             .iter()
-            .map(|r| format!("revision {} of {} ({key}) · {} · {}\n{}\n", r.revision, r.heading, r.at, r.actor, r.body.trim()))
+            .map(|r| {
+                format!(
+                    "revision {} of {} ({key}) · {} · {}\n{}\n",
+                    r.revision,
+                    r.heading,
+                    r.at,
+                    r.actor,
+                    r.body.trim()
+                )
+            })
             .collect::<Vec<_>>()
             .join("\n"),
     }
@@ -149,7 +192,10 @@ pub fn config(l: &Loaded) -> String {
     KEYS.iter()
         .map(|(k, _)| {
             let val = v.get(*k).map(|x| x.to_string()).unwrap_or_default();
-            format!("{k:<26} {val:<24} {}", l.sources.get(*k).map(String::as_str).unwrap_or("default"))
+            format!(
+                "{k:<26} {val:<24} {}",
+                l.sources.get(*k).map(String::as_str).unwrap_or("default")
+            )
         })
         .collect::<Vec<_>>()
         .join("\n")

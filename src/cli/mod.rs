@@ -12,7 +12,10 @@ use clap::{Args, Parser, Subcommand};
 use crate::config::{self, LoadArgs};
 use crate::error::{Error, Result};
 use crate::model::FileKind;
-use crate::ops::{self, CheckpointInput, DecisionInput, EntryFilter, LogQuery, ProjectInput, ReadTarget, SessionInput};
+use crate::ops::{
+    self, CheckpointInput, DecisionInput, EntryFilter, LogQuery, ProjectInput, ReadTarget,
+    SessionInput,
+};
 use crate::workspace::{Clock, Workspace, discover_root};
 
 const EXIT_CODES: &str = "\
@@ -60,7 +63,7 @@ enum Command {
     Init,
     /// Record sessions, decisions and PROJECT edits (JSON batch on stdin or a file, or flags)
     #[command(after_help = CHECKPOINT_HELP)]
-    Checkpoint(CheckpointArgs),
+    Checkpoint(Box<CheckpointArgs>),
     /// Print a memory file, one PROJECT section, or entries filtered by area, date and count
     Read(ReadArgs),
     /// Show files, counts, areas, open reports and files that do not parse
@@ -124,7 +127,12 @@ struct CheckpointArgs {
     #[arg(long, value_name = "TEXT", requires = "section")]
     text: Option<String>,
     /// One line to add to --section (or to put in place of --replaces)
-    #[arg(long, value_name = "LINE", requires = "section", conflicts_with = "text")]
+    #[arg(
+        long,
+        value_name = "LINE",
+        requires = "section",
+        conflicts_with = "text"
+    )]
     line: Option<String>,
     /// Exact existing line of --section that --line replaces
     #[arg(long, value_name = "LINE", requires = "line")]
@@ -177,7 +185,12 @@ struct RestoreArgs {
     #[arg(required_unless_present = "section")]
     id: Option<String>,
     /// Restore a PROJECT section instead (with --revision)
-    #[arg(long, value_name = "NAME", requires = "revision", conflicts_with = "id")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "revision",
+        conflicts_with = "id"
+    )]
     section: Option<String>,
     /// Section revision to bring back (see `trilogy log --section NAME`)
     #[arg(long)]
@@ -215,9 +228,11 @@ fn build_env(cli: &Cli) -> Result<Env> {
     args.workspace_file = Some(root.join("trilogy.toml"));
     let loaded = config::load(&args)?;
     let today = match env.iter().find(|(k, _)| k == "TRILOGY_TODAY") {
-        Some((_, v)) => Some(chrono::NaiveDate::parse_from_str(v.trim(), "%Y-%m-%d").map_err(|_| {
-            Error::bad_input(format!("TRILOGY_TODAY=`{v}` is not a date; use YYYY-MM-DD"))
-        })?),
+        Some((_, v)) => Some(
+            chrono::NaiveDate::parse_from_str(v.trim(), "%Y-%m-%d").map_err(|_| {
+                Error::bad_input(format!("TRILOGY_TODAY=`{v}` is not a date; use YYYY-MM-DD"))
+            })?,
+        ),
         None => None,
     };
     let ws = Workspace::new(root, loaded.config.clone(), Clock { today });
@@ -266,7 +281,7 @@ fn dispatch(cli: Cli) -> Result<()> {
             let out = ops::init(&env.ws)?;
             format::print(&env, &out, format::init)
         }
-        Command::Checkpoint(a) => cmd_checkpoint(&env, a),
+        Command::Checkpoint(a) => cmd_checkpoint(&env, *a),
         Command::Read(a) => cmd_read(&env, a),
         Command::Status => {
             let s = ops::status(&env.ws)?;
@@ -287,7 +302,11 @@ fn dispatch(cli: Cli) -> Result<()> {
             let out = match (&a.id, &a.section, a.revision) {
                 (Some(id), _, _) => ops::restore_entry(&env.ws, "cli", id)?,
                 (None, Some(s), Some(r)) => ops::restore_section(&env.ws, "cli", s, r)?,
-                _ => return Err(Error::bad_input("give an entry id, or --section NAME --revision N")),
+                _ => {
+                    return Err(Error::bad_input(
+                        "give an entry id, or --section NAME --revision N",
+                    ));
+                }
             };
             format::warn_sync(&out.report);
             format::print(&env, &out.value, format::restore)
@@ -325,7 +344,10 @@ fn quick_input(a: &CheckpointArgs) -> Option<CheckpointInput> {
         });
     }
     input.notes = a.notes.clone();
-    let any = !input.sessions.is_empty() || !input.decisions.is_empty() || !input.project.is_empty() || input.notes.is_some();
+    let any = !input.sessions.is_empty()
+        || !input.decisions.is_empty()
+        || !input.project.is_empty()
+        || input.notes.is_some();
     any.then_some(input)
 }
 
@@ -333,14 +355,17 @@ fn cmd_checkpoint(env: &Env, a: CheckpointArgs) -> Result<()> {
     let quick = quick_input(&a);
     let input = match (&a.file, quick) {
         (Some(_), Some(_)) => {
-            return Err(Error::bad_input("give a JSON batch file or quick flags, not both"));
+            return Err(Error::bad_input(
+                "give a JSON batch file or quick flags, not both",
+            ));
         }
         (None, Some(q)) => q,
         (file, None) => {
             let (text, source) = match file {
-                Some(p) if p.as_os_str() != "-" => {
-                    (std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?, p.display().to_string())
-                }
+                Some(p) if p.as_os_str() != "-" => (
+                    std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?,
+                    p.display().to_string(),
+                ),
                 _ => {
                     let mut s = String::new();
                     std::io::stdin()
@@ -365,8 +390,9 @@ fn cmd_checkpoint(env: &Env, a: CheckpointArgs) -> Result<()> {
 fn parse_date(flag: &str, v: &Option<String>) -> Result<Option<chrono::NaiveDate>> {
     v.as_deref()
         .map(|s| {
-            chrono::NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d")
-                .map_err(|_| Error::bad_input(format!("--{flag} `{s}` is not a date; use YYYY-MM-DD")))
+            chrono::NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d").map_err(|_| {
+                Error::bad_input(format!("--{flag} `{s}` is not a date; use YYYY-MM-DD"))
+            })
         })
         .transpose()
 }
@@ -383,7 +409,8 @@ fn cmd_read(env: &Env, a: ReadArgs) -> Result<()> {
             })
         })
         .transpose()?;
-    let entry_mode = a.area.is_some() || a.since.is_some() || a.until.is_some() || a.limit.is_some();
+    let entry_mode =
+        a.area.is_some() || a.since.is_some() || a.until.is_some() || a.limit.is_some();
     let targets: Vec<ReadTarget> = if let Some(s) = a.section {
         vec![ReadTarget::Section(s)]
     } else if entry_mode {

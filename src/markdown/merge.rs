@@ -58,7 +58,12 @@ fn weave<K: Eq + std::hash::Hash + Clone>(
 /// it; an entry one side deleted (and the other kept unchanged) goes.
 pub fn merge_entries(base: &Doc, ours: &Doc, theirs: &Doc) -> MergeOutcome {
     let mut conflicts = 0;
-    let preamble = merge_text(&base.preamble, &ours.preamble, &theirs.preamble, &mut conflicts);
+    let preamble = merge_text(
+        &base.preamble,
+        &ours.preamble,
+        &theirs.preamble,
+        &mut conflicts,
+    );
     let set = |d: &Doc| d.blocks.iter().cloned().collect::<HashSet<Block>>();
     let (b, o, t) = (set(base), set(ours), set(theirs));
     let keep = |x: &Block| (o.contains(x) && t.contains(x)) || !b.contains(x);
@@ -68,7 +73,11 @@ pub fn merge_entries(base: &Doc, ours: &Doc, theirs: &Doc) -> MergeOutcome {
         .filter(|x| keep(x))
         .map(|x| (x.clone(), x.clone()))
         .collect();
-    let theirs_keyed: Vec<(Block, Block)> = theirs.blocks.iter().map(|x| (x.clone(), x.clone())).collect();
+    let theirs_keyed: Vec<(Block, Block)> = theirs
+        .blocks
+        .iter()
+        .map(|x| (x.clone(), x.clone()))
+        .collect();
     let blocks = weave(kept, &theirs_keyed, |x| keep(x));
     MergeOutcome {
         doc: Doc { preamble, blocks },
@@ -77,11 +86,24 @@ pub fn merge_entries(base: &Doc, ours: &Doc, theirs: &Doc) -> MergeOutcome {
 }
 
 /// Merge PROJECT.md by section (`key` maps a heading to its identity).
-pub fn merge_sections(base: &Doc, ours: &Doc, theirs: &Doc, key: impl Fn(&str) -> String) -> MergeOutcome {
+pub fn merge_sections(
+    base: &Doc,
+    ours: &Doc,
+    theirs: &Doc,
+    key: impl Fn(&str) -> String,
+) -> MergeOutcome {
     let mut conflicts = 0;
-    let preamble = merge_text(&base.preamble, &ours.preamble, &theirs.preamble, &mut conflicts);
+    let preamble = merge_text(
+        &base.preamble,
+        &ours.preamble,
+        &theirs.preamble,
+        &mut conflicts,
+    );
     let index = |d: &Doc| -> HashMap<String, Block> {
-        d.blocks.iter().map(|b| (key(&b.heading), b.clone())).collect()
+        d.blocks
+            .iter()
+            .map(|b| (key(&b.heading), b.clone()))
+            .collect()
     };
     let (bi, oi, ti) = (index(base), index(ours), index(theirs));
     let mut kept = Vec::new();
@@ -91,7 +113,11 @@ pub fn merge_sections(base: &Doc, ours: &Doc, theirs: &Doc, key: impl Fn(&str) -
             (_, Some(tb)) => {
                 let base_body = bi.get(&k).map(|b| b.body.as_str()).unwrap_or("");
                 let body = merge_text(base_body, &ob.body, &tb.body, &mut conflicts);
-                let heading = if ob.heading == tb.heading { ob.heading.clone() } else { tb.heading.clone() };
+                let heading = if ob.heading == tb.heading {
+                    ob.heading.clone()
+                } else {
+                    tb.heading.clone()
+                };
                 kept.push((k, Block { heading, body }));
             }
             // theirs deleted it: drop unless ours changed it
@@ -99,7 +125,11 @@ pub fn merge_sections(base: &Doc, ours: &Doc, theirs: &Doc, key: impl Fn(&str) -
             _ => kept.push((k, ob.clone())),
         }
     }
-    let theirs_keyed: Vec<(String, Block)> = theirs.blocks.iter().map(|b| (key(&b.heading), b.clone())).collect();
+    let theirs_keyed: Vec<(String, Block)> = theirs
+        .blocks
+        .iter()
+        .map(|b| (key(&b.heading), b.clone()))
+        .collect();
     let blocks = weave(kept, &theirs_keyed, |k| match (bi.get(k), oi.get(k)) {
         // ours deleted an unchanged section: stays deleted
         (Some(bb), None) => ti.get(k) != Some(bb),
@@ -125,7 +155,11 @@ mod tests {
     #[test]
     fn entries_union_additions_and_honour_deletions() {
         let base = doc(&[("2026-01-02", "a"), ("2026-01-01", "b")]);
-        let ours = doc(&[("2026-01-03", "mine"), ("2026-01-02", "a"), ("2026-01-01", "b")]);
+        let ours = doc(&[
+            ("2026-01-03", "mine"),
+            ("2026-01-02", "a"),
+            ("2026-01-01", "b"),
+        ]);
         let theirs = doc(&[("2026-01-03", "yours"), ("2026-01-02", "a")]);
         let m = merge_entries(&base, &ours, &theirs);
         let heads: Vec<&str> = m.doc.blocks.iter().map(|b| b.body.as_str()).collect();

@@ -41,7 +41,10 @@ pub struct Doc {
 }
 
 /// Line prefixes of the archive pointer at the end of SESSIONS.md (zh is the original's).
-pub const POINTER_PREFIXES: [&str; 2] = ["> 更早的会话条目已归档到", "> Older session entries archived"];
+pub const POINTER_PREFIXES: [&str; 2] = [
+    "> 更早的会话条目已归档到",
+    "> Older session entries archived",
+];
 
 /// Render a doc, with an optional trailer line (the archive pointer) after the blocks.
 pub fn render(doc: &Doc, trailer: Option<&str>) -> String {
@@ -96,11 +99,7 @@ pub fn safe_body(body: &str) -> String {
     if reads_back(body) {
         return body.to_string();
     }
-    let escaped = body
-        .lines()
-        .map(escape_line)
-        .collect::<Vec<_>>()
-        .join("\n");
+    let escaped = body.lines().map(escape_line).collect::<Vec<_>>().join("\n");
     let escaped = escaped.trim_end().to_string();
     if reads_back(&escaped) {
         return escaped;
@@ -129,7 +128,8 @@ fn reads_back(body: &str) -> bool {
 fn escape_line(line: &str) -> String {
     let indent = line.len() - line.trim_start().len();
     let t = &line[indent..];
-    let setext = !t.is_empty() && (t.trim_end().chars().all(|c| c == '-') || t.trim_end().chars().all(|c| c == '='));
+    let setext = !t.is_empty()
+        && (t.trim_end().chars().all(|c| c == '-') || t.trim_end().chars().all(|c| c == '='));
     let risky = t.starts_with('#')
         || t.starts_with("```")
         || t.starts_with("~~~")
@@ -168,12 +168,18 @@ mod tests {
             preamble: "# T\n\n> c".into(),
             blocks: vec![Block::new("a", "x"), Block::new("b", "")],
         };
-        assert_eq!(render(&doc, Some("> p")), "# T\n\n> c\n\n## a\nx\n\n## b\n\n> p\n");
+        assert_eq!(
+            render(&doc, Some("> p")),
+            "# T\n\n> c\n\n## a\nx\n\n## b\n\n> p\n"
+        );
     }
 
     #[test]
     fn safe_body_keeps_harmless_text_verbatim() {
-        assert_eq!(safe_body("a *b*\n- c\n\n```rust\nfn x() {}\n```"), "a *b*\n- c\n\n```rust\nfn x() {}\n```");
+        assert_eq!(
+            safe_body("a *b*\n- c\n\n```rust\nfn x() {}\n```"),
+            "a *b*\n- c\n\n```rust\nfn x() {}\n```"
+        );
     }
 
     #[test]

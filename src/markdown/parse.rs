@@ -99,9 +99,7 @@ pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
     let mut stripped = Vec::new();
     let keep = |i: usize, stripped: &mut Vec<String>| -> bool {
         let line = lines[i];
-        if strip_pointer
-            && POINTER_PREFIXES.iter().any(|p| line.starts_with(p))
-            && !in_code(i + 1)
+        if strip_pointer && POINTER_PREFIXES.iter().any(|p| line.starts_with(p)) && !in_code(i + 1)
         {
             stripped.push(line.to_string());
             return false;
@@ -111,7 +109,7 @@ pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
     let join = |from: usize, to: usize, stripped: &mut Vec<String>| -> String {
         let mut out = String::new();
         let mut first = true;
-        for i in from..to {
+        for (i, line) in lines.iter().enumerate().take(to).skip(from) {
             if !keep(i, stripped) {
                 continue;
             }
@@ -119,7 +117,7 @@ pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
                 out.push('\n');
             }
             first = false;
-            out.push_str(lines[i]);
+            out.push_str(line);
         }
         out.truncate(out.trim_end().len());
         out
@@ -177,7 +175,11 @@ mod tests {
 
     #[test]
     fn conflict_marker_is_an_error_with_line() {
-        let e = parse("# S\n\n## a\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> b\n", false).unwrap_err();
+        let e = parse(
+            "# S\n\n## a\n<<<<<<< HEAD\nx\n=======\ny\n>>>>>>> b\n",
+            false,
+        )
+        .unwrap_err();
         assert_eq!(e.line, 4);
     }
 

@@ -208,9 +208,30 @@ pub fn validate(input: &CheckpointInput) -> Result<()> {
 
 /// Words that show a Done carries a verification note.
 const VERIFIED_HINTS: [&str; 24] = [
-    "verif", "test", "pass", "ran ", "run ", "check", "confirm", "measur", "reproduc", "bench",
-    "green", "`", "未验证", "unverified", "验证", "测试", "通过", "跑", "实测", "确认", "复现",
-    "运行", "检查", "执行",
+    "verif",
+    "test",
+    "pass",
+    "ran ",
+    "run ",
+    "check",
+    "confirm",
+    "measur",
+    "reproduc",
+    "bench",
+    "green",
+    "`",
+    "未验证",
+    "unverified",
+    "验证",
+    "测试",
+    "通过",
+    "跑",
+    "实测",
+    "确认",
+    "复现",
+    "运行",
+    "检查",
+    "执行",
 ];
 
 fn has_verification(done: &str) -> bool {
@@ -256,7 +277,9 @@ fn decision_body(d: &DecisionInput, lang: Lang) -> String {
     let mut body = safe_body(&lines.join("\n"));
     // a last line that reads like the superseded marker would be taken for one
     if let Some(i) = body.rfind('\n')
-        && ["已被取代：", "Superseded by:"].iter().any(|p| body[i + 1..].starts_with(p))
+        && ["已被取代：", "Superseded by:"]
+            .iter()
+            .any(|p| body[i + 1..].starts_with(p))
     {
         body.insert(i + 1, '\\');
     }
@@ -264,7 +287,11 @@ fn decision_body(d: &DecisionInput, lang: Lang) -> String {
 }
 
 /// Record the batch. Validation and secret checks run before anything is stored.
-pub fn checkpoint(ws: &Workspace, actor: &str, input: &CheckpointInput) -> Result<Written<CheckpointOutcome>> {
+pub fn checkpoint(
+    ws: &Workspace,
+    actor: &str,
+    input: &CheckpointInput,
+) -> Result<Written<CheckpointOutcome>> {
     validate(input)?;
     if ws.config.auto_scaffold && !ws.has_memory() {
         ws.scaffold()?;
@@ -323,8 +350,13 @@ fn apply(tx: &mut Tx, input: &CheckpointInput) -> Result<CheckpointOutcome> {
             old.state = State::Superseded;
             old.superseded_by = Some(heading.clone());
             tx.put_entry(&old)?;
-            tx.log("supersede", vec![old.id.clone()], &format!("{} → {heading}", old.heading))?;
-            out.written.push(format!("DECISIONS.md: superseded {}", old.heading));
+            tx.log(
+                "supersede",
+                vec![old.id.clone()],
+                &format!("{} → {heading}", old.heading),
+            )?;
+            out.written
+                .push(format!("DECISIONS.md: superseded {}", old.heading));
         }
     }
 
@@ -337,11 +369,19 @@ fn apply(tx: &mut Tx, input: &CheckpointInput) -> Result<CheckpointOutcome> {
     {
         out.archived = archive_overflow(tx, cap)?;
         if out.archived > 0 {
-            out.written.push(format!("SESSIONS.md → SESSIONS-archive.md ×{}", out.archived));
+            out.written.push(format!(
+                "SESSIONS.md → SESSIONS-archive.md ×{}",
+                out.archived
+            ));
         }
     }
 
-    if let Some(notes) = input.notes.as_deref().map(str::trim).filter(|n| !n.is_empty()) {
+    if let Some(notes) = input
+        .notes
+        .as_deref()
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+    {
         let existing = tx.store().reports()?;
         match existing.iter().find(|r| r.open && r.text == notes) {
             Some(r) => out.report = Some(r.seq),
@@ -357,24 +397,41 @@ fn apply(tx: &mut Tx, input: &CheckpointInput) -> Result<CheckpointOutcome> {
     out.summary = if out.written.is_empty() {
         "Nothing recorded: nothing new in this call.".to_string()
     } else {
-        format!("Recorded {} item(s): {}.", out.written.len(), out.written.join("; "))
+        format!(
+            "Recorded {} item(s): {}.",
+            out.written.len(),
+            out.written.join("; ")
+        )
     };
     if let (Some(n), Some(notes)) = (out.report, input.notes.as_deref()) {
-        out.summary
-            .push_str(&format!(" Left for the user's review as report #{n}: {}", notes.trim()));
+        out.summary.push_str(&format!(
+            " Left for the user's review as report #{n}: {}",
+            notes.trim()
+        ));
     }
     Ok(out)
 }
 
 /// Store one new entry, or note the duplicate; a removed or replaced copy comes back.
-fn record(tx: &mut Tx, kind: EntryKind, heading: String, body: String, out: &mut CheckpointOutcome) -> Result<()> {
+fn record(
+    tx: &mut Tx,
+    kind: EntryKind,
+    heading: String,
+    body: String,
+    out: &mut CheckpointOutcome,
+) -> Result<()> {
     let file = match kind {
         EntryKind::Session => "SESSIONS.md",
         EntryKind::Decision => "DECISIONS.md",
     };
     let rec = tx.new_entry(kind, heading, body)?;
     match tx.store().entry(&rec.id)? {
-        Some(existing) if matches!(existing.state, State::Live | State::Archived | State::Superseded) => {
+        Some(existing)
+            if matches!(
+                existing.state,
+                State::Live | State::Archived | State::Superseded
+            ) =>
+        {
             out.warnings.push(format!(
                 "{file}: identical entry already recorded ({}, {}); not written again",
                 existing.heading,
@@ -391,7 +448,11 @@ fn record(tx: &mut Tx, kind: EntryKind, heading: String, body: String, out: &mut
         }
         None => {
             tx.put_entry(&rec)?;
-            tx.log("add", vec![rec.id.clone()], &format!("{file}: {}", rec.heading))?;
+            tx.log(
+                "add",
+                vec![rec.id.clone()],
+                &format!("{file}: {}", rec.heading),
+            )?;
             out.ids.push(rec.id.clone());
             out.written.push(format!("{file}: {}", rec.heading));
         }
@@ -400,7 +461,9 @@ fn record(tx: &mut Tx, kind: EntryKind, heading: String, body: String, out: &mut
 }
 
 fn find_decision(tx: &Tx, needle: &str, i: usize) -> Result<crate::model::EntryRecord> {
-    let live = tx.store().file_entries(FileKind::Decisions, 0, usize::MAX)?;
+    let live = tx
+        .store()
+        .file_entries(FileKind::Decisions, 0, usize::MAX)?;
     let n = needle.trim();
     let lower = n.to_lowercase();
     let hit = live.iter().find(|e| {
@@ -431,14 +494,22 @@ fn find_decision(tx: &Tx, needle: &str, i: usize) -> Result<crate::model::EntryR
     }
 }
 
-fn edit_section(tx: &mut Tx, i: usize, p: &ProjectInput, out: &mut CheckpointOutcome) -> Result<()> {
+fn edit_section(
+    tx: &mut Tx,
+    i: usize,
+    p: &ProjectInput,
+    out: &mut CheckpointOutcome,
+) -> Result<()> {
     let lang = tx.lang();
     let sections = tx.store().sections()?;
     let key = match section_slot(&p.section) {
         Some(_) => section_key(&p.section),
         None => {
             let lower = p.section.trim().to_lowercase();
-            match sections.iter().find(|s| s.heading.to_lowercase() == lower && !s.removed) {
+            match sections
+                .iter()
+                .find(|s| s.heading.to_lowercase() == lower && !s.removed)
+            {
                 Some(s) => s.key.clone(),
                 None => {
                     return Err(Error::bad_input(format!(
@@ -470,7 +541,11 @@ fn edit_section(tx: &mut Tx, i: usize, p: &ProjectInput, out: &mut CheckpointOut
     let (new_text, dropped): (String, Vec<String>) = match (&p.text, &p.line) {
         (Some(text), _) => {
             let t = field_text(text);
-            let t = if t.is_empty() { empty_marker(lang).to_string() } else { t };
+            let t = if t.is_empty() {
+                empty_marker(lang).to_string()
+            } else {
+                t
+            };
             let new_lines: Vec<&str> = t.lines().collect();
             let dropped = old_lines
                 .iter()
@@ -490,7 +565,11 @@ fn edit_section(tx: &mut Tx, i: usize, p: &ProjectInput, out: &mut CheckpointOut
                         let listing = if old_lines.is_empty() {
                             "  (the section is empty)".to_string()
                         } else {
-                            old_lines.iter().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n")
+                            old_lines
+                                .iter()
+                                .map(|l| format!("  {l}"))
+                                .collect::<Vec<_>>()
+                                .join("\n")
                         };
                         return Err(Error::bad_input(format!(
                             "project[{i}].replaces: no line of `{heading}` is exactly `{rep}`; its lines are:\n{listing}"
@@ -505,7 +584,8 @@ fn edit_section(tx: &mut Tx, i: usize, p: &ProjectInput, out: &mut CheckpointOut
                     if old_lines.iter().any(|l| l.trim_end() == line) {
                         (old_text.clone(), Vec::new())
                     } else {
-                        let mut lines: Vec<String> = old_lines.iter().map(|l| l.to_string()).collect();
+                        let mut lines: Vec<String> =
+                            old_lines.iter().map(|l| l.to_string()).collect();
                         lines.push(line);
                         (lines.join("\n"), Vec::new())
                     }
@@ -546,7 +626,9 @@ fn edit_section(tx: &mut Tx, i: usize, p: &ProjectInput, out: &mut CheckpointOut
 
 /// Move the oldest live sessions past `cap` into the archive.
 pub fn archive_overflow(tx: &mut Tx, cap: usize) -> Result<usize> {
-    let overflow = tx.store().file_entries(FileKind::Sessions, cap, usize::MAX)?;
+    let overflow = tx
+        .store()
+        .file_entries(FileKind::Sessions, cap, usize::MAX)?;
     if overflow.is_empty() {
         return Ok(0);
     }
@@ -556,7 +638,11 @@ pub fn archive_overflow(tx: &mut Tx, cap: usize) -> Result<usize> {
         tx.put_entry(&e)?;
     }
     let n = ids.len();
-    tx.log("archive", ids, &format!("{n} entries → SESSIONS-archive.md"))?;
+    tx.log(
+        "archive",
+        ids,
+        &format!("{n} entries → SESSIONS-archive.md"),
+    )?;
     Ok(n)
 }
 
@@ -596,7 +682,12 @@ mod tests {
             }],
             ..Default::default()
         };
-        assert!(validate(&input).unwrap_err().to_string().contains("sessions[0].done is empty"));
+        assert!(
+            validate(&input)
+                .unwrap_err()
+                .to_string()
+                .contains("sessions[0].done is empty")
+        );
         let input = CheckpointInput {
             sessions: vec![SessionInput {
                 done: "x".repeat(MAX_FIELD_BYTES + 1),

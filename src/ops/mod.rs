@@ -10,7 +10,7 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::model::{CATCH_ALL_AREA, EntryRecord, FileKind, Fields, read_fields};
+use crate::model::{CATCH_ALL_AREA, EntryRecord, Fields, FileKind, read_fields};
 use crate::store::Reader;
 use crate::workspace::{Scaffolded, SyncReport, Workspace};
 
@@ -48,9 +48,17 @@ pub fn area_map(r: &dyn Reader, today: NaiveDate) -> Result<Vec<AreaCount>> {
     }
     let mut v: Vec<AreaCount> = map
         .into_iter()
-        .map(|(area, (count, weight))| AreaCount { area, count, weight })
+        .map(|(area, (count, weight))| AreaCount {
+            area,
+            count,
+            weight,
+        })
         .collect();
-    v.sort_by(|a, b| b.weight.total_cmp(&a.weight).then_with(|| a.area.cmp(&b.area)));
+    v.sort_by(|a, b| {
+        b.weight
+            .total_cmp(&a.weight)
+            .then_with(|| a.area.cmp(&b.area))
+    });
     Ok(v)
 }
 
@@ -60,7 +68,10 @@ pub fn area_line(areas: &[AreaCount], lang: crate::model::Lang) -> String {
         crate::model::Lang::Zh => "区域：",
         crate::model::Lang::En => "Areas: ",
     };
-    let items: Vec<String> = areas.iter().map(|a| format!("{}({})", a.area, a.count)).collect();
+    let items: Vec<String> = areas
+        .iter()
+        .map(|a| format!("{}({})", a.area, a.count))
+        .collect();
     format!("{label}{}", items.join(" · "))
 }
 
@@ -92,7 +103,8 @@ impl From<&EntryRecord> for EntryView {
             state: e.state.as_str(),
             heading: e.heading.clone(),
             date: e.date(),
-            area: (e.kind == crate::model::EntryKind::Session && area != CATCH_ALL_AREA).then_some(area),
+            area: (e.kind == crate::model::EntryKind::Session && area != CATCH_ALL_AREA)
+                .then_some(area),
             fields: read_fields(&e.body),
             body: e.body.clone(),
             superseded_by: e.superseded_by.clone(),

@@ -70,7 +70,10 @@ pub struct SectionView {
 pub enum ReadOutput {
     File(FileView),
     Section(SectionView),
-    Entries { file: &'static str, entries: Vec<EntryView> },
+    Entries {
+        file: &'static str,
+        entries: Vec<EntryView>,
+    },
 }
 
 /// Read part of the memory.
@@ -93,7 +96,12 @@ pub fn read(ws: &Workspace, target: &ReadTarget) -> Result<Written<ReadOutput>> 
 }
 
 /// Read from an open snapshot (also what benchmarks call in-process).
-pub fn read_in(r: &dyn Reader, ws: &Workspace, target: &ReadTarget, lang: crate::model::Lang) -> Result<ReadOutput> {
+pub fn read_in(
+    r: &dyn Reader,
+    ws: &Workspace,
+    target: &ReadTarget,
+    lang: crate::model::Lang,
+) -> Result<ReadOutput> {
     Ok(match target {
         ReadTarget::File(f) => ReadOutput::File(FileView {
             file: f.file_name(),
@@ -247,7 +255,10 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             memory_dir: ws.memory_dir().display().to_string(),
             store: ws.store_path().display().to_string(),
             lang: ws.lang().as_str(),
-            project_empty: sections.iter().filter(|s| crate::model::section_slot(&s.heading).is_some()).all(|s| s.empty),
+            project_empty: sections
+                .iter()
+                .filter(|s| crate::model::section_slot(&s.heading).is_some())
+                .all(|s| s.empty),
             sections,
             files,
             sessions_live: r.file_count(FileKind::Sessions)?,
@@ -278,8 +289,13 @@ pub struct LogQuery {
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LogView {
-    Events { events: Vec<Event> },
-    History { key: String, revisions: Vec<SectionRevision> },
+    Events {
+        events: Vec<Event>,
+    },
+    History {
+        key: String,
+        revisions: Vec<SectionRevision>,
+    },
 }
 
 pub fn log(ws: &Workspace, q: &LogQuery) -> Result<LogView> {

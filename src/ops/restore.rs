@@ -17,7 +17,11 @@ pub struct RestoreOutcome {
 }
 
 /// Restore the entry whose id starts with `id_prefix`.
-pub fn restore_entry(ws: &Workspace, actor: &str, id_prefix: &str) -> Result<Written<RestoreOutcome>> {
+pub fn restore_entry(
+    ws: &Workspace,
+    actor: &str,
+    id_prefix: &str,
+) -> Result<Written<RestoreOutcome>> {
     ws.require_memory()?;
     let prefix = id_prefix.trim();
     if prefix.len() < 4 {
@@ -33,7 +37,11 @@ pub fn restore_entry(ws: &Workspace, actor: &str, id_prefix: &str) -> Result<Wri
             .filter(|e| e.id.starts_with(prefix))
             .collect();
         let mut rec = match matches.len() {
-            0 => return Err(Error::NotFound(format!("no entry with id `{prefix}`; `trilogy log` lists ids"))),
+            0 => {
+                return Err(Error::NotFound(format!(
+                    "no entry with id `{prefix}`; `trilogy log` lists ids"
+                )));
+            }
             1 => matches.into_iter().next().expect("one match"),
             n => {
                 return Err(Error::bad_input(format!(
@@ -42,7 +50,10 @@ pub fn restore_entry(ws: &Workspace, actor: &str, id_prefix: &str) -> Result<Wri
             }
         };
         if rec.state == State::Live {
-            return Err(Error::bad_input(format!("entry {} ({}) is already live", rec.id, rec.heading)));
+            return Err(Error::bad_input(format!(
+                "entry {} ({}) is already live",
+                rec.id, rec.heading
+            )));
         }
         let from = rec.state.as_str();
         rec.state = State::Live;
@@ -60,7 +71,12 @@ pub fn restore_entry(ws: &Workspace, actor: &str, id_prefix: &str) -> Result<Wri
 }
 
 /// Put revision `revision` of a section back as its current text (a new revision).
-pub fn restore_section(ws: &Workspace, actor: &str, name: &str, revision: u64) -> Result<Written<RestoreOutcome>> {
+pub fn restore_section(
+    ws: &Workspace,
+    actor: &str,
+    name: &str,
+    revision: u64,
+) -> Result<Written<RestoreOutcome>> {
     ws.require_memory()?;
     ws.write(actor, |tx| {
         let key = section_key(name);
@@ -71,15 +87,22 @@ pub fn restore_section(ws: &Workspace, actor: &str, name: &str, revision: u64) -
             .find(|s| s.key == key || s.heading.to_lowercase() == lower)
             .cloned()
             .ok_or_else(|| {
-                Error::NotFound(format!("no section `{}`; sections are: {}", name.trim(), section_names_help()))
+                Error::NotFound(format!(
+                    "no section `{}`; sections are: {}",
+                    name.trim(),
+                    section_names_help()
+                ))
             })?;
         let history = tx.store().section_history(&cur.key)?;
-        let old = history.iter().find(|r| r.revision == revision).ok_or_else(|| {
-            Error::NotFound(format!(
-                "section `{}` has revisions 1..={}; `trilogy log --section \"{}\"` lists them",
-                cur.heading, cur.revision, cur.heading
-            ))
-        })?;
+        let old = history
+            .iter()
+            .find(|r| r.revision == revision)
+            .ok_or_else(|| {
+                Error::NotFound(format!(
+                    "section `{}` has revisions 1..={}; `trilogy log --section \"{}\"` lists them",
+                    cur.heading, cur.revision, cur.heading
+                ))
+            })?;
         let rec = SectionRecord {
             key: cur.key.clone(),
             heading: cur.heading.clone(),
@@ -89,7 +112,11 @@ pub fn restore_section(ws: &Workspace, actor: &str, name: &str, revision: u64) -
             revision: cur.revision + 1,
         };
         tx.put_section(&rec)?;
-        tx.log("restore", vec![cur.key.clone()], &format!("{} ← revision {revision}", cur.heading))?;
+        tx.log(
+            "restore",
+            vec![cur.key.clone()],
+            &format!("{} ← revision {revision}", cur.heading),
+        )?;
         Ok(RestoreOutcome {
             id: cur.key.clone(),
             heading: cur.heading.clone(),

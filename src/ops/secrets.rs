@@ -21,23 +21,46 @@ fn patterns() -> &'static [(&'static str, Regex)] {
     static P: OnceLock<Vec<(&'static str, Regex)>> = OnceLock::new();
     P.get_or_init(|| {
         let raw: [(&str, &str); 11] = [
-            ("a private key block", r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"),
-            ("an AWS access key id", r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b"),
+            (
+                "a private key block",
+                r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
+            ),
+            (
+                "an AWS access key id",
+                r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
+            ),
             (
                 "an AWS secret access key",
                 r"(?i)aws_?secret_?(?:access_?)?key\W{0,4}[A-Za-z0-9/+=]{40}\b",
             ),
-            ("a GitHub token", r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b"),
+            (
+                "a GitHub token",
+                r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b",
+            ),
             ("a GitLab token", r"\bglpat-[0-9A-Za-z_-]{20,}\b"),
-            ("an API secret key (sk-…)", r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}"),
+            (
+                "an API secret key (sk-…)",
+                r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}",
+            ),
             ("a Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b"),
             ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
             ("a Stripe live key", r"\b(?:sk|rk)_live_[0-9a-zA-Z]{20,}\b"),
-            ("a Google service-account key", r#""private_key_id"\s*:\s*"[0-9a-f]{40}""#),
-            ("a JSON web token", r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
+            (
+                "a Google service-account key",
+                r#""private_key_id"\s*:\s*"[0-9a-f]{40}""#,
+            ),
+            (
+                "a JSON web token",
+                r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
+            ),
         ];
         raw.iter()
-            .map(|(k, r)| (*k, Regex::new(r).expect("secret patterns are valid regexes")))
+            .map(|(k, r)| {
+                (
+                    *k,
+                    Regex::new(r).expect("secret patterns are valid regexes"),
+                )
+            })
             .collect()
     })
 }
@@ -45,7 +68,7 @@ fn patterns() -> &'static [(&'static str, Regex)] {
 fn mask(s: &str) -> String {
     let chars: Vec<char> = s.chars().collect();
     if chars.len() <= 8 {
-        return "…".repeat(1);
+        return "…".to_string();
     }
     let head: String = chars[..4].iter().collect();
     let tail: String = chars[chars.len() - 2..].iter().collect();
@@ -87,7 +110,10 @@ mod tests {
 
     #[test]
     fn ordinary_text_passes() {
-        assert_eq!(find("ran cargo test; sk-learn is a library; AKIA is a prefix"), None);
+        assert_eq!(
+            find("ran cargo test; sk-learn is a library; AKIA is a prefix"),
+            None
+        );
         assert_eq!(find("沙箱禁止命名管道"), None);
     }
 }

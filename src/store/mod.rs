@@ -22,7 +22,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use crate::error::{Error, Result};
-use crate::model::{EntryRecord, Event, FileKind, FileStamp, Report, SectionRecord, SectionRevision};
+use crate::model::{
+    EntryRecord, Event, FileKind, FileStamp, Report, SectionRecord, SectionRevision,
+};
 
 /// Version of the table layout; bump with a migration in [`migrate`].
 pub const SCHEMA_VERSION: u64 = 1;
@@ -340,15 +342,23 @@ macro_rules! impl_reader {
                 &self.path
             }
             fn raw_meta(&self, key: &str) -> Result<Option<u64>> {
-                let Some(t) = self.table(META)? else { return Ok(None) };
+                let Some(t) = self.table(META)? else {
+                    return Ok(None);
+                };
                 Ok(t.get(key).map_err(|e| self.err(&e))?.map(|g| g.value()))
             }
             fn raw_get(&self, table: BytesTable, key: &str) -> Result<Option<Vec<u8>>> {
-                let Some(t) = self.table(table.def())? else { return Ok(None) };
-                Ok(t.get(key).map_err(|e| self.err(&e))?.map(|g| g.value().to_vec()))
+                let Some(t) = self.table(table.def())? else {
+                    return Ok(None);
+                };
+                Ok(t.get(key)
+                    .map_err(|e| self.err(&e))?
+                    .map(|g| g.value().to_vec()))
             }
             fn raw_scan(&self, table: BytesTable, prefix: &str) -> Result<Vec<Vec<u8>>> {
-                let Some(t) = self.table(table.def())? else { return Ok(Vec::new()) };
+                let Some(t) = self.table(table.def())? else {
+                    return Ok(Vec::new());
+                };
                 let mut out = Vec::new();
                 for item in t.range::<&str>(prefix..).map_err(|e| self.err(&e))? {
                     let (k, v) = item.map_err(|e| self.err(&e))?;
@@ -360,11 +370,17 @@ macro_rules! impl_reader {
                 Ok(out)
             }
             fn raw_preamble(&self, key: &str) -> Result<Option<String>> {
-                let Some(t) = self.table(PREAMBLES)? else { return Ok(None) };
-                Ok(t.get(key).map_err(|e| self.err(&e))?.map(|g| g.value().to_string()))
+                let Some(t) = self.table(PREAMBLES)? else {
+                    return Ok(None);
+                };
+                Ok(t.get(key)
+                    .map_err(|e| self.err(&e))?
+                    .map(|g| g.value().to_string()))
             }
             fn raw_last(&self, table: LogTable, limit: usize) -> Result<Vec<Vec<u8>>> {
-                let Some(t) = self.table(table.def())? else { return Ok(Vec::new()) };
+                let Some(t) = self.table(table.def())? else {
+                    return Ok(Vec::new());
+                };
                 let mut out = Vec::new();
                 for item in t.iter().map_err(|e| self.err(&e))?.rev().take(limit) {
                     let (_, v) = item.map_err(|e| self.err(&e))?;
@@ -373,11 +389,15 @@ macro_rules! impl_reader {
                 Ok(out)
             }
             fn raw_order(&self, file: FileKind, skip: usize, limit: usize) -> Result<Vec<String>> {
-                let Some(t) = self.table(ORDER)? else { return Ok(Vec::new()) };
+                let Some(t) = self.table(ORDER)? else {
+                    return Ok(Vec::new());
+                };
                 let lo = [file.code()];
                 let hi = [file.code() + 1];
                 let mut out = Vec::new();
-                let range = t.range::<&[u8]>(&lo[..]..&hi[..]).map_err(|e| self.err(&e))?;
+                let range = t
+                    .range::<&[u8]>(&lo[..]..&hi[..])
+                    .map_err(|e| self.err(&e))?;
                 for item in range.rev().skip(skip).take(limit) {
                     let (_, v) = item.map_err(|e| self.err(&e))?;
                     out.push(v.value().to_string());
@@ -480,7 +500,8 @@ impl WriteTx {
         }
         let bytes = encode(rec)?;
         let mut t = self.txn.open_table(ENTRIES).map_err(self.w())?;
-        t.insert(rec.id.as_str(), bytes.as_slice()).map_err(self.w())?;
+        t.insert(rec.id.as_str(), bytes.as_slice())
+            .map_err(self.w())?;
         Ok(())
     }
 
@@ -488,7 +509,8 @@ impl WriteTx {
     pub fn put_section(&self, rec: &SectionRecord, at: &str, actor: &str) -> Result<()> {
         let bytes = encode(rec)?;
         let mut t = self.txn.open_table(SECTIONS).map_err(self.w())?;
-        t.insert(rec.key.as_str(), bytes.as_slice()).map_err(self.w())?;
+        t.insert(rec.key.as_str(), bytes.as_slice())
+            .map_err(self.w())?;
         let rev = SectionRevision {
             key: rec.key.clone(),
             revision: rec.revision,
@@ -513,12 +535,20 @@ impl WriteTx {
     pub fn set_stamp(&self, file: FileKind, stamp: &FileStamp) -> Result<()> {
         let bytes = encode(stamp)?;
         let mut t = self.txn.open_table(FILES).map_err(self.w())?;
-        t.insert(file.file_name(), bytes.as_slice()).map_err(self.w())?;
+        t.insert(file.file_name(), bytes.as_slice())
+            .map_err(self.w())?;
         Ok(())
     }
 
     /// Append to the event log; returns the event's sequence number.
-    pub fn log(&self, at: &str, actor: &str, op: &str, ids: Vec<String>, detail: &str) -> Result<u64> {
+    pub fn log(
+        &self,
+        at: &str,
+        actor: &str,
+        op: &str,
+        ids: Vec<String>,
+        detail: &str,
+    ) -> Result<u64> {
         let seq = self.bump("next_event", 1)?;
         let ev = Event {
             seq,
@@ -588,13 +618,22 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let s = Store::open(&dir.path().join("s.redb"), Duration::from_secs(5)).unwrap();
         let w = s.write(Duration::from_secs(1)).unwrap();
-        w.put_entry(&rec("a", "2026-01-01", 1, State::Live)).unwrap();
-        w.put_entry(&rec("b", "2026-01-02", 2, State::Live)).unwrap();
-        w.put_entry(&rec("c", "2026-01-02", 3, State::Live)).unwrap();
-        w.put_entry(&rec("a", "2026-01-01", 1, State::Archived)).unwrap();
+        w.put_entry(&rec("a", "2026-01-01", 1, State::Live))
+            .unwrap();
+        w.put_entry(&rec("b", "2026-01-02", 2, State::Live))
+            .unwrap();
+        w.put_entry(&rec("c", "2026-01-02", 3, State::Live))
+            .unwrap();
+        w.put_entry(&rec("a", "2026-01-01", 1, State::Archived))
+            .unwrap();
         w.commit().unwrap();
         let r = s.read().unwrap();
-        let live: Vec<String> = r.file_entries(FileKind::Sessions, 0, 10).unwrap().into_iter().map(|e| e.id).collect();
+        let live: Vec<String> = r
+            .file_entries(FileKind::Sessions, 0, 10)
+            .unwrap()
+            .into_iter()
+            .map(|e| e.id)
+            .collect();
         assert_eq!(live, ["c", "b"]);
         assert_eq!(r.file_count(FileKind::Sessions).unwrap(), 2);
         assert_eq!(r.file_count(FileKind::Archive).unwrap(), 1);

@@ -66,7 +66,11 @@ pub fn discover_root(start: &Path, config: &Config) -> PathBuf {
         let markers: Vec<&str> = if config.project_root_markers.is_empty() {
             vec![".git"]
         } else {
-            config.project_root_markers.iter().map(String::as_str).collect()
+            config
+                .project_root_markers
+                .iter()
+                .map(String::as_str)
+                .collect()
         };
         for dir in start.ancestors() {
             if markers.iter().any(|m| dir.join(m).exists()) {

@@ -119,9 +119,15 @@ mod tests {
         let p = dir.path().join("AGENTS.md");
         std::fs::write(&p, "# Agents\n\nBe kind.\n").unwrap();
         let block = boot_block(Lang::Zh, "memory");
-        assert_eq!(ensure_boot_block(&p, &block).unwrap(), BootOutcome::Appended);
+        assert_eq!(
+            ensure_boot_block(&p, &block).unwrap(),
+            BootOutcome::Appended
+        );
         let once = std::fs::read_to_string(&p).unwrap();
-        assert_eq!(ensure_boot_block(&p, &block).unwrap(), BootOutcome::Unchanged);
+        assert_eq!(
+            ensure_boot_block(&p, &block).unwrap(),
+            BootOutcome::Unchanged
+        );
         assert_eq!(std::fs::read_to_string(&p).unwrap(), once);
         assert!(once.starts_with("# Agents\n\nBe kind.\n\n<!-- trilogy:start -->"));
         assert_eq!(once.matches("## Memory").count(), 1);
@@ -139,16 +145,26 @@ mod tests {
         std::fs::write(&p, "x\n<!-- trilogy:start -->\nhalf\n").unwrap();
         let e = ensure_boot_block(&p, &boot_block(Lang::Zh, "memory")).unwrap_err();
         assert!(e.to_string().contains(":2:"), "{e}");
-        assert_eq!(std::fs::read_to_string(&p).unwrap(), "x\n<!-- trilogy:start -->\nhalf\n");
+        assert_eq!(
+            std::fs::read_to_string(&p).unwrap(),
+            "x\n<!-- trilogy:start -->\nhalf\n"
+        );
     }
 
     #[test]
     fn legacy_block_is_replaced_to_end_of_file() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("AGENTS.md");
-        std::fs::write(&p, "keep\n\n<!-- dsh-project-memory -->\n\n## Memory\nold\n").unwrap();
+        std::fs::write(
+            &p,
+            "keep\n\n<!-- dsh-project-memory -->\n\n## Memory\nold\n",
+        )
+        .unwrap();
         let block = boot_block(Lang::Zh, "memory");
-        assert_eq!(ensure_boot_block(&p, &block).unwrap(), BootOutcome::UpgradedLegacy);
+        assert_eq!(
+            ensure_boot_block(&p, &block).unwrap(),
+            BootOutcome::UpgradedLegacy
+        );
         let t = std::fs::read_to_string(&p).unwrap();
         assert!(t.starts_with("keep\n\n<!-- trilogy:start -->"));
         assert_eq!(t.matches("## Memory").count(), 1);

@@ -158,6 +158,9 @@ impl<'w> Tx<'w> {
     /// Append to the event log.
     pub fn log(&mut self, op: &str, ids: Vec<String>, detail: &str) -> Result<()> {
         self.changed = true;
+        if self.actor == "file-edit" {
+            self.report.absorbed.push(format!("{op} {detail}"));
+        }
         self.store.log(&self.now, &self.actor, op, ids, detail)?;
         Ok(())
     }
@@ -189,7 +192,8 @@ impl<'w> Tx<'w> {
             let bytes = fsio::read_opt(&path)?;
             self.seen.insert(f, bytes.as_deref().map(sha1_hex));
             let Some(bytes) = bytes else {
-                let wanted = f != FileKind::Archive || self.store.file_count(FileKind::Archive)? > 0;
+                let wanted =
+                    f != FileKind::Archive || self.store.file_count(FileKind::Archive)? > 0;
                 if wanted {
                     self.dirty.insert(f);
                     self.changed = true;
@@ -266,7 +270,9 @@ impl<'w> Tx<'w> {
             let theirs: Vec<String> = items.iter().map(|i| i.id.clone()).collect();
             for op in capture_diff_slices(Algorithm::Myers, &current, &theirs) {
                 match op {
-                    DiffOp::Delete { old_index, old_len, .. } => {
+                    DiffOp::Delete {
+                        old_index, old_len, ..
+                    } => {
                         for id in &current[old_index..old_index + old_len] {
                             gone.push((id.clone(), None));
                         }
@@ -295,7 +301,8 @@ impl<'w> Tx<'w> {
         for (f, item) in present {
             match self.store.entry(&item.id)? {
                 None => {
-                    let mut rec = self.new_entry(item.kind, item.heading.clone(), item.body.clone())?;
+                    let mut rec =
+                        self.new_entry(item.kind, item.heading.clone(), item.body.clone())?;
                     rec.sort_date = item.sort_date;
                     rec.state = item.state;
                     rec.superseded_by = item.superseded_by.clone();
@@ -304,10 +311,16 @@ impl<'w> Tx<'w> {
                     if fresh {
                         *imported.entry(f).or_default() += 1;
                     } else {
-                        self.log("add", vec![rec.id.clone()], &format!("{}: {}", f.file_name(), rec.heading))?;
+                        self.log(
+                            "add",
+                            vec![rec.id.clone()],
+                            &format!("{}: {}", f.file_name(), rec.heading),
+                        )?;
                     }
                 }
-                Some(mut rec) if rec.state != item.state || rec.superseded_by != item.superseded_by => {
+                Some(mut rec)
+                    if rec.state != item.state || rec.superseded_by != item.superseded_by =>
+                {
                     let from = rec.state;
                     rec.state = item.state;
                     rec.superseded_by = item.superseded_by.clone();
@@ -316,22 +329,38 @@ impl<'w> Tx<'w> {
                     self.log(
                         "state",
                         vec![rec.id.clone()],
-                        &format!("{}: {} → {}: {}", f.file_name(), from.as_str(), rec.state.as_str(), rec.heading),
+                        &format!(
+                            "{}: {} → {}: {}",
+                            f.file_name(),
+                            from.as_str(),
+                            rec.state.as_str(),
+                            rec.heading
+                        ),
                     )?;
                 }
                 Some(_) => {}
             }
         }
         for (f, n) in imported {
-            self.log("import", vec![], &format!("{n} entries from {}", f.file_name()))?;
+            self.log(
+                "import",
+                vec![],
+                &format!("{n} entries from {}", f.file_name()),
+            )?;
         }
         for (id, by) in gone {
             if present_ids.contains(&id) {
                 continue;
             }
-            let Some(mut rec) = self.store.entry(&id)? else { continue };
+            let Some(mut rec) = self.store.entry(&id)? else {
+                continue;
+            };
             let op = if by.is_some() { "replace" } else { "remove" };
-            rec.state = if by.is_some() { State::Replaced } else { State::Removed };
+            rec.state = if by.is_some() {
+                State::Replaced
+            } else {
+                State::Removed
+            };
             rec.replaced_by = by.clone();
             self.put_entry(&rec)?;
             let mut ids = vec![id];
@@ -365,7 +394,11 @@ impl<'w> Tx<'w> {
                 && !key.contains('~')
             {
                 heading = section_heading(slot, Lang::Zh).to_string();
-                self.log("rename-heading", vec![], &format!("{} → {heading}", block.heading))?;
+                self.log(
+                    "rename-heading",
+                    vec![],
+                    &format!("{} → {heading}", block.heading),
+                )?;
             }
             let order = i as u32;
             match current.get(&key) {
@@ -442,7 +475,8 @@ impl<'w> Tx<'w> {
                     fsio::write_atomic(&path, text.as_bytes())?;
                     self.report.written.push(f.file_name().to_string());
                 }
-                self.store.set_stamp(f, &fsio::stamp_of(&path, text.as_bytes())?)?;
+                self.store
+                    .set_stamp(f, &fsio::stamp_of(&path, text.as_bytes())?)?;
                 self.changed = true;
                 self.dirty.remove(&f);
             }
@@ -479,7 +513,11 @@ struct Item {
 /// Entries of a parsed entry file; an undated entry takes the date of the nearest dated entry
 /// above it (else below it, else today), so it keeps its place. Duplicates collapse.
 fn items_of(f: FileKind, doc: &Doc, today: NaiveDate) -> Vec<Item> {
-    let dates: Vec<Option<NaiveDate>> = doc.blocks.iter().map(|b| heading_date(&b.heading)).collect();
+    let dates: Vec<Option<NaiveDate>> = doc
+        .blocks
+        .iter()
+        .map(|b| heading_date(&b.heading))
+        .collect();
     let mut out: Vec<Item> = Vec::with_capacity(doc.blocks.len());
     let mut ids = HashSet::new();
     for (i, block) in doc.blocks.iter().enumerate() {
@@ -490,10 +528,19 @@ fn items_of(f: FileKind, doc: &Doc, today: NaiveDate) -> Vec<Item> {
         let (kind, state, body, superseded_by) = match f {
             FileKind::Decisions => {
                 let (body, by) = split_superseded(&block.body);
-                let state = if by.is_some() { State::Superseded } else { State::Live };
+                let state = if by.is_some() {
+                    State::Superseded
+                } else {
+                    State::Live
+                };
                 (EntryKind::Decision, state, body, by)
             }
-            FileKind::Archive => (EntryKind::Session, State::Archived, block.body.clone(), None),
+            FileKind::Archive => (
+                EntryKind::Session,
+                State::Archived,
+                block.body.clone(),
+                None,
+            ),
             _ => (EntryKind::Session, State::Live, block.body.clone(), None),
         };
         let id = entry_id(kind, &block.heading, &body);
@@ -620,6 +667,9 @@ mod tests {
         };
         let today = NaiveDate::from_ymd_opt(2030, 1, 1).unwrap();
         let items = items_of(FileKind::Sessions, &doc, today);
-        assert_eq!(items[1].sort_date, NaiveDate::from_ymd_opt(2026, 2, 1).unwrap());
+        assert_eq!(
+            items[1].sort_date,
+            NaiveDate::from_ymd_opt(2026, 2, 1).unwrap()
+        );
     }
 }

@@ -18,7 +18,10 @@ pub struct Ws {
 impl Ws {
     pub fn new() -> Ws {
         Ws {
-            dir: tempfile::Builder::new().prefix("trilogy-test-").tempdir().unwrap(),
+            dir: tempfile::Builder::new()
+                .prefix("trilogy-test-")
+                .tempdir()
+                .unwrap(),
         }
     }
 
@@ -67,13 +70,21 @@ impl Ws {
     /// Run and require success; returns stdout.
     pub fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
-        assert!(out.status.success(), "trilogy {args:?} failed: {}", text(&out.stderr));
+        assert!(
+            out.status.success(),
+            "trilogy {args:?} failed: {}",
+            text(&out.stderr)
+        );
         text(&out.stdout)
     }
 
     pub fn ok_stdin(&self, args: &[&str], stdin: &str) -> String {
         let out = self.run_stdin(args, stdin);
-        assert!(out.status.success(), "trilogy {args:?} failed: {}", text(&out.stderr));
+        assert!(
+            out.status.success(),
+            "trilogy {args:?} failed: {}",
+            text(&out.stderr)
+        );
         text(&out.stdout)
     }
 
@@ -90,7 +101,12 @@ impl Ws {
             .unwrap()
             .map(|e| e.unwrap())
             .filter(|e| e.file_type().unwrap().is_file())
-            .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+            .map(|e| {
+                (
+                    e.file_name().to_string_lossy().into_owned(),
+                    std::fs::read(e.path()).unwrap(),
+                )
+            })
             .collect();
         v.sort();
         v

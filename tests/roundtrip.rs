@@ -1,0 +1,183 @@
+//! The laws of the projection, over hostile text: `parse(render(d)) == d`, rendering is
+//! idempotent, a store rebuilt from its own files renders them byte for byte, and absorbing
+//! unedited files changes nothing.
+
+use proptest::prelude::*;
+use proptest::test_runner::FileFailurePersistence;
+
+use trilogy::config::Config;
+use trilogy::markdown::{Block, Doc, POINTER_PREFIXES, parse, render, safe_body};
+use trilogy::model::FileKind;
+use trilogy::ops::{self, CheckpointInput, DecisionInput, ProjectInput, SessionInput};
+use trilogy::workspace::{Clock, Workspace};
+
+fn fragment() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("## looks like a heading".to_string()),
+        Just("##".to_string()),
+        Just("# h1".to_string()),
+        Just("```".to_string()),
+        Just("```rust".to_string()),
+        Just("~~~".to_string()),
+        Just("---".to_string()),
+        Just("===".to_string()),
+        Just("text under".to_string()),
+        Just("\r\n".to_string()),
+        Just("\r".to_string()),
+        Just("\n".to_string()),
+        Just("\n\n".to_string()),
+        Just("沙箱禁止命名管道".to_string()),
+        Just("😀 emoji".to_string()),
+        Just("".to_string()),
+        Just("  ".to_string()),
+        Just("> quoted".to_string()),
+        Just(format!("{} 3 条", POINTER_PREFIXES[0])),
+        Just("<!-- open comment".to_string()),
+        Just("<div>".to_string()),
+        Just("<<<<<<< HEAD".to_string()),
+        Just(">>>>>>> theirs".to_string()),
+        Just("- item".to_string()),
+        Just("    indented code".to_string()),
+        Just("完成：fake label".to_string()),
+        Just("已被取代：fake marker".to_string()),
+        "[a-zA-Z0-9 *_`#>-]{0,12}",
+        "[一-龥]{1,6}",
+    ]
+}
+
+fn hostile() -> impl Strategy<Value = String> {
+    prop::collection::vec(
+        (
+            fragment(),
+            prop_oneof![Just(""), Just("\n"), Just(" "), Just("\r\n")],
+        ),
+        0..8,
+    )
+    .prop_map(|parts| {
+        parts
+            .into_iter()
+            .map(|(f, sep)| format!("{f}{sep}"))
+            .collect()
+    })
+}
+
+fn doc() -> impl Strategy<Value = Doc> {
+    let preamble = prop_oneof![
+        Just(String::new()),
+        Just("# SESSIONS\n\n> 只往最上面加\n>\n> ```\n> ## YYYY-MM-DD\n> ```".to_string()),
+        Just("# PROJECT\n\nfree prose".to_string()),
+    ];
+    let block = (hostile(), hostile(), any::<bool>()).prop_map(|(h, b, gap)| {
+        let heading = trilogy::markdown::one_line(&h);
+        let body = safe_body(&b);
+        let body = if gap && !body.is_empty() {
+            format!("\n{body}")
+        } else {
+            body
+        };
+        Block::new(heading, body)
+    });
+    (preamble, prop::collection::vec(block, 0..6))
+        .prop_map(|(preamble, blocks)| Doc { preamble, blocks })
+}
+
+fn config() -> ProptestConfig {
+    ProptestConfig {
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "tests/proptest-regressions/roundtrip.txt",
+        ))),
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn parse_inverts_render(d in doc()) {
+        let text = render(&d, None);
+        let parsed = parse(&text, true).expect("rendered text parses");
+        prop_assert_eq!(&parsed.doc, &d, "text was:\n{}", text);
+        prop_assert!(parsed.stripped.is_empty());
+    }
+
+    #[test]
+    fn render_is_idempotent_and_canonical(d in doc()) {
+        let text = render(&d, Some("> 更早的会话条目已归档到 2 条。"));
+        prop_assert!(text.ends_with('\n') && !text.ends_with("\n\n"));
+        prop_assert!(!text.contains('\r'));
+        let parsed = parse(&text, true).unwrap();
+        prop_assert_eq!(parsed.stripped.len(), 1);
+        prop_assert_eq!(render(&parsed.doc, Some("> 更早的会话条目已归档到 2 条。")), text);
+    }
+
+    #[test]
+    fn safe_body_keeps_every_visible_character(t in hostile()) {
+        let b = safe_body(&t);
+        let visible = |s: &str| s.chars().filter(|c| !c.is_whitespace() && *c != '\\' && *c != '`').collect::<String>();
+        prop_assert!(visible(&b).contains(&visible(&trilogy::markdown::normalize_newlines(&t))));
+    }
+}
+
+fn store_config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 12,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "tests/proptest-regressions/roundtrip_store.txt",
+        ))),
+        ..ProptestConfig::default()
+    }
+}
+
+fn snapshot(ws: &Workspace) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = FileKind::ALL
+        .iter()
+        .filter_map(|f| {
+            std::fs::read(ws.file_path(*f))
+                .ok()
+                .map(|b| (f.file_name().to_string(), b))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+proptest! {
+    #![proptest_config(store_config())]
+
+    #[test]
+    fn store_rebuilt_from_its_files_renders_them_byte_for_byte(
+        sessions in prop::collection::vec((hostile(), hostile(), prop::option::of("[a-z]{1,3}")), 1..6),
+        choice in hostile(),
+        section_text in hostile(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut config = Config::default();
+        config.sessions_max_entries = 3;
+        let ws = Workspace::new(dir.path().to_path_buf(), config.clone(), Clock { today: Some(chrono::NaiveDate::from_ymd_opt(2026, 11, 29).unwrap()) });
+        ops::init(&ws).unwrap();
+        let input = CheckpointInput {
+            sessions: sessions
+                .iter()
+                .map(|(d, n, a)| SessionInput { done: format!("x{d}"), next: Some(n.clone()), area: a.clone(), open: None })
+                .collect(),
+            decisions: vec![DecisionInput { choice: format!("c {choice}"), because: Some(choice.clone()), ..Default::default() }],
+            project: vec![ProjectInput { section: "现状".into(), text: Some(section_text.clone()), ..Default::default() }],
+            notes: None,
+        };
+        ops::checkpoint(&ws, "test", &input).unwrap();
+        let before = snapshot(&ws);
+
+        // absorbing unedited files is a no-op
+        let again = ws.write("test", |_| Ok(())).unwrap();
+        prop_assert!(again.report.written.is_empty() && again.report.absorbed.is_empty());
+        prop_assert_eq!(snapshot(&ws), before.clone());
+
+        // a fresh store built from the Markdown alone renders the same bytes
+        drop(ws);
+        std::fs::remove_dir_all(dir.path().join(".trilogy")).unwrap();
+        let ws = Workspace::new(dir.path().to_path_buf(), config, Clock::default());
+        ws.write("test", |_| Ok(())).unwrap();
+        prop_assert_eq!(snapshot(&ws), before);
+    }
+}
