@@ -11,6 +11,7 @@ pub mod config;
 pub mod error;
 pub mod markdown;
 pub mod model;
+pub mod schema;
 pub mod store;
 
 pub use error::{Error, ErrorKind, Result};

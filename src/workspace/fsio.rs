@@ -41,16 +41,24 @@ pub fn stamp_of(path: &Path, bytes: &[u8]) -> Result<FileStamp> {
     })
 }
 
-/// True when the file's size, mtime and inode still match `stamp` (no read needed).
+/// A file modified less than this long ago is hashed even when its stat matches: a second
+/// write inside the filesystem's timestamp granularity would keep size and mtime.
+const RACY_WINDOW_NS: i128 = 2_000_000_000;
+
+/// True when the file's size, mtime and inode still match `stamp` and the mtime is old enough
+/// to be trusted (no read needed).
 pub fn stat_matches(path: &Path, stamp: &FileStamp) -> bool {
-    match std::fs::metadata(path) {
-        Ok(m) => {
-            m.len() == stamp.len
-                && m.ino() == stamp.ino
-                && m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128 == stamp.mtime_ns
-        }
-        Err(_) => false,
-    }
+    let Ok(m) = std::fs::metadata(path) else {
+        return false;
+    };
+    let mtime = m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128);
+    m.len() == stamp.len
+        && m.ino() == stamp.ino
+        && mtime == stamp.mtime_ns
+        && now - mtime > RACY_WINDOW_NS
 }
 
 /// Read a file; `None` when it does not exist.

@@ -189,6 +189,13 @@ impl<'w> Tx<'w> {
         let mut changed_docs: Vec<(FileKind, Parsed)> = Vec::new();
         for &f in files {
             let path = fsio::resolve_inside(&self.ws.root, &self.ws.file_path(f))?;
+            let stamp = self.store.stamp(f)?;
+            if let Some(s) = &stamp
+                && fsio::stat_matches(&path, s)
+            {
+                self.seen.insert(f, Some(s.sha1.clone()));
+                continue;
+            }
             let bytes = fsio::read_opt(&path)?;
             self.seen.insert(f, bytes.as_deref().map(sha1_hex));
             let Some(bytes) = bytes else {
@@ -200,13 +207,13 @@ impl<'w> Tx<'w> {
                 }
                 continue;
             };
-            let stamp = self.store.stamp(f)?;
             let sha = sha1_hex(&bytes);
             if let Some(s) = &stamp
                 && s.sha1 == sha
             {
-                if !fsio::stat_matches(&path, s) {
-                    self.store.set_stamp(f, &fsio::stamp_of(&path, &bytes)?)?;
+                let fresh_stamp = fsio::stamp_of(&path, &bytes)?;
+                if fresh_stamp != *s {
+                    self.store.set_stamp(f, &fresh_stamp)?;
                     self.changed = true;
                 }
                 continue;
@@ -232,15 +239,17 @@ impl<'w> Tx<'w> {
                 }
             }
         }
+        if fresh {
+            self.store.set_meta("absorbed_once", 1)?;
+            self.changed = true;
+        }
         if changed_docs.is_empty() {
             return Ok(());
         }
         let saved_actor = std::mem::replace(&mut self.actor, "file-edit".to_string());
         let result = self.apply_docs(changed_docs, fresh);
         self.actor = saved_actor;
-        result?;
-        self.store.set_meta("absorbed_once", 1)?;
-        Ok(())
+        result
     }
 
     fn apply_docs(&mut self, docs: Vec<(FileKind, Parsed)>, fresh: bool) -> Result<()> {
