@@ -450,3 +450,66 @@ fn reading_before_init_says_how_to_start() {
         "a read creates nothing"
     );
 }
+
+#[test]
+fn crash_between_writing_files_and_commit_loses_and_duplicates_nothing() {
+    for point in ["after-first-write", "before-commit"] {
+        let ws = seeded();
+        let out = ws
+            .cmd()
+            .env("TRILOGY_CRASH_AT", point)
+            .args([
+                "checkpoint",
+                "--session-done",
+                "written just before the crash; tested",
+                "--decision",
+                "crash-proof",
+            ])
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{point}: the process was killed");
+        // the next command finds the files newer than the store and absorbs them once
+        ws.ok(&["status"]);
+        let s = ws.read("SESSIONS.md");
+        let d = ws.read("DECISIONS.md");
+        let written = s.matches("written just before the crash").count()
+            + d.matches("## 2026-11-29 — crash-proof").count();
+        // what reached the files is absorbed exactly once; a retry completes the rest
+        let expected = if point == "before-commit" { 2 } else { 1 };
+        assert_eq!(
+            written, expected,
+            "{point}: files written before the crash are absorbed\n{s}\n{d}"
+        );
+        ws.ok(&[
+            "checkpoint",
+            "--session-done",
+            "written just before the crash; tested",
+            "--decision",
+            "crash-proof",
+        ]);
+        let s = ws.read("SESSIONS.md");
+        let d = ws.read("DECISIONS.md");
+        assert_eq!(
+            s.matches("written just before the crash").count(),
+            1,
+            "{point} ({written} landed before the retry)"
+        );
+        assert_eq!(
+            d.matches("## 2026-11-29 — crash-proof").count(),
+            1,
+            "{point}"
+        );
+        assert_eq!(
+            headings(&s).len(),
+            4,
+            "{point}: the three seeded entries plus one"
+        );
+        let before = ws.snapshot();
+        ws.ok(&["status"]);
+        assert_eq!(
+            ws.snapshot(),
+            before,
+            "{point}: files equal the store's rendering"
+        );
+    }
+}

@@ -482,6 +482,7 @@ impl<'w> Tx<'w> {
                         std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
                     }
                     fsio::write_atomic(&path, text.as_bytes())?;
+                    crash_point("after-first-write");
                     self.report.written.push(f.file_name().to_string());
                 }
                 self.store
@@ -502,9 +503,18 @@ impl<'w> Tx<'w> {
         }
         let report = std::mem::take(&mut self.report);
         if self.changed {
+            crash_point("before-commit");
             self.store.commit()?;
         }
         Ok(report)
+    }
+}
+
+/// Die like `kill -9` at a named point when `TRILOGY_CRASH_AT` names it: the crash tests use
+/// this to stop a real process between writing the files and committing the store.
+fn crash_point(name: &str) {
+    if std::env::var_os("TRILOGY_CRASH_AT").is_some_and(|v| v == name) {
+        std::process::abort();
     }
 }
 
