@@ -4,9 +4,7 @@ use serde::Serialize;
 
 use crate::config::{KEYS, Loaded};
 use crate::error::Result;
-use crate::ops::{
-    self, CheckpointOutcome, InitOutcome, LogView, ReadOutput, RestoreOutcome, Status,
-};
+use crate::ops::{CheckpointOutcome, InitOutcome, LogView, ReadOutput, RestoreOutcome, Status};
 use crate::workspace::SyncReport;
 
 use super::Env;
@@ -68,7 +66,7 @@ pub fn checkpoint(o: &CheckpointOutcome) -> String {
     }
     if !o.areas.is_empty() {
         s.push('\n');
-        s.push_str(&ops::area_line(&o.areas, crate::model::Lang::Zh));
+        s.push_str(&o.area_line);
     }
     s
 }
@@ -120,7 +118,7 @@ pub fn status(s: &Status) -> String {
         s.sessions_live, s.sessions_archived, s.decisions, s.restorable
     ));
     if !s.areas.is_empty() {
-        out.push_str(&ops::area_line(&s.areas, crate::model::Lang::Zh));
+        out.push_str(&s.area_line);
         out.push('\n');
     }
     if !s.open_reports.is_empty() {

@@ -16,7 +16,7 @@ use crate::model::{
 use crate::store::Reader;
 use crate::workspace::{Tx, Workspace, Written};
 
-use super::{AreaCount, area_map, secrets};
+use super::{AreaCount, area_line, area_map, secrets};
 
 /// Longest accepted string in one item field (bytes).
 pub const MAX_FIELD_BYTES: usize = 16 * 1024;
@@ -101,6 +101,8 @@ pub struct CheckpointOutcome {
     pub report: Option<u64>,
     /// Areas of SESSIONS.md after the call.
     pub areas: Vec<AreaCount>,
+    /// The same as one line: `区域：插件(2) · 通用(5)`.
+    pub area_line: String,
 }
 
 /// Parse a JSON batch, with an error that points at the problem.
@@ -394,6 +396,7 @@ fn apply(tx: &mut Tx, input: &CheckpointInput) -> Result<CheckpointOutcome> {
     }
 
     out.areas = area_map(tx.store(), tx.today)?;
+    out.area_line = area_line(&out.areas, lang);
     out.summary = if out.written.is_empty() {
         "Nothing recorded: nothing new in this call.".to_string()
     } else {

@@ -12,7 +12,7 @@ use crate::model::{
 use crate::store::Reader;
 use crate::workspace::{Broken, Workspace, Written, render_file};
 
-use super::{AreaCount, EntryView, area_map};
+use super::{AreaCount, EntryView, area_line, area_map};
 
 /// Which part of memory to read.
 #[derive(Debug, Clone)]
@@ -213,6 +213,7 @@ pub struct Status {
     /// Entries in no file (removed, replaced): restorable with `trilogy restore`.
     pub restorable: u64,
     pub areas: Vec<AreaCount>,
+    pub area_line: String,
     pub open_reports: Vec<Report>,
     pub unparseable: Vec<Broken>,
     pub last_event: Option<Event>,
@@ -266,6 +267,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             decisions: r.file_count(FileKind::Decisions)?,
             restorable: r.meta("count:total")?.saturating_sub(in_files),
             areas: area_map(r, today)?,
+            area_line: String::new(),
             open_reports: r.reports()?.into_iter().filter(|x| x.open).collect(),
             unparseable: Vec::new(),
             last_event: r.events(1)?.into_iter().next(),
@@ -273,6 +275,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
     })?;
     let mut status = out.value;
     status.unparseable = out.report.unparseable;
+    status.area_line = area_line(&status.areas, ws.lang());
     Ok(status)
 }
 
