@@ -119,6 +119,12 @@ pub enum Error {
         path.display()
     )]
     Busy { path: PathBuf, waited_ms: u64 },
+    /// The memory files kept changing while trilogy tried to write them.
+    #[error(
+        "the files in {} kept changing while trilogy was writing them ({attempts} attempts); nothing was changed: retry when the other writer is done",
+        path.display()
+    )]
+    FilesChanging { path: PathBuf, attempts: usize },
     /// A filesystem failure on a named path.
     #[error("{}: {message}", path.display())]
     Io { path: PathBuf, message: String },
@@ -137,7 +143,7 @@ impl Error {
             Error::BadInput(_) | Error::Config { .. } => ErrorKind::BadInput,
             Error::NotFound(_) => ErrorKind::NotFound,
             Error::Unparseable { .. } | Error::WouldOverwrite { .. } => ErrorKind::Unparseable,
-            Error::Busy { .. } => ErrorKind::Busy,
+            Error::Busy { .. } | Error::FilesChanging { .. } => ErrorKind::Busy,
             Error::Io { .. } => ErrorKind::Io,
             Error::Store { .. } => ErrorKind::Store,
             Error::Internal(_) => ErrorKind::Internal,

@@ -16,5 +16,6 @@ pub mod store;
 
 pub use error::{Error, ErrorKind, Result};
 pub mod cli;
+pub mod hooks;
 pub mod ops;
 pub mod workspace;

@@ -195,6 +195,21 @@ pub fn is_empty_body(body: &str) -> bool {
     t.is_empty() || t == "暂无" || t == "none yet"
 }
 
+/// `text` without leading blank lines and trailing whitespace; the first line's indentation
+/// is content (an indented code block), so it stays.
+pub fn trim_blank_lines(text: &str) -> &str {
+    let t = text.trim_end();
+    let mut start = 0;
+    for line in t.split_inclusive('\n') {
+        if line.trim().is_empty() {
+            start += line.len();
+        } else {
+            break;
+        }
+    }
+    &t[start..]
+}
+
 /// Field labels, as written.
 pub struct Labels {
     pub done: &'static str,
@@ -474,9 +489,9 @@ pub struct SectionRecord {
 }
 
 impl SectionRecord {
-    /// The body without the blank lines around it.
+    /// The body without the blank lines around it (indentation of the first line is kept).
     pub fn text(&self) -> &str {
-        self.body.trim()
+        trim_blank_lines(&self.body)
     }
 }
 
@@ -525,6 +540,58 @@ pub struct FileStamp {
     pub ino: u64,
 }
 
+/// Ids and section names each injection cap dropped.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dropped {
+    pub sections_cut: Vec<String>,
+    pub decisions: Vec<String>,
+    pub sessions: Vec<String>,
+}
+
+/// What trilogy remembers about one agent session (keyed by the host's session id).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AgentSession {
+    pub id: String,
+    /// `claude`, `codex`, `cli`.
+    pub host: String,
+    pub started_at: String,
+    /// SHA-1 of the last block injected, and when, and why (`startup`, `compact`, …).
+    pub digest: Option<String>,
+    pub injected_at: Option<String>,
+    pub source: Option<String>,
+    pub injections: u32,
+    /// Entries in the last block, and what its caps left out.
+    pub injected_ids: Vec<String>,
+    pub dropped: Dropped,
+    /// Last event the session has seen (its block, or a notice, covered everything up to it).
+    pub seen_event: u64,
+    /// Changes announced to it by notices so far.
+    pub announced: u64,
+    /// Event sequence at the start of the current turn.
+    pub turn_start_event: u64,
+    pub work_this_turn: bool,
+    pub wrote_this_turn: bool,
+    /// A PostToolUse hook reached us, so the transcript fallback is not needed.
+    pub post_tool_seen: bool,
+    pub nudge_owed: bool,
+    pub nudges: u32,
+    /// Unix milliseconds of the last nudge scheduled (0: none).
+    pub last_nudge_ms: i64,
+    pub ended_at: Option<String>,
+}
+
+impl AgentSession {
+    /// The actor name this session's own writes carry in the event log.
+    pub fn actor(&self) -> String {
+        agent_actor(&self.id)
+    }
+}
+
+/// Actor name of writes made by agent session `id`.
+pub fn agent_actor(id: &str) -> String {
+    format!("agent:{id}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -561,6 +628,12 @@ mod tests {
         let f = read_fields("Done:a\nNext: b");
         assert_eq!(f.done.as_deref(), Some("a"));
         assert_eq!(f.next.as_deref(), Some("b"));
+    }
+
+    #[test]
+    fn blank_lines_are_trimmed_but_indentation_kept() {
+        assert_eq!(trim_blank_lines("\n  \n    code\nx  \n\n"), "    code\nx");
+        assert_eq!(trim_blank_lines(""), "");
     }
 
     #[test]

@@ -3,22 +3,35 @@
 use serde::Serialize;
 
 use crate::config::{KEYS, Loaded};
-use crate::error::Result;
+use crate::error::{ErrorKind, Result};
 use crate::ops::{CheckpointOutcome, InitOutcome, LogView, ReadOutput, RestoreOutcome, Status};
 use crate::workspace::SyncReport;
 
 use super::Env;
+
+/// Write a line to stdout; a closed pipe (`trilogy log | head`) ends the process quietly.
+pub fn emit(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = writeln!(out, "{text}").and_then(|_| out.flush()) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("trilogy: error: writing to stdout: {e}");
+        std::process::exit(ErrorKind::Io.exit_code());
+    }
+}
 
 /// Print `v` as JSON with `--json`, else with its human formatter.
 pub fn print<T: Serialize>(env: &Env, v: &T, human: impl Fn(&T) -> String) -> Result<()> {
     if env.json {
         let s = serde_json::to_string_pretty(v)
             .map_err(|e| crate::Error::Internal(format!("json output: {e}")))?;
-        println!("{s}");
+        emit(&s);
     } else {
         let s = human(v);
         if !s.is_empty() {
-            println!("{}", s.trim_end());
+            emit(s.trim_end());
         }
     }
     Ok(())

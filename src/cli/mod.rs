@@ -9,14 +9,14 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{self, LoadArgs};
+use crate::config;
 use crate::error::{Error, Result};
 use crate::model::FileKind;
 use crate::ops::{
     self, CheckpointInput, DecisionInput, EntryFilter, LogQuery, ProjectInput, ReadTarget,
     SessionInput,
 };
-use crate::workspace::{Clock, Workspace, discover_root};
+use crate::workspace::{Workspace, open_workspace};
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -212,30 +212,12 @@ struct Env {
 }
 
 fn build_env(cli: &Cli) -> Result<Env> {
-    let env: Vec<(String, String)> = std::env::vars().collect();
-    let mut args = LoadArgs {
-        user_file: LoadArgs::default_user_file(&env),
-        workspace_file: None,
-        env: env.clone(),
-        overrides: cli.set.clone(),
-    };
-    let first = config::load(&args)?;
     let start = match &cli.root {
         Some(r) => r.clone(),
         None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
     };
-    let root = discover_root(&start, &first.config);
-    args.workspace_file = Some(root.join("trilogy.toml"));
-    let loaded = config::load(&args)?;
-    let today = match env.iter().find(|(k, _)| k == "TRILOGY_TODAY") {
-        Some((_, v)) => Some(
-            chrono::NaiveDate::parse_from_str(v.trim(), "%Y-%m-%d").map_err(|_| {
-                Error::bad_input(format!("TRILOGY_TODAY=`{v}` is not a date; use YYYY-MM-DD"))
-            })?,
-        ),
-        None => None,
-    };
-    let ws = Workspace::new(root, loaded.config.clone(), Clock { today });
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    let (ws, loaded) = open_workspace(&start, &env, &cli.set)?;
     Ok(Env {
         json: cli.json,
         loaded,
@@ -258,7 +240,7 @@ pub fn run() -> i32 {
         Err(e) => {
             if json {
                 let v = serde_json::json!({"error": {"kind": e.kind().as_str(), "message": e.to_string()}});
-                println!("{v}");
+                format::emit(&v.to_string());
             }
             eprintln!("trilogy: error: {e}");
             e.kind().exit_code()

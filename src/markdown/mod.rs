@@ -12,7 +12,7 @@ mod merge;
 mod parse;
 
 pub use merge::{MergeOutcome, merge_entries, merge_sections};
-pub use parse::{ParseError, Parsed, parse, parse_bytes};
+pub use parse::{ParseError, Parsed, is_pointer_line, parse, parse_bytes};
 
 /// One `## ` block: the heading text and the lines below it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -99,6 +99,13 @@ pub fn safe_body(body: &str) -> String {
     if reads_back(body) {
         return body.to_string();
     }
+    // an unclosed fence or comment at the end: close it rather than escape the text
+    for closer in ["```", "~~~", "````", "-->"] {
+        let closed = format!("{body}\n{closer}");
+        if reads_back(&closed) {
+            return closed;
+        }
+    }
     let escaped = body.lines().map(escape_line).collect::<Vec<_>>().join("\n");
     let escaped = escaped.trim_end().to_string();
     if reads_back(&escaped) {
@@ -109,8 +116,8 @@ pub fn safe_body(body: &str) -> String {
     format!("{fence}text\n{body}\n{fence}")
 }
 
-/// Same as [`safe_body`] for a body that must not begin with a blank line.
-fn reads_back(body: &str) -> bool {
+/// True when `body` under a heading reads back as exactly that body, whatever follows it.
+pub fn reads_back(body: &str) -> bool {
     let probe = format!("## h\n{body}\n\n## end\n");
     match parse(&probe, true) {
         Ok(p) => {

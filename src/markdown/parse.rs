@@ -65,20 +65,40 @@ pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
 
     let mut starts: Vec<usize> = Vec::new();
     let mut code_lines: Vec<(usize, usize)> = Vec::new();
+    // blocks that run to the end of the file because nothing closed them
+    let mut unclosed: Vec<(usize, usize, &'static str)> = Vec::new();
     for node in root.descendants() {
         let ast = node.data.borrow();
+        let Sourcepos { start, end } = ast.sourcepos;
         match &ast.value {
             NodeValue::Heading(h) if h.level == 2 && !h.setext => {
                 let top_level = node
                     .parent()
                     .is_some_and(|p| matches!(p.data.borrow().value, NodeValue::Document));
                 if top_level {
-                    starts.push(ast.sourcepos.start.line);
+                    starts.push(start.line);
                 }
             }
-            NodeValue::CodeBlock(_) | NodeValue::HtmlBlock(_) => {
-                let Sourcepos { start, end } = ast.sourcepos;
+            NodeValue::CodeBlock(c) => {
                 code_lines.push((start.line, end.line));
+                if c.fenced && !c.closed {
+                    unclosed.push((start.line, end.line, "code fence"));
+                }
+            }
+            NodeValue::HtmlBlock(h) => {
+                code_lines.push((start.line, end.line));
+                let terminators: &[&str] = match h.block_type {
+                    1 => &["</script>", "</pre>", "</style>", "</textarea>"],
+                    2 => &["-->"],
+                    3 => &["?>"],
+                    4 => &[">"],
+                    5 => &["]]>"],
+                    _ => &[],
+                };
+                let lower = h.literal.to_lowercase();
+                if !terminators.is_empty() && !terminators.iter().any(|t| lower.contains(t)) {
+                    unclosed.push((start.line, end.line, "HTML block"));
+                }
             }
             _ => {}
         }
@@ -96,11 +116,26 @@ pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
         }
     }
 
+    for (from, to, what) in &unclosed {
+        let swallowed = lines
+            .iter()
+            .take(*to)
+            .skip(*from)
+            .any(|l| l.starts_with("## "));
+        if swallowed {
+            return Err(ParseError {
+                line: *from,
+                reason: format!(
+                    "this {what} is never closed, so the `## ` headings below it are read as its text; close it (or delete it)"
+                ),
+            });
+        }
+    }
+
     let mut stripped = Vec::new();
     let keep = |i: usize, stripped: &mut Vec<String>| -> bool {
         let line = lines[i];
-        if strip_pointer && POINTER_PREFIXES.iter().any(|p| line.starts_with(p)) && !in_code(i + 1)
-        {
+        if strip_pointer && is_pointer_line(line) && !in_code(i + 1) {
             stripped.push(line.to_string());
             return false;
         }
@@ -140,6 +175,25 @@ pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
     })
 }
 
+/// The archive pointer line, in any of the forms trilogy or the original plugin wrote:
+/// the prefix followed by a count or the archive's file name. Other text after the prefix
+/// is a person's, and is kept.
+pub fn is_pointer_line(line: &str) -> bool {
+    let line = line.trim_end();
+    if let Some(rest) = line.strip_prefix(POINTER_PREFIXES[0]) {
+        let rest = rest.trim_start();
+        return rest.starts_with(|c: char| c.is_ascii_digit())
+            || rest.starts_with("`SESSIONS-archive.md`")
+            || rest.starts_with("SESSIONS-archive.md");
+    }
+    if let Some(rest) = line.strip_prefix(POINTER_PREFIXES[1]) {
+        return rest
+            .strip_prefix(": ")
+            .is_some_and(|r| r.starts_with(|c: char| c.is_ascii_digit()));
+    }
+    false
+}
+
 /// Text of an ATX heading line after its `##` marker.
 fn heading_text(line: &str) -> String {
     let t = line.trim_start();
@@ -171,6 +225,33 @@ mod tests {
         let p = parse("# S\n\n## 2026-01-02\nx\n\n> 更早的会话条目已归档到 7 条（见 `SESSIONS-archive.md`）。\n", true).unwrap();
         assert_eq!(p.doc.blocks[0].body, "x");
         assert_eq!(p.pointer_count(), Some(7));
+    }
+
+    #[test]
+    fn only_real_pointer_lines_are_stripped() {
+        let p = parse(
+            "## 2026-01-02\n> 更早的会话条目已归档到 the old wiki\n> Older session entries archived by hand\n",
+            true,
+        )
+        .unwrap();
+        assert!(p.stripped.is_empty());
+        assert_eq!(p.doc.blocks[0].body.lines().count(), 2);
+        assert!(is_pointer_line(
+            "> 更早的会话条目已归档到 `SESSIONS-archive.md`"
+        ));
+        assert!(is_pointer_line(
+            "> Older session entries archived: 3 in `SESSIONS-archive.md`."
+        ));
+    }
+
+    #[test]
+    fn unclosed_fence_swallowing_headings_is_an_error() {
+        let e = parse("# S\n\n```\nopen\n\n## 2026-01-02\nx\n", false).unwrap_err();
+        assert_eq!(e.line, 3);
+        let e = parse("## a\n<!-- never closed\n\n## b\n", false).unwrap_err();
+        assert_eq!(e.line, 2);
+        // at the very end nothing is swallowed: fine
+        assert!(parse("## a\n```\nopen", false).is_ok());
     }
 
     #[test]

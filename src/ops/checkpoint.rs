@@ -245,6 +245,11 @@ fn field_text(v: &str) -> String {
     normalize_newlines(v).trim().to_string()
 }
 
+/// Section text keeps the indentation of its first line (an indented code block).
+fn section_text(v: &str) -> String {
+    crate::model::trim_blank_lines(&normalize_newlines(v)).to_string()
+}
+
 fn session_body(s: &SessionInput, lang: Lang) -> (String, bool) {
     let l = labels(lang);
     let mut done = field_text(&s.done);
@@ -342,7 +347,7 @@ fn apply(tx: &mut Tx, input: &CheckpointInput) -> Result<CheckpointOutcome> {
         let heading = decision_heading(tx.today, &one_line(&d.choice));
         let body = decision_body(d, lang);
         let target = match &d.supersedes {
-            Some(s) => Some(find_decision(tx, s, i)?),
+            Some(s) => find_decision(tx, s, i, &heading)?,
             None => None,
         };
         record(tx, EntryKind::Decision, heading.clone(), body, &mut out)?;
@@ -463,7 +468,13 @@ fn record(
     Ok(())
 }
 
-fn find_decision(tx: &Tx, needle: &str, i: usize) -> Result<crate::model::EntryRecord> {
+/// The live decision `needle` names; `None` when this very call already superseded it (a retry).
+fn find_decision(
+    tx: &Tx,
+    needle: &str,
+    i: usize,
+    new_heading: &str,
+) -> Result<Option<crate::model::EntryRecord>> {
     let live = tx
         .store()
         .file_entries(FileKind::Decisions, 0, usize::MAX)?;
@@ -477,7 +488,8 @@ fn find_decision(tx: &Tx, needle: &str, i: usize) -> Result<crate::model::EntryR
                 .is_some_and(|(_, choice)| choice.to_lowercase() == lower)
     });
     match hit {
-        Some(e) if e.state == State::Live => Ok(e.clone()),
+        Some(e) if e.state == State::Live => Ok(Some(e.clone())),
+        Some(e) if e.superseded_by.as_deref() == Some(new_heading) => Ok(None),
         Some(e) => Err(Error::bad_input(format!(
             "decisions[{i}].supersedes: `{n}` is already superseded by {}",
             e.superseded_by.as_deref().unwrap_or("another decision")
@@ -543,7 +555,7 @@ fn edit_section(
 
     let (new_text, dropped): (String, Vec<String>) = match (&p.text, &p.line) {
         (Some(text), _) => {
-            let t = field_text(text);
+            let t = section_text(text);
             let t = if t.is_empty() {
                 empty_marker(lang).to_string()
             } else {
@@ -558,7 +570,7 @@ fn edit_section(
             (t, dropped)
         }
         (None, Some(line)) => {
-            let line = field_text(line);
+            let line = section_text(line);
             match &p.replaces {
                 Some(rep) => {
                     let rep_n = normalize_newlines(rep);
@@ -600,7 +612,7 @@ fn edit_section(
     let body = format!("\n{}", safe_body(&new_text));
     if let Some(c) = &current
         && !c.removed
-        && c.body == body
+        && (c.body == body || c.text() == crate::model::trim_blank_lines(&body))
     {
         return Ok(());
     }

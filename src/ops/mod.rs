@@ -1,7 +1,9 @@
 //! One function per use case. Surfaces parse their input, call these, and format the result;
 //! nothing here prints or parses command lines.
 
+pub mod agent;
 mod checkpoint;
+pub mod inject;
 mod query;
 mod restore;
 pub mod secrets;

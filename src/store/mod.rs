@@ -23,7 +23,7 @@ use serde::de::DeserializeOwned;
 
 use crate::error::{Error, Result};
 use crate::model::{
-    EntryRecord, Event, FileKind, FileStamp, Report, SectionRecord, SectionRevision,
+    AgentSession, EntryRecord, Event, FileKind, FileStamp, Report, SectionRecord, SectionRevision,
 };
 
 /// Version of the table layout; bump with a migration in [`migrate`].
@@ -38,6 +38,7 @@ const PREAMBLES: TableDefinition<&str, &str> = TableDefinition::new("preambles")
 const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
 const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
 const REPORTS: TableDefinition<u64, &[u8]> = TableDefinition::new("reports");
+const AGENT_SESSIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("agent_sessions");
 
 fn encode<T: Serialize>(v: &T) -> Result<Vec<u8>> {
     bincode::serde::encode_to_vec(v, bincode::config::standard())
@@ -289,6 +290,37 @@ pub trait Reader {
             .collect()
     }
 
+    /// What trilogy remembers about agent session `id`.
+    fn agent_session(&self, id: &str) -> Result<Option<AgentSession>> {
+        self.raw_get(BytesTable::AgentSessions, id)?
+            .map(|b| decode(&b))
+            .transpose()
+    }
+
+    /// Every agent session known.
+    fn agent_sessions(&self) -> Result<Vec<AgentSession>> {
+        self.raw_scan(BytesTable::AgentSessions, "")?
+            .iter()
+            .map(|b| decode(b))
+            .collect()
+    }
+
+    /// Sequence number of the newest event (0 when none).
+    fn last_event_seq(&self) -> Result<u64> {
+        self.meta("next_event")
+    }
+
+    /// Events after `seq`, oldest first.
+    fn events_since(&self, seq: u64) -> Result<Vec<Event>> {
+        let last = self.last_event_seq()?;
+        if last <= seq {
+            return Ok(Vec::new());
+        }
+        let mut v = self.events((last - seq) as usize)?;
+        v.reverse();
+        Ok(v)
+    }
+
     /// All reports, newest first.
     fn reports(&self) -> Result<Vec<Report>> {
         self.raw_last(LogTable::Reports, usize::MAX)?
@@ -305,6 +337,7 @@ pub enum BytesTable {
     Sections,
     SectionHistory,
     Files,
+    AgentSessions,
 }
 
 impl BytesTable {
@@ -314,6 +347,7 @@ impl BytesTable {
             BytesTable::Sections => SECTIONS,
             BytesTable::SectionHistory => SECTION_HISTORY,
             BytesTable::Files => FILES,
+            BytesTable::AgentSessions => AGENT_SESSIONS,
         }
     }
 }
@@ -581,6 +615,14 @@ impl WriteTx {
         let bytes = encode(r)?;
         let mut t = self.txn.open_table(REPORTS).map_err(self.w())?;
         t.insert(r.seq, bytes.as_slice()).map_err(self.w())?;
+        Ok(())
+    }
+
+    pub fn put_agent_session(&self, s: &AgentSession) -> Result<()> {
+        let bytes = encode(s)?;
+        let mut t = self.txn.open_table(AGENT_SESSIONS).map_err(self.w())?;
+        t.insert(s.id.as_str(), bytes.as_slice())
+            .map_err(self.w())?;
         Ok(())
     }
 

@@ -20,8 +20,11 @@ use crate::error::{Error, Result};
 use crate::model::{FileKind, Lang};
 use crate::store::{Reader, Store};
 
-pub use fsio::write_atomic;
-pub use scaffold::{BOOT_END, BOOT_START, BootOutcome, boot_block, ensure_boot_block, template};
+pub use fsio::{read_opt, write_atomic};
+pub use scaffold::{
+    BOOT_END, BOOT_START, BootOutcome, boot_block, ensure_boot_block, ensure_region, remove_region,
+    template,
+};
 pub use sync::{Broken, SyncReport, Tx, Written, entry_block, pointer_line, render_file};
 
 /// Where "now" comes from; tests and the demo pin the date.
@@ -29,9 +32,17 @@ pub use sync::{Broken, SyncReport, Tx, Written, entry_block, pointer_line, rende
 pub struct Clock {
     /// Fixed date for new entries (`TRILOGY_TODAY`), instead of the local date.
     pub today: Option<NaiveDate>,
+    /// Fixed Unix milliseconds for cooldowns (`TRILOGY_NOW_MS`), instead of the wall clock.
+    pub now_ms: Option<i64>,
 }
 
 impl Clock {
+    /// Unix milliseconds, for cooldowns.
+    pub fn millis(&self) -> i64 {
+        self.now_ms
+            .unwrap_or_else(|| chrono::Utc::now().timestamp_millis())
+    }
+
     pub fn today(&self) -> NaiveDate {
         self.today
             .unwrap_or_else(|| chrono::Local::now().date_naive())
@@ -79,6 +90,49 @@ pub fn discover_root(start: &Path, config: &Config) -> PathBuf {
         }
     }
     start
+}
+
+/// Find the root for `start`, load the layered settings (with that root's `trilogy.toml`) and
+/// the clock overrides from `env` (`TRILOGY_TODAY`, `TRILOGY_NOW_MS`).
+pub fn open_workspace(
+    start: &Path,
+    env: &[(String, String)],
+    overrides: &[String],
+) -> Result<(Workspace, crate::config::Loaded)> {
+    use crate::config::{LoadArgs, load};
+    let mut args = LoadArgs {
+        user_file: LoadArgs::default_user_file(env),
+        workspace_file: None,
+        env: env.to_vec(),
+        overrides: overrides.to_vec(),
+    };
+    let first = load(&args)?;
+    let root = discover_root(start, &first.config);
+    args.workspace_file = Some(root.join("trilogy.toml"));
+    let loaded = load(&args)?;
+    let var = |k: &str| {
+        env.iter()
+            .find(|(n, _)| n == k)
+            .map(|(_, v)| v.trim().to_string())
+    };
+    let today = var("TRILOGY_TODAY")
+        .map(|v| {
+            NaiveDate::parse_from_str(&v, "%Y-%m-%d").map_err(|_| {
+                Error::bad_input(format!("TRILOGY_TODAY=`{v}` is not a date; use YYYY-MM-DD"))
+            })
+        })
+        .transpose()?;
+    let now_ms = var("TRILOGY_NOW_MS")
+        .map(|v| {
+            v.parse::<i64>().map_err(|_| {
+                Error::bad_input(format!(
+                    "TRILOGY_NOW_MS=`{v}` is not a number of milliseconds"
+                ))
+            })
+        })
+        .transpose()?;
+    let ws = Workspace::new(root, loaded.config.clone(), Clock { today, now_ms });
+    Ok((ws, loaded))
 }
 
 impl Workspace {
@@ -180,18 +234,29 @@ impl Workspace {
     }
 
     /// Run `op` inside the sync protocol. On error nothing is changed, in the store or the files.
+    ///
+    /// When a memory file changes on disk between absorbing it and writing it, the transaction
+    /// is dropped before any file is written and the whole command runs again on the new bytes.
     pub fn write<R>(
         &self,
         actor: &str,
-        op: impl FnOnce(&mut Tx) -> Result<R>,
+        mut op: impl FnMut(&mut Tx) -> Result<R>,
     ) -> Result<Written<R>> {
+        const ATTEMPTS: usize = 8;
         let store = self.rw_store()?;
-        let wtx = store.write(self.timeout())?;
-        let mut tx = Tx::new(self, wtx, actor);
-        tx.absorb(&FileKind::ALL)?;
-        let value = op(&mut tx)?;
-        let report = tx.finish()?;
-        Ok(Written { value, report })
+        for _ in 0..ATTEMPTS {
+            let wtx = store.write(self.timeout())?;
+            let mut tx = Tx::new(self, wtx, actor);
+            tx.absorb(&FileKind::ALL)?;
+            let value = op(&mut tx)?;
+            if let Some(report) = tx.finish()? {
+                return Ok(Written { value, report });
+            }
+        }
+        Err(Error::FilesChanging {
+            path: self.memory_dir(),
+            attempts: ATTEMPTS,
+        })
     }
 
     /// Run `f` on a consistent snapshot that reflects the files as they are now. The report

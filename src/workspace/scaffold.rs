@@ -61,42 +61,79 @@ pub enum BootOutcome {
 /// Write or refresh our block in `path`, keeping every other byte of the file.
 /// A start marker without its end marker is an error, never a guess.
 pub fn ensure_boot_block(path: &Path, block: &str) -> Result<BootOutcome> {
-    let existing = match std::fs::read(path) {
-        Ok(b) => Some(String::from_utf8(b).map_err(|_| Error::Unparseable {
-            path: path.to_path_buf(),
-            line: 1,
-            reason: "not UTF-8 text".into(),
-        })?),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(Error::io(path, e)),
+    ensure_region(path, BOOT_START, BOOT_END, block, &LEGACY_MARKERS)
+}
+
+fn read_text(path: &Path) -> Result<Option<String>> {
+    match std::fs::read(path) {
+        Ok(b) => Ok(Some(String::from_utf8(b).map_err(|_| {
+            Error::Unparseable {
+                path: path.to_path_buf(),
+                line: 1,
+                reason: "not UTF-8 text".into(),
+            }
+        })?)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// Byte range of the region `start`…`end` (with the newline after `end`), if present.
+fn find_region(path: &Path, text: &str, start: &str, end: &str) -> Result<Option<(usize, usize)>> {
+    let Some(s) = text.find(start) else {
+        if let Some(e) = text.find(end) {
+            return Err(Error::Unparseable {
+                path: path.to_path_buf(),
+                line: text[..e].matches('\n').count() + 1,
+                reason: format!(
+                    "`{end}` has no `{start}` before it; restore the start marker or delete the end marker"
+                ),
+            });
+        }
+        return Ok(None);
     };
-    let Some(text) = existing else {
+    let Some(rel) = text[s..].find(end) else {
+        return Err(Error::Unparseable {
+            path: path.to_path_buf(),
+            line: text[..s].matches('\n').count() + 1,
+            reason: format!(
+                "`{start}` has no matching `{end}`; add the end marker where the trilogy block ends, or delete the start marker"
+            ),
+        });
+    };
+    let mut e = s + rel + end.len();
+    if text[e..].starts_with('\n') {
+        e += 1;
+    }
+    Ok(Some((s, e)))
+}
+
+/// Keep `block` (which starts with `start` and ends with `end` and a newline) in `path`:
+/// replaced in place when present, appended otherwise; a legacy marker's block (which runs to
+/// the end of the file) is replaced. Written only when the bytes change.
+pub fn ensure_region(
+    path: &Path,
+    start: &str,
+    end: &str,
+    block: &str,
+    legacy: &[&str],
+) -> Result<BootOutcome> {
+    let Some(text) = read_text(path)? else {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        }
         fsio::write_atomic(path, block.as_bytes())?;
         return Ok(BootOutcome::Created);
     };
-    let line_of = |byte: usize| text[..byte].matches('\n').count() + 1;
-    let (new, outcome) = if let Some(start) = text.find(BOOT_START) {
-        let Some(end_rel) = text[start..].find(BOOT_END) else {
-            return Err(Error::Unparseable {
-                path: path.to_path_buf(),
-                line: line_of(start),
-                reason: format!(
-                    "`{BOOT_START}` has no matching `{BOOT_END}`; add the end marker where the trilogy block ends, or delete the start marker"
-                ),
-            });
-        };
-        let mut end = start + end_rel + BOOT_END.len();
-        if text[end..].starts_with('\n') {
-            end += 1;
-        }
-        if &text[start..end] == block {
+    let (new, outcome) = if let Some((s, e)) = find_region(path, &text, start, end)? {
+        if &text[s..e] == block {
             return Ok(BootOutcome::Unchanged);
         }
         (
-            format!("{}{}{}", &text[..start], block, &text[end..]),
+            format!("{}{}{}", &text[..s], block, &text[e..]),
             BootOutcome::Updated,
         )
-    } else if let Some(pos) = LEGACY_MARKERS.iter().filter_map(|m| text.find(m)).min() {
+    } else if let Some(pos) = legacy.iter().filter_map(|m| text.find(m)).min() {
         let head = text[..pos].trim_end();
         let sep = if head.is_empty() { "" } else { "\n\n" };
         (format!("{head}{sep}{block}"), BootOutcome::UpgradedLegacy)
@@ -107,6 +144,24 @@ pub fn ensure_boot_block(path: &Path, block: &str) -> Result<BootOutcome> {
     };
     fsio::write_atomic(path, new.as_bytes())?;
     Ok(outcome)
+}
+
+/// Take our region out of `path`; the file is deleted when nothing else is left in it.
+pub fn remove_region(path: &Path, start: &str, end: &str) -> Result<bool> {
+    let Some(text) = read_text(path)? else {
+        return Ok(false);
+    };
+    let Some((s, e)) = find_region(path, &text, start, end)? else {
+        return Ok(false);
+    };
+    let rest = format!("{}{}", text[..s].trim_end(), &text[e..]);
+    let rest = rest.trim_end();
+    if rest.trim().is_empty() {
+        std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
+    } else {
+        fsio::write_atomic(path, format!("{rest}\n").as_bytes())?;
+    }
+    Ok(true)
 }
 
 #[cfg(test)]
@@ -149,6 +204,22 @@ mod tests {
             std::fs::read_to_string(&p).unwrap(),
             "x\n<!-- trilogy:start -->\nhalf\n"
         );
+    }
+
+    #[test]
+    fn region_is_removed_and_an_emptied_file_deleted() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("CLAUDE.md");
+        let block = boot_block(Lang::En, "memory");
+        ensure_boot_block(&p, &block).unwrap();
+        assert!(remove_region(&p, BOOT_START, BOOT_END).unwrap());
+        assert!(!p.exists());
+        std::fs::write(&p, "mine\n").unwrap();
+        ensure_boot_block(&p, &block).unwrap();
+        remove_region(&p, BOOT_START, BOOT_END).unwrap();
+        assert_eq!(std::fs::read_to_string(&p).unwrap(), "mine\n");
+        std::fs::write(&p, "x\n<!-- trilogy:end -->\n").unwrap();
+        assert!(remove_region(&p, BOOT_START, BOOT_END).is_err());
     }
 
     #[test]

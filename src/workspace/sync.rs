@@ -37,6 +37,8 @@ pub struct Tx<'w> {
     broken: BTreeMap<FileKind, ParseError>,
     /// SHA-1 of each file as absorb saw it (`None`: missing).
     seen: HashMap<FileKind, Option<String>>,
+    /// Entries moved between files in this transaction: (from, to).
+    moves: BTreeSet<(FileKind, FileKind)>,
     changed: bool,
     report: SyncReport,
 }
@@ -90,6 +92,7 @@ impl<'w> Tx<'w> {
             dirty: BTreeSet::new(),
             broken: BTreeMap::new(),
             seen: HashMap::new(),
+            moves: BTreeSet::new(),
             changed: false,
             report: SyncReport::default(),
         }
@@ -124,6 +127,11 @@ impl<'w> Tx<'w> {
             && let Some(f) = old.file()
         {
             self.touch(f)?;
+            if let Some(to) = rec.file()
+                && to != f
+            {
+                self.moves.insert((f, to));
+            }
         }
         if let Some(f) = rec.file() {
             self.touch(f)?;
@@ -169,6 +177,12 @@ impl<'w> Tx<'w> {
     pub fn add_report(&mut self, text: &str) -> Result<u64> {
         self.changed = true;
         self.store.add_report(&self.now, &self.actor, text)
+    }
+
+    /// Save what trilogy remembers about an agent session.
+    pub fn put_agent_session(&mut self, s: &crate::model::AgentSession) -> Result<()> {
+        self.changed = true;
+        self.store.put_agent_session(s)
     }
 
     /// Mark a change that touches no file (reports, settings) so the transaction commits.
@@ -306,6 +320,30 @@ impl<'w> Tx<'w> {
             }
         }
         let present_ids: HashSet<String> = present.iter().map(|(_, i)| i.id.clone()).collect();
+        // entries that left the files go first, so an edited entry can take its old place
+        let mut replaced: HashMap<String, EntryRecord> = HashMap::new();
+        for (id, by) in gone {
+            if present_ids.contains(&id) {
+                continue;
+            }
+            let Some(mut rec) = self.store.entry(&id)? else {
+                continue;
+            };
+            let op = if by.is_some() { "replace" } else { "remove" };
+            rec.state = if by.is_some() {
+                State::Replaced
+            } else {
+                State::Removed
+            };
+            rec.replaced_by = by.clone();
+            self.put_entry(&rec)?;
+            let mut ids = vec![id];
+            ids.extend(by.clone());
+            self.log(op, ids, &rec.heading)?;
+            if let Some(new_id) = by {
+                replaced.insert(new_id, rec);
+            }
+        }
         let mut imported: BTreeMap<FileKind, usize> = BTreeMap::new();
         for (f, item) in present {
             match self.store.entry(&item.id)? {
@@ -316,10 +354,17 @@ impl<'w> Tx<'w> {
                     rec.state = item.state;
                     rec.superseded_by = item.superseded_by.clone();
                     rec.origin = Origin::default();
+                    if let Some(old) = replaced.get(&rec.id)
+                        && old.sort_date == rec.sort_date
+                    {
+                        // a corrected entry keeps its place among entries of its date
+                        rec.seq = old.seq;
+                        rec.origin = old.origin.clone();
+                    }
                     self.put_entry(&rec)?;
                     if fresh {
                         *imported.entry(f).or_default() += 1;
-                    } else {
+                    } else if !replaced.contains_key(&rec.id) {
                         self.log(
                             "add",
                             vec![rec.id.clone()],
@@ -357,25 +402,6 @@ impl<'w> Tx<'w> {
                 &format!("{n} entries from {}", f.file_name()),
             )?;
         }
-        for (id, by) in gone {
-            if present_ids.contains(&id) {
-                continue;
-            }
-            let Some(mut rec) = self.store.entry(&id)? else {
-                continue;
-            };
-            let op = if by.is_some() { "replace" } else { "remove" };
-            rec.state = if by.is_some() {
-                State::Replaced
-            } else {
-                State::Removed
-            };
-            rec.replaced_by = by.clone();
-            self.put_entry(&rec)?;
-            let mut ids = vec![id];
-            ids.extend(by);
-            self.log(op, ids, &rec.heading)?;
-        }
         Ok(())
     }
 
@@ -396,6 +422,7 @@ impl<'w> Tx<'w> {
                 n += 1;
             }
             seen.insert(key.clone());
+            let body = keep_readable(block.body.clone());
             let mut heading = block.heading.clone();
             if lang == Lang::Zh
                 && let Some(slot) = section_slot(&heading)
@@ -415,7 +442,7 @@ impl<'w> Tx<'w> {
                     let rec = SectionRecord {
                         key: key.clone(),
                         heading: heading.clone(),
-                        body: block.body.clone(),
+                        body: body.clone(),
                         order,
                         removed: false,
                         revision: 1,
@@ -425,10 +452,10 @@ impl<'w> Tx<'w> {
                         self.log("section-add", vec![key], &heading)?;
                     }
                 }
-                Some(cur) if cur.removed || cur.heading != heading || cur.body != block.body => {
+                Some(cur) if cur.removed || cur.heading != heading || cur.body != body => {
                     let rec = SectionRecord {
                         heading: heading.clone(),
-                        body: block.body.clone(),
+                        body: body.clone(),
                         order,
                         removed: false,
                         revision: cur.revision + 1,
@@ -457,56 +484,71 @@ impl<'w> Tx<'w> {
         Ok(())
     }
 
-    /// Steps 4 and 5: render the affected files, write the changed ones, commit.
-    pub(super) fn finish(mut self) -> Result<SyncReport> {
-        for _round in 0..3 {
-            let mut raced = Vec::new();
-            let dirty: Vec<FileKind> = self.dirty.iter().copied().collect();
-            for f in dirty {
-                if self.broken.contains_key(&f) {
-                    continue;
-                }
-                let path = fsio::resolve_inside(&self.ws.root, &self.ws.file_path(f))?;
-                let now = fsio::read_opt(&path)?;
-                let now_sha = now.as_deref().map(sha1_hex);
-                if let Some(seen) = self.seen.get(&f)
-                    && *seen != now_sha
-                {
-                    // someone wrote the file after we absorbed it: absorb again first
-                    raced.push(f);
-                    continue;
-                }
-                let text = render_file(&self.store, f, self.lang())?;
-                if now.as_deref() != Some(text.as_bytes()) {
-                    if let Some(dir) = path.parent() {
-                        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-                    }
-                    fsio::write_atomic(&path, text.as_bytes())?;
-                    crash_point("after-first-write");
-                    self.report.written.push(f.file_name().to_string());
-                }
-                self.store
-                    .set_stamp(f, &fsio::stamp_of(&path, text.as_bytes())?)?;
-                self.changed = true;
-                self.dirty.remove(&f);
-            }
-            if raced.is_empty() {
-                break;
-            }
-            self.absorb(&raced)?;
+    /// The order files are written in: a file gaining entries before the file losing them,
+    /// so a crash between the two leaves the entry in both (absorbed as a move), never in none.
+    fn write_order(&self) -> Vec<FileKind> {
+        use FileKind::*;
+        let to_archive = self.moves.contains(&(Sessions, Archive));
+        let from_archive = self.moves.contains(&(Archive, Sessions));
+        let mut order = vec![Project, Decisions, Sessions, Archive];
+        if to_archive && !from_archive {
+            order = vec![Project, Decisions, Archive, Sessions];
         }
-        if !self.dirty.iter().all(|f| self.broken.contains_key(f)) {
-            return Err(Error::Busy {
-                path: self.ws.memory_dir(),
-                waited_ms: 0,
-            });
+        order.retain(|f| self.dirty.contains(f) && !self.broken.contains_key(f));
+        order
+    }
+
+    /// Steps 4 and 5: render the affected files, write the changed ones, commit. `Ok(None)`
+    /// when a file changed on disk after it was absorbed: nothing has been written and the
+    /// caller starts over with a fresh transaction.
+    pub(super) fn finish(mut self) -> Result<Option<SyncReport>> {
+        if self.dirty.contains(&FileKind::Archive) && !self.broken.contains_key(&FileKind::Sessions)
+        {
+            // the pointer line counts the archive
+            self.dirty.insert(FileKind::Sessions);
+        }
+        pause_point("before-write");
+        let mut plan = Vec::new();
+        for f in self.write_order() {
+            let path = fsio::resolve_inside(&self.ws.root, &self.ws.file_path(f))?;
+            let now = fsio::read_opt(&path)?;
+            if self.seen.get(&f) != Some(&now.as_deref().map(sha1_hex)) {
+                return Ok(None);
+            }
+            let text = render_file(&self.store, f, self.lang())?;
+            plan.push((f, path, now, text));
+        }
+        for (f, path, now, text) in plan {
+            if now.as_deref() != Some(text.as_bytes()) {
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+                }
+                fsio::write_atomic(&path, text.as_bytes())?;
+                crash_point("after-first-write");
+                self.report.written.push(f.file_name().to_string());
+            }
+            self.store
+                .set_stamp(f, &fsio::stamp_of(&path, text.as_bytes())?)?;
+            self.changed = true;
         }
         let report = std::mem::take(&mut self.report);
         if self.changed {
             crash_point("before-commit");
             self.store.commit()?;
         }
-        Ok(report)
+        Ok(Some(report))
+    }
+}
+
+/// Sleep at a named point when `TRILOGY_PAUSE_AT=<name>:<ms>` names it, so the race tests can
+/// change a file while a real process is between absorbing and writing.
+fn pause_point(name: &str) {
+    if let Some(v) = std::env::var_os("TRILOGY_PAUSE_AT")
+        && let Some((n, ms)) = v.to_string_lossy().split_once(':')
+        && n == name
+        && let Ok(ms) = ms.parse::<u64>()
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
     }
 }
 
@@ -562,6 +604,7 @@ fn items_of(f: FileKind, doc: &Doc, today: NaiveDate) -> Vec<Item> {
             ),
             _ => (EntryKind::Session, State::Live, block.body.clone(), None),
         };
+        let body = keep_readable(body);
         let id = entry_id(kind, &block.heading, &body);
         if !ids.insert(id.clone()) {
             continue;
@@ -577,6 +620,17 @@ fn items_of(f: FileKind, doc: &Doc, today: NaiveDate) -> Vec<Item> {
         });
     }
     out
+}
+
+/// A body that would swallow what follows it once entries are re-ordered (an unclosed fence
+/// or HTML block at the end of a file) is closed or escaped; every other body is kept as is.
+fn keep_readable(body: String) -> String {
+    let risky = body.contains('`') || body.contains('~') || body.contains('<');
+    if !risky || markdown::reads_back(&body) {
+        body
+    } else {
+        markdown::safe_body(&body)
+    }
 }
 
 const SUPERSEDED_PREFIXES: [&str; 2] = ["已被取代：", "Superseded by:"];

@@ -59,6 +59,17 @@ impl Ws {
         c
     }
 
+    /// The same as [`Ws::cmd`], as a plain process (for spawning and piping).
+    pub fn std_cmd(&self) -> std::process::Command {
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"));
+        c.arg("--root").arg(self.root());
+        c.env("TRILOGY_TODAY", TODAY)
+            .env("TRILOGY_CONFIG", self.root().join("no-user-config.toml"))
+            .env_remove("TRILOGY_LANG")
+            .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES");
+        c
+    }
+
     pub fn run(&self, args: &[&str]) -> Output {
         self.cmd().args(args).output().unwrap()
     }

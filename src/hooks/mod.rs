@@ -1,0 +1,285 @@
+//! Host hooks: `trilogy hook claude|codex <event>` reads the host's JSON on stdin and answers
+//! in the host's format. A hook never blocks the user and never breaks the host: whatever goes
+//! wrong, it exits 0 with nothing on stdout and leaves one line in `.trilogy/hooks.log`.
+
+mod transcript;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::ops::agent::{self, HostLimits, Source, ToolKind};
+use crate::workspace::{Workspace, open_workspace};
+
+/// Characters Claude Code keeps of a hook's context; the rest goes to a file it only previews.
+pub const CLAUDE_CONTEXT_CHARS: usize = 10_000;
+
+/// Agent hosts with hooks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Host {
+    Claude,
+    Codex,
+}
+
+impl Host {
+    pub fn parse(s: &str) -> Option<Host> {
+        match s {
+            "claude" => Some(Host::Claude),
+            "codex" => Some(Host::Codex),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Host::Claude => "claude",
+            Host::Codex => "codex",
+        }
+    }
+
+    fn limits(self) -> HostLimits {
+        HostLimits {
+            window_tokens: None,
+            char_cap: match self {
+                Host::Claude => Some(CLAUDE_CONTEXT_CHARS),
+                // Codex documents no cap; the byte budget applies
+                Host::Codex => None,
+            },
+        }
+    }
+}
+
+/// Hook events, by the names the CLI takes.
+pub const EVENTS: [&str; 5] = [
+    "session-start",
+    "user-prompt-submit",
+    "post-tool-use",
+    "stop",
+    "session-end",
+];
+
+/// What a hook run printed and logged.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reply {
+    /// Exactly what goes to stdout (empty: nothing).
+    pub stdout: String,
+    /// A line for the hook log, when something was off.
+    pub log: Option<String>,
+    /// Workspace root, when one was found (where the log goes).
+    pub root: Option<PathBuf>,
+}
+
+fn context_json(event: &str, text: &str) -> String {
+    serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": event,
+            "additionalContext": text,
+        }
+    })
+    .to_string()
+}
+
+/// Classify a tool call for work detection.
+pub fn tool_kind(name: &str, input: &Value) -> ToolKind {
+    let ours = name.starts_with("mcp__") && name.contains("trilogy");
+    if ours && name.ends_with("memory_checkpoint") {
+        return ToolKind::Record;
+    }
+    match name {
+        "Bash" | "PowerShell" | "shell" | "exec_command" => {
+            let cmd = input
+                .get("command")
+                .map(|c| c.to_string())
+                .unwrap_or_default();
+            if cmd.contains("trilogy checkpoint") || cmd.contains("trilogy\",\"checkpoint") {
+                ToolKind::Record
+            } else {
+                ToolKind::Work
+            }
+        }
+        "Edit" | "Write" | "NotebookEdit" | "MultiEdit" | "apply_patch" => ToolKind::Work,
+        _ => ToolKind::Other,
+    }
+}
+
+fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
+}
+
+/// Run one hook event. Never fails: problems become a log line.
+pub fn run(host: Host, event: &str, stdin: &str, env: &[(String, String)]) -> Reply {
+    let mut reply = Reply::default();
+    if let Err(e) = handle(host, event, stdin, env, &mut reply) {
+        reply.stdout.clear();
+        reply.log = Some(format!("{} {event}: {e}", host.as_str()));
+    }
+    reply
+}
+
+fn handle(
+    host: Host,
+    event: &str,
+    stdin: &str,
+    env: &[(String, String)],
+    reply: &mut Reply,
+) -> Result<()> {
+    if !EVENTS.contains(&event) {
+        return Err(Error::bad_input(format!(
+            "unknown event `{event}`; events: {}",
+            EVENTS.join(", ")
+        )));
+    }
+    let input: Value = serde_json::from_str(stdin)
+        .map_err(|e| Error::bad_input(format!("stdin is not the host's JSON: {e}")))?;
+    if !input.is_object() {
+        return Err(Error::bad_input("stdin is not a JSON object"));
+    }
+    let id = str_field(&input, "session_id")
+        .ok_or_else(|| Error::bad_input("no session_id in the hook input"))?;
+    let project_dir = env
+        .iter()
+        .find(|(k, _)| k == "CLAUDE_PROJECT_DIR")
+        .map(|(_, v)| PathBuf::from(v));
+    let cwd = str_field(&input, "cwd")
+        .map(PathBuf::from)
+        .or(project_dir)
+        .ok_or_else(|| Error::bad_input("no cwd in the hook input"))?;
+    if !cwd.is_dir() {
+        return Err(Error::bad_input(format!(
+            "cwd {} is not a directory",
+            cwd.display()
+        )));
+    }
+    let (ws, _) = open_workspace(&cwd, env, &[])?;
+    reply.root = Some(ws.root.clone());
+    if !ws.config.enabled {
+        return Ok(());
+    }
+    let limits = host.limits();
+    let h = host.as_str();
+    match event {
+        "session-start" => {
+            if !ready(&ws)? || !ws.config.inject_on_session_start {
+                return Ok(());
+            }
+            let source = str_field(&input, "source")
+                .and_then(Source::parse)
+                .unwrap_or(Source::Startup);
+            let inj = agent::inject(&ws, h, Some(id), source, limits)?;
+            if inj.injected {
+                reply.stdout = context_json("SessionStart", &inj.block.text);
+            }
+        }
+        "user-prompt-submit" => {
+            if !ws.has_memory() || !ws.config.inject_on_session_start {
+                return Ok(());
+            }
+            if let Some(text) = agent::prompt_submitted(&ws, h, id, limits)? {
+                reply.stdout = context_json("UserPromptSubmit", &text);
+            }
+        }
+        "post-tool-use" => {
+            if !ws.has_memory() {
+                return Ok(());
+            }
+            let name = str_field(&input, "tool_name")
+                .ok_or_else(|| Error::bad_input("no tool_name in PostToolUse input"))?;
+            let kind = tool_kind(name, input.get("tool_input").unwrap_or(&Value::Null));
+            agent::tool_used(&ws, h, id, kind)?;
+        }
+        "stop" => {
+            if !ws.has_memory() {
+                return Ok(());
+            }
+            let facts = match (host, str_field(&input, "transcript_path")) {
+                (Host::Claude, Some(p)) => transcript::last_turn(Path::new(p)),
+                _ => None,
+            };
+            agent::turn_ended(&ws, h, id, facts)?;
+        }
+        "session-end" => {
+            if ws.has_memory() {
+                agent::session_ended(&ws, h, id)?;
+            }
+        }
+        _ => unreachable!("checked against EVENTS"),
+    }
+    Ok(())
+}
+
+/// Make sure the workspace has memory, scaffolding it when configured.
+fn ready(ws: &Workspace) -> Result<bool> {
+    if ws.has_memory() {
+        return Ok(true);
+    }
+    if !ws.config.auto_scaffold {
+        return Ok(false);
+    }
+    crate::ops::init(ws)?;
+    Ok(true)
+}
+
+/// Append a line to the workspace's hook log (best effort).
+pub fn write_log(root: Option<&Path>, line: &str) {
+    use std::io::Write;
+    let Some(root) = root else { return };
+    let dir = root.join(".trilogy");
+    if !dir.is_dir() {
+        return;
+    }
+    let stamp = chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false);
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join("hooks.log"))
+    {
+        let _ = writeln!(f, "{stamp} {line}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tools_are_classified() {
+        let none = Value::Null;
+        assert_eq!(tool_kind("Edit", &none), ToolKind::Work);
+        assert_eq!(tool_kind("apply_patch", &none), ToolKind::Work);
+        assert_eq!(tool_kind("Read", &none), ToolKind::Other);
+        assert_eq!(
+            tool_kind("mcp__trilogy__memory_checkpoint", &none),
+            ToolKind::Record
+        );
+        assert_eq!(
+            tool_kind("mcp__plugin_trilogy_memory__memory_checkpoint", &none),
+            ToolKind::Record
+        );
+        assert_eq!(
+            tool_kind("mcp__trilogy__memory_search", &none),
+            ToolKind::Other
+        );
+        let cmd = serde_json::json!({"command": "trilogy checkpoint --session-done x"});
+        assert_eq!(tool_kind("Bash", &cmd), ToolKind::Record);
+        assert_eq!(
+            tool_kind("Bash", &serde_json::json!({"command": "cargo test"})),
+            ToolKind::Work
+        );
+    }
+
+    #[test]
+    fn bad_input_prints_nothing_and_logs() {
+        for (event, stdin) in [
+            ("session-start", "not json"),
+            ("session-start", "[]"),
+            ("session-start", "{}"),
+            ("session-start", r#"{"session_id":"s"}"#),
+            ("nonsense", r#"{"session_id":"s","cwd":"/"}"#),
+        ] {
+            let r = run(Host::Claude, event, stdin, &[]);
+            assert_eq!(r.stdout, "", "{event} {stdin}");
+            assert!(r.log.is_some(), "{event} {stdin}");
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! Claude Code transcripts (JSONL, an internal format that changes between versions): what the
+//! last turn did, for when no PostToolUse hook reported. Parsed defensively; anything odd
+//! makes the answer "unknown" rather than a guess.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::ops::agent::{ToolKind, TurnFacts};
+
+use super::tool_kind;
+
+/// Largest transcript tail read (bytes): the last turn is near the end.
+const TAIL_BYTES: u64 = 4 * 1024 * 1024;
+
+fn is_human_prompt(v: &Value) -> bool {
+    if v.get("type").and_then(Value::as_str) != Some("user") {
+        return false;
+    }
+    let flag = |k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
+    if flag("isMeta") || flag("isCompactSummary") || flag("isSidechain") {
+        return false;
+    }
+    match v.pointer("/message/content") {
+        Some(Value::String(_)) => true,
+        Some(Value::Array(parts)) => {
+            !parts
+                .iter()
+                .any(|p| p.get("type").and_then(Value::as_str) == Some("tool_result"))
+                && parts
+                    .iter()
+                    .any(|p| p.get("type").and_then(Value::as_str) == Some("text"))
+        }
+        _ => false,
+    }
+}
+
+/// Facts about the turn after the last human prompt, or `None` when the file is unreadable.
+pub fn last_turn(path: &Path) -> Option<TurnFacts> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut f = std::fs::File::open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    if len > TAIL_BYTES {
+        f.seek(SeekFrom::Start(len - TAIL_BYTES)).ok()?;
+    }
+    let mut buf = Vec::new();
+    f.read_to_end(&mut buf).ok()?;
+    let text = String::from_utf8_lossy(&buf);
+    // a partial first line (after seeking) or last line (still being written) does not parse
+    let lines: Vec<Value> = text
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let start = lines.iter().rposition(is_human_prompt)?;
+    let mut facts = TurnFacts::default();
+    for v in &lines[start + 1..] {
+        if v.get("type").and_then(Value::as_str) != Some("assistant")
+            || v.get("isSidechain")
+                .and_then(Value::as_bool)
+                .unwrap_or(false)
+        {
+            continue;
+        }
+        let Some(Value::Array(parts)) = v.pointer("/message/content") else {
+            continue;
+        };
+        for p in parts {
+            if p.get("type").and_then(Value::as_str) != Some("tool_use") {
+                continue;
+            }
+            let name = p.get("name").and_then(Value::as_str).unwrap_or_default();
+            match tool_kind(name, p.get("input").unwrap_or(&Value::Null)) {
+                ToolKind::Work => facts.work = true,
+                ToolKind::Record => facts.recorded = true,
+                ToolKind::Other => {}
+            }
+        }
+    }
+    Some(facts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_tools_after_the_last_human_prompt() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("t.jsonl");
+        let lines = [
+            r#"{"type":"user","message":{"role":"user","content":"first"}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"a","name":"Edit","input":{}}]}}"#,
+            r#"{"type":"user","message":{"role":"user","content":"second"}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"hi"},{"type":"tool_use","id":"b","name":"Read","input":{}}]}}"#,
+            r#"{"type":"user","message":{"content":[{"tool_use_id":"b","type":"tool_result","content":"x"}]}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"c","name":"Bash","input":{"command":"cargo test"}}]}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_u"#,
+        ];
+        std::fs::write(&p, lines.join("\n")).unwrap();
+        assert_eq!(
+            last_turn(&p),
+            Some(TurnFacts {
+                work: true,
+                recorded: false
+            })
+        );
+        std::fs::write(&p, lines[..4].join("\n")).unwrap();
+        assert_eq!(
+            last_turn(&p),
+            Some(TurnFacts {
+                work: false,
+                recorded: false
+            })
+        );
+        assert_eq!(last_turn(&dir.path().join("missing.jsonl")), None);
+    }
+}

@@ -1,0 +1,325 @@
+//! Agent sessions: what each host session was shown and when, notices of changes made
+//! elsewhere, and the turn-end nudge. The hook surfaces translate host events into these calls.
+//!
+//! Rules: the same block is never injected twice into one session (after compaction, or when
+//! the host lost it, the whole block comes again); changes made by others since the block
+//! reach the next prompt as one short notice, the session's own writes are not echoed; a turn
+//! that did work and recorded nothing owes a one-line reminder on the next prompt, within the
+//! cooldown and the per-session maximum, reset by a successful write.
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::model::{AgentSession, Event};
+use crate::store::Reader;
+use crate::workspace::{Tx, Workspace};
+
+use super::inject::{Block, Budget, assemble, texts};
+
+/// Longest compact list of changed headings appended to a prompt (bytes).
+pub const NOTICE_LIST_MAX: usize = 600;
+/// Longest short change notice (bytes).
+pub const NOTICE_MAX: usize = 300;
+
+/// Why a session start asked for a block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Source {
+    Startup,
+    Resume,
+    Clear,
+    Compact,
+}
+
+impl Source {
+    pub fn parse(s: &str) -> Option<Source> {
+        match s {
+            "startup" => Some(Source::Startup),
+            "resume" | "fork" => Some(Source::Resume),
+            "clear" => Some(Source::Clear),
+            "compact" => Some(Source::Compact),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::Startup => "startup",
+            Source::Resume => "resume",
+            Source::Clear => "clear",
+            Source::Compact => "compact",
+        }
+    }
+
+    /// The host's context no longer holds an earlier block.
+    fn lost_context(self) -> bool {
+        matches!(self, Source::Clear | Source::Compact)
+    }
+}
+
+/// What `inject` decided.
+#[derive(Debug, Clone, Serialize)]
+pub struct Injection {
+    /// False when the session already has this exact block.
+    pub injected: bool,
+    pub block: Block,
+}
+
+/// Limits for one host.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HostLimits {
+    /// The model's context window in tokens, when the host says.
+    pub window_tokens: Option<u64>,
+    /// Characters the host keeps of a hook's output.
+    pub char_cap: Option<usize>,
+}
+
+fn new_session(tx: &Tx, id: &str, host: &str) -> AgentSession {
+    AgentSession {
+        id: id.to_string(),
+        host: host.to_string(),
+        started_at: tx.now.clone(),
+        ..AgentSession::default()
+    }
+}
+
+fn session_or_new(tx: &Tx, id: &str, host: &str) -> Result<AgentSession> {
+    Ok(tx
+        .store()
+        .agent_session(id)?
+        .unwrap_or_else(|| new_session(tx, id, host)))
+}
+
+fn validate_id(id: &str) -> Result<()> {
+    if id.trim().is_empty() || id.len() > 256 || id.chars().any(char::is_control) {
+        return Err(Error::bad_input(
+            "session id must be 1–256 printable characters",
+        ));
+    }
+    Ok(())
+}
+
+/// Assemble the block; with a session id, inject it only when that session lacks it.
+pub fn inject(
+    ws: &Workspace,
+    host: &str,
+    session: Option<&str>,
+    source: Source,
+    limits: HostLimits,
+) -> Result<Injection> {
+    let budget = Budget::effective(&ws.config, limits.window_tokens, limits.char_cap);
+    let Some(id) = session else {
+        let block = ws
+            .read(|r| assemble(r, &ws.config, ws.clock.today(), budget))?
+            .value;
+        return Ok(Injection {
+            injected: true,
+            block,
+        });
+    };
+    validate_id(id)?;
+    Ok(ws
+        .write(&format!("hook:{host}"), |tx| {
+            let block = assemble(tx.store(), &ws.config, tx.today, budget)?;
+            let mut st = session_or_new(tx, id, host)?;
+            let unchanged = st.digest.as_deref() == Some(block.digest.as_str());
+            let injected = source.lost_context() || !unchanged;
+            if injected {
+                st.digest = Some(block.digest.clone());
+                st.injected_at = Some(tx.now.clone());
+                st.source = Some(source.as_str().to_string());
+                st.injections += 1;
+                st.injected_ids = block.ids.clone();
+                st.dropped = block.dropped.clone();
+            }
+            st.seen_event = tx.store().last_event_seq()?;
+            st.turn_start_event = st.seen_event;
+            st.ended_at = None;
+            tx.put_agent_session(&st)?;
+            Ok(Injection { injected, block })
+        })?
+        .value)
+}
+
+/// Changes made by others since the session last looked: their events, oldest first.
+fn foreign_changes(r: &dyn Reader, st: &AgentSession) -> Result<Vec<Event>> {
+    let own = st.actor();
+    Ok(r.events_since(st.seen_event)?
+        .into_iter()
+        .filter(|e| e.actor != own && e.op != "report")
+        .collect())
+}
+
+/// The appended notice: a compact list of what changed when it fits, else one short line.
+pub fn change_notice(ws: &Workspace, events: &[Event]) -> Option<String> {
+    if events.is_empty() {
+        return None;
+    }
+    let t = texts(ws.lang());
+    let mut seen = std::collections::HashSet::new();
+    let lines: Vec<String> = events
+        .iter()
+        .filter(|e| !e.detail.is_empty() && seen.insert(e.detail.clone()))
+        .map(|e| format!("- {} {}", e.op, e.detail))
+        .collect();
+    let list = format!("{}\n{}", t.changed_list_head(), lines.join("\n"));
+    if !lines.is_empty() && list.len() <= NOTICE_LIST_MAX {
+        Some(list)
+    } else {
+        Some(t.changed_notice(events.len()))
+    }
+}
+
+/// What a prompt gets appended: the owed nudge, then the change notice. Starts a new turn.
+/// A session never seen before gets the whole block (the host never had it).
+pub fn prompt_submitted(
+    ws: &Workspace,
+    host: &str,
+    id: &str,
+    limits: HostLimits,
+) -> Result<Option<String>> {
+    validate_id(id)?;
+    let known = ws.read(|r| r.agent_session(id))?.value.is_some();
+    if !known {
+        let inj = inject(ws, host, Some(id), Source::Startup, limits)?;
+        return Ok(inj.injected.then_some(inj.block.text));
+    }
+    Ok(ws
+        .write(&format!("hook:{host}"), |tx| {
+            let mut st = session_or_new(tx, id, host)?;
+            let mut parts = Vec::new();
+            if st.nudge_owed {
+                parts.push(texts(ws.lang()).nudge.to_string());
+                st.nudge_owed = false;
+            }
+            let changes = foreign_changes(tx.store(), &st)?;
+            if let Some(n) = change_notice(ws, &changes) {
+                parts.push(n);
+                st.announced += changes.len() as u64;
+            }
+            st.seen_event = tx.store().last_event_seq()?;
+            st.turn_start_event = st.seen_event;
+            st.work_this_turn = false;
+            st.wrote_this_turn = false;
+            tx.put_agent_session(&st)?;
+            Ok((!parts.is_empty()).then(|| parts.join("\n\n")))
+        })?
+        .value)
+}
+
+/// What one tool call means for the turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolKind {
+    /// Edited files or ran commands.
+    Work,
+    /// Recorded memory.
+    Record,
+    /// Neither (reads, searches).
+    Other,
+}
+
+/// A tool call finished in session `id`.
+pub fn tool_used(ws: &Workspace, host: &str, id: &str, kind: ToolKind) -> Result<()> {
+    validate_id(id)?;
+    ws.write(&format!("hook:{host}"), |tx| {
+        let mut st = session_or_new(tx, id, host)?;
+        st.post_tool_seen = true;
+        match kind {
+            ToolKind::Work => st.work_this_turn = true,
+            ToolKind::Record => {
+                st.wrote_this_turn = true;
+                st.nudges = 0;
+                st.last_nudge_ms = 0;
+            }
+            ToolKind::Other => {}
+        }
+        tx.put_agent_session(&st)
+    })?;
+    Ok(())
+}
+
+/// What the host's transcript says the last turn did (used when no tool hook reported).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TurnFacts {
+    pub work: bool,
+    pub recorded: bool,
+}
+
+/// The turn ended: decide whether a reminder is owed for the next prompt. Never blocks.
+pub fn turn_ended(
+    ws: &Workspace,
+    host: &str,
+    id: &str,
+    transcript: Option<TurnFacts>,
+) -> Result<bool> {
+    validate_id(id)?;
+    let cfg = &ws.config;
+    let now = ws.clock.millis();
+    Ok(ws
+        .write(&format!("hook:{host}"), |tx| {
+            let mut st = session_or_new(tx, id, host)?;
+            let (mut work, mut wrote) = (st.work_this_turn, st.wrote_this_turn);
+            if !st.post_tool_seen
+                && let Some(f) = transcript
+            {
+                work |= f.work;
+                wrote |= f.recorded;
+            }
+            let own = st.actor();
+            wrote |= tx
+                .store()
+                .events_since(st.turn_start_event)?
+                .iter()
+                .any(|e| e.actor == own);
+            let mut owed = false;
+            if wrote {
+                st.nudges = 0;
+                st.last_nudge_ms = 0;
+            } else if work
+                && cfg.nudge_on_turn_end
+                && u64::from(st.nudges) < cfg.nudge_max_per_session
+                && (st.last_nudge_ms == 0 || now - st.last_nudge_ms >= cfg.nudge_cooldown_ms as i64)
+            {
+                st.nudge_owed = true;
+                st.nudges += 1;
+                st.last_nudge_ms = now;
+                owed = true;
+            }
+            st.work_this_turn = false;
+            st.wrote_this_turn = false;
+            tx.put_agent_session(&st)?;
+            Ok(owed)
+        })?
+        .value)
+}
+
+/// The host session ended.
+pub fn session_ended(ws: &Workspace, host: &str, id: &str) -> Result<()> {
+    validate_id(id)?;
+    ws.write(&format!("hook:{host}"), |tx| {
+        let mut st = session_or_new(tx, id, host)?;
+        st.ended_at = Some(tx.now.clone());
+        tx.put_agent_session(&st)
+    })?;
+    Ok(())
+}
+
+/// Everything known about one agent session.
+pub fn show_session(ws: &Workspace, id: &str) -> Result<AgentSession> {
+    ws.read(|r| r.agent_session(id))?.value.ok_or_else(|| {
+        Error::NotFound(format!(
+            "no agent session `{id}`; `trilogy sessions` lists them"
+        ))
+    })
+}
+
+/// Every agent session, most recent first.
+pub fn list_sessions(ws: &Workspace) -> Result<Vec<AgentSession>> {
+    let mut v = ws.read(|r| r.agent_sessions())?.value;
+    v.sort_by(|a, b| {
+        b.injected_at
+            .cmp(&a.injected_at)
+            .then_with(|| b.started_at.cmp(&a.started_at))
+    });
+    Ok(v)
+}

@@ -1,0 +1,551 @@
+//! The session-start block (DESIGN §5): ledger, area map, PROJECT with per-section caps,
+//! live DECISIONS, recent SESSIONS chosen by area, a footer naming what was left out, the
+//! staleness notice and, while PROJECT is empty, the bootstrap instructions.
+//!
+//! Assembled from the store only. The whole block, footer included, never exceeds the
+//! effective budget (bytes, and characters when the host caps them). The archive is never
+//! injected. Prose is ours, in both languages; see `texts.rs`.
+
+mod alloc;
+mod texts;
+
+use chrono::NaiveDate;
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::error::Result;
+use crate::model::{
+    Dropped, EntryRecord, FileKind, Lang, SectionRecord, State, is_empty_body, section_slot,
+    sha1_hex,
+};
+use crate::store::Reader;
+
+pub use alloc::{AreaLoad, allocate};
+pub use texts::{Texts, texts};
+
+use super::area_map;
+
+/// Smallest budget ever used, whatever the settings say.
+pub const MIN_BUDGET: usize = 2000;
+/// Share of the host's context window given to the block (1 token counted as 1 byte).
+pub const WINDOW_SHARE: f64 = 0.16;
+/// Caps, not quotas: unused share flows to SESSIONS.
+pub const PROJECT_SHARE: f64 = 0.35;
+pub const DECISIONS_SHARE: f64 = 0.20;
+
+/// The limits a block must fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Budget {
+    /// UTF-8 bytes.
+    pub bytes: usize,
+    /// Characters, when the host keeps only so many (Claude Code: 10,000).
+    pub chars: Option<usize>,
+}
+
+impl Budget {
+    /// `max(2000, min(configured, window × 16%))`, then the host's character cap.
+    pub fn effective(
+        config: &Config,
+        window_tokens: Option<u64>,
+        host_chars: Option<usize>,
+    ) -> Budget {
+        let configured = (config.inject_budget_bytes as usize).max(MIN_BUDGET);
+        let window_cap = window_tokens
+            .filter(|w| *w > 0)
+            .map(|w| (w as f64 * WINDOW_SHARE) as usize)
+            .unwrap_or(configured);
+        Budget {
+            bytes: configured.min(window_cap).max(MIN_BUDGET),
+            chars: host_chars,
+        }
+    }
+
+    fn fits(&self, text: &str) -> bool {
+        text.len() <= self.bytes && self.chars.is_none_or(|c| text.chars().count() <= c)
+    }
+}
+
+/// What a block holds compared with the files.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Ledger {
+    pub budget_bytes: usize,
+    pub budget_chars: Option<usize>,
+    pub bytes: usize,
+    pub chars: usize,
+    pub estimated_tokens: usize,
+    pub project_bytes_shown: usize,
+    pub project_bytes_file: u64,
+    pub project_whole: bool,
+    pub sections_cut: Vec<String>,
+    pub decisions_shown: usize,
+    pub decisions_live: usize,
+    pub sessions_shown: usize,
+    pub sessions_live: usize,
+    pub archived: u64,
+    /// Human phrases for what was left out (also in the footer).
+    pub omitted: Vec<String>,
+}
+
+/// An assembled block.
+#[derive(Debug, Clone, Serialize)]
+pub struct Block {
+    pub text: String,
+    pub digest: String,
+    pub ledger: Ledger,
+    /// Ids of the entries injected.
+    pub ids: Vec<String>,
+    pub dropped: Dropped,
+    pub project_empty: bool,
+    pub stale: Option<Staleness>,
+}
+
+/// PROJECT.md lagging behind the logs.
+#[derive(Debug, Clone, Serialize)]
+pub struct Staleness {
+    pub behind_days: i64,
+    pub entries_since: usize,
+}
+
+/// Rough token estimate: ASCII at four characters per token, other characters one each.
+pub fn estimate_tokens(text: &str) -> usize {
+    let (ascii, other) = text.chars().fold((0usize, 0usize), |(a, o), c| {
+        if c.is_ascii() { (a + 1, o) } else { (a, o + 1) }
+    });
+    ascii.div_ceil(4) + other
+}
+
+/// Cut `text` to at most `room` bytes on a line boundary (or, for one long line, at the last
+/// sentence end or character boundary that fits).
+fn cut_to(text: &str, room: usize) -> &str {
+    if text.len() <= room {
+        return text;
+    }
+    let mut end = room;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let head = &text[..end];
+    if let Some(i) = head.rfind('\n') {
+        return head[..i].trim_end();
+    }
+    let sentence = head
+        .char_indices()
+        .rev()
+        .find(|(_, c)| matches!(c, '。' | '！' | '？' | '.' | '!' | '?' | '；' | ';'))
+        .map(|(i, c)| i + c.len_utf8());
+    match sentence {
+        Some(i) if i > room / 2 => &head[..i],
+        _ => head,
+    }
+}
+
+struct Parts<'a> {
+    t: &'a Texts,
+    sections: Vec<(String, String, bool)>,
+    decisions: Vec<&'a EntryRecord>,
+}
+
+fn section_text(s: &SectionRecord) -> String {
+    format!("## {}\n{}", s.heading, s.body)
+}
+
+fn entries_text(list: &[&EntryRecord]) -> String {
+    list.iter()
+        .map(|e| {
+            if e.body.is_empty() {
+                format!("## {}", e.heading)
+            } else {
+                format!("## {}\n{}", e.heading, e.body)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+/// Assemble the block for `budget` from a snapshot.
+pub fn assemble(
+    r: &dyn Reader,
+    config: &Config,
+    today: NaiveDate,
+    budget: Budget,
+) -> Result<Block> {
+    let lang = config.lang;
+    let t = texts(lang);
+    let sections: Vec<SectionRecord> = r.sections()?.into_iter().filter(|s| !s.removed).collect();
+    let decisions_all: Vec<EntryRecord> = r.file_entries(FileKind::Decisions, 0, usize::MAX)?;
+    let decisions: Vec<&EntryRecord> = decisions_all
+        .iter()
+        .filter(|d| d.state == State::Live)
+        .collect();
+    let sessions: Vec<EntryRecord> = r.file_entries(FileKind::Sessions, 0, usize::MAX)?;
+    let archived = r.file_count(FileKind::Archive)?;
+    let areas = area_map(r, today)?;
+
+    // PROJECT: every section capped at its share ÷ 5
+    let project_share = (budget.bytes as f64 * PROJECT_SHARE) as usize;
+    let per_section = (project_share / 5).max(400);
+    let mut cut_names = Vec::new();
+    let mut capped: Vec<(String, String, bool)> = Vec::new();
+    for s in &sections {
+        let whole = section_text(s);
+        if whole.len() <= per_section {
+            capped.push((s.heading.clone(), whole, false));
+            continue;
+        }
+        let marker = t.section_cut(per_section.div_ceil(1024));
+        let room = per_section.saturating_sub(marker.len() + 2).max(200);
+        let kept = cut_to(&whole, room);
+        capped.push((s.heading.clone(), format!("{kept}\n\n{marker}"), true));
+        cut_names.push(s.heading.clone());
+    }
+    let project_empty = sections
+        .iter()
+        .filter(|s| section_slot(&s.heading).is_some())
+        .all(|s| is_empty_body(&s.body));
+
+    // DECISIONS: live ones, newest first, whole entries within the share
+    let decisions_share = (budget.bytes as f64 * DECISIONS_SHARE) as usize;
+    let mut kept_decisions: Vec<&EntryRecord> = Vec::new();
+    let mut used = 0;
+    for d in &decisions {
+        let len = d.heading.len() + d.body.len() + 6;
+        if used + len > decisions_share {
+            break;
+        }
+        used += len;
+        kept_decisions.push(d);
+    }
+
+    let stale = staleness(r, config, &sessions)?;
+    let parts = Parts {
+        t,
+        sections: capped,
+        decisions: kept_decisions,
+    };
+    let wanted = config.session_entries_injected as usize;
+    let mut counts = vec![wanted];
+    let mut n = wanted;
+    while n > 1 {
+        n /= 2;
+        counts.push(n);
+    }
+    if wanted > 0 && counts.last() != Some(&1) {
+        counts.push(1);
+    }
+    if counts.last() != Some(&0) {
+        counts.push(0);
+    }
+
+    let ctx = Ctx {
+        config,
+        budget,
+        lang,
+        areas: &areas,
+        sessions: &sessions,
+        decisions_live: decisions.len(),
+        decision_ids: decisions.iter().map(|d| d.id.clone()).collect(),
+        archived,
+        project_empty,
+        stale: stale.as_ref(),
+        cut_names: &cut_names,
+        r,
+    };
+    for n in &counts {
+        let picked = pick_sessions(&sessions, &areas, *n);
+        if let Some(b) = ctx.render(&parts, Some(&picked), true, None)? {
+            return Ok(b);
+        }
+    }
+    // nothing fits with all decisions: drop them, then cut PROJECT's tail
+    if let Some(b) = ctx.render(&parts, None, false, None)? {
+        return Ok(b);
+    }
+    let mut room = budget.bytes;
+    loop {
+        room = room.saturating_sub(room / 8).max(1);
+        if let Some(b) = ctx.render(&parts, None, false, Some(room))? {
+            return Ok(b);
+        }
+        if room <= 1 {
+            return ctx.minimal();
+        }
+    }
+}
+
+/// Pick `n` sessions by area allocation; returned in file order (newest first).
+fn pick_sessions<'a>(
+    sessions: &'a [EntryRecord],
+    areas: &[super::AreaCount],
+    n: usize,
+) -> Vec<&'a EntryRecord> {
+    let loads: Vec<AreaLoad> = areas
+        .iter()
+        .map(|a| AreaLoad {
+            name: a.area.clone(),
+            weight: a.weight,
+            entries: a.count,
+        })
+        .collect();
+    let slots = allocate(&loads, n);
+    let mut left: std::collections::HashMap<String, usize> = loads
+        .iter()
+        .zip(slots)
+        .map(|(l, s)| (l.name.clone(), s))
+        .collect();
+    sessions
+        .iter()
+        .filter(|e| {
+            let slot = left.entry(e.area()).or_insert(0);
+            if *slot > 0 {
+                *slot -= 1;
+                true
+            } else {
+                false
+            }
+        })
+        .collect()
+}
+
+fn staleness(
+    r: &dyn Reader,
+    config: &Config,
+    sessions: &[EntryRecord],
+) -> Result<Option<Staleness>> {
+    if config.project_stale_days <= 0 {
+        return Ok(None);
+    }
+    let mut last: Option<NaiveDate> = None;
+    for s in r.sections()? {
+        if let Some(rev) = r.section_history(&s.key)?.last()
+            && let Ok(at) = chrono::DateTime::parse_from_rfc3339(&rev.at)
+        {
+            let d = at.date_naive();
+            last = Some(last.map_or(d, |l: NaiveDate| l.max(d)));
+        }
+    }
+    let (Some(project), Some(newest)) = (last, sessions.iter().filter_map(|e| e.date()).max())
+    else {
+        return Ok(None);
+    };
+    let behind = (newest - project).num_days();
+    if behind < config.project_stale_days {
+        return Ok(None);
+    }
+    let entries_since = sessions
+        .iter()
+        .filter(|e| e.date().is_some_and(|d| d > project))
+        .count();
+    Ok(Some(Staleness {
+        behind_days: behind,
+        entries_since,
+    }))
+}
+
+struct Ctx<'a> {
+    config: &'a Config,
+    budget: Budget,
+    lang: Lang,
+    areas: &'a [super::AreaCount],
+    sessions: &'a [EntryRecord],
+    decisions_live: usize,
+    decision_ids: Vec<String>,
+    archived: u64,
+    project_empty: bool,
+    stale: Option<&'a Staleness>,
+    cut_names: &'a [String],
+    r: &'a dyn Reader,
+}
+
+impl Ctx<'_> {
+    /// Render one candidate; `None` when it does not fit.
+    fn render(
+        &self,
+        parts: &Parts,
+        sessions: Option<&[&EntryRecord]>,
+        with_decisions: bool,
+        project_room: Option<usize>,
+    ) -> Result<Option<Block>> {
+        let t = parts.t;
+        let mut project = parts
+            .sections
+            .iter()
+            .map(|(_, s, _)| s.as_str())
+            .collect::<Vec<_>>()
+            .join("\n\n");
+        let mut project_tail_cut = false;
+        if let Some(room) = project_room
+            && project.len() > room
+        {
+            project = format!("{}\n\n{}", cut_to(&project, room), t.truncated);
+            project_tail_cut = true;
+        }
+        let decisions: &[&EntryRecord] = if with_decisions {
+            &parts.decisions
+        } else {
+            &[]
+        };
+        let sessions = sessions.unwrap_or(&[]);
+
+        let mut omitted = Vec::new();
+        if !self.cut_names.is_empty() {
+            omitted.push(t.omit_sections(self.cut_names));
+        }
+        if project_tail_cut {
+            omitted.push(t.omit_project_tail.to_string());
+        }
+        if decisions.len() < self.decisions_live {
+            omitted
+                .push(t.omit_decisions(self.decisions_live - decisions.len(), self.decisions_live));
+        }
+        if sessions.len() < self.sessions.len() {
+            omitted.push(t.omit_sessions(self.sessions.len() - sessions.len(), sessions.len()));
+        }
+
+        let file_len = |f: FileKind| -> Result<u64> { Ok(self.r.stamp(f)?.map_or(0, |s| s.len)) };
+        let mut ledger = Ledger {
+            budget_bytes: self.budget.bytes,
+            budget_chars: self.budget.chars,
+            project_bytes_shown: project.len(),
+            project_bytes_file: file_len(FileKind::Project)?,
+            project_whole: self.cut_names.is_empty() && !project_tail_cut,
+            sections_cut: self.cut_names.to_vec(),
+            decisions_shown: decisions.len(),
+            decisions_live: self.decisions_live,
+            sessions_shown: sessions.len(),
+            sessions_live: self.sessions.len(),
+            archived: self.archived,
+            omitted: omitted.clone(),
+            ..Default::default()
+        };
+
+        let mut out = String::new();
+        // two passes: the ledger states the final size, which depends on the ledger
+        for _ in 0..3 {
+            let mut head = vec![t.header.to_string()];
+            if !self.areas.is_empty() {
+                head.push(super::area_line(self.areas, self.lang));
+            }
+            head.push(t.ledger_injected(&ledger));
+            head.push(t.ledger_files(
+                ledger.project_bytes_file,
+                file_len(FileKind::Decisions)?,
+                self.decisions_live,
+                file_len(FileKind::Sessions)?,
+                self.sessions.len(),
+                self.archived,
+            ));
+            head.push(t.hint.to_string());
+            let mut blocks = vec![head.join("\n")];
+            if !project.is_empty() {
+                blocks.push(format!("{}\n{}", t.project_title, project));
+            }
+            if !decisions.is_empty() {
+                blocks.push(format!(
+                    "{}\n{}",
+                    t.decisions_title,
+                    entries_text(decisions)
+                ));
+            }
+            if !sessions.is_empty() {
+                blocks.push(format!("{}\n{}", t.sessions_title, entries_text(sessions)));
+            }
+            if let Some(s) = self.stale {
+                blocks.push(t.stale(s.behind_days, s.entries_since));
+            }
+            if !omitted.is_empty() {
+                blocks.push(t.footer(self.budget.bytes, &omitted));
+            }
+            if self.project_empty && self.config.bootstrap_when_empty {
+                blocks.push(t.bootstrap.to_string());
+            }
+            out = blocks.join("\n\n");
+            let (bytes, chars) = (out.len(), out.chars().count());
+            if bytes == ledger.bytes && chars == ledger.chars {
+                break;
+            }
+            ledger.bytes = bytes;
+            ledger.chars = chars;
+            ledger.estimated_tokens = estimate_tokens(&out);
+        }
+        if !self.budget.fits(&out) {
+            return Ok(None);
+        }
+        let mut ids: Vec<String> = decisions.iter().map(|d| d.id.clone()).collect();
+        ids.extend(sessions.iter().map(|s| s.id.clone()));
+        let shown: std::collections::HashSet<&str> = ids.iter().map(String::as_str).collect();
+        let dropped = Dropped {
+            sections_cut: self.cut_names.to_vec(),
+            decisions: self
+                .decision_ids
+                .iter()
+                .filter(|id| !shown.contains(id.as_str()))
+                .cloned()
+                .collect(),
+            sessions: self
+                .sessions
+                .iter()
+                .map(|s| s.id.clone())
+                .filter(|id| !shown.contains(id.as_str()))
+                .collect(),
+        };
+        Ok(Some(Block {
+            digest: sha1_hex(out.as_bytes()),
+            text: out,
+            ledger,
+            ids,
+            dropped,
+            project_empty: self.project_empty,
+            stale: self.stale.cloned(),
+        }))
+    }
+
+    /// The last resort: header and a pointer to the tools, which always fits 2000 bytes.
+    fn minimal(&self) -> Result<Block> {
+        let t = texts(self.lang);
+        let text = format!("{}\n{}", t.header, t.hint);
+        Ok(Block {
+            digest: sha1_hex(text.as_bytes()),
+            ledger: Ledger {
+                budget_bytes: self.budget.bytes,
+                budget_chars: self.budget.chars,
+                bytes: text.len(),
+                chars: text.chars().count(),
+                estimated_tokens: estimate_tokens(&text),
+                ..Default::default()
+            },
+            text,
+            ids: Vec::new(),
+            dropped: Dropped::default(),
+            project_empty: self.project_empty,
+            stale: None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budget_is_floored_and_clamped_by_the_window() {
+        let c = Config::default();
+        assert_eq!(Budget::effective(&c, None, None).bytes, 160_000);
+        assert_eq!(Budget::effective(&c, Some(128_000), None).bytes, 20_480);
+        assert_eq!(Budget::effective(&c, Some(1_000), None).bytes, MIN_BUDGET);
+        let small = Config {
+            inject_budget_bytes: 10,
+            ..Config::default()
+        };
+        assert_eq!(
+            Budget::effective(&small, None, Some(10_000)).bytes,
+            MIN_BUDGET
+        );
+    }
+
+    #[test]
+    fn cut_prefers_lines_then_sentences() {
+        assert_eq!(cut_to("one\ntwo\nthree", 9), "one\ntwo");
+        assert_eq!(cut_to("第一句。第二句很长很长", 20), "第一句。");
+        assert_eq!(cut_to("abc", 10), "abc");
+    }
+}

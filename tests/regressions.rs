@@ -1,0 +1,238 @@
+//! Regression tests, each named after the bug it pins.
+
+mod common;
+
+use std::io::Read;
+use std::process::Stdio;
+
+use common::{Ws, headings, text};
+
+#[test]
+fn hand_edit_during_a_checkpoint_loses_neither() {
+    let ws = Ws::init();
+    ws.ok(&["checkpoint", "--session-done", "before; tested"]);
+    let mut child = ws
+        .std_cmd()
+        .env("TRILOGY_PAUSE_AT", "before-write:600")
+        .args(["checkpoint", "--session-done", "acknowledged; tested"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(250));
+    let s = ws.read("SESSIONS.md");
+    ws.write(
+        "SESSIONS.md",
+        &format!("{s}\n## 2026-01-01\n完成：written by hand meanwhile\n"),
+    );
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stdout).contains("Recorded 1 item(s)"),
+        "{}",
+        text(&out.stdout)
+    );
+    let s = ws.read("SESSIONS.md");
+    assert!(
+        s.contains("acknowledged; tested"),
+        "the acknowledged entry is in the file:\n{s}"
+    );
+    assert!(
+        s.contains("written by hand meanwhile"),
+        "the hand edit is kept:\n{s}"
+    );
+    let log = ws.ok(&["log", "-n", "10"]);
+    assert!(!log.contains("replace") && !log.contains("remove"), "{log}");
+}
+
+#[test]
+fn crash_while_archiving_leaves_the_entry_archived_not_removed() {
+    let ws = Ws::init();
+    std::fs::write(ws.root().join("trilogy.toml"), "sessions_max_entries = 2\n").unwrap();
+    for (d, t) in [("2026-01-01", "s1; tested"), ("2026-01-02", "s2; tested")] {
+        ws.cmd()
+            .env("TRILOGY_TODAY", d)
+            .args(["checkpoint", "--session-done", t])
+            .assert()
+            .success();
+    }
+    let out = ws
+        .cmd()
+        .env("TRILOGY_TODAY", "2026-01-03")
+        .env("TRILOGY_CRASH_AT", "after-first-write")
+        .args(["checkpoint", "--session-done", "s3; tested"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    ws.ok(&["status"]);
+    let all = format!(
+        "{}{}",
+        ws.read("SESSIONS.md"),
+        std::fs::read_to_string(ws.path("SESSIONS-archive.md")).unwrap_or_default()
+    );
+    assert!(all.contains("s1; tested"), "s1 is in a file:\n{all}");
+    let st = ws.json(&["status"]);
+    assert_eq!(st["restorable"], 0, "nothing was marked removed");
+}
+
+#[test]
+fn unclosed_fence_in_a_hand_entry_never_swallows_other_entries() {
+    let ws = Ws::init();
+    ws.cmd()
+        .env("TRILOGY_TODAY", "2026-03-01")
+        .args(["checkpoint", "--session-done", "old; tested"])
+        .assert()
+        .success();
+    let s = ws.read("SESSIONS.md");
+    ws.write(
+        "SESSIONS.md",
+        &format!("{s}\n## 2026-05-01\n完成：newer\n```\ncode not closed\n"),
+    );
+    ws.ok(&["status"]);
+    let s = ws.read("SESSIONS.md");
+    ws.write(
+        "SESSIONS.md",
+        &s.replacen("# SESSIONS", "# SESSIONS log", 1),
+    );
+    ws.ok(&["status"]);
+    assert_eq!(
+        headings(&ws.read("SESSIONS.md")),
+        ["2026-05-01", "2026-03-01"]
+    );
+    let before = ws.snapshot();
+    std::fs::remove_dir_all(ws.root().join(".trilogy")).unwrap();
+    ws.ok(&["status"]);
+    assert_eq!(ws.snapshot(), before);
+    assert_eq!(ws.json(&["status"])["sessions_live"], 2);
+}
+
+#[test]
+fn pointer_count_follows_a_hand_edit_of_the_archive() {
+    let ws = Ws::init();
+    std::fs::write(ws.root().join("trilogy.toml"), "sessions_max_entries = 1\n").unwrap();
+    for d in ["2026-01-01", "2026-01-02", "2026-01-03"] {
+        ws.cmd()
+            .env("TRILOGY_TODAY", d)
+            .args(["checkpoint", "--session-done", &format!("{d}; tested")])
+            .assert()
+            .success();
+    }
+    assert!(ws.read("SESSIONS.md").contains("归档到 2 条"));
+    let a = ws.read("SESSIONS-archive.md");
+    let cut = a.find("## 2026-01-01").unwrap();
+    ws.write("SESSIONS-archive.md", a[..cut].trim_end());
+    ws.ok(&["status"]);
+    assert!(
+        ws.read("SESSIONS.md").contains("归档到 1 条"),
+        "{}",
+        ws.read("SESSIONS.md")
+    );
+}
+
+#[test]
+fn retried_checkpoint_with_supersedes_is_a_no_op() {
+    let ws = Ws::init();
+    ws.ok(&["checkpoint", "--decision", "use sqlite"]);
+    let batch = r#"{"decisions":[{"choice":"use redb","supersedes":"use sqlite"}]}"#;
+    ws.ok_stdin(&["checkpoint"], batch);
+    let before = ws.snapshot();
+    let out = ws.ok_stdin(&["checkpoint"], batch);
+    assert!(out.contains("Nothing recorded"), "{out}");
+    assert_eq!(ws.snapshot(), before);
+}
+
+#[test]
+fn line_edit_keeps_the_indentation_of_the_first_line() {
+    let ws = Ws::init();
+    let p = ws.read("PROJECT.md");
+    ws.write(
+        "PROJECT.md",
+        &p.replacen(
+            "## 现状\n\n暂无",
+            "## 现状\n\n    cargo run -- serve\n    cargo test\n\nplain line",
+            1,
+        ),
+    );
+    ws.ok(&["checkpoint", "--section", "现状", "--line", "added line"]);
+    assert!(
+        ws.read("PROJECT.md").contains(
+            "## 现状\n\n    cargo run -- serve\n    cargo test\n\nplain line\nadded line\n"
+        )
+    );
+    ws.ok(&[
+        "checkpoint",
+        "--section",
+        "现状",
+        "--line",
+        "    cargo run -- watch",
+        "--replaces",
+        "    cargo run -- serve",
+    ]);
+    assert!(
+        ws.read("PROJECT.md")
+            .contains("## 现状\n\n    cargo run -- watch\n")
+    );
+}
+
+#[test]
+fn fixing_a_typo_by_hand_keeps_the_entry_in_place() {
+    let ws = Ws::init();
+    for t in ["A first; tested", "B second; tested", "C third; tested"] {
+        ws.ok(&["checkpoint", "--session-done", t]);
+    }
+    let s = ws.read("SESSIONS.md");
+    ws.write("SESSIONS.md", &s.replace("A first", "A frist corrected"));
+    ws.ok(&["status"]);
+    let s = ws.read("SESSIONS.md");
+    let order: Vec<usize> = ["C third", "B second", "A frist corrected"]
+        .iter()
+        .map(|x| s.find(x).unwrap())
+        .collect();
+    assert!(order[0] < order[1] && order[1] < order[2], "{s}");
+    assert!(ws.ok(&["log", "-n", "1"]).contains("replace"));
+}
+
+#[test]
+fn prose_starting_like_the_pointer_is_kept() {
+    let ws = Ws::init();
+    let s = ws.read("SESSIONS.md");
+    ws.write(
+        "SESSIONS.md",
+        &format!("{s}\n## 2026-01-01\n完成：x\n> 更早的会话条目已归档到 the old wiki, see there\n"),
+    );
+    ws.ok(&["status"]);
+    assert!(
+        ws.read("SESSIONS.md")
+            .contains("> 更早的会话条目已归档到 the old wiki, see there")
+    );
+}
+
+#[test]
+fn closed_stdout_pipe_is_not_a_crash() {
+    let ws = Ws::init();
+    for i in 0..30 {
+        ws.ok(&[
+            "checkpoint",
+            "--session-done",
+            &format!("entry {i}; tested"),
+        ]);
+    }
+    let mut child = ws
+        .std_cmd()
+        .args(["log", "-n", "5000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(status.code(), Some(0));
+}
