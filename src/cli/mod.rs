@@ -1,6 +1,7 @@
 //! The command line: parse arguments (clap), build the workspace, call `ops`, format output.
 //! The only module that names clap; the only place (with `main`) that prints.
 
+mod agent;
 mod demo;
 mod format;
 
@@ -76,6 +77,18 @@ enum Command {
     Config,
     /// Build a throwaway workspace and walk through recording, hand edits and reading
     Demo(DemoArgs),
+    /// Print the session-start block an agent sees, with its ledger
+    Inject(agent::InjectArgs),
+    /// Show what trilogy remembers about agent sessions (list, show ID)
+    Sessions(agent::SessionsArgs),
+    /// Answer an agent host's hook: reads the host's JSON on stdin (run by the installed hooks)
+    Hook(agent::HookArgs),
+    /// Add trilogy's hooks to an agent host's settings (claude, codex)
+    Install(agent::InstallArgs),
+    /// Remove trilogy's hooks from an agent host's settings
+    Uninstall(agent::InstallArgs),
+    /// Keep the session-start block in a managed region of a file, for hosts without hooks
+    Block(agent::BlockArgs),
 }
 
 const CHECKPOINT_HELP: &str = r#"Batch shape (all parts optional):
@@ -143,6 +156,9 @@ struct CheckpointArgs {
     /// Who is writing, as recorded in the event log
     #[arg(long, default_value = "cli")]
     actor: String,
+    /// The agent session writing (its own writes are not announced back to it)
+    #[arg(long, value_name = "ID", conflicts_with = "actor")]
+    agent_session: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -252,6 +268,9 @@ fn dispatch(cli: Cli) -> Result<()> {
     if let Command::Demo(a) = &cli.command {
         return demo::run(a.keep, &cli.set);
     }
+    if let Command::Hook(a) = &cli.command {
+        std::process::exit(agent::hook(a));
+    }
     let env = build_env(&cli)?;
     if !env.loaded.config.enabled && !matches!(cli.command, Command::Config) {
         return Err(Error::bad_input(
@@ -294,7 +313,12 @@ fn dispatch(cli: Cli) -> Result<()> {
             format::print(&env, &out.value, format::restore)
         }
         Command::Config => format::print(&env, &env.loaded, format::config),
-        Command::Demo(_) => unreachable!("handled above"),
+        Command::Inject(a) => agent::inject(&env, a),
+        Command::Sessions(a) => agent::sessions(&env, a),
+        Command::Install(a) => agent::install(&env, a, false),
+        Command::Uninstall(a) => agent::install(&env, a, true),
+        Command::Block(a) => agent::block(&env, a),
+        Command::Demo(_) | Command::Hook(_) => unreachable!("handled above"),
     }
 }
 
@@ -364,7 +388,11 @@ fn cmd_checkpoint(env: &Env, a: CheckpointArgs) -> Result<()> {
             ops::parse_input(&text, &source)?
         }
     };
-    let out = ops::checkpoint(&env.ws, &a.actor, &input)?;
+    let actor = match &a.agent_session {
+        Some(id) => crate::model::agent_actor(id),
+        None => a.actor.clone(),
+    };
+    let out = ops::checkpoint(&env.ws, &actor, &input)?;
     format::warn_sync(&out.report);
     format::print(env, &out.value, format::checkpoint)
 }

@@ -2,8 +2,10 @@
 //! nothing here prints or parses command lines.
 
 pub mod agent;
+pub mod block;
 mod checkpoint;
 pub mod inject;
+pub mod install;
 mod query;
 mod restore;
 pub mod secrets;

@@ -48,8 +48,13 @@ impl Clock {
             .unwrap_or_else(|| chrono::Local::now().date_naive())
     }
 
+    /// RFC 3339 time of this command; on the pinned date when the date is pinned, so every
+    /// date trilogy derives (section revisions, staleness) agrees with it.
     pub fn now(&self) -> String {
-        chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
+        match self.today {
+            Some(d) => format!("{}T12:00:00+00:00", d.format("%Y-%m-%d")),
+            None => chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
+        }
     }
 }
 

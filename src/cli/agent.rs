@@ -1,0 +1,220 @@
+//! Agent-facing commands: `inject`, `sessions`, `hook`, `install`, `uninstall`, `block`.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+
+use crate::error::{Error, Result};
+use crate::hooks::{self, Host};
+use crate::ops::agent::{self, HostLimits, Source};
+use crate::ops::install::{self, InstallOptions, Scope, Target};
+
+use super::{Env, format};
+
+#[derive(Args, Debug)]
+pub struct InjectArgs {
+    /// Agent session id: the block is printed only when that session does not have it yet
+    #[arg(long)]
+    session: Option<String>,
+    /// Why the block is asked for: startup, resume, clear or compact (compact and clear always re-inject)
+    #[arg(long, default_value = "startup")]
+    source: String,
+    /// The model's context window in tokens (the budget is at most 16% of it)
+    #[arg(long, value_name = "N")]
+    window_tokens: Option<u64>,
+    /// Characters the host keeps of the block (Claude Code keeps 10000)
+    #[arg(long, value_name = "N")]
+    max_chars: Option<usize>,
+    /// Host name recorded for the session
+    #[arg(long, default_value = "cli")]
+    host: String,
+}
+
+#[derive(Args, Debug)]
+pub struct SessionsArgs {
+    #[command(subcommand)]
+    cmd: Option<SessionsCmd>,
+}
+
+#[derive(Subcommand, Debug)]
+enum SessionsCmd {
+    /// List the agent sessions trilogy has served
+    List,
+    /// What one session was injected, what the caps dropped, its nudge state
+    Show {
+        /// The host's session id
+        id: String,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct HookArgs {
+    /// claude or codex
+    pub host: String,
+    /// session-start, user-prompt-submit, post-tool-use, stop or session-end
+    pub event: String,
+}
+
+#[derive(Args, Debug)]
+pub struct InstallArgs {
+    /// claude or codex
+    host: String,
+    /// project: this repository's settings (committable); user: your home's settings
+    #[arg(long, default_value = "project", value_parser = ["project", "user"])]
+    scope: String,
+    /// How the host runs trilogy (default: `trilogy`, found on PATH)
+    #[arg(long, default_value = "trilogy")]
+    command: String,
+}
+
+#[derive(Args, Debug)]
+pub struct BlockArgs {
+    /// File to keep the block in, inside the workspace (e.g. AGENTS.local.md)
+    #[arg(long)]
+    file: PathBuf,
+}
+
+pub fn inject(env: &Env, a: InjectArgs) -> Result<()> {
+    let source = Source::parse(&a.source).ok_or_else(|| {
+        Error::bad_input(format!(
+            "--source `{}`: use startup, resume, clear or compact",
+            a.source
+        ))
+    })?;
+    env.ws.require_memory()?;
+    let limits = HostLimits {
+        window_tokens: a.window_tokens,
+        char_cap: a.max_chars,
+    };
+    let inj = agent::inject(&env.ws, &a.host, a.session.as_deref(), source, limits)?;
+    format::print(env, &inj, |i| {
+        if i.injected {
+            i.block.text.clone()
+        } else {
+            String::new()
+        }
+    })
+}
+
+pub fn sessions(env: &Env, a: SessionsArgs) -> Result<()> {
+    match a.cmd.unwrap_or(SessionsCmd::List) {
+        SessionsCmd::List => {
+            let list = agent::list_sessions(&env.ws)?;
+            format::print(env, &list, |l| {
+                if l.is_empty() {
+                    return "(no agent sessions yet)".into();
+                }
+                l.iter()
+                    .map(|s| {
+                        format!(
+                            "{}  {:<7} injected {}× (last {} at {})  nudges {}{}",
+                            s.id,
+                            s.host,
+                            s.injections,
+                            s.source.as_deref().unwrap_or("-"),
+                            s.injected_at.as_deref().unwrap_or("-"),
+                            s.nudges,
+                            if s.ended_at.is_some() { "  ended" } else { "" }
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+        }
+        SessionsCmd::Show { id } => {
+            let s = agent::show_session(&env.ws, &id)?;
+            format::print(env, &s, |s| {
+                format!(
+                    "session   {}\nhost      {}\nstarted   {}\ninjected  {}× · last {} ({})\ndigest    {}\nentries   {}\ndropped   sections {:?} · decisions {:?} · sessions {:?}\nnotices   {} change(s) announced\nnudge     owed {} · given {}",
+                    s.id,
+                    s.host,
+                    s.started_at,
+                    s.injections,
+                    s.injected_at.as_deref().unwrap_or("-"),
+                    s.source.as_deref().unwrap_or("-"),
+                    s.digest.as_deref().unwrap_or("-"),
+                    s.injected_ids.join(", "),
+                    s.dropped.sections_cut,
+                    s.dropped.decisions,
+                    s.dropped.sessions,
+                    s.announced,
+                    s.nudge_owed,
+                    s.nudges
+                )
+            })
+        }
+    }
+}
+
+/// Run a hook. Always exits 0: a hook must never block the user or break the host.
+pub fn hook(a: &HookArgs) -> i32 {
+    let mut stdin = String::new();
+    let _ = std::io::stdin().read_to_string(&mut stdin);
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    let Some(host) = Host::parse(&a.host) else {
+        eprintln!(
+            "trilogy hook: unknown host `{}` (claude or codex); nothing done",
+            a.host
+        );
+        return 0;
+    };
+    let reply = hooks::run(host, &a.event, &stdin, &env);
+    if let Some(line) = &reply.log {
+        eprintln!("trilogy hook: {line}");
+        // hosts run hooks in the session's directory: log there when the input named none
+        let root = reply.root.clone().or_else(|| std::env::current_dir().ok());
+        hooks::write_log(root.as_deref(), line);
+    }
+    if !reply.stdout.is_empty() {
+        format::emit(&reply.stdout);
+    }
+    0
+}
+
+fn install_options(env: &Env, a: &InstallArgs) -> Result<InstallOptions> {
+    let target = Target::parse(&a.host).ok_or_else(|| {
+        Error::bad_input(format!("unknown host `{}`; choose claude or codex", a.host))
+    })?;
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .ok_or_else(|| Error::bad_input("HOME is not set; it locates the user settings"))?;
+    Ok(InstallOptions {
+        target,
+        scope: if a.scope == "user" {
+            Scope::User
+        } else {
+            Scope::Project
+        },
+        command: a.command.clone(),
+        root: env.ws.root.clone(),
+        home,
+        lang: env.ws.lang(),
+        memory_dir_name: env.ws.config.memory_dir_name.clone(),
+    })
+}
+
+pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
+    let opts = install_options(env, &a)?;
+    let changes = if remove {
+        install::uninstall(&opts)?
+    } else {
+        install::install(&opts)?
+    };
+    format::print(env, &changes, |c| {
+        if c.is_empty() {
+            return "nothing to change".into();
+        }
+        c.iter()
+            .map(|f| format!("{:<9} {}", f.action, f.path))
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
+}
+
+pub fn block(env: &Env, a: BlockArgs) -> Result<()> {
+    let out = crate::ops::block::write_block(&env.ws, &a.file)?;
+    format::print(env, &out, |o| {
+        format!("{:?} {} ({} bytes of memory)", o.outcome, o.path, o.bytes).to_lowercase()
+    })
+}
