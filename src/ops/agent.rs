@@ -156,11 +156,24 @@ pub fn change_notice(ws: &Workspace, events: &[Event]) -> Option<String> {
         return None;
     }
     let t = texts(ws.lang());
-    let mut seen = std::collections::HashSet::new();
-    let lines: Vec<String> = events
-        .iter()
-        .filter(|e| !e.detail.is_empty() && seen.insert(e.detail.clone()))
-        .map(|e| format!("- {} {}", e.op, e.detail))
+    // one line per distinct change, with a count when it repeats
+    let mut order: Vec<(String, usize)> = Vec::new();
+    for e in events.iter().filter(|e| !e.detail.is_empty()) {
+        let line = format!("{} {}", e.op, e.detail);
+        match order.iter_mut().find(|(l, _)| *l == line) {
+            Some((_, n)) => *n += 1,
+            None => order.push((line, 1)),
+        }
+    }
+    let lines: Vec<String> = order
+        .into_iter()
+        .map(|(l, n)| {
+            if n > 1 {
+                format!("- {l} (×{n})")
+            } else {
+                format!("- {l}")
+            }
+        })
         .collect();
     let list = format!("{}\n{}", t.changed_list_head(), lines.join("\n"));
     if !lines.is_empty() && list.len() <= NOTICE_LIST_MAX {

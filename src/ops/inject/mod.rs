@@ -126,7 +126,10 @@ fn cut_to(text: &str, room: usize) -> &str {
     }
     let head = &text[..end];
     if let Some(i) = head.rfind('\n') {
-        return head[..i].trim_end();
+        let by_line = head[..i].trim_end();
+        if by_line.len() >= room / 2 {
+            return by_line;
+        }
     }
     let sentence = head
         .char_indices()
@@ -244,6 +247,7 @@ pub fn assemble(
         sessions: &sessions,
         decisions_live: decisions.len(),
         decision_ids: decisions.iter().map(|d| d.id.clone()).collect(),
+        allocatable: pick_sessions(&sessions, &areas, wanted).len(),
         archived,
         project_empty,
         stale: stale.as_ref(),
@@ -349,6 +353,8 @@ struct Ctx<'a> {
     sessions: &'a [EntryRecord],
     decisions_live: usize,
     decision_ids: Vec<String>,
+    /// How many sessions the area allocation gives at the configured count.
+    allocatable: usize,
     archived: u64,
     project_empty: bool,
     stale: Option<&'a Staleness>,
@@ -357,6 +363,11 @@ struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
+    /// True when `shown` is all the area allocation gives at the configured count.
+    fn slots_limited(&self, shown: usize) -> bool {
+        shown >= self.allocatable
+    }
+
     /// Render one candidate; `None` when it does not fit.
     fn render(
         &self,
@@ -398,7 +409,12 @@ impl Ctx<'_> {
                 .push(t.omit_decisions(self.decisions_live - decisions.len(), self.decisions_live));
         }
         if sessions.len() < self.sessions.len() {
-            omitted.push(t.omit_sessions(self.sessions.len() - sessions.len(), sessions.len()));
+            let by_count = self.slots_limited(sessions.len());
+            omitted.push(t.omit_sessions(
+                self.sessions.len() - sessions.len(),
+                sessions.len(),
+                by_count,
+            ));
         }
 
         let file_len = |f: FileKind| -> Result<u64> { Ok(self.r.stamp(f)?.map_or(0, |s| s.len)) };
@@ -453,7 +469,7 @@ impl Ctx<'_> {
                 blocks.push(t.stale(s.behind_days, s.entries_since));
             }
             if !omitted.is_empty() {
-                blocks.push(t.footer(self.budget.bytes, &omitted));
+                blocks.push(t.footer(&omitted));
             }
             if self.project_empty && self.config.bootstrap_when_empty {
                 blocks.push(t.bootstrap.to_string());

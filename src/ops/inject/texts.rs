@@ -86,30 +86,47 @@ impl Texts {
 
     pub fn omit_decisions(&self, left_out: usize, live: usize) -> String {
         match self.lang {
-            Lang::Zh => format!("DECISIONS.md 较早的 {left_out} 条（共 {live} 条有效）"),
-            Lang::En => format!("{left_out} older of {live} DECISIONS.md entries"),
+            Lang::Zh => format!(
+                "DECISIONS.md 较早的 {left_out} 条（共 {live} 条有效，超出了预算给它的份额）"
+            ),
+            Lang::En => format!(
+                "{left_out} older of {live} DECISIONS.md entries (over their share of the budget)"
+            ),
         }
     }
 
-    pub fn omit_sessions(&self, left_out: usize, shown: usize) -> String {
-        match self.lang {
-            Lang::Zh if shown == 0 => format!("SESSIONS.md 的全部 {left_out} 条"),
-            Lang::Zh => format!("SESSIONS.md 的另外 {left_out} 条（本次按区域注入了 {shown} 条）"),
-            Lang::En if shown == 0 => format!("all {left_out} SESSIONS.md entries"),
-            Lang::En => {
-                format!("{left_out} more SESSIONS.md entries ({shown} injected, chosen by area)")
+    /// Sessions left out: by the configured count (`by_count`) or by the budget.
+    pub fn omit_sessions(&self, left_out: usize, shown: usize, by_count: bool) -> String {
+        match (self.lang, by_count) {
+            (Lang::Zh, true) => format!(
+                "SESSIONS.md 较早的 {left_out} 条（每次按区域注入 {shown} 条，见 session_entries_injected）"
+            ),
+            (Lang::Zh, false) if shown == 0 => {
+                format!("SESSIONS.md 的全部 {left_out} 条（预算连一条也装不下）")
+            }
+            (Lang::Zh, false) => {
+                format!("SESSIONS.md 的另外 {left_out} 条（预算只装得下 {shown} 条）")
+            }
+            (Lang::En, true) => format!(
+                "{left_out} older SESSIONS.md entries ({shown} are injected, chosen by area; see session_entries_injected)"
+            ),
+            (Lang::En, false) if shown == 0 => {
+                format!("all {left_out} SESSIONS.md entries (the budget fits none)")
+            }
+            (Lang::En, false) => {
+                format!("{left_out} more SESSIONS.md entries (the budget fits {shown})")
             }
         }
     }
 
-    pub fn footer(&self, budget: usize, omitted: &[String]) -> String {
+    pub fn footer(&self, omitted: &[String]) -> String {
         match self.lang {
             Lang::Zh => format!(
-                "--- 未注入（{budget} 字节的预算装不下）：{}。需要时用 memory_search 查找、memory_read 读取。---",
+                "--- 未注入：{}。需要时用 memory_search 查找、memory_read 读取。---",
                 omitted.join("；")
             ),
             Lang::En => format!(
-                "--- Not injected (over the {budget}-byte budget): {}. Use memory_search or memory_read when needed. ---",
+                "--- Not injected: {}. Use memory_search or memory_read when needed. ---",
                 omitted.join("; ")
             ),
         }
