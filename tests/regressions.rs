@@ -11,7 +11,7 @@ use common::{Ws, headings, text};
 fn hand_edit_during_a_checkpoint_loses_neither() {
     let ws = Ws::init();
     ws.ok(&["checkpoint", "--session-done", "before; tested"]);
-    let mut child = ws
+    let child = ws
         .std_cmd()
         .env("TRILOGY_PAUSE_AT", "before-write:600")
         .args(["checkpoint", "--session-done", "acknowledged; tested"])
