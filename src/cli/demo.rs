@@ -5,7 +5,7 @@ use std::process::Command;
 use crate::config::{self, LoadArgs};
 use crate::error::{Error, Result};
 use crate::model::{FileKind, Lang};
-use crate::ops::{self, CheckpointInput, DecisionInput, ProjectInput, SessionInput};
+use crate::ops::{CheckpointInput, DecisionInput, ProjectInput, SessionInput};
 use crate::workspace::{Clock, Workspace};
 
 fn step(n: u32, title: &str) {
@@ -197,9 +197,11 @@ pub fn run(keep: bool, overrides: &[String]) -> Result<()> {
     run_cmd(&["log", "-n", "6"])?;
     run_cmd(&["read", "--section", "Run and test"])?;
 
-    step(6, "status");
+    step(6, "what an agent sees at session start: the block with its ledger (within the byte budget)");
+    run_cmd(&["inject", "--max-chars", "10000"])?;
+
+    step(7, "status");
     run_cmd(&["status"])?;
-    let _ = ops::status(&ws)?;
 
     println!("\nwhere everything is:");
     println!("  memory files   {}", ws.memory_dir().display());
