@@ -446,6 +446,7 @@ pub struct EntryRecord {
     /// Insertion sequence; orders entries of one date (higher = newer = higher in the file).
     pub seq: u64,
     /// Date used for ordering: the heading's date, or the neighbour's for an undated entry.
+    #[serde(with = "days_from_ce")]
     pub sort_date: NaiveDate,
     /// For a superseded decision: heading of the decision that replaced it.
     pub superseded_by: Option<String>,
@@ -469,6 +470,22 @@ impl EntryRecord {
 
     pub fn area(&self) -> String {
         heading_area(&self.heading)
+    }
+}
+
+/// A date stored as days since 0001-01-01 (compact and quick to decode).
+mod days_from_ce {
+    use chrono::{Datelike, NaiveDate};
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(d: &NaiveDate, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_i32(d.num_days_from_ce())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<NaiveDate, D::Error> {
+        let days = i32::deserialize(d)?;
+        NaiveDate::from_num_days_from_ce_opt(days)
+            .ok_or_else(|| serde::de::Error::custom(format!("day {days} is out of range")))
     }
 }
 

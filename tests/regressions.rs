@@ -236,3 +236,33 @@ fn closed_stdout_pipe_is_not_a_crash() {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(status.code(), Some(0));
 }
+
+#[test]
+fn archiving_keeps_same_date_entries_in_order_after_an_import() {
+    let ws = Ws::init();
+    std::fs::write(ws.root().join("trilogy.toml"), "sessions_max_entries = 3\n").unwrap();
+    let s = ws.read("SESSIONS.md");
+    ws.write(
+        "SESSIONS.md",
+        &format!(
+            "{s}\n## 2026-01-02\n完成：A\n\n## 2026-01-01\n完成：B\n\n## 2026-01-01\n完成：C\n"
+        ),
+    );
+    std::fs::write(
+        ws.path("SESSIONS-archive.md"),
+        "# SESSIONS ARCHIVE\n\n## 2026-01-01\n完成：D\n\n## 2025-12-31\n完成：E\n",
+    )
+    .unwrap();
+    std::fs::remove_dir_all(ws.root().join(".trilogy")).unwrap();
+    ws.cmd()
+        .env("TRILOGY_TODAY", "2026-01-03")
+        .args(["checkpoint", "--session-done", "new; tested"])
+        .assert()
+        .success();
+    let a = ws.read("SESSIONS-archive.md");
+    let pos = |x: &str| {
+        a.find(&format!("完成：{x}\n"))
+            .unwrap_or_else(|| panic!("{x} missing:\n{a}"))
+    };
+    assert!(pos("C") < pos("D") && pos("D") < pos("E"), "{a}");
+}

@@ -197,7 +197,10 @@ pub fn run(keep: bool, overrides: &[String]) -> Result<()> {
     run_cmd(&["log", "-n", "6"])?;
     run_cmd(&["read", "--section", "Run and test"])?;
 
-    step(6, "what an agent sees at session start: the block with its ledger (within the byte budget)");
+    step(
+        6,
+        "what an agent sees at session start: the block with its ledger (within the byte budget)",
+    );
     run_cmd(&["inject", "--max-chars", "10000"])?;
 
     step(7, "status");

@@ -150,34 +150,20 @@ fn filtered(r: &dyn Reader, f: &EntryFilter) -> Result<Vec<EntryRecord>> {
     }
     let area = f.area.as_deref().map(|a| a.trim().to_lowercase());
     let mut out = Vec::new();
-    let mut skip = 0;
-    const PAGE: usize = 64;
-    'pages: loop {
-        let page = r.file_entries(f.file, skip, PAGE)?;
-        if page.is_empty() {
-            break;
+    if f.limit == 0 {
+        return Ok(out);
+    }
+    r.scan_file(f.file, 0, &mut |e| {
+        if f.since.is_some_and(|since| e.sort_date < since) {
+            return Ok(false);
         }
-        skip += page.len();
-        for e in page {
-            if out.len() >= f.limit {
-                break 'pages;
-            }
-            if let Some(since) = f.since
-                && e.sort_date < since
-            {
-                break 'pages;
-            }
-            if f.until.is_some_and(|u| e.sort_date > u) {
-                continue;
-            }
-            if let Some(a) = &area
-                && e.area().to_lowercase() != *a
-            {
-                continue;
-            }
+        let dated_ok = f.until.is_none_or(|u| e.sort_date <= u);
+        let area_ok = area.as_ref().is_none_or(|a| e.area().to_lowercase() == *a);
+        if dated_ok && area_ok {
             out.push(e);
         }
-    }
+        Ok(out.len() < f.limit)
+    })?;
     Ok(out)
 }
 

@@ -39,6 +39,8 @@ const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
 const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
 const REPORTS: TableDefinition<u64, &[u8]> = TableDefinition::new("reports");
 const AGENT_SESSIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("agent_sessions");
+/// Change sequence → what changed (`e:<entry id>` or `s:<section key>`), for derived indexes.
+const CHANGES: TableDefinition<u64, &str> = TableDefinition::new("changes");
 
 fn encode<T: Serialize>(v: &T) -> Result<Vec<u8>> {
     bincode::serde::encode_to_vec(v, bincode::config::standard())
@@ -153,6 +155,7 @@ impl Store {
         let w = WriteTx {
             txn,
             path: self.path.clone(),
+            meta_cache: Default::default(),
         };
         migrate(&w)?;
         Ok(w)
@@ -206,7 +209,14 @@ pub trait Reader {
     #[doc(hidden)]
     fn raw_last(&self, table: LogTable, limit: usize) -> Result<Vec<Vec<u8>>>;
     #[doc(hidden)]
-    fn raw_order(&self, file: FileKind, skip: usize, limit: usize) -> Result<Vec<String>>;
+    fn raw_scan_file(
+        &self,
+        file: FileKind,
+        skip: usize,
+        visit: &mut dyn FnMut(EntryRecord) -> Result<bool>,
+    ) -> Result<()>;
+    #[doc(hidden)]
+    fn raw_changes(&self, after: u64) -> Result<Vec<(u64, String)>>;
 
     fn err(&self, e: &dyn std::fmt::Display) -> Error {
         store_err(self.path(), e)
@@ -225,19 +235,26 @@ pub trait Reader {
 
     /// Entries rendered into `file`, newest first (file order), skipping `skip`, at most `limit`.
     fn file_entries(&self, file: FileKind, skip: usize, limit: usize) -> Result<Vec<EntryRecord>> {
-        let ids = self.raw_order(file, skip, limit)?;
-        let mut out = Vec::with_capacity(ids.len());
-        for id in ids {
-            match self.entry(&id)? {
-                Some(e) => out.push(e),
-                None => {
-                    return Err(self.err(&format!(
-                        "order index names a missing entry {id}; delete .trilogy/ to rebuild from the Markdown"
-                    )));
-                }
-            }
+        let mut out = Vec::with_capacity(limit.min(256));
+        if limit == 0 {
+            return Ok(out);
         }
+        self.scan_file(file, skip, &mut |rec| {
+            out.push(rec);
+            Ok(out.len() < limit)
+        })?;
         Ok(out)
+    }
+
+    /// Visit the entries of `file` in file order (newest first) after skipping `skip`, until
+    /// `visit` returns false. One pass over the order index, however far it goes.
+    fn scan_file(
+        &self,
+        file: FileKind,
+        skip: usize,
+        visit: &mut dyn FnMut(EntryRecord) -> Result<bool>,
+    ) -> Result<()> {
+        self.raw_scan_file(file, skip, visit)
     }
 
     /// Number of entries rendered into `file`.
@@ -303,6 +320,16 @@ pub trait Reader {
             .iter()
             .map(|b| decode(b))
             .collect()
+    }
+
+    /// The store's change sequence: bumped by every entry or section write.
+    fn change_seq(&self) -> Result<u64> {
+        self.meta("change_seq")
+    }
+
+    /// What changed after `seq`, oldest first: `(seq, "e:<id>" | "s:<key>")`.
+    fn changes_since(&self, seq: u64) -> Result<Vec<(u64, String)>> {
+        self.raw_changes(seq)
     }
 
     /// Sequence number of the newest event (0 when none).
@@ -376,6 +403,9 @@ macro_rules! impl_reader {
                 &self.path
             }
             fn raw_meta(&self, key: &str) -> Result<Option<u64>> {
+                if let Some(v) = self.cached_meta(key) {
+                    return Ok(Some(v));
+                }
                 let Some(t) = self.table(META)? else {
                     return Ok(None);
                 };
@@ -422,21 +452,43 @@ macro_rules! impl_reader {
                 }
                 Ok(out)
             }
-            fn raw_order(&self, file: FileKind, skip: usize, limit: usize) -> Result<Vec<String>> {
-                let Some(t) = self.table(ORDER)? else {
-                    return Ok(Vec::new());
+            fn raw_changes(&self, after: u64) -> Result<Vec<(u64, String)>> {
+                let Some(t) = self.table(CHANGES)? else { return Ok(Vec::new()) };
+                let mut out = Vec::new();
+                for item in t.range((after + 1)..).map_err(|e| self.err(&e))? {
+                    let (k, v) = item.map_err(|e| self.err(&e))?;
+                    out.push((k.value(), v.value().to_string()));
+                }
+                Ok(out)
+            }
+            fn raw_scan_file(
+                &self,
+                file: FileKind,
+                skip: usize,
+                visit: &mut dyn FnMut(EntryRecord) -> Result<bool>,
+            ) -> Result<()> {
+                let Some(order) = self.table(ORDER)? else {
+                    return Ok(());
+                };
+                let Some(entries) = self.table(ENTRIES)? else {
+                    return Ok(());
                 };
                 let lo = [file.code()];
                 let hi = [file.code() + 1];
-                let mut out = Vec::new();
-                let range = t
-                    .range::<&[u8]>(&lo[..]..&hi[..])
-                    .map_err(|e| self.err(&e))?;
-                for item in range.rev().skip(skip).take(limit) {
-                    let (_, v) = item.map_err(|e| self.err(&e))?;
-                    out.push(v.value().to_string());
+                let range = order.range::<&[u8]>(&lo[..]..&hi[..]).map_err(|e| self.err(&e))?;
+                for item in range.rev().skip(skip) {
+                    let (_, id) = item.map_err(|e| self.err(&e))?;
+                    let id = id.value();
+                    let raw = entries.get(id).map_err(|e| self.err(&e))?.ok_or_else(|| {
+                        self.err(&format!(
+                            "order index names a missing entry {id}; delete .trilogy/ to rebuild from the Markdown"
+                        ))
+                    })?;
+                    if !visit(decode(raw.value())?)? {
+                        break;
+                    }
                 }
-                Ok(out)
+                Ok(())
             }
         }
     };
@@ -461,12 +513,21 @@ impl ReadTx {
     }
 }
 
+impl ReadTx {
+    fn cached_meta(&self, _key: &str) -> Option<u64> {
+        None
+    }
+}
+
 impl_reader!(ReadTx);
 
 /// The one write transaction. Dropping it without [`WriteTx::commit`] aborts.
 pub struct WriteTx {
     txn: WriteTransaction,
     path: PathBuf,
+    /// Counters written in this transaction, flushed to `meta` at commit (bulk imports bump
+    /// them once per entry).
+    meta_cache: std::cell::RefCell<std::collections::BTreeMap<String, u64>>,
 }
 
 impl WriteTx {
@@ -481,6 +542,12 @@ impl WriteTx {
     }
 }
 
+impl WriteTx {
+    fn cached_meta(&self, key: &str) -> Option<u64> {
+        self.meta_cache.borrow().get(key).copied()
+    }
+}
+
 impl_reader!(WriteTx);
 
 impl WriteTx {
@@ -489,8 +556,7 @@ impl WriteTx {
     }
 
     pub fn set_meta(&self, key: &str, value: u64) -> Result<()> {
-        let mut t = self.txn.open_table(META).map_err(self.w())?;
-        t.insert(key, value).map_err(self.w())?;
+        self.meta_cache.borrow_mut().insert(key.to_string(), value);
         Ok(())
     }
 
@@ -505,9 +571,22 @@ impl WriteTx {
         self.bump("next_seq", 1)
     }
 
+    fn note_change(&self, what: &str) -> Result<()> {
+        let seq = self.bump("change_seq", 1)?;
+        let mut t = self.txn.open_table(CHANGES).map_err(self.w())?;
+        t.insert(seq, what).map_err(self.w())?;
+        Ok(())
+    }
+
     /// Insert or update an entry, keeping the render order and the per-file counts in step.
     pub fn put_entry(&self, rec: &EntryRecord) -> Result<()> {
         let old = self.entry(&rec.id)?;
+        self.put_entry_over(rec, old)
+    }
+
+    /// [`WriteTx::put_entry`] when the caller already holds the stored record (`old`).
+    pub fn put_entry_over(&self, rec: &EntryRecord, old: Option<EntryRecord>) -> Result<()> {
+        self.note_change(&format!("e:{}", rec.id))?;
         {
             let mut order = self.txn.open_table(ORDER).map_err(self.w())?;
             if let Some(old) = &old
@@ -541,6 +620,7 @@ impl WriteTx {
 
     /// Write a section; a changed body or heading becomes a new revision in the history.
     pub fn put_section(&self, rec: &SectionRecord, at: &str, actor: &str) -> Result<()> {
+        self.note_change(&format!("s:{}", rec.key))?;
         let bytes = encode(rec)?;
         let mut t = self.txn.open_table(SECTIONS).map_err(self.w())?;
         t.insert(rec.key.as_str(), bytes.as_slice())
@@ -628,6 +708,12 @@ impl WriteTx {
 
     /// Make everything durable. Dropping the transaction instead aborts it.
     pub fn commit(self) -> Result<()> {
+        {
+            let mut t = self.txn.open_table(META).map_err(self.w())?;
+            for (k, v) in self.meta_cache.borrow().iter() {
+                t.insert(k.as_str(), *v).map_err(self.w())?;
+            }
+        }
         let path = self.path.clone();
         self.txn.commit().map_err(|e| store_err(&path, e))
     }

@@ -123,7 +123,8 @@ impl<'w> Tx<'w> {
 
     /// Insert or update an entry; the files it leaves and enters are re-rendered.
     pub fn put_entry(&mut self, rec: &EntryRecord) -> Result<()> {
-        if let Some(old) = self.store.entry(&rec.id)?
+        let old = self.store.entry(&rec.id)?;
+        if let Some(old) = &old
             && let Some(f) = old.file()
         {
             self.touch(f)?;
@@ -136,7 +137,7 @@ impl<'w> Tx<'w> {
         if let Some(f) = rec.file() {
             self.touch(f)?;
         }
-        self.store.put_entry(rec)
+        self.store.put_entry_over(rec, old)
     }
 
     /// A new live record (not yet stored) dated by its heading, or today.
@@ -266,7 +267,14 @@ impl<'w> Tx<'w> {
         result
     }
 
-    fn apply_docs(&mut self, docs: Vec<(FileKind, Parsed)>, fresh: bool) -> Result<()> {
+    fn apply_docs(&mut self, mut docs: Vec<(FileKind, Parsed)>, fresh: bool) -> Result<()> {
+        // sequence numbers follow age: the archive's entries are older than the live ones
+        docs.sort_by_key(|(f, _)| match f {
+            FileKind::Archive => 0,
+            FileKind::Sessions => 1,
+            FileKind::Decisions => 2,
+            FileKind::Project => 3,
+        });
         let mut present: Vec<(FileKind, Item)> = Vec::new();
         let mut gone: Vec<(String, Option<String>)> = Vec::new();
         for (f, parsed) in docs {
