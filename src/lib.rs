@@ -17,5 +17,6 @@ pub mod store;
 pub use error::{Error, ErrorKind, Result};
 pub mod cli;
 pub mod hooks;
+pub mod index;
 pub mod ops;
 pub mod workspace;

@@ -218,3 +218,78 @@ pub fn block(env: &Env, a: BlockArgs) -> Result<()> {
         format!("{:?} {} ({} bytes of memory)", o.outcome, o.path, o.bytes).to_lowercase()
     })
 }
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// Words, a phrase, or a code name (`沙箱禁管道`, `why did we drop sqlite`, `parseSessions`)
+    #[arg(required = true, num_args = 1..)]
+    query: Vec<String>,
+    /// Only this kind: session, decision or section
+    #[arg(long)]
+    kind: Option<String>,
+    /// Only sessions of this area
+    #[arg(long)]
+    area: Option<String>,
+    /// Entries dated on or after (YYYY-MM-DD)
+    #[arg(long, value_name = "DATE")]
+    since: Option<String>,
+    /// Entries dated on or before (YYYY-MM-DD)
+    #[arg(long, value_name = "DATE")]
+    until: Option<String>,
+    /// The archive: include (default), exclude, or only
+    #[arg(long, default_value = "include", value_parser = ["include", "exclude", "only"])]
+    archive: String,
+    /// Number of results (default 5, at most 20)
+    #[arg(long, short = 'n', default_value_t = 5)]
+    limit: usize,
+}
+
+pub fn search(env: &Env, a: SearchArgs) -> Result<()> {
+    use crate::index::{ArchiveMode, SearchQuery};
+    let q = SearchQuery {
+        text: a.query.join(" "),
+        limit: a.limit,
+        kind: a.kind,
+        area: a.area,
+        since: super::parse_date("since", &a.since)?,
+        until: super::parse_date("until", &a.until)?,
+        archive: match a.archive.as_str() {
+            "exclude" => ArchiveMode::Exclude,
+            "only" => ArchiveMode::Only,
+            _ => ArchiveMode::Include,
+        },
+    };
+    let out = crate::ops::search::search(&env.ws, q)?;
+    format::print(env, &out, |o| {
+        if o.hits.is_empty() {
+            return "no match".into();
+        }
+        o.hits
+            .iter()
+            .map(|h| {
+                format!(
+                    "{} · {}  [{} {}, {:.2}]\n  {}",
+                    h.file, h.heading, h.kind, h.id, h.score, h.snippet
+                )
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    })
+}
+
+pub fn reindex(env: &Env) -> Result<()> {
+    use std::io::IsTerminal;
+    let tty = std::io::stderr().is_terminal() && !env.json;
+    let mut progress = |done: usize, total: usize| {
+        if tty {
+            eprint!("\rindexing {done}/{total}");
+            if done == total {
+                eprintln!();
+            }
+        }
+    };
+    let n = crate::ops::search::reindex(&env.ws, &mut progress)?;
+    format::print(env, &serde_json::json!({ "documents": n }), |_| {
+        format!("indexed {n} documents")
+    })
+}

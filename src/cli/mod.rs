@@ -77,6 +77,10 @@ enum Command {
     Config,
     /// Build a throwaway workspace and walk through recording, hand edits and reading
     Demo(DemoArgs),
+    /// Search entries and PROJECT sections in Chinese, English or code names
+    Search(agent::SearchArgs),
+    /// Rebuild the search index from the store
+    Reindex,
     /// Print the session-start block an agent sees, with its ledger
     Inject(agent::InjectArgs),
     /// Show what trilogy remembers about agent sessions (list, show ID)
@@ -313,6 +317,8 @@ fn dispatch(cli: Cli) -> Result<()> {
             format::print(&env, &out.value, format::restore)
         }
         Command::Config => format::print(&env, &env.loaded, format::config),
+        Command::Search(a) => agent::search(&env, a),
+        Command::Reindex => agent::reindex(&env),
         Command::Inject(a) => agent::inject(&env, a),
         Command::Sessions(a) => agent::sessions(&env, a),
         Command::Install(a) => agent::install(&env, a, false),
@@ -397,7 +403,7 @@ fn cmd_checkpoint(env: &Env, a: CheckpointArgs) -> Result<()> {
     format::print(env, &out.value, format::checkpoint)
 }
 
-fn parse_date(flag: &str, v: &Option<String>) -> Result<Option<chrono::NaiveDate>> {
+pub(crate) fn parse_date(flag: &str, v: &Option<String>) -> Result<Option<chrono::NaiveDate>> {
     v.as_deref()
         .map(|s| {
             chrono::NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d").map_err(|_| {

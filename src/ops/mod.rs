@@ -8,6 +8,7 @@ pub mod inject;
 pub mod install;
 mod query;
 mod restore;
+pub mod search;
 pub mod secrets;
 
 use chrono::NaiveDate;

@@ -27,7 +27,7 @@ use crate::model::{
 };
 
 /// Version of the table layout; bump with a migration in [`migrate`].
-pub const SCHEMA_VERSION: u64 = 1;
+pub const SCHEMA_VERSION: u64 = 2;
 
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 const ENTRIES: TableDefinition<&str, &[u8]> = TableDefinition::new("entries");
@@ -156,6 +156,7 @@ impl Store {
             txn,
             path: self.path.clone(),
             meta_cache: Default::default(),
+            migrated: Default::default(),
         };
         migrate(&w)?;
         Ok(w)
@@ -189,9 +190,67 @@ fn migrate(w: &WriteTx) -> Result<()> {
                 "schema {newer} is newer than this trilogy understands ({SCHEMA_VERSION}); upgrade trilogy, or delete .trilogy/ to rebuild it from the Markdown"
             ),
         }),
-        // older layouts: migrations go here, one step per version
-        _ => w.set_meta("schema_version", SCHEMA_VERSION),
+        older => {
+            // one step per version
+            if older < 2 {
+                migrate_v1_dates(w)?;
+            }
+            w.migrated.set(true);
+            w.set_meta("schema_version", SCHEMA_VERSION)
+        }
     }
+}
+
+/// Schema 1 stored `sort_date` as a date string; schema 2 stores days since 0001-01-01.
+fn migrate_v1_dates(w: &WriteTx) -> Result<()> {
+    #[derive(serde::Deserialize)]
+    struct V1 {
+        id: String,
+        kind: crate::model::EntryKind,
+        heading: String,
+        body: String,
+        state: crate::model::State,
+        seq: u64,
+        sort_date: NaiveDate,
+        superseded_by: Option<String>,
+        replaced_by: Option<String>,
+        created_at: String,
+        actor: String,
+        origin: crate::model::Origin,
+    }
+    let mut t = w.txn.open_table(ENTRIES).map_err(w.w())?;
+    let mut rewritten = Vec::new();
+    for item in t.iter().map_err(w.w())? {
+        let (_, v) = item.map_err(w.w())?;
+        let old: V1 = decode(v.value())?;
+        let rec = EntryRecord {
+            id: old.id,
+            kind: old.kind,
+            heading: old.heading,
+            body: old.body,
+            state: old.state,
+            seq: old.seq,
+            sort_date: old.sort_date,
+            superseded_by: old.superseded_by,
+            replaced_by: old.replaced_by,
+            created_at: old.created_at,
+            actor: old.actor,
+            origin: old.origin,
+        };
+        rewritten.push((rec.id.clone(), encode(&rec)?));
+    }
+    for (id, bytes) in &rewritten {
+        t.insert(id.as_str(), bytes.as_slice()).map_err(w.w())?;
+    }
+    drop(t);
+    // schema 1 kept no change log: announce everything once, so derived indexes build fully
+    for (id, _) in &rewritten {
+        w.note_change(&format!("e:{id}"))?;
+    }
+    for s in w.sections()? {
+        w.note_change(&format!("s:{}", s.key))?;
+    }
+    Ok(())
 }
 
 /// Reads shared by read and write transactions.
@@ -528,6 +587,8 @@ pub struct WriteTx {
     /// Counters written in this transaction, flushed to `meta` at commit (bulk imports bump
     /// them once per entry).
     meta_cache: std::cell::RefCell<std::collections::BTreeMap<String, u64>>,
+    /// The layout was migrated: the transaction must commit even if nothing else changes.
+    migrated: std::cell::Cell<bool>,
 }
 
 impl WriteTx {
@@ -704,6 +765,11 @@ impl WriteTx {
         t.insert(s.id.as_str(), bytes.as_slice())
             .map_err(self.w())?;
         Ok(())
+    }
+
+    /// True when opening the transaction migrated the store (it must be committed).
+    pub fn migrated(&self) -> bool {
+        self.migrated.get()
     }
 
     /// Make everything durable. Dropping the transaction instead aborts it.

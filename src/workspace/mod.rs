@@ -25,7 +25,9 @@ pub use scaffold::{
     BOOT_END, BOOT_START, BootOutcome, boot_block, ensure_boot_block, ensure_region, remove_region,
     template,
 };
-pub use sync::{Broken, SyncReport, Tx, Written, entry_block, pointer_line, render_file};
+pub use sync::{
+    Broken, SyncReport, Tx, Written, crash_point, entry_block, pointer_line, render_file,
+};
 
 /// Where "now" comes from; tests and the demo pin the date.
 #[derive(Debug, Clone, Default)]
@@ -166,6 +168,10 @@ impl Workspace {
         self.root.join(".trilogy")
     }
 
+    pub fn index_dir(&self) -> PathBuf {
+        self.state_dir().join("index")
+    }
+
     pub fn store_path(&self) -> PathBuf {
         self.state_dir().join("store.redb")
     }
@@ -298,7 +304,9 @@ impl Workspace {
 
     /// True when every file is as the store last wrote it (by stat, then by hash).
     fn files_match(&self, r: &dyn Reader) -> Result<bool> {
-        if r.meta("absorbed_once")? == 0 {
+        if r.meta("absorbed_once")? == 0
+            || r.meta("schema_version")? != crate::store::SCHEMA_VERSION
+        {
             return Ok(false);
         }
         for f in FileKind::ALL {

@@ -540,7 +540,7 @@ impl<'w> Tx<'w> {
             self.changed = true;
         }
         let report = std::mem::take(&mut self.report);
-        if self.changed {
+        if self.changed || self.store.migrated() {
             crash_point("before-commit");
             self.store.commit()?;
         }
@@ -562,7 +562,7 @@ fn pause_point(name: &str) {
 
 /// Die like `kill -9` at a named point when `TRILOGY_CRASH_AT` names it: the crash tests use
 /// this to stop a real process between writing the files and committing the store.
-fn crash_point(name: &str) {
+pub fn crash_point(name: &str) {
     if std::env::var_os("TRILOGY_CRASH_AT").is_some_and(|v| v == name) {
         std::process::abort();
     }

@@ -1,0 +1,591 @@
+//! The full-text index: a rebuildable cache of the store, in tantivy. The only module that
+//! names tantivy.
+//!
+//! The index records in its commit payload the store change sequence it has applied. Before
+//! answering, a search catches up (delete by key, add the current version); when another
+//! process holds the index writer, the not-yet-indexed changes are scanned from the store at
+//! query time instead, so a result is never stale. A broken index or one with another schema
+//! is deleted and rebuilt from the store. Writers always wait for their merge threads.
+
+mod tokenizer;
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Bound;
+use std::path::{Path, PathBuf};
+
+use chrono::{Datelike, NaiveDate};
+use serde::Serialize;
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, RangeQuery, TermQuery};
+use tantivy::schema::{
+    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing,
+    TextOptions, Value,
+};
+use tantivy::tokenizer::{Language, LowerCaser, RemoveLongFilter, Stemmer, TextAnalyzer};
+use tantivy::{Index, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError, Term};
+
+use crate::error::{Error, Result};
+use crate::model::{EntryRecord, FileKind, SectionRecord, State};
+use crate::store::Reader;
+
+pub use tokenizer::{MemoryTokenizer, is_cjk, tokens};
+
+/// Bump when the schema or the tokenizer changes: older indexes are rebuilt.
+const SCHEMA_VERSION: u64 = 1;
+const TOKENIZER: &str = "memory";
+/// Heading matches count more than body matches.
+const HEADING_BOOST: f32 = 2.5;
+const PHRASE_BOOST: f32 = 3.0;
+
+#[derive(Clone, Copy)]
+struct Fields {
+    key: Field,
+    kind: Field,
+    file: Field,
+    area: Field,
+    state: Field,
+    date: Field,
+    heading: Field,
+    body: Field,
+}
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let text = TextOptions::default()
+        .set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(TOKENIZER)
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
+        )
+        .set_stored();
+    let f = Fields {
+        key: b.add_text_field("key", STRING | STORED),
+        kind: b.add_text_field("kind", STRING | STORED),
+        file: b.add_text_field("file", STRING | STORED),
+        area: b.add_text_field("area", STRING | STORED),
+        state: b.add_text_field("state", STRING | STORED),
+        date: b.add_i64_field("date", INDEXED | STORED | FAST),
+        heading: b.add_text_field("heading", text.clone()),
+        body: b.add_text_field("body", text),
+    };
+    (b.build(), f)
+}
+
+/// The analyzer used for documents and queries alike.
+pub fn analyzer() -> TextAnalyzer {
+    TextAnalyzer::builder(MemoryTokenizer)
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser)
+        .filter(Stemmer::new(Language::English))
+        .build()
+}
+
+/// Analyzed terms of `text`, in order.
+pub fn terms(text: &str) -> Vec<String> {
+    let mut a = analyzer();
+    let mut ts = a.token_stream(text);
+    let mut out = Vec::new();
+    while let Some(t) = ts.next() {
+        out.push(t.text.clone());
+    }
+    out
+}
+
+/// What is searchable: an entry in a file, or a PROJECT section.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchDoc {
+    /// `e:<id>` or `s:<section key>`.
+    pub key: String,
+    pub kind: &'static str,
+    pub file: &'static str,
+    pub area: String,
+    pub state: &'static str,
+    pub date: Option<NaiveDate>,
+    pub heading: String,
+    pub body: String,
+}
+
+impl SearchDoc {
+    fn of_entry(e: &EntryRecord) -> Option<SearchDoc> {
+        let file = e.file()?;
+        Some(SearchDoc {
+            key: format!("e:{}", e.id),
+            kind: e.kind.as_str(),
+            file: file.file_name(),
+            area: e.area().to_lowercase(),
+            state: e.state.as_str(),
+            date: e.date(),
+            heading: e.heading.clone(),
+            body: e.body.clone(),
+        })
+    }
+
+    fn of_section(s: &SectionRecord) -> Option<SearchDoc> {
+        (!s.removed).then(|| SearchDoc {
+            key: format!("s:{}", s.key),
+            kind: "section",
+            file: FileKind::Project.file_name(),
+            area: String::new(),
+            state: State::Live.as_str(),
+            date: None,
+            heading: s.heading.clone(),
+            body: s.text().to_string(),
+        })
+    }
+}
+
+/// The current searchable version of `key`, if it is searchable at all.
+fn load(
+    r: &dyn Reader,
+    key: &str,
+    sections: &HashMap<String, SectionRecord>,
+) -> Result<Option<SearchDoc>> {
+    if let Some(id) = key.strip_prefix("e:") {
+        return Ok(r.entry(id)?.as_ref().and_then(SearchDoc::of_entry));
+    }
+    if let Some(k) = key.strip_prefix("s:") {
+        return Ok(sections.get(k).and_then(SearchDoc::of_section));
+    }
+    Ok(None)
+}
+
+/// Which part of the archive a search covers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ArchiveMode {
+    /// Live files and the archive.
+    #[default]
+    Include,
+    /// Live files only.
+    Exclude,
+    /// The archive only.
+    Only,
+}
+
+/// A search.
+#[derive(Debug, Clone, Default)]
+pub struct SearchQuery {
+    pub text: String,
+    pub limit: usize,
+    /// `session`, `decision` or `section`.
+    pub kind: Option<String>,
+    pub area: Option<String>,
+    pub since: Option<NaiveDate>,
+    pub until: Option<NaiveDate>,
+    pub archive: ArchiveMode,
+}
+
+/// One result.
+#[derive(Debug, Clone, Serialize)]
+pub struct Hit {
+    /// Entry id, or section key.
+    pub id: String,
+    pub kind: String,
+    pub file: String,
+    pub heading: String,
+    /// The best-matching line.
+    pub snippet: String,
+    pub score: f32,
+    pub state: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<NaiveDate>,
+}
+
+fn days(d: NaiveDate) -> i64 {
+    d.num_days_from_ce() as i64
+}
+
+fn index_err(dir: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Store {
+        path: dir.to_path_buf(),
+        message: format!("search index: {e}"),
+    }
+}
+
+/// Progress of a long catch-up: (done, total).
+pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
+
+/// The index directory, opened.
+pub struct SearchIndex {
+    index: Index,
+    f: Fields,
+    dir: PathBuf,
+}
+
+impl SearchIndex {
+    /// Open the index in `dir`, creating it, or rebuilding it when it is broken or stale in
+    /// its schema.
+    pub fn open(dir: &Path) -> Result<SearchIndex> {
+        let (schema, f) = schema();
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        let existing = dir.join("meta.json").exists();
+        let opened = if existing {
+            match Index::open_in_dir(dir) {
+                Ok(idx)
+                    if idx.schema() == schema
+                        && Self::payload_schema(&idx).is_none_or(|v| v == SCHEMA_VERSION) =>
+                {
+                    Some(idx)
+                }
+                _ => None,
+            }
+        } else {
+            None
+        };
+        let index = match opened {
+            Some(idx) => idx,
+            None => {
+                if existing {
+                    // broken or another schema: the store can always rebuild it
+                    std::fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+                    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+                }
+                Index::create_in_dir(dir, schema).map_err(|e| index_err(dir, e))?
+            }
+        };
+        index.tokenizers().register(TOKENIZER, analyzer());
+        Ok(SearchIndex {
+            index,
+            f,
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    fn payload(idx: &Index) -> Option<serde_json::Value> {
+        let p = idx.load_metas().ok()?.payload?;
+        serde_json::from_str(&p).ok()
+    }
+
+    fn payload_schema(idx: &Index) -> Option<u64> {
+        Self::payload(idx)?.get("schema")?.as_u64()
+    }
+
+    /// The store change sequence this index has applied.
+    pub fn watermark(&self) -> u64 {
+        Self::payload(&self.index)
+            .and_then(|p| p.get("wm").and_then(serde_json::Value::as_u64))
+            .unwrap_or(0)
+    }
+
+    /// Bring the index up to the store's change sequence. Returns the changes it could not
+    /// apply because another process holds the writer: the search scans those itself.
+    pub fn sync(&self, r: &dyn Reader, mut progress: Option<Progress>) -> Result<Vec<SearchDoc>> {
+        let target = r.change_seq()?;
+        let mut wm = self.watermark();
+        let rebuild = wm > target;
+        if rebuild {
+            wm = 0;
+        }
+        if wm == target && !rebuild {
+            return Ok(Vec::new());
+        }
+        let mut keys: Vec<String> = Vec::new();
+        let mut seen = HashSet::new();
+        let changes = r.changes_since(wm)?;
+        for (_, k) in changes.into_iter().rev() {
+            if seen.insert(k.clone()) {
+                keys.push(k);
+            }
+        }
+        keys.reverse();
+        let sections: HashMap<String, SectionRecord> = r
+            .sections()?
+            .into_iter()
+            .map(|s| (s.key.clone(), s))
+            .collect();
+        let mut writer: IndexWriter = match self.index.writer_with_num_threads(1, 15_000_000) {
+            Ok(w) => w,
+            Err(TantivyError::LockFailure(..)) => {
+                let mut tail = Vec::new();
+                for k in &keys {
+                    if let Some(d) = load(r, k, &sections)? {
+                        tail.push(d);
+                    }
+                }
+                return Ok(tail);
+            }
+            Err(e) => return Err(index_err(&self.dir, e)),
+        };
+        let result = (|| -> Result<()> {
+            if rebuild {
+                writer
+                    .delete_all_documents()
+                    .map_err(|e| index_err(&self.dir, e))?;
+            }
+            let total = keys.len();
+            for (n, k) in keys.iter().enumerate() {
+                writer.delete_term(Term::from_field_text(self.f.key, k));
+                if let Some(d) = load(r, k, &sections)? {
+                    writer
+                        .add_document(self.document(&d))
+                        .map_err(|e| index_err(&self.dir, e))?;
+                }
+                if let Some(p) = progress.as_deref_mut()
+                    && (n % 2000 == 0 || n + 1 == total)
+                {
+                    p(n + 1, total);
+                }
+            }
+            crate::workspace::crash_point("index-before-commit");
+            let mut prepared = writer
+                .prepare_commit()
+                .map_err(|e| index_err(&self.dir, e))?;
+            prepared.set_payload(&format!("{{\"wm\":{target},\"schema\":{SCHEMA_VERSION}}}"));
+            prepared.commit().map_err(|e| index_err(&self.dir, e))?;
+            Ok(())
+        })();
+        // never drop a writer without letting its merges finish
+        let merged = writer
+            .wait_merging_threads()
+            .map_err(|e| index_err(&self.dir, e));
+        result?;
+        merged?;
+        Ok(Vec::new())
+    }
+
+    fn document(&self, d: &SearchDoc) -> TantivyDocument {
+        let mut doc = TantivyDocument::default();
+        doc.add_text(self.f.key, &d.key);
+        doc.add_text(self.f.kind, d.kind);
+        doc.add_text(self.f.file, d.file);
+        doc.add_text(self.f.area, &d.area);
+        doc.add_text(self.f.state, d.state);
+        doc.add_i64(self.f.date, d.date.map_or(0, days));
+        doc.add_text(self.f.heading, &d.heading);
+        doc.add_text(self.f.body, &d.body);
+        doc
+    }
+
+    fn filters(&self, q: &SearchQuery) -> Vec<(Occur, Box<dyn Query>)> {
+        let term = |f: Field, v: &str| -> Box<dyn Query> {
+            Box::new(TermQuery::new(
+                Term::from_field_text(f, v),
+                IndexRecordOption::Basic,
+            ))
+        };
+        let mut v: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        if let Some(k) = &q.kind {
+            v.push((Occur::Must, term(self.f.kind, k)));
+        }
+        if let Some(a) = &q.area {
+            v.push((Occur::Must, term(self.f.area, &a.trim().to_lowercase())));
+        }
+        match q.archive {
+            ArchiveMode::Include => {}
+            ArchiveMode::Exclude => {
+                v.push((Occur::MustNot, term(self.f.state, State::Archived.as_str())))
+            }
+            ArchiveMode::Only => {
+                v.push((Occur::Must, term(self.f.state, State::Archived.as_str())))
+            }
+        }
+        if q.since.is_some() || q.until.is_some() {
+            let lo = q.since.map_or(Bound::Unbounded, |d| {
+                Bound::Included(Term::from_field_i64(self.f.date, days(d)))
+            });
+            let hi = q.until.map_or(Bound::Unbounded, |d| {
+                Bound::Included(Term::from_field_i64(self.f.date, days(d)))
+            });
+            v.push((Occur::Must, Box::new(RangeQuery::new(lo, hi))));
+        }
+        v
+    }
+
+    /// Run a search; `tail` holds changes another process has not indexed yet.
+    pub fn search(&self, q: &SearchQuery, tail: &[SearchDoc]) -> Result<Vec<Hit>> {
+        let ordered = terms(&q.text);
+        let mut distinct: Vec<String> = Vec::new();
+        for t in &ordered {
+            if !distinct.contains(t) {
+                distinct.push(t.clone());
+            }
+        }
+        if distinct.is_empty() {
+            return Err(Error::bad_input(format!(
+                "`{}` has no searchable words or characters",
+                q.text.trim()
+            )));
+        }
+        let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
+        for t in &distinct {
+            let h = TermQuery::new(
+                Term::from_field_text(self.f.heading, t),
+                IndexRecordOption::WithFreqs,
+            );
+            should.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(Box::new(h), HEADING_BOOST)),
+            ));
+            let b = TermQuery::new(
+                Term::from_field_text(self.f.body, t),
+                IndexRecordOption::WithFreqs,
+            );
+            should.push((Occur::Should, Box::new(b)));
+        }
+        // phrase bonus: the query's tokens at consecutive positions. For CJK this matches the
+        // query as a contiguous substring (characters and pairs interleave the same way).
+        if ordered.len() >= 2 && ordered.len() <= 32 {
+            let phrase: Vec<Term> = ordered
+                .iter()
+                .map(|t| Term::from_field_text(self.f.body, t))
+                .collect();
+            should.push((
+                Occur::Should,
+                Box::new(BoostQuery::new(
+                    Box::new(PhraseQuery::new(phrase)),
+                    PHRASE_BOOST,
+                )),
+            ));
+        }
+        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
+            vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+        clauses.extend(self.filters(q));
+        let query = BooleanQuery::new(clauses);
+
+        let reader = self
+            .index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(|e| index_err(&self.dir, e))?;
+        let searcher = reader.searcher();
+        let stale: HashSet<&str> = tail.iter().map(|d| d.key.as_str()).collect();
+        let want = q.limit.max(1);
+        let top = searcher
+            .search(
+                &query,
+                &TopDocs::with_limit(want + stale.len()).order_by_score(),
+            )
+            .map_err(|e| index_err(&self.dir, e))?;
+        let wanted: HashSet<&str> = distinct.iter().map(String::as_str).collect();
+        let mut hits = Vec::new();
+        for (score, addr) in top {
+            let doc: TantivyDocument = searcher.doc(addr).map_err(|e| index_err(&self.dir, e))?;
+            let get = |f: Field| {
+                doc.get_first(f)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("")
+                    .to_string()
+            };
+            let key = get(self.f.key);
+            if stale.contains(key.as_str()) {
+                continue;
+            }
+            let date = doc
+                .get_first(self.f.date)
+                .and_then(|v| v.as_i64())
+                .filter(|d| *d > 0)
+                .and_then(|d| NaiveDate::from_num_days_from_ce_opt(d as i32));
+            let body = get(self.f.body);
+            let heading = get(self.f.heading);
+            hits.push(Hit {
+                id: key[2..].to_string(),
+                kind: get(self.f.kind),
+                file: get(self.f.file),
+                snippet: snippet(&heading, &body, &wanted),
+                heading,
+                score,
+                state: get(self.f.state),
+                date,
+            });
+        }
+        for d in tail {
+            if !self.tail_passes(d, q) {
+                continue;
+            }
+            let score = tail_score(d, &wanted);
+            if score > 0.0 {
+                hits.push(Hit {
+                    id: d.key[2..].to_string(),
+                    kind: d.kind.to_string(),
+                    file: d.file.to_string(),
+                    snippet: snippet(&d.heading, &d.body, &wanted),
+                    heading: d.heading.clone(),
+                    score,
+                    state: d.state.to_string(),
+                    date: d.date,
+                });
+            }
+        }
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+        hits.truncate(want);
+        Ok(hits)
+    }
+
+    fn tail_passes(&self, d: &SearchDoc, q: &SearchQuery) -> bool {
+        let archived = d.state == State::Archived.as_str();
+        q.kind.as_deref().is_none_or(|k| k == d.kind)
+            && q.area
+                .as_deref()
+                .is_none_or(|a| a.trim().to_lowercase() == d.area)
+            && match q.archive {
+                ArchiveMode::Include => true,
+                ArchiveMode::Exclude => !archived,
+                ArchiveMode::Only => archived,
+            }
+            && q.since.is_none_or(|s| d.date.is_some_and(|x| x >= s))
+            && q.until.is_none_or(|u| d.date.is_some_and(|x| x <= u))
+    }
+
+    /// Number of documents in the index.
+    pub fn len(&self) -> Result<u64> {
+        let reader = self
+            .index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map_err(|e| index_err(&self.dir, e))?;
+        Ok(reader.searcher().num_docs())
+    }
+
+    pub fn is_empty(&self) -> Result<bool> {
+        Ok(self.len()? == 0)
+    }
+}
+
+fn tail_score(d: &SearchDoc, wanted: &HashSet<&str>) -> f32 {
+    let h: HashSet<String> = terms(&d.heading).into_iter().collect();
+    let b: HashSet<String> = terms(&d.body).into_iter().collect();
+    wanted
+        .iter()
+        .map(|t| {
+            (if h.contains(*t) { HEADING_BOOST } else { 0.0 })
+                + if b.contains(*t) { 1.0 } else { 0.0 }
+        })
+        .sum()
+}
+
+/// The line sharing the most terms with the query (the heading when nothing better).
+fn snippet(heading: &str, body: &str, wanted: &HashSet<&str>) -> String {
+    let mut best = (0usize, heading);
+    for line in body.lines().filter(|l| !l.trim().is_empty()) {
+        let n = terms(line)
+            .iter()
+            .filter(|t| wanted.contains(String::as_str(t)))
+            .collect::<HashSet<_>>()
+            .len();
+        if n > best.0 {
+            best = (n, line);
+        }
+    }
+    let line = best.1.trim();
+    match line.char_indices().nth(200) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stemming_and_identifiers_meet_in_the_middle() {
+        let q: HashSet<String> = terms("running tests").into_iter().collect();
+        let d: HashSet<String> = terms("run the test suite").into_iter().collect();
+        assert!(q.iter().all(|t| d.contains(t)), "{q:?} vs {d:?}");
+        let q: HashSet<String> = terms("parseSessions").into_iter().collect();
+        let d: HashSet<String> = terms("fn parse_sessions()").into_iter().collect();
+        assert!(q.intersection(&d).count() >= 2, "{q:?} vs {d:?}");
+    }
+}

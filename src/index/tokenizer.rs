@@ -1,0 +1,183 @@
+//! One tokenizer for Chinese, Japanese, Korean, English and code names.
+//!
+//! - A run of CJK characters gives every single character and every overlapping pair, so
+//!   `沙箱禁管道` shares `沙箱`, `箱禁`, `管道` and the single characters with `沙箱禁止命名管道`.
+//! - A run of letters, digits and `_` gives the whole run and, when it is an identifier, its
+//!   parts: `parse_sessions` → `parse_sessions`, `parse`, `sessions`; `parseSessions` →
+//!   `parsesessions`, `parse`, `sessions`. Paths and flags split on `/ . - :`.
+//!
+//! Lowercasing and English stemming are applied after this, by the analyzer chain.
+
+use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
+
+/// Hiragana, katakana, CJK ideographs, Hangul.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xAC00..=0xD7AF
+        | 0xF900..=0xFAFF | 0x20000..=0x2FFFF)
+}
+
+fn is_word(c: char) -> bool {
+    (c.is_alphanumeric() || c == '_') && !is_cjk(c)
+}
+
+#[derive(Clone, Default)]
+pub struct MemoryTokenizer;
+
+pub struct VecTokenStream {
+    tokens: Vec<Token>,
+    idx: usize,
+}
+
+impl TokenStream for VecTokenStream {
+    fn advance(&mut self) -> bool {
+        if self.idx < self.tokens.len() {
+            self.idx += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    fn token(&self) -> &Token {
+        &self.tokens[self.idx - 1]
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.tokens[self.idx - 1]
+    }
+}
+
+/// Split an identifier at `_` and lower→upper / letter↔digit boundaries.
+fn identifier_parts(word: &str) -> Vec<(usize, usize)> {
+    let mut parts = Vec::new();
+    let chars: Vec<(usize, char)> = word.char_indices().collect();
+    let mut start: Option<usize> = None;
+    for (k, &(i, c)) in chars.iter().enumerate() {
+        if c == '_' {
+            if let Some(s) = start.take() {
+                parts.push((s, i));
+            }
+            continue;
+        }
+        if let Some(s) = start {
+            let prev = chars[k - 1].1;
+            let boundary = (prev.is_lowercase() && c.is_uppercase())
+                || (prev.is_alphabetic() && c.is_numeric())
+                || (prev.is_numeric() && c.is_alphabetic())
+                // "HTTPServer": the last capital of a run starts the next word
+                || (prev.is_uppercase()
+                    && c.is_uppercase()
+                    && chars.get(k + 1).is_some_and(|(_, n)| n.is_lowercase()));
+            if boundary {
+                parts.push((s, i));
+                start = Some(i);
+            }
+        } else {
+            start = Some(i);
+        }
+    }
+    if let Some(s) = start {
+        parts.push((s, word.len()));
+    }
+    parts
+}
+
+/// All tokens of `text` (before lowercasing and stemming).
+pub fn tokens(text: &str) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut position = 0usize;
+    let mut push = |from: usize, to: usize, out: &mut Vec<Token>| {
+        out.push(Token {
+            offset_from: from,
+            offset_to: to,
+            position,
+            text: text[from..to].to_string(),
+            position_length: 1,
+        });
+        position += 1;
+    };
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let mut k = 0;
+    while k < chars.len() {
+        let (i, c) = chars[k];
+        if is_cjk(c) {
+            let mut e = k;
+            while e < chars.len() && is_cjk(chars[e].1) {
+                e += 1;
+            }
+            for m in k..e {
+                let from = chars[m].0;
+                let to = from + chars[m].1.len_utf8();
+                push(from, to, &mut out);
+                if m + 1 < e {
+                    let to2 = chars[m + 1].0 + chars[m + 1].1.len_utf8();
+                    push(from, to2, &mut out);
+                }
+            }
+            k = e;
+        } else if is_word(c) {
+            let mut e = k;
+            while e < chars.len() && is_word(chars[e].1) {
+                e += 1;
+            }
+            let end = chars.get(e).map_or(text.len(), |(j, _)| *j);
+            let word = &text[i..end];
+            let parts = identifier_parts(word);
+            if parts.len() != 1 || parts[0] != (0, word.len()) {
+                push(i, end, &mut out);
+            }
+            for (s, t) in parts {
+                push(i + s, i + t, &mut out);
+            }
+            k = e;
+        } else {
+            k += 1;
+        }
+    }
+    out
+}
+
+impl Tokenizer for MemoryTokenizer {
+    type TokenStream<'a> = VecTokenStream;
+
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> VecTokenStream {
+        VecTokenStream {
+            tokens: tokens(text),
+            idx: 0,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(s: &str) -> Vec<String> {
+        tokens(s).into_iter().map(|t| t.text).collect()
+    }
+
+    #[test]
+    fn cjk_gives_characters_and_overlapping_pairs() {
+        assert_eq!(texts("沙箱禁"), ["沙", "沙箱", "箱", "箱禁", "禁"]);
+        assert_eq!(texts("a管道b"), ["a", "管", "管道", "道", "b"]);
+    }
+
+    #[test]
+    fn identifiers_split_into_parts() {
+        assert_eq!(
+            texts("parse_sessions"),
+            ["parse_sessions", "parse", "sessions"]
+        );
+        assert_eq!(
+            texts("parseSessions"),
+            ["parseSessions", "parse", "Sessions"]
+        );
+        assert_eq!(texts("HTTPServer2"), ["HTTPServer2", "HTTP", "Server", "2"]);
+        assert_eq!(
+            texts("src/store/mod.rs --lock-timeout"),
+            ["src", "store", "mod", "rs", "lock", "timeout"]
+        );
+        assert_eq!(texts("plain"), ["plain"]);
+    }
+}

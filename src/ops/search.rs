@@ -1,0 +1,90 @@
+//! `search`: the `memory_search` operation. Validates the query, brings the index up to the
+//! store (or scans what another process has not indexed yet), and ranks entries and PROJECT
+//! sections across the live files and the archive.
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::index::{Hit, Progress, SearchIndex, SearchQuery};
+use crate::workspace::Workspace;
+
+/// Longest accepted query (bytes).
+pub const MAX_QUERY_BYTES: usize = 4096;
+/// Results when the caller does not say; the most a call returns.
+pub const DEFAULT_LIMIT: usize = 5;
+pub const MAX_LIMIT: usize = 20;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchOutcome {
+    pub query: String,
+    pub hits: Vec<Hit>,
+    /// Changes another process had not indexed yet, scanned from the store for this answer.
+    pub unindexed: usize,
+}
+
+/// Check and normalise a query; `limit` 0 means the default, above the maximum is capped.
+pub fn prepare(mut q: SearchQuery) -> Result<SearchQuery> {
+    if q.text.trim().is_empty() {
+        return Err(Error::bad_input(
+            "the search query is empty; give a word, a phrase or a code name",
+        ));
+    }
+    if q.text.len() > MAX_QUERY_BYTES {
+        return Err(Error::bad_input(format!(
+            "the search query is {} bytes; the limit is {MAX_QUERY_BYTES}",
+            q.text.len()
+        )));
+    }
+    if let Some(k) = &q.kind
+        && !["session", "decision", "section"].contains(&k.as_str())
+    {
+        return Err(Error::bad_input(format!(
+            "kind `{k}`: use session, decision or section"
+        )));
+    }
+    q.limit = match q.limit {
+        0 => DEFAULT_LIMIT,
+        n => n.min(MAX_LIMIT),
+    };
+    Ok(q)
+}
+
+/// Search the memory of `ws`.
+pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
+    let q = prepare(q)?;
+    ws.require_memory()?;
+    let dir = ws.index_dir();
+    let out = ws.read(|r| {
+        let index = SearchIndex::open(&dir)?;
+        let tail = index.sync(r, None)?;
+        let hits = index.search(&q, &tail)?;
+        Ok(SearchOutcome {
+            query: q.text.clone(),
+            hits,
+            unindexed: tail.len(),
+        })
+    })?;
+    Ok(out.value)
+}
+
+/// Throw the index away and build it again from the store.
+pub fn reindex(ws: &Workspace, progress: Progress) -> Result<u64> {
+    ws.require_memory()?;
+    let dir = ws.index_dir();
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    }
+    Ok(ws
+        .read(|r| {
+            let index = SearchIndex::open(&dir)?;
+            let tail = index.sync(r, Some(progress))?;
+            if !tail.is_empty() {
+                return Err(Error::Busy {
+                    path: dir.clone(),
+                    waited_ms: 0,
+                });
+            }
+            index.len()
+        })?
+        .value)
+}
