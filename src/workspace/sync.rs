@@ -353,8 +353,18 @@ impl<'w> Tx<'w> {
             }
         }
         let mut imported: BTreeMap<FileKind, usize> = BTreeMap::new();
+        let mut inserted: HashSet<String> = HashSet::new();
         for (f, item) in present {
-            match self.store.entry(&item.id)? {
+            // a fresh store holds no entries yet: skip the lookups (a bulk import is 100k of them)
+            let existing = if fresh {
+                if !inserted.insert(item.id.clone()) {
+                    continue;
+                }
+                None
+            } else {
+                self.store.entry(&item.id)?
+            };
+            match existing {
                 None => {
                     let mut rec =
                         self.new_entry(item.kind, item.heading.clone(), item.body.clone())?;
@@ -369,7 +379,12 @@ impl<'w> Tx<'w> {
                         rec.seq = old.seq;
                         rec.origin = old.origin.clone();
                     }
-                    self.put_entry(&rec)?;
+                    if fresh {
+                        self.touch(f)?;
+                        self.store.put_entry_over(&rec, None)?;
+                    } else {
+                        self.put_entry(&rec)?;
+                    }
                     if fresh {
                         *imported.entry(f).or_default() += 1;
                     } else if !replaced.contains_key(&rec.id) {
