@@ -10,6 +10,7 @@
 pub mod config;
 pub mod error;
 pub mod markdown;
+pub mod mcp;
 pub mod model;
 pub mod schema;
 pub mod store;

@@ -3,6 +3,12 @@
 
 /// Input schema of `memory_checkpoint` / `trilogy checkpoint`.
 pub const CHECKPOINT_INPUT: &str = include_str!("../schema/checkpoint.input.json");
+/// Input schema of `memory_read`.
+pub const READ_INPUT: &str = include_str!("../schema/read.input.json");
+/// Input schema of `memory_search`.
+pub const SEARCH_INPUT: &str = include_str!("../schema/search.input.json");
+/// Input schema of `memory_status`.
+pub const STATUS_INPUT: &str = include_str!("../schema/status.input.json");
 /// Schema of `trilogy.toml` and the user config file.
 pub const CONFIG: &str = include_str!("../schema/config.json");
 

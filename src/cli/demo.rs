@@ -203,8 +203,18 @@ pub fn run(keep: bool, overrides: &[String]) -> Result<()> {
     );
     run_cmd(&["inject", "--max-chars", "10000"])?;
 
-    step(7, "search finds a Chinese phrase by its parts, and code names by their words");
-    run_cmd(&["search", if zh { "沙箱禁管道" } else { "sandbox named pipes" }])?;
+    step(
+        7,
+        "search finds a Chinese phrase by its parts, and code names by their words",
+    );
+    run_cmd(&[
+        "search",
+        if zh {
+            "沙箱禁管道"
+        } else {
+            "sandbox named pipes"
+        },
+    ])?;
 
     step(8, "status");
     run_cmd(&["status"])?;

@@ -77,6 +77,8 @@ enum Command {
     Config,
     /// Build a throwaway workspace and walk through recording, hand edits and reading
     Demo(DemoArgs),
+    /// Serve the MCP tools (memory_checkpoint, memory_read, memory_search, memory_status) on stdio
+    Mcp(McpArgs),
     /// Search entries and PROJECT sections in Chinese, English or code names
     Search(agent::SearchArgs),
     /// Rebuild the search index from the store
@@ -218,6 +220,14 @@ struct RestoreArgs {
 }
 
 #[derive(Args, Debug)]
+struct McpArgs {
+    /// The agent session this server belongs to, when the host tells it (its writes are then
+    /// not announced back to that session); also read from TRILOGY_AGENT_SESSION
+    #[arg(long, value_name = "ID")]
+    agent_session: Option<String>,
+}
+
+#[derive(Args, Debug)]
 struct DemoArgs {
     /// Keep the demo workspace instead of deleting it at the end
     #[arg(long)]
@@ -275,6 +285,9 @@ fn dispatch(cli: Cli) -> Result<()> {
     if let Command::Hook(a) = &cli.command {
         std::process::exit(agent::hook(a));
     }
+    if let Command::Mcp(a) = &cli.command {
+        return crate::mcp::serve(cli.root.clone(), cli.set.clone(), a.agent_session.clone());
+    }
     let env = build_env(&cli)?;
     if !env.loaded.config.enabled && !matches!(cli.command, Command::Config) {
         return Err(Error::bad_input(
@@ -324,7 +337,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Install(a) => agent::install(&env, a, false),
         Command::Uninstall(a) => agent::install(&env, a, true),
         Command::Block(a) => agent::block(&env, a),
-        Command::Demo(_) | Command::Hook(_) => unreachable!("handled above"),
+        Command::Demo(_) | Command::Hook(_) | Command::Mcp(_) => unreachable!("handled above"),
     }
 }
 

@@ -9,8 +9,8 @@ mod fsio;
 mod scaffold;
 mod sync;
 
-use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use chrono::NaiveDate;
@@ -65,7 +65,7 @@ pub struct Workspace {
     pub root: PathBuf,
     pub config: Config,
     pub clock: Clock,
-    store: OnceCell<Store>,
+    store: OnceLock<Store>,
 }
 
 /// What scaffolding created.
@@ -148,7 +148,7 @@ impl Workspace {
             root,
             config,
             clock,
-            store: OnceCell::new(),
+            store: OnceLock::new(),
         }
     }
 

@@ -1,0 +1,407 @@
+//! `trilogy mcp`: the stdio MCP server (rmcp). The only module that names rmcp.
+//!
+//! Stdout carries protocol frames only; logs go to stderr. Tool failures are results with
+//! `isError: true` and a message that says how to fix the call; unknown tools and malformed
+//! requests are JSON-RPC errors. The store stays open between calls; no transaction is held
+//! between requests, so other sessions and CLI commands keep working.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
+    Tool, ToolAnnotations,
+};
+use rmcp::service::{RequestContext, RoleServer};
+use rmcp::{ServerHandler, ServiceExt};
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+
+use crate::error::{Error, Result};
+use crate::index::{ArchiveMode, SearchQuery};
+use crate::model::{FileKind, agent_actor};
+use crate::ops::{self, EntryFilter, ReadTarget};
+use crate::schema;
+use crate::workspace::{Workspace, open_workspace};
+
+const INSTRUCTIONS: &str = "Project memory for this repository: memory/PROJECT.md (what the project is now), \
+memory/DECISIONS.md (why), memory/SESSIONS.md (what happened). It is loaded at session start; \
+use memory_search before re-deciding something, memory_read for a whole file or section, and \
+memory_checkpoint to record what a future session would otherwise waste time rediscovering.";
+
+const CHECKPOINT_DESC: &str = "Record what this session learned, in one call. Admission test for every line: \
+would a future session waste time or repeat a mistake without it? If not, leave it out; recording nothing is fine. \
+Routing: `project` = facts that change what the project is or how to run it (a section body via `text`, or one \
+`line`, optionally replacing an exact existing line via `replaces`); `decisions` = a settled choice, what it \
+rejected (`over`) and the constraint that forced it (`because`), newest on top, `supersedes` names an earlier one; \
+`sessions` = what this session did and how it was verified (`done`), what is unfinished (`open`), the one next \
+action (`next`), with an `area` from at most four. Dates are stamped by the tool. The only deletions are those \
+paired replacements; anything that looks stale, duplicated or wrong goes to `notes` for the user, never deleted. \
+Secrets are refused.";
+const READ_DESC: &str = "Read the project memory from the store: a whole file (`file`), one PROJECT section \
+(`section`, Chinese or English name), or entries filtered by `area`, `since`/`until` and `limit`. The archive \
+(SESSIONS-archive.md) is only read here, never injected.";
+const SEARCH_DESC: &str = "Search sessions, decisions and PROJECT sections, live and archived, by words in \
+Chinese, English or code names (a Chinese phrase with a character missing still matches; `parseSessions` finds \
+`parse_sessions`). Returns the best-matching line of each hit.";
+const STATUS_DESC: &str = "Workspace, file sizes, entry counts, areas, open reports left by `notes`, files that \
+do not parse, staleness of PROJECT.md, and the last write.";
+
+fn schema_object(text: &str) -> Arc<Map<String, Value>> {
+    match serde_json::from_str::<Value>(text) {
+        Ok(Value::Object(m)) => Arc::new(m),
+        // the schemas are compiled in and checked by tests
+        _ => Arc::new(Map::new()),
+    }
+}
+
+/// The tools, in a stable order.
+pub fn tools() -> Vec<Tool> {
+    let tool = |name: &'static str, desc: &'static str, schema: &str, read_only: bool| {
+        let mut t = Tool::new(name, desc, schema_object(schema));
+        let mut a = ToolAnnotations::default();
+        a.read_only_hint = Some(read_only);
+        a.destructive_hint = Some(false);
+        a.idempotent_hint = Some(true);
+        t.annotations = Some(a);
+        t
+    };
+    vec![
+        tool(
+            "memory_checkpoint",
+            CHECKPOINT_DESC,
+            schema::CHECKPOINT_INPUT,
+            false,
+        ),
+        tool("memory_read", READ_DESC, schema::READ_INPUT, true),
+        tool("memory_search", SEARCH_DESC, schema::SEARCH_INPUT, true),
+        tool("memory_status", STATUS_DESC, schema::STATUS_INPUT, true),
+    ]
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReadArgs {
+    file: Option<String>,
+    section: Option<String>,
+    area: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
+    limit: Option<usize>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SearchArgs {
+    query: String,
+    limit: Option<usize>,
+    kind: Option<String>,
+    area: Option<String>,
+    since: Option<String>,
+    until: Option<String>,
+    archive: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StatusArgs {}
+
+fn args<T: for<'de> Deserialize<'de>>(tool: &str, a: Option<Map<String, Value>>) -> Result<T> {
+    serde_json::from_value(Value::Object(a.unwrap_or_default())).map_err(|e| {
+        Error::bad_input(format!(
+            "{tool}: invalid arguments: {e}; see the tool's input schema"
+        ))
+    })
+}
+
+fn date(field: &str, v: &Option<String>) -> Result<Option<chrono::NaiveDate>> {
+    v.as_deref()
+        .map(|s| {
+            chrono::NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d").map_err(|_| {
+                Error::bad_input(format!("`{field}` = `{s}` is not a date; use YYYY-MM-DD"))
+            })
+        })
+        .transpose()
+}
+
+/// Where the server finds its workspace, and who it writes as.
+struct Setup {
+    root: Option<PathBuf>,
+    env: Vec<(String, String)>,
+    overrides: Vec<String>,
+    actor: String,
+}
+
+/// The server.
+#[derive(Clone)]
+pub struct MemoryServer {
+    setup: Arc<Setup>,
+    ws: Arc<Mutex<Option<Arc<Workspace>>>>,
+}
+
+impl MemoryServer {
+    pub fn new(
+        root: Option<PathBuf>,
+        env: Vec<(String, String)>,
+        overrides: Vec<String>,
+        agent_session: Option<String>,
+    ) -> MemoryServer {
+        let actor = agent_session
+            .or_else(|| {
+                env.iter()
+                    .find(|(k, _)| k == "TRILOGY_AGENT_SESSION")
+                    .map(|(_, v)| v.clone())
+            })
+            .map_or_else(|| "mcp".to_string(), |id| agent_actor(&id));
+        MemoryServer {
+            setup: Arc::new(Setup {
+                root,
+                env,
+                overrides,
+                actor,
+            }),
+            ws: Arc::new(Mutex::new(None)),
+        }
+    }
+
+    /// The workspace: `--root`, else the client's first root, else the host's project-dir
+    /// variable, else the working directory. (Roots are deprecated by the newest protocol but
+    /// are what hosts send today.)
+    #[allow(deprecated)]
+    async fn workspace(&self, ctx: &RequestContext<RoleServer>) -> Result<Arc<Workspace>> {
+        if let Some(ws) = self
+            .ws
+            .lock()
+            .map_err(|_| Error::Internal("workspace lock".into()))?
+            .clone()
+        {
+            return Ok(ws);
+        }
+        let var = |k: &str| {
+            self.setup
+                .env
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| PathBuf::from(v))
+        };
+        let mut start = self.setup.root.clone();
+        if start.is_none() {
+            let wants_roots = ctx
+                .peer
+                .peer_info()
+                .is_some_and(|info| info.capabilities.roots.is_some());
+            if wants_roots && let Ok(roots) = ctx.peer.list_roots().await {
+                start = roots
+                    .roots
+                    .iter()
+                    .find_map(|r| r.uri.strip_prefix("file://").map(PathBuf::from));
+            }
+        }
+        let start = match start.or_else(|| var("CLAUDE_PROJECT_DIR")) {
+            Some(p) => p,
+            None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
+        };
+        let (ws, _) = open_workspace(&start, &self.setup.env, &self.setup.overrides)?;
+        let ws = Arc::new(ws);
+        *self
+            .ws
+            .lock()
+            .map_err(|_| Error::Internal("workspace lock".into()))? = Some(ws.clone());
+        Ok(ws)
+    }
+
+    fn call(
+        &self,
+        ws: &Workspace,
+        name: &str,
+        a: Option<Map<String, Value>>,
+    ) -> Result<(Value, String)> {
+        match name {
+            "memory_checkpoint" => {
+                let input: ops::CheckpointInput = args(name, a)?;
+                let out = ops::checkpoint(ws, &self.setup.actor, &input)?.value;
+                let text = out.summary.clone();
+                Ok((serde_json::to_value(&out).unwrap_or(Value::Null), text))
+            }
+            "memory_read" => {
+                let r: ReadArgs = args(name, a)?;
+                let file = r
+                    .file
+                    .as_deref()
+                    .map(|f| {
+                        FileKind::from_name(f).ok_or_else(|| {
+                            Error::bad_input(format!(
+                                "`file` = `{f}`: use PROJECT.md, DECISIONS.md, SESSIONS.md or SESSIONS-archive.md"
+                            ))
+                        })
+                    })
+                    .transpose()?;
+                let filtered =
+                    r.area.is_some() || r.since.is_some() || r.until.is_some() || r.limit.is_some();
+                let target = if let Some(s) = r.section {
+                    ReadTarget::Section(s)
+                } else if filtered || file.is_none() {
+                    ReadTarget::Entries(EntryFilter {
+                        file: file.unwrap_or(FileKind::Sessions),
+                        area: r.area,
+                        since: date("since", &r.since)?,
+                        until: date("until", &r.until)?,
+                        limit: r.limit.unwrap_or(15).min(200),
+                    })
+                } else {
+                    ReadTarget::File(file.unwrap_or(FileKind::Project))
+                };
+                let out = ops::read(ws, &target)?.value;
+                let text = match &out {
+                    ops::ReadOutput::File(f) => f.content.clone(),
+                    ops::ReadOutput::Section(s) => format!("## {}\n\n{}", s.heading, s.text),
+                    ops::ReadOutput::Entries { entries, .. } => entries
+                        .iter()
+                        .map(|e| format!("## {}\n{}", e.heading, e.body))
+                        .collect::<Vec<_>>()
+                        .join("\n\n"),
+                };
+                Ok((serde_json::to_value(&out).unwrap_or(Value::Null), text))
+            }
+            "memory_search" => {
+                let s: SearchArgs = args(name, a)?;
+                let q = SearchQuery {
+                    text: s.query,
+                    limit: s.limit.unwrap_or(0),
+                    kind: s.kind,
+                    area: s.area,
+                    since: date("since", &s.since)?,
+                    until: date("until", &s.until)?,
+                    archive: match s.archive.as_deref() {
+                        None | Some("include") => ArchiveMode::Include,
+                        Some("exclude") => ArchiveMode::Exclude,
+                        Some("only") => ArchiveMode::Only,
+                        Some(x) => {
+                            return Err(Error::bad_input(format!(
+                                "`archive` = `{x}`: use include, exclude or only"
+                            )));
+                        }
+                    },
+                };
+                let out = ops::search::search(ws, q)?;
+                let text = if out.hits.is_empty() {
+                    "no match".to_string()
+                } else {
+                    out.hits
+                        .iter()
+                        .map(|h| format!("{} · {}\n{}", h.file, h.heading, h.snippet))
+                        .collect::<Vec<_>>()
+                        .join("\n\n")
+                };
+                Ok((serde_json::to_value(&out).unwrap_or(Value::Null), text))
+            }
+            "memory_status" => {
+                let _: StatusArgs = args(name, a)?;
+                let s = ops::status(ws)?;
+                let text = format!(
+                    "{} · sessions {} live, {} archived · decisions {} · open reports {}{}",
+                    s.root,
+                    s.sessions_live,
+                    s.sessions_archived,
+                    s.decisions,
+                    s.open_reports.len(),
+                    if s.unparseable.is_empty() {
+                        ""
+                    } else {
+                        " · a memory file does not parse"
+                    }
+                );
+                Ok((serde_json::to_value(&s).unwrap_or(Value::Null), text))
+            }
+            _ => Err(Error::NotFound(format!("unknown tool `{name}`"))),
+        }
+    }
+}
+
+impl ServerHandler for MemoryServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("trilogy", env!("CARGO_PKG_VERSION")))
+            .with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(tools()))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        tools().into_iter().find(|t| t.name == name)
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<CallToolResponse, ErrorData> {
+        let name = request.name.to_string();
+        if !tools().iter().any(|t| t.name == name) {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "unknown tool `{name}`; tools: memory_checkpoint, memory_read, memory_search, memory_status"
+                ),
+                None,
+            ));
+        }
+        let outcome = match self.workspace(&context).await {
+            Ok(ws) => self.call(&ws, &name, request.arguments),
+            Err(e) => Err(e),
+        };
+        Ok(match outcome {
+            Ok((structured, text)) => {
+                let mut r = CallToolResult::structured(structured);
+                r.content = vec![ContentBlock::text(text)];
+                r
+            }
+            Err(e) => {
+                tracing::warn!(tool = %name, error = %e, "tool call failed");
+                let mut r = CallToolResult::error(vec![ContentBlock::text(e.to_string())]);
+                r.structured_content =
+                    Some(json!({"error": {"kind": e.kind().as_str(), "message": e.to_string()}}));
+                r
+            }
+        }
+        .into())
+    }
+}
+
+/// Serve MCP on stdin/stdout until the client closes stdin.
+pub fn serve(
+    root: Option<PathBuf>,
+    overrides: Vec<String>,
+    agent_session: Option<String>,
+) -> Result<()> {
+    // stdout is the protocol channel: every log line goes to stderr
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TRILOGY_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .try_init();
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    let server = MemoryServer::new(root, env, overrides, agent_session);
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Internal(format!("tokio runtime: {e}")))?;
+    rt.block_on(async move {
+        let service = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| Error::Internal(format!("mcp handshake: {e}")))?;
+        service
+            .waiting()
+            .await
+            .map_err(|e| Error::Internal(format!("mcp server: {e}")))?;
+        Ok(())
+    })
+}

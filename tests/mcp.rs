@@ -1,0 +1,350 @@
+//! The MCP server driven by a real client (rmcp over stdio), by a raw newline-delimited
+//! transcript as hosts send it, and by several writers at once.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::Stdio;
+
+use common::{Ws, text};
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Map, Value, json};
+
+fn server_cmd(ws: &Ws) -> tokio::process::Command {
+    let mut c = tokio::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"));
+    c.arg("--root")
+        .arg(ws.root())
+        .arg("mcp")
+        .env("TRILOGY_TODAY", common::TODAY)
+        .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+        .stderr(Stdio::null());
+    c
+}
+
+fn obj(v: Value) -> Map<String, Value> {
+    match v {
+        Value::Object(m) => m,
+        _ => panic!("arguments must be an object"),
+    }
+}
+
+fn call(name: &str, args: Value) -> CallToolRequestParams {
+    CallToolRequestParams::new(name.to_string()).with_arguments(obj(args))
+}
+
+fn result_text(r: &CallToolResult) -> String {
+    serde_json::to_value(&r.content).unwrap().to_string()
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_real_client_lists_and_calls_every_tool() {
+    let ws = Ws::init();
+    let client = ().serve(TokioChildProcess::new(server_cmd(&ws)).unwrap()).await.unwrap();
+    let info = client.peer_info().unwrap();
+    assert_eq!(info.server_info.as_ref().unwrap().name, "trilogy");
+
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(
+        names,
+        [
+            "memory_checkpoint",
+            "memory_read",
+            "memory_search",
+            "memory_status"
+        ]
+    );
+    for (name, schema) in [
+        ("memory_checkpoint", trilogy::schema::CHECKPOINT_INPUT),
+        ("memory_read", trilogy::schema::READ_INPUT),
+        ("memory_search", trilogy::schema::SEARCH_INPUT),
+        ("memory_status", trilogy::schema::STATUS_INPUT),
+    ] {
+        let t = tools.iter().find(|t| t.name == name).unwrap();
+        let expected: Value = serde_json::from_str(schema).unwrap();
+        assert_eq!(
+            Value::Object((*t.input_schema).clone()),
+            expected,
+            "{name} schema is the one in schema/"
+        );
+        assert_eq!(expected["type"], "object");
+    }
+    assert!(
+        tools[0]
+            .description
+            .as_deref()
+            .unwrap()
+            .contains("waste time")
+    );
+
+    // write through the tool, read back through the CLI
+    let r = client
+        .call_tool(call(
+            "memory_checkpoint",
+            json!({
+                "sessions": [{"done": "接入了 MCP 服务器，集成测试通过", "area": "mcp"}],
+                "decisions": [{"choice": "serve MCP with rmcp", "over": "a hand-rolled loop", "because": "dual-era protocol support"}],
+                "project": [{"section": "现状", "text": "MCP tools work"}],
+                "notes": "README lacks the MCP setup"
+            }),
+        ))
+        .await
+        .unwrap();
+    assert_ne!(r.is_error, Some(true), "{}", result_text(&r));
+    let structured = r.structured_content.clone().unwrap();
+    assert_eq!(
+        structured["written"].as_array().unwrap().len(),
+        3,
+        "{structured}"
+    );
+    assert!(structured["area_line"].as_str().unwrap().contains("mcp(1)"));
+    assert!(ws.read("SESSIONS.md").contains("接入了 MCP 服务器"));
+    assert!(
+        ws.ok(&["read", "--section", "State"])
+            .contains("MCP tools work")
+    );
+    assert_eq!(
+        ws.json(&["status"])["open_reports"][0]["text"],
+        "README lacks the MCP setup"
+    );
+    let log = ws.json(&["log", "-n", "5"]);
+    assert!(
+        log["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["actor"] == "mcp")
+    );
+
+    // write through the CLI, read back through the tools
+    ws.ok(&[
+        "checkpoint",
+        "--session-done",
+        "written by a person on the CLI; tested",
+        "--area",
+        "cli",
+    ]);
+    let r = client
+        .call_tool(call("memory_read", json!({"file": "SESSIONS.md"})))
+        .await
+        .unwrap();
+    assert!(result_text(&r).contains("written by a person on the CLI"));
+    let r = client
+        .call_tool(call("memory_read", json!({"section": "现状"})))
+        .await
+        .unwrap();
+    assert_eq!(r.structured_content.unwrap()["text"], "MCP tools work");
+    let r = client
+        .call_tool(call("memory_read", json!({"area": "cli", "limit": 5})))
+        .await
+        .unwrap();
+    assert_eq!(
+        r.structured_content.unwrap()["entries"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    let r = client
+        .call_tool(call("memory_search", json!({"query": "MCP 服务器"})))
+        .await
+        .unwrap();
+    let hits = r.structured_content.unwrap()["hits"].clone();
+    assert!(
+        hits[0]["snippet"]
+            .as_str()
+            .unwrap()
+            .contains("接入了 MCP 服务器"),
+        "{hits}"
+    );
+    let r = client
+        .call_tool(call("memory_status", json!({})))
+        .await
+        .unwrap();
+    let st = r.structured_content.unwrap();
+    assert_eq!(st["sessions_live"], 2);
+    assert_eq!(st["decisions"], 1);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn bad_calls_are_tool_errors_with_precise_messages_and_write_nothing() {
+    let ws = Ws::init();
+    let before = ws.snapshot();
+    let client = ().serve(TokioChildProcess::new(server_cmd(&ws)).unwrap()).await.unwrap();
+    let cases = [
+        (
+            "memory_checkpoint",
+            json!({"sessions": [{"done": 5}]}),
+            "invalid type",
+        ),
+        (
+            "memory_checkpoint",
+            json!({"sessions": [{"done": "x", "colour": "red"}]}),
+            "colour",
+        ),
+        (
+            "memory_checkpoint",
+            json!({"project": [{"section": "Status", "text": "x"}]}),
+            "这是什么 / What this is",
+        ),
+        (
+            "memory_checkpoint",
+            json!({"sessions": [{"done": "x".repeat(20_000)}]}),
+            "16384",
+        ),
+        (
+            "memory_checkpoint",
+            json!({"decisions": [{"choice": "use key AKIAIOSFODNN7EXAMPLE"}]}),
+            "AWS access key",
+        ),
+        (
+            "memory_read",
+            json!({"file": "secrets.txt"}),
+            "PROJECT.md, DECISIONS.md",
+        ),
+        ("memory_read", json!({"section": "Nope"}), "sections are"),
+        ("memory_read", json!({"since": "yesterday"}), "YYYY-MM-DD"),
+        ("memory_search", json!({"query": ""}), "empty"),
+        (
+            "memory_search",
+            json!({"query": "x", "archive": "maybe"}),
+            "include, exclude or only",
+        ),
+        ("memory_status", json!({"extra": 1}), "extra"),
+    ];
+    for (tool, args, needle) in cases {
+        let r = client.call_tool(call(tool, args.clone())).await.unwrap();
+        assert_eq!(r.is_error, Some(true), "{tool} {args}");
+        let t = result_text(&r);
+        assert!(t.contains(needle), "{tool} {args}: {t}");
+    }
+    let unknown = client.call_tool(call("memory_delete", json!({}))).await;
+    assert!(unknown.is_err(), "an unknown tool is a protocol error");
+    client.cancel().await.unwrap();
+    assert_eq!(ws.snapshot(), before, "nothing was written");
+}
+
+#[test]
+fn raw_transcript_every_stdout_byte_is_a_frame() {
+    let ws = Ws::init();
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"))
+        .arg("--root")
+        .arg(ws.root())
+        .arg("mcp")
+        .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = [
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}).to_string(),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}).to_string(),
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/list"}).to_string(),
+        json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory_status","arguments":{}}}).to_string(),
+        json!({"jsonrpc":"2.0","id":4,"method":"no/such/method"}).to_string(),
+        "{this is not json".to_string(),
+        json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"memory_read","arguments":{"file":"PROJECT.md"}}}).to_string(),
+    ];
+    for l in &lines {
+        writeln!(stdin, "{l}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stdout = text(&out.stdout);
+    let frames: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a frame ({e}): {l:?}")))
+        .collect();
+    assert!(frames.iter().all(|f| f["jsonrpc"] == "2.0"));
+    let by_id = |id: i64| {
+        frames
+            .iter()
+            .find(|f| f["id"] == id)
+            .unwrap_or_else(|| panic!("no reply to {id}: {stdout}"))
+    };
+    assert_eq!(
+        by_id(1)["result"]["protocolVersion"],
+        "2025-06-18",
+        "the requested version is echoed"
+    );
+    assert_eq!(by_id(1)["result"]["serverInfo"]["name"], "trilogy");
+    assert_eq!(by_id(2)["result"]["tools"].as_array().unwrap().len(), 4);
+    assert_eq!(by_id(3)["result"]["isError"], false);
+    assert_eq!(by_id(4)["error"]["code"], -32601);
+    assert!(
+        by_id(5)["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("# PROJECT"),
+        "the server survived the bad line"
+    );
+    assert!(stdout.ends_with('\n'));
+}
+
+#[test]
+fn two_servers_and_a_cli_writer_all_land() {
+    let ws = Ws::init();
+    let spawn = |tag: &'static str| {
+        let ws_root = ws.root().to_path_buf();
+        std::thread::spawn(move || {
+            let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"))
+                .arg("--root")
+                .arg(&ws_root)
+                .arg("mcp")
+                .env("TRILOGY_CONFIG", ws_root.join("none.toml"))
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            let mut stdin = child.stdin.take().unwrap();
+            let mut reader = BufReader::new(child.stdout.take().unwrap());
+            let mut send = |v: Value| writeln!(stdin, "{v}").unwrap();
+            send(
+                json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":tag,"version":"1"}}}),
+            );
+            let mut line = String::new();
+            reader.read_line(&mut line).unwrap();
+            send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+            for i in 0..10 {
+                send(
+                    json!({"jsonrpc":"2.0","id":i + 1,"method":"tools/call","params":{"name":"memory_checkpoint","arguments":{"sessions":[{"done": format!("{tag} write {i}; tested")}]}}}),
+                );
+                line.clear();
+                reader.read_line(&mut line).unwrap();
+                let v: Value = serde_json::from_str(&line).unwrap();
+                assert_eq!(v["result"]["isError"], false, "{line}");
+            }
+            drop(stdin);
+            child.wait().unwrap();
+        })
+    };
+    let a = spawn("alpha");
+    let b = spawn("beta");
+    for i in 0..10 {
+        ws.ok(&[
+            "checkpoint",
+            "--session-done",
+            &format!("cli write {i}; tested"),
+        ]);
+    }
+    a.join().unwrap();
+    b.join().unwrap();
+    let s = ws.read("SESSIONS.md");
+    for tag in ["alpha", "beta", "cli"] {
+        for i in 0..10 {
+            assert!(
+                s.contains(&format!("{tag} write {i}; tested")),
+                "{tag} {i} lost"
+            );
+        }
+    }
+    let before = ws.snapshot();
+    ws.ok(&["status"]);
+    assert_eq!(ws.snapshot(), before);
+}
