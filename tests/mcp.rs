@@ -348,3 +348,51 @@ fn two_servers_and_a_cli_writer_all_land() {
     ws.ok(&["status"]);
     assert_eq!(ws.snapshot(), before);
 }
+
+#[test]
+fn install_registers_the_server_and_dsh_gets_a_block_the_server_keeps_current() {
+    let ws = Ws::init();
+    ws.ok(&["install", "claude"]);
+    let mcp: Value =
+        serde_json::from_str(&std::fs::read_to_string(ws.root().join(".mcp.json")).unwrap())
+            .unwrap();
+    assert_eq!(mcp["mcpServers"]["trilogy"]["args"][0], "mcp");
+    ws.ok(&["install", "codex"]);
+    let toml = std::fs::read_to_string(ws.root().join(".codex/config.toml")).unwrap();
+    assert!(
+        toml.contains("[mcp_servers.trilogy]") && toml.contains("args = [\"mcp\"]"),
+        "{toml}"
+    );
+    ws.ok(&["uninstall", "claude"]);
+    assert!(!ws.root().join(".mcp.json").exists());
+
+    let out = ws.ok(&["install", "dsh"]);
+    assert!(
+        out.contains("serverName: trilogy") && out.contains("dsh-mcp-client"),
+        "{out}"
+    );
+    let block = || std::fs::read_to_string(ws.root().join("AGENTS.local.md")).unwrap();
+    assert!(!block().contains("kingfisher"));
+    // a write through the server refreshes the block DeepSeek Harness re-reads every turn
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"))
+        .arg("--root")
+        .arg(ws.root())
+        .arg("mcp")
+        .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for l in [
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"dsh","version":"1"}}}),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_checkpoint","arguments":{"sessions":[{"done":"kingfisher spotted; tested"}]}}}),
+    ] {
+        writeln!(stdin, "{l}").unwrap();
+    }
+    drop(stdin);
+    child.wait_with_output().unwrap();
+    assert!(block().contains("kingfisher spotted"), "{}", block());
+}

@@ -266,3 +266,18 @@ fn archiving_keeps_same_date_entries_in_order_after_an_import() {
     };
     assert!(pos("C") < pos("D") && pos("D") < pos("E"), "{a}");
 }
+
+#[test]
+fn rewritten_files_keep_their_mode_and_new_ones_are_readable() {
+    use std::os::unix::fs::PermissionsExt;
+    let ws = Ws::init();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&ws.path("SESSIONS.md")), 0o644);
+    std::fs::set_permissions(
+        ws.path("SESSIONS.md"),
+        std::fs::Permissions::from_mode(0o664),
+    )
+    .unwrap();
+    ws.ok(&["checkpoint", "--session-done", "x; tested"]);
+    assert_eq!(mode(&ws.path("SESSIONS.md")), 0o664);
+}

@@ -58,7 +58,7 @@ pub struct HookArgs {
 
 #[derive(Args, Debug)]
 pub struct InstallArgs {
-    /// claude or codex
+    /// claude, codex or dsh
     host: String,
     /// project: this repository's settings (committable); user: your home's settings
     #[arg(long, default_value = "project", value_parser = ["project", "user"])]
@@ -194,7 +194,41 @@ fn install_options(env: &Env, a: &InstallArgs) -> Result<InstallOptions> {
     })
 }
 
+/// DeepSeek Harness has no hooks: the block lives in `AGENTS.local.md`, kept current by the
+/// MCP server, and the server itself is registered in the harness profile.
+fn install_dsh(env: &Env, a: &InstallArgs, remove: bool) -> Result<()> {
+    use crate::ops::block::{self, BLOCK_END, BLOCK_START, DEFAULT_BLOCK_FILE};
+    let file = env.ws.root.join(DEFAULT_BLOCK_FILE);
+    if remove {
+        let removed = crate::workspace::remove_region(&file, BLOCK_START, BLOCK_END)?;
+        let v = serde_json::json!({"path": file.display().to_string(), "removed": removed});
+        return format::print(env, &v, |_| {
+            format!(
+                "{} {}\nremove the `mcp-trilogy` entry from your DeepSeek Harness profile (cordis.yml) by hand",
+                if removed { "removed  " } else { "unchanged" },
+                file.display()
+            )
+        });
+    }
+    if !env.ws.has_memory() {
+        crate::ops::init(&env.ws)?;
+    }
+    let out = block::write_block(&env.ws, std::path::Path::new(DEFAULT_BLOCK_FILE))?;
+    let snippet = block::dsh_snippet(&a.command);
+    let v = serde_json::json!({"block": out, "profile_entry": snippet});
+    format::print(env, &v, |_| {
+        format!(
+            "{} {}\n\nadd this plugin entry to your DeepSeek Harness profile (cordis.yml), then restart dsh:\n\n{snippet}",
+            format!("{:?}", out.outcome).to_lowercase(),
+            out.path
+        )
+    })
+}
+
 pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
+    if a.host == "dsh" {
+        return install_dsh(env, &a, remove);
+    }
     let opts = install_options(env, &a)?;
     let changes = if remove {
         install::uninstall(&opts)?

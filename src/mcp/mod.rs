@@ -221,6 +221,13 @@ impl MemoryServer {
             "memory_checkpoint" => {
                 let input: ops::CheckpointInput = args(name, a)?;
                 let out = ops::checkpoint(ws, &self.setup.actor, &input)?.value;
+                if !out.written.is_empty() {
+                    // hosts without hooks re-read this file every turn
+                    let file = std::path::Path::new(ops::block::DEFAULT_BLOCK_FILE);
+                    if let Err(e) = ops::block::refresh_if_present(ws, file) {
+                        tracing::warn!(error = %e, "could not refresh the memory block");
+                    }
+                }
                 let text = out.summary.clone();
                 Ok((serde_json::to_value(&out).unwrap_or(Value::Null), text))
             }

@@ -56,3 +56,26 @@ pub fn write_block(ws: &Workspace, file: &Path) -> Result<BlockOutcome> {
         bytes: block.text.len(),
     })
 }
+
+/// The file hosts without hooks read (DeepSeek Harness: `AGENTS.local.md`).
+pub const DEFAULT_BLOCK_FILE: &str = "AGENTS.local.md";
+
+/// Refresh the block in `file` only when that file already holds our region (the user opted
+/// in with `trilogy block` or `trilogy install dsh`). Returns whether it was rewritten.
+pub fn refresh_if_present(ws: &Workspace, file: &Path) -> Result<bool> {
+    let path = target(ws, file)?;
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(false);
+    };
+    if !text.contains(BLOCK_START) {
+        return Ok(false);
+    }
+    Ok(write_block(ws, file)?.outcome != BootOutcome::Unchanged)
+}
+
+/// The `dsh-mcp-client` entry for a DeepSeek Harness profile (`cordis.yml`).
+pub fn dsh_snippet(command: &str) -> String {
+    format!(
+        "- id: mcp-trilogy\n  name: '@deepseek-ai/dsh-mcp-client'\n  config:\n    serverName: trilogy\n    transport: stdio\n    command: {command}\n    args: ['mcp']\n    toolCallTimeoutMs: 60000\n"
+    )
+}

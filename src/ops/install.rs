@@ -268,7 +268,140 @@ fn strip_ours(groups: &CstArray, target: Target) {
     }
 }
 
-/// Merge our hooks (and, for Claude in a project, the `CLAUDE.md` pointer).
+/// The file that registers MCP servers for the host and scope.
+fn mcp_path(opts: &InstallOptions) -> PathBuf {
+    match (opts.target, opts.scope) {
+        (Target::Claude, Scope::Project) => opts.root.join(".mcp.json"),
+        (Target::Claude, Scope::User) => opts.home.join(".claude.json"),
+        (Target::Codex, Scope::Project) => opts.root.join(".codex").join("config.toml"),
+        (Target::Codex, Scope::User) => opts.home.join(".codex").join("config.toml"),
+    }
+}
+
+/// Name of our MCP server entry (tools appear as `mcp__trilogy__memory_*`).
+pub const MCP_SERVER_NAME: &str = "trilogy";
+
+fn register_mcp(opts: &InstallOptions, remove: bool) -> Result<Option<FileChange>> {
+    let path = mcp_path(opts);
+    match opts.target {
+        Target::Claude => {
+            let settings = Settings::load(path.clone())?;
+            if remove && settings.original.is_none() {
+                return Ok(None);
+            }
+            let obj = settings.object()?;
+            let servers = obj
+                .object_value_or_create("mcpServers")
+                .ok_or_else(|| parse_error(&path, "`mcpServers` is not an object".into()))?;
+            if remove {
+                if let Some(p) = servers.get(MCP_SERVER_NAME) {
+                    p.remove();
+                }
+                if servers.properties().is_empty()
+                    && let Some(p) = obj.get("mcpServers")
+                {
+                    p.remove();
+                }
+                if obj.properties().is_empty() {
+                    std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+                    return Ok(Some(FileChange {
+                        path: path.display().to_string(),
+                        action: "removed",
+                    }));
+                }
+            } else {
+                let desired = json!({"type": "stdio", "command": opts.command, "args": ["mcp"]});
+                match servers.get(MCP_SERVER_NAME) {
+                    Some(p)
+                        if p.value().and_then(|v| v.to_serde_value()).as_ref()
+                            == Some(&desired) => {}
+                    Some(p) => p.set_value(input_value(&desired)),
+                    None => {
+                        servers.append(MCP_SERVER_NAME, input_value(&desired));
+                    }
+                }
+            }
+            Ok(Some(FileChange {
+                action: settings.save()?,
+                path: path.display().to_string(),
+            }))
+        }
+        Target::Codex => {
+            let original = match std::fs::read_to_string(&path) {
+                Ok(t) => Some(t),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+                Err(e) => return Err(Error::io(&path, e)),
+            };
+            if remove && original.is_none() {
+                return Ok(None);
+            }
+            let mut doc: toml_edit::DocumentMut = original
+                .as_deref()
+                .unwrap_or("")
+                .parse()
+                .map_err(|e| parse_error(&path, format!("not valid TOML ({e})")))?;
+            if remove {
+                if let Some(t) = doc
+                    .get_mut("mcp_servers")
+                    .and_then(|i| i.as_table_like_mut())
+                {
+                    t.remove(MCP_SERVER_NAME);
+                    if t.is_empty() {
+                        doc.remove("mcp_servers");
+                    }
+                }
+            } else {
+                let servers = doc
+                    .entry("mcp_servers")
+                    .or_insert_with(|| {
+                        let mut t = toml_edit::Table::new();
+                        t.set_implicit(true);
+                        toml_edit::Item::Table(t)
+                    })
+                    .as_table_like_mut()
+                    .ok_or_else(|| parse_error(&path, "`mcp_servers` is not a table".into()))?;
+                let mut entry = toml_edit::Table::new();
+                entry.insert("command", toml_edit::value(opts.command.as_str()));
+                let mut args = toml_edit::Array::new();
+                args.push("mcp");
+                entry.insert("args", toml_edit::value(args));
+                let same = servers
+                    .get(MCP_SERVER_NAME)
+                    .and_then(|i| i.as_table_like())
+                    .is_some_and(|t| {
+                        t.get("command").and_then(|v| v.as_str()) == Some(opts.command.as_str())
+                            && t.get("args").and_then(|v| v.as_array()).is_some_and(|a| {
+                                a.iter().map(|v| v.as_str()).collect::<Vec<_>>()
+                                    == vec![Some("mcp")]
+                            })
+                    });
+                if !same {
+                    servers.insert(MCP_SERVER_NAME, toml_edit::Item::Table(entry));
+                }
+            }
+            let text = doc.to_string();
+            let action = if original.as_deref() == Some(text.as_str()) {
+                "unchanged"
+            } else {
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+                }
+                write_atomic(&path, text.as_bytes())?;
+                if original.is_some() {
+                    "updated"
+                } else {
+                    "created"
+                }
+            };
+            Ok(Some(FileChange {
+                path: path.display().to_string(),
+                action,
+            }))
+        }
+    }
+}
+
+/// Merge our hooks and MCP server entry (and, for Claude in a project, the `CLAUDE.md` pointer).
 pub fn install(opts: &InstallOptions) -> Result<Vec<FileChange>> {
     let settings = Settings::load(settings_path(opts))?;
     let obj = settings.object()?;
@@ -298,6 +431,7 @@ pub fn install(opts: &InstallOptions) -> Result<Vec<FileChange>> {
         action: settings.save()?,
         path,
     }];
+    changes.extend(register_mcp(opts, false)?);
     if opts.target == Target::Claude && opts.scope == Scope::Project {
         // Claude Code reads CLAUDE.md, not AGENTS.md
         let md = opts.root.join("CLAUDE.md");
@@ -320,10 +454,10 @@ pub fn install(opts: &InstallOptions) -> Result<Vec<FileChange>> {
     Ok(changes)
 }
 
-/// Take our hooks (and the `CLAUDE.md` pointer) out again.
+/// Take our hooks, MCP entry and the `CLAUDE.md` pointer out again.
 pub fn uninstall(opts: &InstallOptions) -> Result<Vec<FileChange>> {
     let settings = Settings::load(settings_path(opts))?;
-    let mut changes = Vec::new();
+    let mut changes: Vec<FileChange> = register_mcp(opts, true)?.into_iter().collect();
     if settings.original.is_some() {
         let obj = settings.object()?;
         if let Some(hooks) = obj.object_value("hooks") {

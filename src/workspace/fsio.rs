@@ -2,7 +2,7 @@
 //! fsync, rename, fsync the directory), stat stamps, and the symlink fence.
 
 use std::io::Write;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -18,6 +18,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         .suffix(".tmp")
         .tempfile_in(dir)
         .map_err(|e| Error::io(dir, e))?;
+    // the temp file is private (0600); the file keeps its own mode, a new one gets 0644
+    let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode))
+        .map_err(|e| Error::io(tmp.path(), e))?;
     tmp.write_all(bytes).map_err(|e| Error::io(tmp.path(), e))?;
     tmp.as_file()
         .sync_all()
