@@ -584,6 +584,9 @@ pub struct AgentSession {
     pub seen_event: u64,
     /// Changes announced to it by notices so far.
     pub announced: u64,
+    /// Events written for this session by a process that could not name it (its MCP server),
+    /// recognised when the host reports the tool call; never announced back to it.
+    pub own_events: Vec<u64>,
     /// Event sequence at the start of the current turn.
     pub turn_start_event: u64,
     pub work_this_turn: bool,

@@ -610,3 +610,44 @@ fn install_and_uninstall_keep_other_hooks_byte_for_byte() {
         "trilogy hook codex session-start"
     );
 }
+
+#[test]
+fn writes_through_the_sessions_own_mcp_server_are_not_announced_back() {
+    let ws = Ws::init();
+    claude(&ws, "session-start", "own", json!({"source": "startup"}));
+    claude(&ws, "session-start", "other", json!({"source": "startup"}));
+    claude(
+        &ws,
+        "user-prompt-submit",
+        "own",
+        json!({"prompt": "record it"}),
+    );
+    // the MCP server writes as `mcp` (it cannot know the host's session id) …
+    ws.ok(&[
+        "checkpoint",
+        "--actor",
+        "mcp",
+        "--session-done",
+        "via the server; tested",
+    ]);
+    // … and the host reports the tool call to the hooks
+    claude(
+        &ws,
+        "post-tool-use",
+        "own",
+        json!({"tool_name": "mcp__trilogy__memory_checkpoint", "tool_input": {}}),
+    );
+    claude(&ws, "stop", "own", json!({}));
+    assert_eq!(
+        claude(&ws, "user-prompt-submit", "own", json!({"prompt": "next"})),
+        ""
+    );
+    let n = context(
+        &claude(&ws, "user-prompt-submit", "other", json!({"prompt": "x"})),
+        "UserPromptSubmit",
+    );
+    assert!(
+        n.contains("2026-11-29"),
+        "another session hears about it: {n}"
+    );
+}

@@ -146,7 +146,7 @@ fn foreign_changes(r: &dyn Reader, st: &AgentSession) -> Result<Vec<Event>> {
     let own = st.actor();
     Ok(r.events_since(st.seen_event)?
         .into_iter()
-        .filter(|e| e.actor != own && e.op != "report")
+        .filter(|e| e.actor != own && e.op != "report" && !st.own_events.contains(&e.seq))
         .collect())
 }
 
@@ -243,6 +243,17 @@ pub fn tool_used(ws: &Workspace, host: &str, id: &str, kind: ToolKind) -> Result
                 st.wrote_this_turn = true;
                 st.nudges = 0;
                 st.last_nudge_ms = 0;
+                // the MCP server cannot name the session: its writes since the turn began are ours
+                let mcp: Vec<u64> = tx
+                    .store()
+                    .events_since(st.turn_start_event.max(st.seen_event))?
+                    .iter()
+                    .filter(|e| e.actor == "mcp")
+                    .map(|e| e.seq)
+                    .collect();
+                st.own_events.extend(mcp);
+                let excess = st.own_events.len().saturating_sub(256);
+                st.own_events.drain(..excess);
             }
             ToolKind::Other => {}
         }

@@ -368,17 +368,20 @@ pub trait Reader {
 
     /// What trilogy remembers about agent session `id`.
     fn agent_session(&self, id: &str) -> Result<Option<AgentSession>> {
-        self.raw_get(BytesTable::AgentSessions, id)?
-            .map(|b| decode(&b))
-            .transpose()
+        // session state is a cache of what a host was shown: a record from an older layout
+        // is treated as unknown (the session then gets the whole block again)
+        Ok(self
+            .raw_get(BytesTable::AgentSessions, id)?
+            .and_then(|b| decode(&b).ok()))
     }
 
     /// Every agent session known.
     fn agent_sessions(&self) -> Result<Vec<AgentSession>> {
-        self.raw_scan(BytesTable::AgentSessions, "")?
+        Ok(self
+            .raw_scan(BytesTable::AgentSessions, "")?
             .iter()
-            .map(|b| decode(b))
-            .collect()
+            .filter_map(|b| decode(b).ok())
+            .collect())
     }
 
     /// The store's change sequence: bumped by every entry or section write.
