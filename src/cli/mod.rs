@@ -73,6 +73,8 @@ enum Command {
     Log(LogArgs),
     /// Bring back an archived, removed, replaced or superseded entry, or an old section revision
     Restore(RestoreArgs),
+    /// List the reports left by checkpoint `notes` (things that look stale or wrong), or close one
+    Reports(ReportsArgs),
     /// Show the effective configuration and where each value came from
     Config,
     /// Build a throwaway workspace and walk through recording, hand edits and reading
@@ -220,6 +222,16 @@ struct RestoreArgs {
 }
 
 #[derive(Args, Debug)]
+struct ReportsArgs {
+    /// Include closed reports
+    #[arg(long)]
+    all: bool,
+    /// Mark report N as dealt with
+    #[arg(long, value_name = "N")]
+    close: Option<u64>,
+}
+
+#[derive(Args, Debug)]
 struct McpArgs {
     /// The agent session this server belongs to, when the host tells it (its writes are then
     /// not announced back to that session); also read from TRILOGY_AGENT_SESSION
@@ -329,6 +341,35 @@ fn dispatch(cli: Cli) -> Result<()> {
             format::warn_sync(&out.report);
             format::print(&env, &out.value, format::restore)
         }
+        Command::Reports(a) => match a.close {
+            Some(n) => {
+                let r = ops::close_report(&env.ws, "cli", n)?;
+                format::print(&env, &r, |r| {
+                    format!("closed report #{}: {}", r.seq, r.text)
+                })
+            }
+            None => {
+                let list = ops::reports(&env.ws, a.all)?;
+                format::print(&env, &list, |l| {
+                    if l.is_empty() {
+                        return "(no open reports)".into();
+                    }
+                    l.iter()
+                        .map(|r| {
+                            format!(
+                                "#{} {} {} ({}): {}",
+                                r.seq,
+                                if r.open { "open  " } else { "closed" },
+                                r.at,
+                                r.actor,
+                                r.text
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n")
+                })
+            }
+        },
         Command::Config => format::print(&env, &env.loaded, format::config),
         Command::Search(a) => agent::search(&env, a),
         Command::Reindex => agent::reindex(&env),

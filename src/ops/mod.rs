@@ -25,8 +25,8 @@ pub use checkpoint::{
     validate,
 };
 pub use query::{
-    EntryFilter, FileView, LogQuery, LogView, ReadOutput, ReadTarget, SectionView, Status, log,
-    read, read_in, status,
+    EntryFilter, FileView, LogQuery, LogView, ReadOutput, ReadTarget, SectionView, Status,
+    close_report, log, read, read_in, reports, status,
 };
 pub use restore::{RestoreOutcome, restore_entry, restore_section};
 

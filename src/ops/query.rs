@@ -323,3 +323,38 @@ pub fn log(ws: &Workspace, q: &LogQuery) -> Result<LogView> {
         })?
         .value)
 }
+
+/// The `notes` reports, newest first; closed ones only when asked.
+pub fn reports(ws: &Workspace, include_closed: bool) -> Result<Vec<Report>> {
+    Ok(ws
+        .read(|r| r.reports())?
+        .value
+        .into_iter()
+        .filter(|x| include_closed || x.open)
+        .collect())
+}
+
+/// Mark report `seq` as dealt with (it stays in the store).
+pub fn close_report(ws: &Workspace, actor: &str, seq: u64) -> Result<Report> {
+    ws.require_memory()?;
+    Ok(ws
+        .write(actor, |tx| {
+            let mut r = tx
+                .store()
+                .reports()?
+                .into_iter()
+                .find(|x| x.seq == seq)
+                .ok_or_else(|| {
+                    Error::NotFound(format!(
+                        "no report #{seq}; `trilogy reports --all` lists them"
+                    ))
+                })?;
+            if r.open {
+                r.open = false;
+                tx.put_report(&r)?;
+                tx.log("report-closed", vec![], &format!("report #{seq}"))?;
+            }
+            Ok(r)
+        })?
+        .value)
+}

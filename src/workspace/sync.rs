@@ -174,6 +174,12 @@ impl<'w> Tx<'w> {
         Ok(())
     }
 
+    /// Update a report (closing it).
+    pub fn put_report(&mut self, r: &crate::model::Report) -> Result<()> {
+        self.changed = true;
+        self.store.put_report(r)
+    }
+
     /// Store a `notes` report for the user.
     pub fn add_report(&mut self, text: &str) -> Result<u64> {
         self.changed = true;
