@@ -114,6 +114,18 @@ fn notes_become_an_open_report_in_status() {
         human.contains("open reports (1)") && human.contains("README still mentions"),
         "{human}"
     );
+    let n = reports[0]["seq"].as_u64().unwrap().to_string();
+    assert!(ws.ok(&["reports"]).contains("README still mentions"));
+    ws.ok(&["reports", "--close", &n]);
+    assert!(ws.ok(&["reports"]).contains("no open reports"));
+    assert!(ws.ok(&["reports", "--all"]).contains("closed"));
+    assert_eq!(
+        ws.json(&["status"])["open_reports"]
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
 }
 
 #[test]
