@@ -58,7 +58,7 @@ pub struct HookArgs {
 
 #[derive(Args, Debug)]
 pub struct InstallArgs {
-    /// claude, codex or dsh
+    /// claude, codex, dsh or git (the merge driver)
     host: String,
     /// project: this repository's settings (committable); user: your home's settings
     #[arg(long, default_value = "project", value_parser = ["project", "user"])]
@@ -228,6 +228,15 @@ fn install_dsh(env: &Env, a: &InstallArgs, remove: bool) -> Result<()> {
 pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
     if a.host == "dsh" {
         return install_dsh(env, &a, remove);
+    }
+    if a.host == "git" {
+        let done = crate::ops::gitmerge::install_git(
+            &env.ws.root,
+            &env.ws.config.memory_dir_name,
+            &a.command,
+            remove,
+        )?;
+        return format::print(env, &done, |d| d.join("\n"));
     }
     let opts = install_options(env, &a)?;
     let changes = if remove {

@@ -79,6 +79,9 @@ enum Command {
     Config,
     /// Build a throwaway workspace and walk through recording, hand edits and reading
     Demo(DemoArgs),
+    /// Merge three versions of a memory file by entry (git runs this: `%O %A %B %P`)
+    #[command(name = "merge-driver")]
+    MergeDriver(MergeDriverArgs),
     /// Serve the MCP tools (memory_checkpoint, memory_read, memory_search, memory_status) on stdio
     Mcp(McpArgs),
     /// Search entries and PROJECT sections in Chinese, English or code names
@@ -232,6 +235,18 @@ struct ReportsArgs {
 }
 
 #[derive(Args, Debug)]
+struct MergeDriverArgs {
+    /// The common ancestor (%O)
+    base: PathBuf,
+    /// Our version (%A); the result is written here
+    ours: PathBuf,
+    /// Their version (%B)
+    theirs: PathBuf,
+    /// The path in the repository (%P)
+    path: String,
+}
+
+#[derive(Args, Debug)]
 struct McpArgs {
     /// The agent session this server belongs to, when the host tells it (its writes are then
     /// not announced back to that session); also read from TRILOGY_AGENT_SESSION
@@ -296,6 +311,23 @@ fn dispatch(cli: Cli) -> Result<()> {
     }
     if let Command::Hook(a) = &cli.command {
         std::process::exit(agent::hook(a));
+    }
+    if let Command::MergeDriver(a) = &cli.command {
+        let code = match ops::gitmerge::merge_driver(&a.base, &a.ours, &a.theirs, &a.path) {
+            Ok(r) if r.conflicts == 0 => 0,
+            Ok(r) => {
+                eprintln!(
+                    "trilogy: {}: {} section(s) changed on both sides; resolve the markers",
+                    a.path, r.conflicts
+                );
+                1
+            }
+            Err(e) => {
+                eprintln!("trilogy: {}: {e}; falling back to a line merge", a.path);
+                ops::gitmerge::fallback_merge(&a.base, &a.ours, &a.theirs)
+            }
+        };
+        std::process::exit(code);
     }
     if let Command::Mcp(a) = &cli.command {
         return crate::mcp::serve(cli.root.clone(), cli.set.clone(), a.agent_session.clone());
@@ -378,7 +410,9 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Install(a) => agent::install(&env, a, false),
         Command::Uninstall(a) => agent::install(&env, a, true),
         Command::Block(a) => agent::block(&env, a),
-        Command::Demo(_) | Command::Hook(_) | Command::Mcp(_) => unreachable!("handled above"),
+        Command::Demo(_) | Command::Hook(_) | Command::Mcp(_) | Command::MergeDriver(_) => {
+            unreachable!("handled above")
+        }
     }
 }
 

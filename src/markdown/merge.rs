@@ -111,8 +111,15 @@ pub fn merge_sections(
         let k = key(&ob.heading);
         match (bi.get(&k), ti.get(&k)) {
             (_, Some(tb)) => {
-                let base_body = bi.get(&k).map(|b| b.body.as_str()).unwrap_or("");
-                let body = merge_text(base_body, &ob.body, &tb.body, &mut conflicts);
+                // the blank line under a heading stays outside any conflict markers
+                let gap = |b: &str| b.strip_prefix('\n').unwrap_or(b).to_string();
+                let base_body = bi.get(&k).map(|b| gap(&b.body)).unwrap_or_default();
+                let merged = merge_text(&base_body, &gap(&ob.body), &gap(&tb.body), &mut conflicts);
+                let body = if ob.body.starts_with('\n') {
+                    format!("\n{merged}")
+                } else {
+                    merged
+                };
                 let heading = if ob.heading == tb.heading {
                     ob.heading.clone()
                 } else {

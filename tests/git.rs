@@ -1,0 +1,287 @@
+//! Git as the way memory travels: the merge driver with a real git, a fresh clone rebuilding
+//! the store, and a driverless textual merge repaired by the next command.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{Ws, headings, text};
+
+fn git(dir: &Path, args: &[&str]) -> std::process::Output {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.invalid")
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                Path::new(&assert_cmd::cargo::cargo_bin("trilogy"))
+                    .parent()
+                    .unwrap()
+                    .display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .output()
+        .expect("git is needed for these tests (apt-get install git)");
+    out
+}
+
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let out = git(dir, args);
+    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+fn repo(driver: bool) -> Ws {
+    let ws = Ws::init();
+    ok(ws.root(), &["init", "-q", "-b", "main"]);
+    std::fs::write(ws.root().join(".gitignore"), "no-user-config.toml\n").unwrap();
+    if driver {
+        ws.ok(&["install", "git"]);
+        let attrs = std::fs::read_to_string(ws.root().join(".gitattributes")).unwrap();
+        assert!(attrs.contains("memory/SESSIONS.md merge=trilogy"));
+    }
+    ws.ok(&[
+        "checkpoint",
+        "--session-done",
+        "base entry; tested",
+        "--decision",
+        "base decision",
+    ]);
+    ok(ws.root(), &["add", "-A"]);
+    ok(ws.root(), &["commit", "-q", "-m", "base"]);
+    ws
+}
+
+fn on_branch(ws: &Ws, branch: &str, day: &str, args: &[&str]) {
+    ok(ws.root(), &["checkout", "-q", branch]);
+    let out = ws
+        .cmd()
+        .env("TRILOGY_TODAY", day)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    ok(ws.root(), &["add", "-A"]);
+    ok(ws.root(), &["commit", "-q", "-m", branch]);
+}
+
+#[test]
+fn branches_adding_entries_and_editing_different_sections_merge_cleanly() {
+    let ws = repo(true);
+    ok(ws.root(), &["branch", "feature"]);
+    on_branch(
+        &ws,
+        "feature",
+        "2026-11-30",
+        &[
+            "checkpoint",
+            "--session-done",
+            "feature work; tested",
+            "--decision",
+            "feature decision",
+            "--section",
+            "坑",
+            "--text",
+            "feature trap",
+        ],
+    );
+    on_branch(
+        &ws,
+        "main",
+        "2026-12-01",
+        &[
+            "checkpoint",
+            "--session-done",
+            "main work; tested",
+            "--decision",
+            "main decision",
+            "--section",
+            "现状",
+            "--text",
+            "main state",
+        ],
+    );
+    let out = git(ws.root(), &["merge", "-q", "--no-edit", "feature"]);
+    assert!(
+        out.status.success(),
+        "clean merge expected: {}",
+        text(&out.stderr)
+    );
+    let s = ws.read("SESSIONS.md");
+    assert_eq!(
+        headings(&s),
+        ["2026-12-01", "2026-11-30", "2026-11-29"],
+        "{s}"
+    );
+    let d = ws.read("DECISIONS.md");
+    assert!(
+        d.contains("main decision")
+            && d.contains("feature decision")
+            && d.contains("base decision")
+    );
+    let p = ws.read("PROJECT.md");
+    assert!(p.contains("## 现状\n\nmain state") && p.contains("## 坑\n\nfeature trap"));
+    assert!(!p.contains("<<<<<<<"));
+    // the next command absorbs the merge; the files are already what the store renders
+    ws.ok(&["status"]);
+    let before = ws.snapshot();
+    ws.ok(&["status"]);
+    assert_eq!(ws.snapshot(), before);
+    assert_eq!(ws.json(&["status"])["sessions_live"], 3);
+}
+
+#[test]
+fn both_sides_editing_one_section_conflict_only_there() {
+    let ws = repo(true);
+    ok(ws.root(), &["branch", "feature"]);
+    on_branch(
+        &ws,
+        "feature",
+        "2026-11-30",
+        &[
+            "checkpoint",
+            "--section",
+            "现状",
+            "--text",
+            "theirs says this",
+            "--session-done",
+            "f; tested",
+        ],
+    );
+    on_branch(
+        &ws,
+        "main",
+        "2026-11-30",
+        &[
+            "checkpoint",
+            "--section",
+            "现状",
+            "--text",
+            "ours says that",
+            "--session-done",
+            "m; tested",
+        ],
+    );
+    let out = git(ws.root(), &["merge", "-q", "--no-edit", "feature"]);
+    assert!(!out.status.success(), "a conflict is expected");
+    let p = ws.read("PROJECT.md");
+    assert_eq!(p.matches("<<<<<<<").count(), 1, "{p}");
+    let sec = &p[p.find("## 现状").unwrap()..p.find("## 坑").unwrap()];
+    assert!(
+        sec.contains("<<<<<<<")
+            && sec.contains("ours says that")
+            && sec.contains("theirs says this")
+    );
+    // sessions merged without conflict on the same run
+    let s = ws.read("SESSIONS.md");
+    assert!(s.contains("f; tested") && s.contains("m; tested") && !s.contains("<<<<<<<"));
+    // until resolved, PROJECT.md is left alone and reported; other files keep working
+    let out = ws.run(&["checkpoint", "--session-done", "while conflicted; tested"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("PROJECT.md"));
+    let resolved = p
+        .replace("<<<<<<< ours\n", "")
+        .replace("=======\ntheirs says this\n>>>>>>> theirs\n", "");
+    ws.write("PROJECT.md", &resolved);
+    ws.ok(&["status"]);
+    assert_eq!(
+        ws.json(&["read", "--section", "现状"])["text"],
+        "ours says that"
+    );
+}
+
+#[test]
+fn fresh_clone_without_the_store_renders_byte_identically() {
+    let ws = repo(true);
+    ws.ok(&["checkpoint", "--decision", "superseded later"]);
+    ws.ok(&[
+        "checkpoint",
+        "--decision",
+        "the replacement",
+        "--supersedes",
+        "superseded later",
+    ]);
+    ok(ws.root(), &["add", "-A"]);
+    ok(ws.root(), &["commit", "-q", "-m", "more"]);
+    let clone = tempfile::tempdir().unwrap();
+    let dest = clone.path().join("c");
+    ok(
+        clone.path(),
+        &[
+            "clone",
+            "-q",
+            ws.root().to_str().unwrap(),
+            dest.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        !dest.join(".trilogy").exists(),
+        ".trilogy/ is never committed"
+    );
+    let out = Command::new(assert_cmd::cargo::cargo_bin("trilogy"))
+        .arg("--root")
+        .arg(&dest)
+        .arg("status")
+        .env("TRILOGY_CONFIG", dest.join("none.toml"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    for f in ["PROJECT.md", "DECISIONS.md", "SESSIONS.md"] {
+        assert_eq!(
+            std::fs::read(dest.join("memory").join(f)).unwrap(),
+            std::fs::read(ws.path(f)).unwrap(),
+            "{f}"
+        );
+    }
+    assert_eq!(
+        ok(&dest, &["status", "--porcelain"]),
+        "",
+        "nothing to commit after the rebuild"
+    );
+}
+
+#[test]
+fn driverless_union_merge_is_repaired_by_the_next_command() {
+    let ws = repo(false);
+    std::fs::write(
+        ws.root().join(".gitattributes"),
+        "memory/*.md merge=union\n",
+    )
+    .unwrap();
+    ok(ws.root(), &["add", "-A"]);
+    ok(ws.root(), &["commit", "-q", "-m", "union"]);
+    ok(ws.root(), &["branch", "feature"]);
+    on_branch(
+        &ws,
+        "feature",
+        "2026-11-30",
+        &["checkpoint", "--session-done", "feature side; tested"],
+    );
+    on_branch(
+        &ws,
+        "main",
+        "2026-11-30",
+        &["checkpoint", "--session-done", "main side; tested"],
+    );
+    ok(ws.root(), &["merge", "-q", "--no-edit", "feature"]);
+    ws.ok(&["status"]);
+    let s = ws.read("SESSIONS.md");
+    assert_eq!(s.matches("feature side; tested").count(), 1);
+    assert_eq!(s.matches("main side; tested").count(), 1);
+    assert_eq!(
+        s.matches("base entry; tested").count(),
+        1,
+        "duplicates collapse:\n{s}"
+    );
+    let before = ws.snapshot();
+    ws.ok(&["status"]);
+    assert_eq!(ws.snapshot(), before, "re-rendered to the canonical form");
+}
