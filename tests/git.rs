@@ -9,7 +9,7 @@ use std::process::Command;
 use common::{Ws, headings, text};
 
 fn git(dir: &Path, args: &[&str]) -> std::process::Output {
-    let out = Command::new("git")
+    Command::new("git")
         .arg("-C")
         .arg(dir)
         .args(args)
@@ -29,8 +29,7 @@ fn git(dir: &Path, args: &[&str]) -> std::process::Output {
             ),
         )
         .output()
-        .expect("git is needed for these tests (apt-get install git)");
-    out
+        .expect("git is needed for these tests (apt-get install git)")
 }
 
 fn ok(dir: &Path, args: &[&str]) -> String {
