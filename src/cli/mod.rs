@@ -30,6 +30,7 @@ Exit codes:
   6  workspace busy (another writer held the lock past lock_timeout_ms; nothing changed)
   7  filesystem refused (permissions, symlink leaving the workspace)
   8  store damaged or from a newer trilogy (delete .trilogy/ to rebuild it from the Markdown)
+  9  `trilogy doctor` found an error-level problem (each finding names the action to take)
 
 Environment:
   TRILOGY_<KEY>   any config key, e.g. TRILOGY_LANG=en, TRILOGY_SESSIONS_MAX_ENTRIES=50
@@ -73,6 +74,8 @@ enum Command {
     Log(LogArgs),
     /// Bring back an archived, removed, replaced or superseded entry, or an old section revision
     Restore(RestoreArgs),
+    /// Check the store, the files, the index and the managed blocks; --fix repairs what is safe
+    Doctor(DoctorArgs),
     /// List the reports left by checkpoint `notes` (things that look stale or wrong), or close one
     Reports(ReportsArgs),
     /// Show the effective configuration and where each value came from
@@ -222,6 +225,13 @@ struct RestoreArgs {
     /// Section revision to bring back (see `trilogy log --section NAME`)
     #[arg(long)]
     revision: Option<u64>,
+}
+
+#[derive(Args, Debug)]
+struct DoctorArgs {
+    /// Repair what is safe: absorb and re-render the files, rebuild the index, sweep temp files
+    #[arg(long)]
+    fix: bool,
 }
 
 #[derive(Args, Debug)]
@@ -402,6 +412,28 @@ fn dispatch(cli: Cli) -> Result<()> {
                 })
             }
         },
+        Command::Doctor(a) => {
+            let report = ops::doctor::doctor(&env.ws, a.fix)?;
+            format::print(&env, &report, |r| {
+                let mut lines: Vec<String> =
+                    r.fixed.iter().map(|f| format!("fixed: {f}")).collect();
+                if r.findings.is_empty() {
+                    lines.push("all checks passed".into());
+                }
+                for f in &r.findings {
+                    let level = format!("{:?}", f.level).to_lowercase();
+                    lines.push(format!("{level:<5} {:<13} {}", f.check, f.message));
+                    if !f.action.is_empty() {
+                        lines.push(format!("      {:<13} → {}", "", f.action));
+                    }
+                }
+                lines.join("\n")
+            })?;
+            if report.worst() == ops::doctor::Level::Error {
+                std::process::exit(9);
+            }
+            Ok(())
+        }
         Command::Config => format::print(&env, &env.loaded, format::config),
         Command::Search(a) => agent::search(&env, a),
         Command::Reindex => agent::reindex(&env),

@@ -251,6 +251,28 @@ impl SearchIndex {
         })
     }
 
+    /// Open an existing index as it is (no creation, no rebuild); for checks.
+    pub fn open_existing(dir: &Path) -> Result<SearchIndex> {
+        let (schema, f) = schema();
+        let index = Index::open_in_dir(dir).map_err(|e| index_err(dir, e))?;
+        if index.schema() != schema {
+            return Err(index_err(dir, "written with another schema"));
+        }
+        index.tokenizers().register(TOKENIZER, analyzer());
+        // a corrupt segment shows when a reader loads it
+        index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::Manual)
+            .try_into()
+            .map(|_: tantivy::IndexReader| ())
+            .map_err(|e| index_err(dir, e))?;
+        Ok(SearchIndex {
+            index,
+            f,
+            dir: dir.to_path_buf(),
+        })
+    }
+
     fn payload(idx: &Index) -> Option<serde_json::Value> {
         let p = idx.load_metas().ok()?.payload?;
         serde_json::from_str(&p).ok()

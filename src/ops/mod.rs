@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod block;
 mod checkpoint;
+pub mod doctor;
 pub mod gitmerge;
 pub mod inject;
 pub mod install;

@@ -96,3 +96,90 @@ pub fn resolve_inside(root: &Path, path: &Path) -> Result<PathBuf> {
         _ => Ok(path.to_path_buf()),
     }
 }
+
+/// A file replaced by [`swap_in`]: the previous content waits in `previous` until the caller
+/// keeps the new version ([`Swapped::keep`]) or puts the old one back ([`Swapped::undo`]).
+pub struct Swapped {
+    pub path: PathBuf,
+    /// Where the previous content now is (`None`: the file did not exist).
+    pub previous: Option<PathBuf>,
+}
+
+impl Swapped {
+    /// The bytes that were in the file just before the swap.
+    pub fn previous_bytes(&self) -> Result<Option<Vec<u8>>> {
+        match &self.previous {
+            Some(p) => std::fs::read(p).map(Some).map_err(|e| Error::io(p, e)),
+            None => Ok(None),
+        }
+    }
+
+    /// Keep the new content; the previous one is deleted.
+    pub fn keep(self) -> Result<()> {
+        if let Some(p) = &self.previous {
+            std::fs::remove_file(p).map_err(|e| Error::io(p, e))?;
+        }
+        sync_dir(&self.path);
+        Ok(())
+    }
+
+    /// Put the previous content back (atomically), dropping the new one.
+    pub fn undo(self) -> Result<()> {
+        match &self.previous {
+            Some(p) => {
+                exchange(p, &self.path)?;
+                std::fs::remove_file(p).map_err(|e| Error::io(p, e))?;
+            }
+            None => std::fs::remove_file(&self.path).map_err(|e| Error::io(&self.path, e))?,
+        }
+        sync_dir(&self.path);
+        Ok(())
+    }
+}
+
+fn sync_dir(path: &Path) {
+    if let Some(dir) = path.parent()
+        && let Ok(d) = std::fs::File::open(dir)
+    {
+        let _ = d.sync_all();
+    }
+}
+
+fn exchange(a: &Path, b: &Path) -> Result<()> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE)
+        .map_err(|e| Error::io(b, std::io::Error::from(e)))
+}
+
+/// Replace `path` with `bytes` by atomically exchanging a durable temp file with it, so the
+/// bytes that were there at that instant are kept and can be checked: a write that landed after
+/// the caller last read the file is never silently overwritten.
+pub fn swap_in(path: &Path, bytes: &[u8]) -> Result<Swapped> {
+    let dir = path
+        .parent()
+        .ok_or_else(|| Error::Internal(format!("{} has no parent", path.display())))?;
+    let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+    let tmp = tempfile::Builder::new()
+        .prefix(".trilogy-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(dir, e))?;
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode))
+        .map_err(|e| Error::io(tmp.path(), e))?;
+    let (mut file, tmp_path) = tmp.keep().map_err(|e| Error::io(dir, e.error))?;
+    file.write_all(bytes).map_err(|e| Error::io(&tmp_path, e))?;
+    file.sync_all().map_err(|e| Error::io(&tmp_path, e))?;
+    drop(file);
+    if path.exists() && exchange(&tmp_path, path).is_ok() {
+        return Ok(Swapped {
+            path: path.to_path_buf(),
+            previous: Some(tmp_path),
+        });
+    }
+    // no file yet (or a filesystem without exchange): a plain atomic rename
+    std::fs::rename(&tmp_path, path).map_err(|e| Error::io(path, e))?;
+    Ok(Swapped {
+        path: path.to_path_buf(),
+        previous: None,
+    })
+}

@@ -253,9 +253,11 @@ impl Workspace {
         actor: &str,
         mut op: impl FnMut(&mut Tx) -> Result<R>,
     ) -> Result<Written<R>> {
-        const ATTEMPTS: usize = 8;
         let store = self.rw_store()?;
-        for _ in 0..ATTEMPTS {
+        let started = std::time::Instant::now();
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
             let wtx = store.write(self.timeout())?;
             let mut tx = Tx::new(self, wtx, actor);
             tx.absorb(&FileKind::ALL)?;
@@ -263,11 +265,15 @@ impl Workspace {
             if let Some(report) = tx.finish()? {
                 return Ok(Written { value, report });
             }
+            // someone is saving the files right now: let them finish, within the lock timeout
+            if started.elapsed() >= self.timeout() {
+                return Err(Error::FilesChanging {
+                    path: self.memory_dir(),
+                    attempts,
+                });
+            }
+            std::thread::sleep(Duration::from_millis(2 + (attempts as u64 % 8) * 3));
         }
-        Err(Error::FilesChanging {
-            path: self.memory_dir(),
-            attempts: ATTEMPTS,
-        })
     }
 
     /// Run `f` on a consistent snapshot that reflects the files as they are now. The report

@@ -547,15 +547,39 @@ impl<'w> Tx<'w> {
             let text = render_file(&self.store, f, self.lang())?;
             plan.push((f, path, now, text));
         }
+        // swap each changed file in; the bytes displaced must be the ones absorbed, else a
+        // concurrent writer got in between: put everything back and start over
+        let mut swapped: Vec<fsio::Swapped> = Vec::new();
+        let mut changed_files = Vec::new();
         for (f, path, now, text) in plan {
             if now.as_deref() != Some(text.as_bytes()) {
                 if let Some(dir) = path.parent() {
                     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
                 }
-                fsio::write_atomic(&path, text.as_bytes())?;
+                let sw = fsio::swap_in(&path, text.as_bytes())?;
+                let displaced = sw.previous_bytes()?;
+                let expected = self.seen.get(&f).cloned().flatten();
+                let intact = match (&displaced, &sw.previous) {
+                    (Some(b), _) => Some(sha1_hex(b)) == expected,
+                    (None, None) => true,
+                    (None, Some(_)) => false,
+                };
+                swapped.push(sw);
+                if !intact {
+                    for sw in swapped.into_iter().rev() {
+                        sw.undo()?;
+                    }
+                    return Ok(None);
+                }
                 crash_point("after-first-write");
                 self.report.written.push(f.file_name().to_string());
             }
+            changed_files.push((f, path, text));
+        }
+        for sw in swapped {
+            sw.keep()?;
+        }
+        for (f, path, text) in changed_files {
             self.store
                 .set_stamp(f, &fsio::stamp_of(&path, text.as_bytes())?)?;
             self.changed = true;

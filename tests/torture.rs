@@ -1,0 +1,303 @@
+//! Nothing lost: many writer processes, a person editing the files, a reader, and writers
+//! killed at random points. Sizes come from the environment so the big runs are on demand:
+//! `TRILOGY_TORTURE_WRITERS`, `TRILOGY_TORTURE_CHECKPOINTS`, `TRILOGY_TORTURE_KILLS`.
+
+mod common;
+
+use std::collections::HashSet;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use common::{Ws, text};
+use trilogy::config::Config;
+use trilogy::store::Reader;
+use trilogy::workspace::{Clock, Workspace};
+
+fn env_num(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
+/// A small deterministic generator (the seed is printed so a failure can be replayed).
+struct Lcg(u64);
+impl Lcg {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n.max(1)
+    }
+}
+
+fn seed() -> u64 {
+    let s = std::env::var("TRILOGY_TORTURE_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos() as u64
+        });
+    eprintln!("TRILOGY_TORTURE_SEED={s}");
+    s
+}
+
+/// Every entry body and section text in the store, any state.
+fn store_texts(root: &std::path::Path) -> Vec<(String, String)> {
+    let ws = Workspace::new(root.to_path_buf(), Config::default(), Clock::default());
+    ws.read(|r| {
+        let mut v: Vec<(String, String)> = r
+            .all_entries()?
+            .into_iter()
+            .map(|e| (e.state.as_str().to_string(), e.body))
+            .collect();
+        for s in r.sections()? {
+            for rev in r.section_history(&s.key)? {
+                v.push(("section".into(), rev.body));
+            }
+        }
+        Ok(v)
+    })
+    .unwrap()
+    .value
+}
+
+#[test]
+fn writers_a_hand_editor_and_a_reader_lose_nothing() {
+    let writers = env_num("TRILOGY_TORTURE_WRITERS", 4);
+    let per = env_num("TRILOGY_TORTURE_CHECKPOINTS", 12);
+    let ws = Ws::init();
+    let root = ws.root().to_path_buf();
+    let bin = assert_cmd::cargo::cargo_bin("trilogy");
+    let acked = Arc::new(Mutex::new(Vec::<String>::new()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let mut handles = Vec::new();
+    for w in 0..writers {
+        let (root, bin, acked) = (root.clone(), bin.clone(), acked.clone());
+        handles.push(std::thread::spawn(move || {
+            for i in 0..per {
+                let tag = format!("w{w}-c{i}");
+                let args: Vec<String> = match i % 3 {
+                    0 => vec!["--session-done".into(), format!("{tag} session; tested")],
+                    1 => vec!["--decision".into(), format!("{tag} decision")],
+                    _ => vec![
+                        "--section".into(),
+                        "东西都在哪".into(),
+                        "--line".into(),
+                        format!("{tag} line"),
+                    ],
+                };
+                let out = Command::new(&bin)
+                    .arg("--root")
+                    .arg(&root)
+                    .arg("checkpoint")
+                    .args(&args)
+                    .env("TRILOGY_CONFIG", root.join("none.toml"))
+                    .env("TRILOGY_LOCK_TIMEOUT_MS", "60000")
+                    .output()
+                    .unwrap();
+                if out.status.success() {
+                    acked.lock().unwrap().push(tag);
+                } else {
+                    // a refusal must be a clear, expected one: never a silent loss
+                    assert_eq!(
+                        out.status.code(),
+                        Some(6),
+                        "{tag}: only `busy` may refuse: {}",
+                        text(&out.stderr)
+                    );
+                }
+            }
+        }));
+    }
+    // a person editing both files by hand, read-modify-write, as an editor saves
+    let hand = {
+        let (root, stop) = (root.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut edits = Vec::new();
+            let mut k = 0;
+            while !stop.load(Ordering::Relaxed) && k < 40 {
+                let path = root.join("memory/SESSIONS.md");
+                if let Ok(s) = std::fs::read_to_string(&path)
+                    && let Some(pos) = s.find("\n## ")
+                {
+                    let entry = format!(
+                        "## 2026-11-2{}\n完成：hand edit {k}, checked by eye\n\n",
+                        k % 9
+                    );
+                    let new = format!("{}{}{}", &s[..pos + 1], entry, &s[pos + 1..]);
+                    std::fs::write(&path, new).unwrap();
+                    edits.push(format!("hand edit {k},"));
+                }
+                let p = root.join("memory/PROJECT.md");
+                if let Ok(s) = std::fs::read_to_string(&p) {
+                    std::fs::write(
+                        &p,
+                        s.replacen("## 坑\n\n", &format!("## 坑\n\nhand trap {k}\n"), 1),
+                    )
+                    .unwrap();
+                    edits.push(format!("hand trap {k}"));
+                }
+                k += 1;
+                std::thread::sleep(Duration::from_millis(15));
+            }
+            edits
+        })
+    };
+    let reader = {
+        let (root, bin, stop) = (root.clone(), bin.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut n = 0;
+            while !stop.load(Ordering::Relaxed) {
+                let out = Command::new(&bin)
+                    .arg("--root")
+                    .arg(&root)
+                    .args(["read", "-n", "5"])
+                    .env("TRILOGY_CONFIG", root.join("none.toml"))
+                    .env("TRILOGY_LOCK_TIMEOUT_MS", "60000")
+                    .stdout(Stdio::null())
+                    .output()
+                    .unwrap();
+                assert!(
+                    out.status.success() || out.status.code() == Some(6),
+                    "{}",
+                    text(&out.stderr)
+                );
+                n += 1;
+            }
+            n
+        })
+    };
+    for h in handles {
+        h.join().unwrap();
+    }
+    stop.store(true, Ordering::Relaxed);
+    let hand_edits = hand.join().unwrap();
+    let reads = reader.join().unwrap();
+    ws.ok(&["status"]);
+
+    let texts = store_texts(&root);
+    let all: String = texts
+        .iter()
+        .map(|(_, t)| t.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let acked = acked.lock().unwrap().clone();
+    assert!(
+        acked.len() >= writers * per * 9 / 10,
+        "most writes are acknowledged: {}",
+        acked.len()
+    );
+    for tag in &acked {
+        assert!(
+            all.contains(tag.as_str()),
+            "acknowledged {tag} is not in the store"
+        );
+    }
+    for e in &hand_edits {
+        assert!(
+            all.contains(e.as_str()),
+            "hand edit {e:?} is not in the store"
+        );
+    }
+    // no duplicates among the live entries
+    let live: Vec<&String> = texts
+        .iter()
+        .filter(|(s, _)| s == "live")
+        .map(|(_, t)| t)
+        .collect();
+    let unique: HashSet<&&String> = live.iter().collect();
+    assert_eq!(unique.len(), live.len(), "a live entry is duplicated");
+    let before = ws.snapshot();
+    let doctor = ws.run(&["doctor"]);
+    assert!(doctor.status.success(), "{}", text(&doctor.stdout));
+    assert_eq!(ws.snapshot(), before, "the files equal the render");
+    eprintln!(
+        "{} acknowledged, {} hand edits, {reads} reads",
+        acked.len(),
+        hand_edits.len()
+    );
+}
+
+#[test]
+fn writers_killed_at_random_points_leave_a_healthy_workspace() {
+    let kills = env_num("TRILOGY_TORTURE_KILLS", 100);
+    let mut rng = Lcg(seed());
+    let ws = Ws::init();
+    let bin = assert_cmd::cargo::cargo_bin("trilogy");
+    let mut acked = Vec::new();
+    let mut killed = 0;
+    let mut i = 0;
+    while killed < kills {
+        let tag = format!("k{i}");
+        i += 1;
+        let mut child = Command::new(&bin)
+            .arg("--root")
+            .arg(ws.root())
+            .args([
+                "checkpoint",
+                "--session-done",
+                &format!("{tag} entry; tested"),
+                "--decision",
+                &format!("{tag} choice"),
+            ])
+            .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_micros(rng.next(12_000)));
+        match child.try_wait().unwrap() {
+            Some(status) => {
+                if status.success() {
+                    acked.push(tag);
+                }
+            }
+            None => {
+                child.kill().unwrap();
+                let status = child.wait().unwrap();
+                if status.success() {
+                    acked.push(tag);
+                } else {
+                    killed += 1;
+                }
+            }
+        }
+        if i % 25 == 0 || killed == kills {
+            // the store opens, doctor is clean after at most one --fix, acknowledged writes are there
+            let d = ws.run(&["doctor"]);
+            if !d.status.success() {
+                let fixed = ws.run(&["doctor", "--fix"]);
+                assert!(
+                    fixed.status.success(),
+                    "after {killed} kills: {}",
+                    text(&fixed.stdout)
+                );
+            }
+            let s = ws.read("SESSIONS.md");
+            let d = ws.read("DECISIONS.md");
+            for tag in &acked {
+                assert_eq!(
+                    s.matches(&format!("{tag} entry; tested")).count(),
+                    1,
+                    "{tag} in SESSIONS.md"
+                );
+                assert_eq!(
+                    d.matches(&format!("— {tag} choice\n")).count(),
+                    1,
+                    "{tag} in DECISIONS.md"
+                );
+            }
+        }
+    }
+    eprintln!(
+        "{killed} kills, {} acknowledged writes survived",
+        acked.len()
+    );
+}
