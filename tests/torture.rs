@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use common::{Ws, text};
 use trilogy::config::Config;
-use trilogy::store::Reader;
 use trilogy::workspace::{Clock, Workspace};
 
 fn env_num(name: &str, default: usize) -> usize {
