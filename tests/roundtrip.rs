@@ -4,6 +4,7 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::FileFailurePersistence;
+use proptest::test_runner::TestCaseError;
 
 use trilogy::config::Config;
 use trilogy::markdown::{Block, Doc, POINTER_PREFIXES, parse, render, safe_body};
@@ -178,5 +179,132 @@ proptest! {
         let ws = Workspace::new(dir.path().to_path_buf(), config, Clock::default());
         ws.write("test", |_| Ok(())).unwrap();
         prop_assert_eq!(snapshot(&ws), before);
+    }
+}
+
+fn raw_input() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..300),
+        prop::collection::vec(
+            prop_oneof![
+                fragment().prop_map(String::into_bytes),
+                Just(b"## 2026-01-02\n".to_vec()),
+                Just(b"\n## heading\n".to_vec()),
+                Just(b"\x00".to_vec()),
+                Just(b"\xef\xbb\xbf".to_vec()),
+                Just(b"\xff".to_vec()),
+            ],
+            0..20
+        )
+        .prop_map(|parts| parts.concat()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// The same property as the cargo-fuzz target in `tests/fuzz/`, run here on every `cargo test`
+    /// (the fuzzer itself needs a nightly toolchain).
+    #[test]
+    fn parser_never_panics_and_what_it_accepts_round_trips(data in raw_input()) {
+        for strip in [false, true] {
+            if let Ok(p) = trilogy::markdown::parse_bytes(&data, strip) {
+                let once = render(&p.doc, None);
+                let again = parse(&once, strip).expect("rendered text parses");
+                prop_assert_eq!(render(&again.doc, None), once);
+            }
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Edit {
+    Insert(usize, String),
+    Delete(usize),
+    Change(usize, String),
+    Swap(usize, usize),
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    let line = prop_oneof![
+        Just("## 2026-11-20 · hand".to_string()),
+        Just("完成：typed by a person".to_string()),
+        Just(String::new()),
+        Just("free prose".to_string()),
+        Just("```".to_string()),
+        fragment(),
+    ];
+    prop_oneof![
+        (any::<usize>(), line.clone()).prop_map(|(i, l)| Edit::Insert(i, l)),
+        any::<usize>().prop_map(Edit::Delete),
+        (any::<usize>(), line).prop_map(|(i, l)| Edit::Change(i, l)),
+        (any::<usize>(), any::<usize>()).prop_map(|(a, b)| Edit::Swap(a, b)),
+    ]
+}
+
+fn apply(text: &str, e: &Edit) -> String {
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let n = lines.len().max(1);
+    match e {
+        Edit::Insert(i, l) => lines.insert(i % (lines.len() + 1), l.clone()),
+        Edit::Delete(i) if !lines.is_empty() => {
+            lines.remove(i % n);
+        }
+        Edit::Change(i, l) if !lines.is_empty() => lines[i % n] = l.clone(),
+        Edit::Swap(a, b) if !lines.is_empty() => lines.swap(a % n, b % n),
+        _ => {}
+    }
+    lines.join("\n") + "\n"
+}
+
+fn edit_config() -> ProptestConfig {
+    ProptestConfig {
+        cases: 16,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "tests/proptest-regressions/roundtrip_edits.txt",
+        ))),
+        ..ProptestConfig::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(edit_config())]
+
+    /// Random line edits to SESSIONS.md between commands: no entry ever leaves the store, and
+    /// every entry that leaves the files has an event saying so.
+    #[test]
+    fn random_hand_edits_never_drop_an_entry_silently(edits in prop::collection::vec(edit(), 1..12)) {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(dir.path().to_path_buf(), Config::default(), Clock { today: Some(chrono::NaiveDate::from_ymd_opt(2026, 11, 29).unwrap()), now_ms: None });
+        ops::init(&ws).unwrap();
+        let input = CheckpointInput {
+            sessions: (0..4).map(|i| SessionInput { done: format!("seeded {i}; tested"), area: None, open: None, next: None }).collect(),
+            ..Default::default()
+        };
+        ops::checkpoint(&ws, "test", &input).unwrap();
+        let snapshot = |ws: &Workspace| -> (std::collections::BTreeMap<String, String>, Vec<trilogy::model::Event>) {
+            ws.read(|r| {
+                let entries = r.all_entries()?.into_iter().map(|e| (e.id, e.state.as_str().to_string())).collect();
+                Ok((entries, r.events(usize::MAX)?))
+            }).unwrap().value
+        };
+        let (mut known, _) = snapshot(&ws);
+        for e in &edits {
+            let path = ws.file_path(FileKind::Sessions);
+            let text = std::fs::read_to_string(&path).unwrap();
+            std::fs::write(&path, apply(&text, e)).unwrap();
+            ws.write("test", |_| Ok(())).unwrap();
+            let (now, events) = snapshot(&ws);
+            for (id, state) in &known {
+                let Some(new_state) = now.get(id) else {
+                    return Err(TestCaseError::fail(format!("entry {id} vanished from the store after {e:?}")));
+                };
+                if new_state != state {
+                    let mentioned = events.iter().any(|ev| ev.ids.iter().any(|x| x == id));
+                    prop_assert!(mentioned, "entry {} went {} → {} with no event", id, state, new_state);
+                }
+            }
+            known = now;
+        }
     }
 }

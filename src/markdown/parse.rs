@@ -58,7 +58,7 @@ pub fn parse_bytes(bytes: &[u8], strip_pointer: bool) -> Result<Parsed, ParseErr
 /// out wherever they are, so they never travel with an entry.
 pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
     let text = normalize_newlines(text);
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let text = text.trim_start_matches('\u{feff}');
     let arena = Arena::new();
     let opts = Options::default();
     let root = parse_document(&arena, text, &opts);
