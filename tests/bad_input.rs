@@ -20,41 +20,141 @@ fn none(_: &str) {}
 const CASES: [(&str, Expect); 32] = [
     ("invalid_utf8.SESSIONS.md", Expect::Refused(7, "UTF-8")),
     ("conflict_block.SESSIONS.md", Expect::Refused(6, "conflict")),
-    ("half_conflict_start.SESSIONS.md", Expect::Refused(7, "conflict")),
-    ("half_conflict_end.SESSIONS.md", Expect::Refused(7, "conflict")),
-    ("unclosed_fence_swallowing.SESSIONS.md", Expect::Refused(6, "never closed")),
-    ("unclosed_html_comment.SESSIONS.md", Expect::Refused(6, "never closed")),
-    ("nul_bytes.SESSIONS.md", Expect::Recovered(|s| assert!(s.contains("完成：a\0b")))),
-    ("crlf_mixed.SESSIONS.md", Expect::Recovered(|s| assert!(!s.contains('\r') && s.contains("完成：crlf\n")))),
-    ("bom.SESSIONS.md", Expect::Recovered(|s| assert!(s.starts_with("# SESSIONS")))),
-    ("heading_in_fence.SESSIONS.md", Expect::Recovered(|s| assert!(s.contains("```\n## not an entry\n```") && s.matches("## 2026-01-02").count() == 1))),
-    ("heading_in_tilde_fence.SESSIONS.md", Expect::Recovered(|s| assert!(s.contains("~~~md\n## not an entry\n~~~")))),
-    ("unclosed_fence_at_end.SESSIONS.md", Expect::Recovered(|s| assert!(s.contains("never closed\n```")))),
-    ("setext_in_body.SESSIONS.md", Expect::Recovered(|s| assert!(s.contains("完成：a line\n---\nmore")))),
-    ("empty_heading.SESSIONS.md", Expect::Recovered(|s| assert!(s.contains("完成：no title")))),
-    ("only_prose.SESSIONS.md", Expect::Recovered(|s| assert!(s.contains("No headings at all.")))),
+    (
+        "half_conflict_start.SESSIONS.md",
+        Expect::Refused(7, "conflict"),
+    ),
+    (
+        "half_conflict_end.SESSIONS.md",
+        Expect::Refused(7, "conflict"),
+    ),
+    (
+        "unclosed_fence_swallowing.SESSIONS.md",
+        Expect::Refused(6, "never closed"),
+    ),
+    (
+        "unclosed_html_comment.SESSIONS.md",
+        Expect::Refused(6, "never closed"),
+    ),
+    (
+        "nul_bytes.SESSIONS.md",
+        Expect::Recovered(|s| assert!(s.contains("完成：a\0b"))),
+    ),
+    (
+        "crlf_mixed.SESSIONS.md",
+        Expect::Recovered(|s| assert!(!s.contains('\r') && s.contains("完成：crlf\n"))),
+    ),
+    (
+        "bom.SESSIONS.md",
+        Expect::Recovered(|s| assert!(s.starts_with("# SESSIONS"))),
+    ),
+    (
+        "heading_in_fence.SESSIONS.md",
+        Expect::Recovered(|s| {
+            assert!(
+                s.contains("```\n## not an entry\n```") && s.matches("## 2026-01-02").count() == 1
+            )
+        }),
+    ),
+    (
+        "heading_in_tilde_fence.SESSIONS.md",
+        Expect::Recovered(|s| assert!(s.contains("~~~md\n## not an entry\n~~~"))),
+    ),
+    (
+        "unclosed_fence_at_end.SESSIONS.md",
+        Expect::Recovered(|s| assert!(s.contains("never closed\n```"))),
+    ),
+    (
+        "setext_in_body.SESSIONS.md",
+        Expect::Recovered(|s| assert!(s.contains("完成：a line\n---\nmore"))),
+    ),
+    (
+        "empty_heading.SESSIONS.md",
+        Expect::Recovered(|s| assert!(s.contains("完成：no title"))),
+    ),
+    (
+        "only_prose.SESSIONS.md",
+        Expect::Recovered(|s| assert!(s.contains("No headings at all."))),
+    ),
     ("empty_file.SESSIONS.md", Expect::Recovered(none)),
     ("only_whitespace.SESSIONS.md", Expect::Recovered(none)),
-    ("duplicate_entries.SESSIONS.md", Expect::Recovered(|s| assert_eq!(s.matches("完成：same").count(), 1))),
-    ("pointer_in_middle.SESSIONS.md", Expect::Recovered(|s| assert!(!s.contains("更早的会话条目已归档到"), "no archive, no pointer"))),
-    ("legacy_pointer.SESSIONS.md", Expect::Recovered(|s| assert!(s.contains("Done: legacy") && !s.contains("归档到")))),
-    ("english_labels.SESSIONS.md", Expect::Recovered(|s| assert!(s.contains("Done: english\nOpen: more\nNext: go")))),
-    ("undated_headings.SESSIONS.md", Expect::Recovered(|s| assert_eq!(headings(s), ["2026-01-03", "a note without a date", "2026-01-01"]))),
-    ("deep_quotes.SESSIONS.md", Expect::Recovered(|s| assert!(s.contains(" deep")))),
-    ("tabs_trailing_spaces.SESSIONS.md", Expect::Recovered(|s| assert!(s.contains("完成：tabs\there  \n\tindented")))),
-    ("html_block.SESSIONS.md", Expect::Recovered(|s| assert!(s.contains("<details>")))),
-    ("heading_levels.SESSIONS.md", Expect::Recovered(|s| assert!(s.contains("### sub\n#### subsub")))),
-    ("long_line.SESSIONS.md", Expect::Recovered(|s| assert!(s.len() > 900_000))),
-    ("same_date_many.SESSIONS.md", Expect::Recovered(|s| {
-        let first = s.find("完成：entry 0\n").unwrap();
-        let last = s.find("完成：entry 9999\n").unwrap();
-        assert!(first < last, "file order kept within one date");
-        assert_eq!(headings(s).len(), 10_000);
-    })),
-    ("duplicate_sections.PROJECT.md", Expect::Recovered(|s| assert!(s.contains("first") && s.contains("second")))),
-    ("unknown_sections_only.PROJECT.md", Expect::Recovered(|s| assert!(s.contains("## Goals\n\nship it")))),
-    ("legacy_english.PROJECT.md", Expect::Recovered(|s| assert!(s.contains("## 这是什么\n\nA thing.") && s.contains("## 现状\n\nnone yet")))),
-    ("superseded_marker.DECISIONS.md", Expect::Recovered(|s| assert!(s.contains("已被取代：2026-01-02 — new")))),
+    (
+        "duplicate_entries.SESSIONS.md",
+        Expect::Recovered(|s| assert_eq!(s.matches("完成：same").count(), 1)),
+    ),
+    (
+        "pointer_in_middle.SESSIONS.md",
+        Expect::Recovered(|s| {
+            assert!(
+                !s.contains("更早的会话条目已归档到"),
+                "no archive, no pointer"
+            )
+        }),
+    ),
+    (
+        "legacy_pointer.SESSIONS.md",
+        Expect::Recovered(|s| assert!(s.contains("Done: legacy") && !s.contains("归档到"))),
+    ),
+    (
+        "english_labels.SESSIONS.md",
+        Expect::Recovered(|s| assert!(s.contains("Done: english\nOpen: more\nNext: go"))),
+    ),
+    (
+        "undated_headings.SESSIONS.md",
+        Expect::Recovered(|s| {
+            assert_eq!(
+                headings(s),
+                ["2026-01-03", "a note without a date", "2026-01-01"]
+            )
+        }),
+    ),
+    (
+        "deep_quotes.SESSIONS.md",
+        Expect::Recovered(|s| assert!(s.contains(" deep"))),
+    ),
+    (
+        "tabs_trailing_spaces.SESSIONS.md",
+        Expect::Recovered(|s| assert!(s.contains("完成：tabs\there  \n\tindented"))),
+    ),
+    (
+        "html_block.SESSIONS.md",
+        Expect::Recovered(|s| assert!(s.contains("<details>"))),
+    ),
+    (
+        "heading_levels.SESSIONS.md",
+        Expect::Recovered(|s| assert!(s.contains("### sub\n#### subsub"))),
+    ),
+    (
+        "long_line.SESSIONS.md",
+        Expect::Recovered(|s| assert!(s.len() > 900_000)),
+    ),
+    (
+        "same_date_many.SESSIONS.md",
+        Expect::Recovered(|s| {
+            let first = s.find("完成：entry 0\n").unwrap();
+            let last = s.find("完成：entry 9999\n").unwrap();
+            assert!(first < last, "file order kept within one date");
+            assert_eq!(headings(s).len(), 10_000);
+        }),
+    ),
+    (
+        "duplicate_sections.PROJECT.md",
+        Expect::Recovered(|s| assert!(s.contains("first") && s.contains("second"))),
+    ),
+    (
+        "unknown_sections_only.PROJECT.md",
+        Expect::Recovered(|s| assert!(s.contains("## Goals\n\nship it"))),
+    ),
+    (
+        "legacy_english.PROJECT.md",
+        Expect::Recovered(|s| {
+            assert!(s.contains("## 这是什么\n\nA thing.") && s.contains("## 现状\n\nnone yet"))
+        }),
+    ),
+    (
+        "superseded_marker.DECISIONS.md",
+        Expect::Recovered(|s| assert!(s.contains("已被取代：2026-01-02 — new"))),
+    ),
 ];
 
 fn target(name: &str) -> &str {
@@ -83,8 +183,15 @@ fn every_corpus_file_is_refused_precisely_or_absorbed_stably() {
         match expect {
             Expect::Refused(line, reason) => {
                 let all = format!("{}{}", text(&out.stdout), text(&out.stderr));
-                assert!(all.contains(&format!("{file}:{line}:")) && all.contains(reason), "{name}: {all}");
-                assert_eq!(std::fs::read(ws.path(file)).unwrap(), bytes, "{name}: left byte for byte");
+                assert!(
+                    all.contains(&format!("{file}:{line}:")) && all.contains(reason),
+                    "{name}: {all}"
+                );
+                assert_eq!(
+                    std::fs::read(ws.path(file)).unwrap(),
+                    bytes,
+                    "{name}: left byte for byte"
+                );
                 let args: &[&str] = match file {
                     "SESSIONS.md" => &["checkpoint", "--session-done", "x; tested"],
                     "PROJECT.md" => &["checkpoint", "--section", "坑", "--text", "x"],
@@ -92,9 +199,20 @@ fn every_corpus_file_is_refused_precisely_or_absorbed_stably() {
                 };
                 let w = ws.run(args);
                 assert_eq!(w.status.code(), Some(5), "{name}: a write to it is refused");
-                assert_eq!(std::fs::read(ws.path(file)).unwrap(), bytes, "{name}: still untouched");
-                let other = if file == "DECISIONS.md" { &["checkpoint", "--session-done", "y; tested"][..] } else { &["checkpoint", "--decision", "y"][..] };
-                assert!(ws.run(other).status.success(), "{name}: the other files keep working");
+                assert_eq!(
+                    std::fs::read(ws.path(file)).unwrap(),
+                    bytes,
+                    "{name}: still untouched"
+                );
+                let other = if file == "DECISIONS.md" {
+                    &["checkpoint", "--session-done", "y; tested"][..]
+                } else {
+                    &["checkpoint", "--decision", "y"][..]
+                };
+                assert!(
+                    ws.run(other).status.success(),
+                    "{name}: the other files keep working"
+                );
             }
             Expect::Recovered(check) => {
                 let rendered = ws.read(file);
@@ -104,7 +222,11 @@ fn every_corpus_file_is_refused_precisely_or_absorbed_stably() {
                 assert_eq!(ws.snapshot(), first, "{name}: stable after one pass");
                 std::fs::remove_dir_all(ws.root().join(".trilogy")).unwrap();
                 ws.ok(&["status"]);
-                assert_eq!(ws.snapshot(), first, "{name}: a rebuild renders the same bytes");
+                assert_eq!(
+                    ws.snapshot(),
+                    first,
+                    "{name}: a rebuild renders the same bytes"
+                );
             }
         }
     }
@@ -115,12 +237,19 @@ fn a_truncated_store_is_a_clear_error_and_deleting_it_recovers() {
     let ws = Ws::init();
     ws.ok(&["checkpoint", "--session-done", "before the damage; tested"]);
     let store = ws.root().join(".trilogy/store.redb");
-    let f = std::fs::OpenOptions::new().write(true).open(&store).unwrap();
+    let f = std::fs::OpenOptions::new()
+        .write(true)
+        .open(&store)
+        .unwrap();
     f.set_len(100).unwrap();
     drop(f);
     let out = ws.run(&["status"]);
     assert_eq!(out.status.code(), Some(8), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("store.redb"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("store.redb"),
+        "{}",
+        text(&out.stderr)
+    );
     std::fs::remove_dir_all(ws.root().join(".trilogy")).unwrap();
     ws.ok(&["status"]);
     assert!(ws.read("SESSIONS.md").contains("before the damage"));
@@ -130,10 +259,14 @@ fn a_truncated_store_is_a_clear_error_and_deleting_it_recovers() {
 fn a_fifty_megabyte_archive_is_absorbed() {
     let ws = Ws::init();
     let mut text = String::from("# SESSIONS ARCHIVE\n\n");
-    let line = "完成：an old entry with enough text to weigh something, measured and verified by hand\n";
+    let line =
+        "完成：an old entry with enough text to weigh something, measured and verified by hand\n";
     let mut i = 0;
     while text.len() < 50 * 1024 * 1024 {
-        text.push_str(&format!("## 2020-01-{:02}\n{line}{line}{line}{line}\n", i % 28 + 1));
+        text.push_str(&format!(
+            "## 2020-01-{:02}\n{line}{line}{line}{line}\n",
+            i % 28 + 1
+        ));
         text.push_str(&format!("id {i}\n\n"));
         i += 1;
     }

@@ -276,6 +276,16 @@ fn raw_transcript_every_stdout_byte_is_a_frame() {
     assert_eq!(by_id(2)["result"]["tools"].as_array().unwrap().len(), 4);
     assert_eq!(by_id(3)["result"]["isError"], false);
     assert_eq!(by_id(4)["error"]["code"], -32601);
+    let parse_error = frames
+        .iter()
+        .find(|f| f["error"]["code"] == -32700)
+        .unwrap_or_else(|| panic!("no parse error reply: {stdout}"));
+    assert!(
+        parse_error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not a JSON-RPC message")
+    );
     assert!(
         by_id(5)["result"]["content"][0]["text"]
             .as_str()

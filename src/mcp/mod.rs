@@ -341,6 +341,25 @@ impl ServerHandler for MemoryServer {
         Ok(ListToolsResult::with_all_items(tools()))
     }
 
+    async fn on_custom_request(
+        &self,
+        request: rmcp::model::CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<rmcp::model::CustomResult, ErrorData> {
+        if request.method == PARSE_ERROR_METHOD {
+            return Err(ErrorData::new(
+                rmcp::model::ErrorCode::PARSE_ERROR,
+                "parse error: a line was not a JSON-RPC message; send one JSON object per line",
+                request.params,
+            ));
+        }
+        Err(ErrorData::new(
+            rmcp::model::ErrorCode::METHOD_NOT_FOUND,
+            format!("method not found: {}", request.method),
+            None,
+        ))
+    }
+
     fn get_tool(&self, name: &str) -> Option<Tool> {
         tools().into_iter().find(|t| t.name == name)
     }
@@ -381,6 +400,54 @@ impl ServerHandler for MemoryServer {
     }
 }
 
+/// The method a malformed input line is turned into, so it gets a parse-error reply.
+const PARSE_ERROR_METHOD: &str = "trilogy/parse-error";
+
+/// Read stdin line by line on a thread and pass each frame on; a line that is not JSON becomes
+/// a request for [`PARSE_ERROR_METHOD`], so the client hears about it and the server lives on.
+fn filtered_stdin(handle: tokio::runtime::Handle) -> tokio::io::DuplexStream {
+    use std::io::BufRead;
+    use tokio::io::AsyncWriteExt;
+    let (mut tx, rx) = tokio::io::duplex(1 << 20);
+    std::thread::spawn(move || {
+        let mut stdin = std::io::stdin().lock();
+        let mut buf = Vec::new();
+        let mut bad = 0u64;
+        loop {
+            buf.clear();
+            match stdin.read_until(b'\n', &mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let line = String::from_utf8_lossy(&buf);
+            let trimmed = line.trim();
+            if trimmed.is_empty() {
+                continue;
+            }
+            let frame = if std::str::from_utf8(&buf).is_ok()
+                && serde_json::from_str::<Value>(trimmed).is_ok()
+            {
+                trimmed.to_string()
+            } else {
+                bad += 1;
+                tracing::warn!("ignoring a line that is not JSON");
+                let shown: String = trimmed.chars().take(200).collect();
+                json!({"jsonrpc": "2.0", "id": format!("trilogy-parse-error-{bad}"), "method": PARSE_ERROR_METHOD, "params": {"line": shown}})
+                    .to_string()
+            };
+            let sent = handle.block_on(async {
+                tx.write_all(frame.as_bytes()).await?;
+                tx.write_all(b"\n").await
+            });
+            if sent.is_err() {
+                break;
+            }
+        }
+        let _ = handle.block_on(tx.shutdown());
+    });
+    rx
+}
+
 /// Serve MCP on stdin/stdout until the client closes stdin.
 pub fn serve(
     root: Option<PathBuf>,
@@ -401,8 +468,9 @@ pub fn serve(
         .build()
         .map_err(|e| Error::Internal(format!("tokio runtime: {e}")))?;
     rt.block_on(async move {
+        let input = filtered_stdin(tokio::runtime::Handle::current());
         let service = server
-            .serve(rmcp::transport::stdio())
+            .serve((input, tokio::io::stdout()))
             .await
             .map_err(|e| Error::Internal(format!("mcp handshake: {e}")))?;
         service
