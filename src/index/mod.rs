@@ -464,12 +464,7 @@ impl SearchIndex {
         clauses.extend(self.filters(q));
         let query = BooleanQuery::new(clauses);
 
-        let reader = self
-            .index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()
-            .map_err(|e| index_err(&self.dir, e))?;
+        let reader = self.reader()?;
         let searcher = reader.searcher();
         let stale: HashSet<&str> = tail.iter().map(|d| d.key.as_str()).collect();
         let want = q.limit.max(1);
@@ -549,14 +544,17 @@ impl SearchIndex {
             && q.until.is_none_or(|u| d.date.is_some_and(|x| x <= u))
     }
 
-    /// Number of documents in the index.
-    pub fn len(&self) -> Result<u64> {
-        let reader = self
-            .index
+    fn reader(&self) -> Result<tantivy::IndexReader> {
+        self.index
             .reader_builder()
             .reload_policy(ReloadPolicy::Manual)
             .try_into()
-            .map_err(|e| index_err(&self.dir, e))?;
+            .map_err(|e| index_err(&self.dir, e))
+    }
+
+    /// Number of documents in the index.
+    pub fn len(&self) -> Result<u64> {
+        let reader = self.reader()?;
         Ok(reader.searcher().num_docs())
     }
 

@@ -157,22 +157,14 @@ pub fn install_git(
             "config",
             "--local",
             "merge.trilogy.driver",
-            &format!("{} merge-driver %O %A %B %P", shell_word(command)),
+            &format!(
+                "{} merge-driver %O %A %B %P",
+                super::install::shell_quote(command)
+            ),
         ],
     )?;
     done.push("set merge.trilogy.driver in the repository config".into());
     Ok(done)
-}
-
-fn shell_word(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }
 
 /// When a version does not parse, fall back to git's own line merge (markers and all).

@@ -120,7 +120,8 @@ fn specs(target: Target) -> Vec<HookSpec> {
     v
 }
 
-fn shell_quote(s: &str) -> String {
+/// `s` as one shell word (quoted only when it needs to be).
+pub(crate) fn shell_quote(s: &str) -> String {
     if !s.is_empty()
         && s.chars()
             .all(|c| c.is_ascii_alphanumeric() || "/._-+:@".contains(c))

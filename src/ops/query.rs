@@ -291,20 +291,7 @@ pub fn log(ws: &Workspace, q: &LogQuery) -> Result<LogView> {
     Ok(ws
         .read(|r| {
             if let Some(name) = &q.section {
-                let key = section_key(name);
-                let lower = name.trim().to_lowercase();
-                let key = r
-                    .sections()?
-                    .into_iter()
-                    .find(|s| s.key == key || s.heading.to_lowercase() == lower)
-                    .map(|s| s.key)
-                    .ok_or_else(|| {
-                        Error::NotFound(format!(
-                            "no section `{}`; sections are: {}",
-                            name.trim(),
-                            section_names_help()
-                        ))
-                    })?;
+                let key = find_section(&r.sections()?, name)?.key;
                 let mut revisions = r.section_history(&key)?;
                 revisions.reverse();
                 revisions.truncate(q.limit);
@@ -357,4 +344,24 @@ pub fn close_report(ws: &Workspace, actor: &str, seq: u64) -> Result<Report> {
             Ok(r)
         })?
         .value)
+}
+
+/// The section `name` names (by key or heading, either language), removed ones included.
+pub(crate) fn find_section(
+    sections: &[crate::model::SectionRecord],
+    name: &str,
+) -> Result<crate::model::SectionRecord> {
+    let key = section_key(name);
+    let lower = name.trim().to_lowercase();
+    sections
+        .iter()
+        .find(|s| s.key == key || s.heading.to_lowercase() == lower)
+        .cloned()
+        .ok_or_else(|| {
+            Error::NotFound(format!(
+                "no section `{}`; sections are: {}",
+                name.trim(),
+                section_names_help()
+            ))
+        })
 }

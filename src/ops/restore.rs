@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::model::{SectionRecord, State, section_key, section_names_help};
+use crate::model::{SectionRecord, State};
 use crate::store::Reader;
 use crate::workspace::{Workspace, Written};
 
@@ -79,20 +79,7 @@ pub fn restore_section(
 ) -> Result<Written<RestoreOutcome>> {
     ws.require_memory()?;
     ws.write(actor, |tx| {
-        let key = section_key(name);
-        let lower = name.trim().to_lowercase();
-        let sections = tx.store().sections()?;
-        let cur = sections
-            .iter()
-            .find(|s| s.key == key || s.heading.to_lowercase() == lower)
-            .cloned()
-            .ok_or_else(|| {
-                Error::NotFound(format!(
-                    "no section `{}`; sections are: {}",
-                    name.trim(),
-                    section_names_help()
-                ))
-            })?;
+        let cur = super::query::find_section(&tx.store().sections()?, name)?;
         let history = tx.store().section_history(&cur.key)?;
         let old = history
             .iter()
