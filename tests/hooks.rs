@@ -651,3 +651,24 @@ fn writes_through_the_sessions_own_mcp_server_are_not_announced_back() {
         "another session hears about it: {n}"
     );
 }
+
+#[test]
+fn a_character_cap_still_leaves_room_for_decisions_and_sessions() {
+    // many long decisions: their 20% share of 160,000 bytes alone exceeds 10,000 characters
+    let ws = Ws::init();
+    let decisions: Vec<Value> = (0..300)
+        .map(|i| json!({"choice": format!("decision {i} with a long reason"), "because": "reason ".repeat(15)}))
+        .collect();
+    let sessions: Vec<Value> = (0..30)
+        .map(|i| json!({"done": format!("session {i}; tested")}))
+        .collect();
+    ws.ok_stdin(
+        &["checkpoint"],
+        &json!({"decisions": decisions, "sessions": sessions}).to_string(),
+    );
+    let v = ws.json(&["inject", "--max-chars", "10000"]);
+    let l = &v["block"]["ledger"];
+    assert!(l["chars"].as_u64().unwrap() <= 10_000);
+    assert!(l["decisions_shown"].as_u64().unwrap() >= 1, "{l}");
+    assert!(l["sessions_shown"].as_u64().unwrap() >= 1, "{l}");
+}

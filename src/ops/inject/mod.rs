@@ -185,7 +185,10 @@ pub fn assemble(
     let areas = area_map(r, today)?;
 
     // PROJECT: every section capped at its share ÷ 5
-    let project_share = (budget.bytes as f64 * PROJECT_SHARE) as usize;
+    // shares are sized against the tighter limit: a host that keeps 10,000 characters gets
+    // shares of a 10,000-byte budget (characters never outnumber bytes)
+    let sizing = budget.bytes.min(budget.chars.unwrap_or(usize::MAX));
+    let project_share = (sizing as f64 * PROJECT_SHARE) as usize;
     let per_section = (project_share / 5).max(400);
     let mut cut_names = Vec::new();
     let mut capped: Vec<(String, String, bool)> = Vec::new();
@@ -207,7 +210,7 @@ pub fn assemble(
         .all(|s| is_empty_body(&s.body));
 
     // DECISIONS: live ones, newest first, whole entries within the share
-    let decisions_share = (budget.bytes as f64 * DECISIONS_SHARE) as usize;
+    let decisions_share = (sizing as f64 * DECISIONS_SHARE) as usize;
     let mut kept_decisions: Vec<&EntryRecord> = Vec::new();
     let mut used = 0;
     for d in &decisions {
