@@ -333,15 +333,34 @@ fn writer_held_elsewhere_means_the_tail_is_scanned() {
     let holder = std::process::Command::new("sh")
         .args([
             "-c",
-            "exec 9>\"$1/.tantivy-writer.lock\"; flock -x 9; exec sleep 3",
+            "exec 9>\"$1/.tantivy-writer.lock\"; flock -x 9; exec sleep 8",
             "sh",
         ])
         .arg(ws.root().join(".trilogy/index"))
         .spawn();
     let Ok(mut holder) = holder else {
-        panic!("sh is needed")
+        panic!("sh and flock (util-linux) are needed")
     };
-    std::thread::sleep(std::time::Duration::from_millis(300));
+    // wait until the holder really has the lock (a slow machine may take a while to start it)
+    let lock = ws.root().join(".trilogy/index/.tantivy-writer.lock");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    loop {
+        let free = std::process::Command::new("flock")
+            .arg("-n")
+            .arg(&lock)
+            .arg("true")
+            .status()
+            .expect("flock (util-linux) is needed")
+            .success();
+        if !free {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the lock holder never took the lock"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     ws.ok(&[
         "checkpoint",
         "--session-done",
