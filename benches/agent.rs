@@ -82,21 +82,6 @@ fn query(text: &str) -> SearchQuery {
 // ---------------------------------------------------------------------------------------------
 // fixture
 
-fn scratch_root() -> PathBuf {
-    let base = option_env!("CARGO_TARGET_TMPDIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(std::env::temp_dir);
-    std::fs::create_dir_all(&base).expect("create the scratch dir");
-    base
-}
-
-fn scratch_dir(label: &str) -> TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("trilogy-agent-bench-{label}-"))
-        .tempdir_in(scratch_root())
-        .expect("create a temp dir")
-}
-
 /// The generated 100k workspace and a read snapshot held open on a read-only handle.
 struct Fixture {
     _dir: TempDir,
@@ -106,7 +91,7 @@ struct Fixture {
 
 impl Fixture {
     fn new() -> Fixture {
-        let dir = scratch_dir("100k");
+        let dir = r#gen::scratch_dir("100k");
         let root = dir.path().join("ws");
         let t = Instant::now();
         drop(r#gen::generate(&root, N));
@@ -796,7 +781,7 @@ fn summary(since: SystemTime) {
 fn main() {
     let since = SystemTime::now();
     let mut c = Criterion::default().configure_from_args();
-    let cfg = scratch_dir("cfg");
+    let cfg = r#gen::scratch_dir("cfg");
     let mut fx = Fixture::new();
     inject(&mut c, &fx, cfg.path());
     search(&mut c, &mut fx);

@@ -47,22 +47,6 @@ use trilogy::workspace::{Workspace, render_file};
 /// The `entries` table as the store defines it (id → bincode record).
 const ENTRIES: redb::TableDefinition<&str, &[u8]> = redb::TableDefinition::new("entries");
 
-/// Where fixtures live: cargo's per-target temp dir (same disk as `target/`).
-fn scratch_root() -> PathBuf {
-    let base = option_env!("CARGO_TARGET_TMPDIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(std::env::temp_dir);
-    std::fs::create_dir_all(&base).expect("create the scratch dir");
-    base
-}
-
-fn scratch_dir(label: &str) -> TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("trilogy-bench-{label}-"))
-        .tempdir_in(scratch_root())
-        .expect("create a temp dir")
-}
-
 /// A generated workspace: `ws` has no store handle open (like a fresh process).
 struct Fixture {
     _dir: TempDir,
@@ -73,7 +57,7 @@ struct Fixture {
 
 impl Fixture {
     fn new(n: usize) -> Fixture {
-        let dir = scratch_dir(&format!("{n}"));
+        let dir = r#gen::scratch_dir(&format!("{n}"));
         let root = dir.path().join("ws");
         let t = Instant::now();
         let generated = r#gen::generate(&root, n);
@@ -248,7 +232,7 @@ fn read_cli(c: &mut Criterion, fx: &Lazy) {
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(5));
     let no_config = OnceCell::new();
-    let env_dir = || no_config.get_or_init(|| scratch_dir("cfg"));
+    let env_dir = || no_config.get_or_init(|| r#gen::scratch_dir("cfg"));
 
     g.bench_function("section", |b| {
         let fx = fx.get();
@@ -333,7 +317,7 @@ struct CheckpointFx {
 }
 
 fn fresh_1k() -> CheckpointFx {
-    let dir = scratch_dir("checkpoint");
+    let dir = r#gen::scratch_dir("checkpoint");
     let root = dir.path().join("ws");
     let ws = r#gen::generate(&root, 1_000);
     CheckpointFx {
@@ -416,7 +400,7 @@ fn checkpoint(
 
     let floor_dir: OnceCell<TempDir> = OnceCell::new();
     g.bench_function("floor_write_fsync_rename", |b| {
-        let dir = floor_dir.get_or_init(|| scratch_dir("floor")).path();
+        let dir = floor_dir.get_or_init(|| r#gen::scratch_dir("floor")).path();
         let target = dir.join("floor.bin");
         let block = vec![b'x'; 4096];
         b.iter(|| {
@@ -449,7 +433,7 @@ struct RebuildCase {
 
 impl RebuildCase {
     fn new(fx: &Fixture) -> RebuildCase {
-        let dir = scratch_dir("rebuild");
+        let dir = r#gen::scratch_dir("rebuild");
         let root = dir.path().join("ws");
         let ws = workspace(&root);
         std::fs::create_dir_all(ws.memory_dir()).unwrap();

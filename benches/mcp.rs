@@ -40,7 +40,6 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{Value, json};
-use tempfile::TempDir;
 
 const PROTOCOL: &str = "2025-11-25";
 
@@ -139,33 +138,8 @@ fn ratio(a: Duration, b: Duration) -> f64 {
     a.as_secs_f64() / b.as_secs_f64().max(1e-12)
 }
 
-fn env_usize(key: &str, default: usize) -> usize {
-    match std::env::var(key) {
-        Ok(v) => v
-            .trim()
-            .parse()
-            .unwrap_or_else(|_| panic!("{key}=`{v}` is not a number")),
-        Err(_) => default,
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // fixture
-
-fn scratch_root() -> PathBuf {
-    let base = option_env!("CARGO_TARGET_TMPDIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(std::env::temp_dir);
-    std::fs::create_dir_all(&base).expect("create the scratch dir");
-    base
-}
-
-fn scratch_dir(label: &str) -> TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("trilogy-mcp-bench-{label}-"))
-        .tempdir_in(scratch_root())
-        .expect("create a temp dir")
-}
 
 /// The release `trilogy` binary, copied into `dir` so a concurrent `cargo build` elsewhere
 /// cannot swap it out during the run.
@@ -409,7 +383,7 @@ fn stat_file(p: &Path) -> Option<(u64, SystemTime)> {
 
 fn run_scale(n: usize, bin: &Path, iters: usize, checkpoints: usize) -> ScaleReport {
     let scale = label(n);
-    let dir = scratch_dir(&scale);
+    let dir = r#gen::scratch_dir(&scale);
     let root = dir.path().join("ws");
     let cfg = dir.path().join("xdg");
     std::fs::create_dir_all(&cfg).unwrap();
@@ -634,13 +608,13 @@ fn main() {
         eprintln!("[smoke] no --bench flag: a quick run (1k, 5 iterations, 3 checkpoints)");
     }
     let pick = |full_value: usize, smoke_value: usize| if full { full_value } else { smoke_value };
-    let iters = env_usize("BENCH_MCP_ITERS", pick(300, 5)).max(1);
+    let iters = r#gen::env_usize("BENCH_MCP_ITERS", pick(300, 5)).max(1);
     let both = std::env::var("BENCH_MCP_CHECKPOINTS").ok();
     let cp = |key: &str, default: usize| {
         if both.is_some() {
-            env_usize("BENCH_MCP_CHECKPOINTS", default)
+            r#gen::env_usize("BENCH_MCP_CHECKPOINTS", default)
         } else {
-            env_usize(key, default)
+            r#gen::env_usize(key, default)
         }
     };
     let scales: Vec<usize> = std::env::var("BENCH_MCP_SCALES")
@@ -648,7 +622,7 @@ fn main() {
         .split(',')
         .map(|s| s.trim().parse().expect("BENCH_MCP_SCALES: numbers"))
         .collect();
-    let bin_dir = scratch_dir("bin");
+    let bin_dir = r#gen::scratch_dir("bin");
     let bin = trilogy_bin(bin_dir.path());
 
     let mut reports = Vec::new();

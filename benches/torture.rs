@@ -32,7 +32,6 @@ use std::process::{Command, Stdio};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant, SystemTime};
 
-use tempfile::TempDir;
 use trilogy::config::Config;
 use trilogy::model::FileKind;
 use trilogy::workspace::Workspace;
@@ -80,33 +79,8 @@ fn summary(name: &str, samples: &[Duration]) -> String {
     )
 }
 
-fn env_usize(key: &str, default: usize) -> usize {
-    match std::env::var(key) {
-        Ok(v) => v
-            .trim()
-            .parse()
-            .unwrap_or_else(|_| panic!("{key}=`{v}` is not a number")),
-        Err(_) => default,
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // fixture
-
-fn scratch_root() -> PathBuf {
-    let base = option_env!("CARGO_TARGET_TMPDIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(std::env::temp_dir);
-    std::fs::create_dir_all(&base).expect("create the scratch dir");
-    base
-}
-
-fn scratch_dir(label: &str) -> TempDir {
-    tempfile::Builder::new()
-        .prefix(&format!("trilogy-torture-{label}-"))
-        .tempdir_in(scratch_root())
-        .expect("create a temp dir")
-}
 
 /// The release `trilogy` binary, copied into `dir` so a concurrent `cargo build` elsewhere
 /// cannot swap it out during the run.
@@ -188,7 +162,7 @@ fn token(nonce: u128, w: usize, writer: usize, k: usize) -> String {
 }
 
 fn run(bin: &Path, cfg: &Path, w: usize, k: usize, nonce: u128) -> RunReport {
-    let dir = scratch_dir(&format!("w{w}"));
+    let dir = r#gen::scratch_dir(&format!("w{w}"));
     let root = dir.path().join("ws");
     let t = Instant::now();
     let ws = r#gen::generate(&root, 1_000);
@@ -451,13 +425,13 @@ fn main() {
         eprintln!("[smoke] no --bench flag: a quick run (W in 1, 4; K = 2)");
     }
     let floor_n = if full { 100 } else { 5 };
-    let k = env_usize("BENCH_TORTURE_K", if full { 25 } else { 2 }).max(1);
+    let k = r#gen::env_usize("BENCH_TORTURE_K", if full { 25 } else { 2 }).max(1);
     let writers: Vec<usize> = std::env::var("BENCH_TORTURE_WRITERS")
         .unwrap_or_else(|_| if full { "1,4,8,16" } else { "1,4" }.into())
         .split(',')
         .map(|s| s.trim().parse().expect("BENCH_TORTURE_WRITERS: numbers"))
         .collect();
-    let scratch = scratch_dir("main");
+    let scratch = r#gen::scratch_dir("main");
     let bin = trilogy_bin(scratch.path());
     let cfg = scratch.path().join("xdg");
     std::fs::create_dir_all(&cfg).unwrap();

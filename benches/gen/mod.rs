@@ -290,3 +290,29 @@ pub fn sessions_md(shape: &Shape) -> (String, String) {
     archive.push('\n');
     (live, archive)
 }
+
+/// Where bench fixtures live: cargo's per-target temp dir (same disk as `target/`, so fsync
+/// costs are real).
+#[allow(dead_code)]
+pub fn scratch_dir(label: &str) -> tempfile::TempDir {
+    let base = option_env!("CARGO_TARGET_TMPDIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
+    std::fs::create_dir_all(&base).expect("create the scratch dir");
+    tempfile::Builder::new()
+        .prefix(&format!("trilogy-bench-{label}-"))
+        .tempdir_in(base)
+        .expect("create a temp dir")
+}
+
+/// A size from the environment, or `default`.
+#[allow(dead_code)]
+pub fn env_usize(key: &str, default: usize) -> usize {
+    match std::env::var(key) {
+        Ok(v) => v
+            .trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("{key}=`{v}` is not a number")),
+        Err(_) => default,
+    }
+}
