@@ -134,29 +134,6 @@ fn claude_budget(config: &Config) -> Budget {
 // ---------------------------------------------------------------------------------------------
 // inject
 
-/// The release `trilogy` binary cargo built next to this bench.
-fn trilogy_bin() -> PathBuf {
-    if let Some(p) = option_env!("CARGO_BIN_EXE_trilogy") {
-        let p = PathBuf::from(p);
-        if p.exists() {
-            return p;
-        }
-    }
-    // benches run from target/<profile>/deps
-    let exe = std::env::current_exe().expect("current_exe");
-    let p = exe
-        .parent()
-        .and_then(Path::parent)
-        .map(|d| d.join("trilogy"))
-        .expect("target dir");
-    assert!(
-        p.exists(),
-        "release binary not found at {}; build it with `cargo build --release` (cargo bench builds it too)",
-        p.display()
-    );
-    p
-}
-
 /// Spawn `cmd` with piped stdio, write `stdin`, wait. Write errors are returned, not raised:
 /// a program that does not read its stdin may close the pipe first.
 fn run_piped(cmd: &mut Command, stdin: &[u8]) -> (std::process::Output, std::io::Result<()>) {
@@ -277,7 +254,7 @@ fn inject(c: &mut Criterion, fx: &Fixture, cfg_dir: &Path) {
         .sampling_mode(SamplingMode::Flat)
         .warm_up_time(Duration::from_secs(1))
         .measurement_time(Duration::from_secs(6));
-    let bin = trilogy_bin();
+    let bin = r#gen::trilogy_bin(None);
     let hook = || {
         let mut cmd = Command::new(&bin);
         cmd.args(["hook", "claude", "session-start"])

@@ -202,29 +202,6 @@ fn newest_id(r: &dyn Reader) -> String {
         .clone()
 }
 
-/// The release `trilogy` binary cargo built next to this bench.
-fn trilogy_bin() -> PathBuf {
-    if let Some(p) = option_env!("CARGO_BIN_EXE_trilogy") {
-        let p = PathBuf::from(p);
-        if p.exists() {
-            return p;
-        }
-    }
-    // benches run from target/<profile>/deps
-    let exe = std::env::current_exe().expect("current_exe");
-    let p = exe
-        .parent()
-        .and_then(Path::parent)
-        .map(|d| d.join("trilogy"))
-        .expect("target dir");
-    assert!(
-        p.exists(),
-        "release binary not found at {}; build it with `cargo build --release` (cargo bench builds it too)",
-        p.display()
-    );
-    p
-}
-
 fn read_cli(c: &mut Criterion, fx: &Lazy) {
     let mut g = c.benchmark_group(format!("read_cli/{}", label(fx.n)));
     g.sample_size(30)
@@ -236,7 +213,7 @@ fn read_cli(c: &mut Criterion, fx: &Lazy) {
 
     g.bench_function("section", |b| {
         let fx = fx.get();
-        let bin = trilogy_bin();
+        let bin = r#gen::trilogy_bin(None);
         let cfg = env_dir().path().to_path_buf();
         let cmd = || {
             let mut c = Command::new(&bin);

@@ -141,45 +141,6 @@ fn ratio(a: Duration, b: Duration) -> f64 {
 // ---------------------------------------------------------------------------------------------
 // fixture
 
-/// The release `trilogy` binary, copied into `dir` so a concurrent `cargo build` elsewhere
-/// cannot swap it out during the run.
-fn trilogy_bin(dir: &Path) -> PathBuf {
-    let built = if let Ok(p) = std::env::var("BENCH_MCP_BIN") {
-        PathBuf::from(p)
-    } else if let Some(p) = option_env!("CARGO_BIN_EXE_trilogy").map(PathBuf::from)
-        && p.exists()
-    {
-        p
-    } else {
-        // benches run from target/<profile>/deps
-        let exe = std::env::current_exe().expect("current_exe");
-        exe.parent()
-            .and_then(Path::parent)
-            .map(|d| d.join("trilogy"))
-            .expect("target dir")
-    };
-    assert!(
-        built.exists(),
-        "trilogy binary not found at {}; build it with `cargo build --release`",
-        built.display()
-    );
-    let copy = dir.join("trilogy");
-    std::fs::copy(&built, &copy).expect("copy the trilogy binary");
-    let meta = std::fs::metadata(&built).unwrap();
-    let age = meta
-        .modified()
-        .ok()
-        .and_then(|m| SystemTime::now().duration_since(m).ok())
-        .map_or("?".into(), |d| format!("{:.0} s", d.as_secs_f64()));
-    eprintln!(
-        "[setup] trilogy binary {} ({} bytes, built {age} ago), copied to {}",
-        built.display(),
-        meta.len(),
-        copy.display()
-    );
-    copy
-}
-
 fn label(n: usize) -> String {
     if n.is_multiple_of(1000) {
         format!("{}k", n / 1000)
@@ -623,7 +584,7 @@ fn main() {
         .map(|s| s.trim().parse().expect("BENCH_MCP_SCALES: numbers"))
         .collect();
     let bin_dir = r#gen::scratch_dir("bin");
-    let bin = trilogy_bin(bin_dir.path());
+    let bin = r#gen::trilogy_bin_copy("BENCH_MCP_BIN", bin_dir.path());
 
     let mut reports = Vec::new();
     for &n in &scales {

@@ -27,7 +27,7 @@ mod r#gen;
 
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant, SystemTime};
@@ -81,37 +81,6 @@ fn summary(name: &str, samples: &[Duration]) -> String {
 
 // ---------------------------------------------------------------------------------------------
 // fixture
-
-/// The release `trilogy` binary, copied into `dir` so a concurrent `cargo build` elsewhere
-/// cannot swap it out during the run.
-fn trilogy_bin(dir: &Path) -> PathBuf {
-    let built = if let Ok(p) = std::env::var("BENCH_TORTURE_BIN") {
-        PathBuf::from(p)
-    } else if let Some(p) = option_env!("CARGO_BIN_EXE_trilogy").map(PathBuf::from)
-        && p.exists()
-    {
-        p
-    } else {
-        let exe = std::env::current_exe().expect("current_exe");
-        exe.parent()
-            .and_then(Path::parent)
-            .map(|d| d.join("trilogy"))
-            .expect("target dir")
-    };
-    assert!(
-        built.exists(),
-        "trilogy binary not found at {}; build it with `cargo build --release`",
-        built.display()
-    );
-    let copy = dir.join("trilogy");
-    std::fs::copy(&built, &copy).expect("copy the trilogy binary");
-    eprintln!(
-        "[setup] trilogy binary {} copied to {}",
-        built.display(),
-        copy.display()
-    );
-    copy
-}
 
 fn workspace(root: &Path) -> Workspace {
     Workspace::new(root.to_path_buf(), Config::default(), r#gen::clock())
@@ -432,7 +401,7 @@ fn main() {
         .map(|s| s.trim().parse().expect("BENCH_TORTURE_WRITERS: numbers"))
         .collect();
     let scratch = r#gen::scratch_dir("main");
-    let bin = trilogy_bin(scratch.path());
+    let bin = r#gen::trilogy_bin_copy("BENCH_TORTURE_BIN", scratch.path());
     let cfg = scratch.path().join("xdg");
     std::fs::create_dir_all(&cfg).unwrap();
     let nonce = SystemTime::now()

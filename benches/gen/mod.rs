@@ -316,3 +316,45 @@ pub fn env_usize(key: &str, default: usize) -> usize {
         Err(_) => default,
     }
 }
+
+/// The release `trilogy` binary cargo built beside the benches (`override_var` names an
+/// environment variable that points elsewhere).
+#[allow(dead_code)]
+pub fn trilogy_bin(override_var: Option<&str>) -> std::path::PathBuf {
+    use std::path::{Path, PathBuf};
+    let built = if let Some(p) = override_var.and_then(|v| std::env::var(v).ok()) {
+        PathBuf::from(p)
+    } else if let Some(p) = option_env!("CARGO_BIN_EXE_trilogy").map(PathBuf::from)
+        && p.exists()
+    {
+        p
+    } else {
+        // benches run from target/<profile>/deps
+        let exe = std::env::current_exe().expect("current_exe");
+        exe.parent()
+            .and_then(Path::parent)
+            .map(|d| d.join("trilogy"))
+            .expect("target dir")
+    };
+    assert!(
+        built.exists(),
+        "trilogy binary not found at {}; build it with `cargo build --release` (cargo bench builds it too)",
+        built.display()
+    );
+    built
+}
+
+/// [`trilogy_bin`] copied into `dir`, so a concurrent `cargo build` cannot swap it out
+/// during a long run.
+#[allow(dead_code)]
+pub fn trilogy_bin_copy(override_var: &str, dir: &Path) -> std::path::PathBuf {
+    let built = trilogy_bin(Some(override_var));
+    let copy = dir.join("trilogy");
+    std::fs::copy(&built, &copy).expect("copy the trilogy binary");
+    eprintln!(
+        "[setup] trilogy binary {} copied to {}",
+        built.display(),
+        copy.display()
+    );
+    copy
+}
