@@ -330,6 +330,14 @@ pub fn normalize_area(requested: Option<&str>, known: &mut Vec<String>) -> AreaC
     }
 }
 
+/// Parse a day given as `YYYY-MM-DD`; `label` names where it came from (`--since`,
+/// `TRILOGY_TODAY`, `` `until` ``) in the error.
+pub fn parse_day(label: &str, value: &str) -> crate::error::Result<NaiveDate> {
+    NaiveDate::parse_from_str(value.trim(), "%Y-%m-%d").map_err(|_| {
+        crate::error::Error::bad_input(format!("{label} `{value}` is not a date; use YYYY-MM-DD"))
+    })
+}
+
 /// Session heading text for a date and area.
 pub fn session_heading(date: NaiveDate, area: &str) -> String {
     if area == CATCH_ALL_AREA {

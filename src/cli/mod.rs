@@ -525,11 +525,7 @@ fn cmd_checkpoint(env: &Env, a: CheckpointArgs) -> Result<()> {
 
 pub(crate) fn parse_date(flag: &str, v: &Option<String>) -> Result<Option<chrono::NaiveDate>> {
     v.as_deref()
-        .map(|s| {
-            chrono::NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d").map_err(|_| {
-                Error::bad_input(format!("--{flag} `{s}` is not a date; use YYYY-MM-DD"))
-            })
-        })
+        .map(|s| crate::model::parse_day(&format!("--{flag}"), s))
         .transpose()
 }
 

@@ -117,11 +117,7 @@ fn args<T: for<'de> Deserialize<'de>>(tool: &str, a: Option<Map<String, Value>>)
 
 fn date(field: &str, v: &Option<String>) -> Result<Option<chrono::NaiveDate>> {
     v.as_deref()
-        .map(|s| {
-            chrono::NaiveDate::parse_from_str(s.trim(), "%Y-%m-%d").map_err(|_| {
-                Error::bad_input(format!("`{field}` = `{s}` is not a date; use YYYY-MM-DD"))
-            })
-        })
+        .map(|s| crate::model::parse_day(&format!("`{field}` ="), s))
         .transpose()
 }
 

@@ -123,11 +123,7 @@ pub fn open_workspace(
             .map(|(_, v)| v.trim().to_string())
     };
     let today = var("TRILOGY_TODAY")
-        .map(|v| {
-            NaiveDate::parse_from_str(&v, "%Y-%m-%d").map_err(|_| {
-                Error::bad_input(format!("TRILOGY_TODAY=`{v}` is not a date; use YYYY-MM-DD"))
-            })
-        })
+        .map(|v| crate::model::parse_day("TRILOGY_TODAY", &v))
         .transpose()?;
     let now_ms = var("TRILOGY_NOW_MS")
         .map(|v| {
