@@ -281,3 +281,60 @@ fn rewritten_files_keep_their_mode_and_new_ones_are_readable() {
     ws.ok(&["checkpoint", "--session-done", "x; tested"]);
     assert_eq!(mode(&ws.path("SESSIONS.md")), 0o664);
 }
+
+#[test]
+fn save_into_a_file_swapped_in_before_a_later_conflict_is_kept() {
+    // trilogy swaps PROJECT.md in, then finds SESSIONS.md changed and puts things back; a person
+    // who saved PROJECT.md in between saved into trilogy's version, and that save must survive
+    let ws = Ws::init();
+    ws.ok(&["checkpoint", "--session-done", "before; tested"]);
+    let child = ws
+        .std_cmd()
+        .env("TRILOGY_PAUSE_AT", "after-swap:700")
+        .args([
+            "checkpoint",
+            "--section",
+            "坑",
+            "--line",
+            "from trilogy",
+            "--session-done",
+            "acknowledged; tested",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // wait until PROJECT.md shows trilogy's version (swapped in, not yet kept)
+    let t0 = std::time::Instant::now();
+    while !ws.read("PROJECT.md").contains("from trilogy") {
+        assert!(
+            t0.elapsed().as_secs() < 20,
+            "PROJECT.md was never swapped in"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let p = ws.read("PROJECT.md");
+    ws.write(
+        "PROJECT.md",
+        &p.replace("from trilogy\n", "from trilogy\nsaved by hand meanwhile\n"),
+    );
+    let s = ws.read("SESSIONS.md");
+    ws.write(
+        "SESSIONS.md",
+        &format!("{s}\n## 2026-01-01\n完成：session saved by hand meanwhile\n"),
+    );
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    ws.ok(&["status"]);
+    let p = ws.read("PROJECT.md");
+    assert!(p.contains("saved by hand meanwhile"), "{p}");
+    assert_eq!(p.matches("from trilogy").count(), 1, "{p}");
+    let s = ws.read("SESSIONS.md");
+    assert!(
+        s.contains("acknowledged; tested") && s.contains("session saved by hand meanwhile"),
+        "{s}"
+    );
+    assert!(!ws.root().join(".trilogy/rescued").exists());
+    let doctor = ws.run(&["doctor"]);
+    assert!(doctor.status.success(), "{}", text(&doctor.stdout));
+}

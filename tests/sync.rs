@@ -513,3 +513,63 @@ fn crash_between_writing_files_and_commit_loses_and_duplicates_nothing() {
         );
     }
 }
+
+#[test]
+fn an_emptied_file_is_never_read_as_delete_everything() {
+    let ws = seeded();
+    let before = ws.read("SESSIONS.md");
+    // emptied moments ago: another program is between truncating and writing it
+    ws.write("SESSIONS.md", "");
+    ws.ok(&["checkpoint", "--session-done", "while empty; tested"]);
+    assert_eq!(
+        ws.read("SESSIONS.md"),
+        "",
+        "a fresh empty file is left alone"
+    );
+    // the program's write lands in the same file and is absorbed by the next command
+    ws.write(
+        "SESSIONS.md",
+        &before.replace(
+            "## 2026-11-24\n",
+            "## 2026-11-25\n完成：landed after the truncation\n\n## 2026-11-24\n",
+        ),
+    );
+    let absorbed = ws.ok(&["status"]);
+    let s = ws.read("SESSIONS.md");
+    assert!(s.contains("landed after the truncation"), "{s}");
+    assert!(
+        s.contains("oldest; tested") && s.contains("newest; tested"),
+        "{s}"
+    );
+    // that write was made from the file as it was before the checkpoint, so it reads as a
+    // deletion of the entry recorded meanwhile: logged, kept in the store, restorable
+    assert!(!s.contains("while empty"), "{s}");
+    let entry = ws.json(&["log", "-n", "5"]);
+    let removed = entry["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["op"] == "remove")
+        .unwrap_or_else(|| panic!("a remove event: {entry} / {absorbed}"));
+    let id = removed["ids"][0].as_str().unwrap().to_string();
+    ws.ok(&["restore", &id]);
+    let s = ws.read("SESSIONS.md");
+    assert!(s.contains("while empty; tested"), "{s}");
+    // an empty file that stays empty is rendered again from the store, nothing removed
+    ws.write("SESSIONS.md", "");
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(60);
+    std::fs::File::options()
+        .write(true)
+        .open(ws.path("SESSIONS.md"))
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let log_before = ws.ok(&["log", "-n", "1"]);
+    ws.ok(&["status"]);
+    assert_eq!(ws.read("SESSIONS.md"), s, "rendered again, nothing removed");
+    assert_eq!(
+        ws.ok(&["log", "-n", "1"]),
+        log_before,
+        "no event: nothing changed"
+    );
+}

@@ -200,10 +200,14 @@ fn writers_a_hand_editor_and_a_reader_lose_nothing() {
         );
     }
     for e in &hand_edits {
-        assert!(
-            all.contains(e.as_str()),
-            "hand edit {e:?} is not in the store"
-        );
+        if !all.contains(e.as_str()) {
+            let keep = ws.dir.path().to_path_buf();
+            std::mem::forget(ws);
+            panic!(
+                "hand edit {e:?} is not in the store; kept {}",
+                keep.display()
+            );
+        }
     }
     // no duplicates among the live entries
     let live: Vec<&String> = texts

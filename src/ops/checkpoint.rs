@@ -576,24 +576,30 @@ fn edit_section(
                     let rep_n = normalize_newlines(rep);
                     let rep = rep_n.trim_end();
                     let pos = old_lines.iter().position(|l| l.trim_end() == rep);
-                    let Some(pos) = pos else {
-                        let listing = if old_lines.is_empty() {
-                            "  (the section is empty)".to_string()
-                        } else {
-                            old_lines
-                                .iter()
-                                .map(|l| format!("  {l}"))
-                                .collect::<Vec<_>>()
-                                .join("\n")
+                    if pos.is_none() && old_lines.iter().any(|l| l.trim_end() == line) {
+                        // a retry of a replacement that already landed
+                        (old_text.clone(), Vec::new())
+                    } else {
+                        let Some(pos) = pos else {
+                            let listing = if old_lines.is_empty() {
+                                "  (the section is empty)".to_string()
+                            } else {
+                                old_lines
+                                    .iter()
+                                    .map(|l| format!("  {l}"))
+                                    .collect::<Vec<_>>()
+                                    .join("\n")
+                            };
+                            return Err(Error::bad_input(format!(
+                                "project[{i}].replaces: no line of `{heading}` is exactly `{rep}`; its lines are:\n{listing}"
+                            )));
                         };
-                        return Err(Error::bad_input(format!(
-                            "project[{i}].replaces: no line of `{heading}` is exactly `{rep}`; its lines are:\n{listing}"
-                        )));
-                    };
-                    let mut lines: Vec<String> = old_lines.iter().map(|l| l.to_string()).collect();
-                    let dropped = vec![lines[pos].clone()];
-                    lines[pos] = line;
-                    (lines.join("\n"), dropped)
+                        let mut lines: Vec<String> =
+                            old_lines.iter().map(|l| l.to_string()).collect();
+                        let dropped = vec![lines[pos].clone()];
+                        lines[pos] = line;
+                        (lines.join("\n"), dropped)
+                    }
                 }
                 None => {
                     if old_lines.iter().any(|l| l.trim_end() == line) {

@@ -222,6 +222,26 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
             "run doctor --fix: it deletes them",
         ));
     }
+    // saves that raced with a write and could not stay in their file (see fsio::Swapped::undo)
+    let rescued: Vec<String> = std::fs::read_dir(ws.state_dir().join("rescued"))
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.path().display().to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    if !rescued.is_empty() {
+        out.push(finding(
+            Level::Warn,
+            "rescued saves",
+            format!(
+                "{} save(s) raced with a trilogy write and were kept aside: {}",
+                rescued.len(),
+                rescued.join(", ")
+            ),
+            "compare each with its memory file, copy over what is missing, then delete it",
+        ));
+    }
     // managed regions must have both markers
     for (file, start, end) in [
         (ws.config.boot_block_file.as_str(), BOOT_START, BOOT_END),

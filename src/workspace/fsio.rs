@@ -34,20 +34,47 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Stamp of the file as it is on disk now (hash of `bytes`, which the caller just read).
-pub fn stamp_of(path: &Path, bytes: &[u8]) -> Result<FileStamp> {
-    let meta = std::fs::metadata(path).map_err(|e| Error::io(path, e))?;
-    Ok(FileStamp {
+fn stamp_from(meta: &std::fs::Metadata, bytes: &[u8]) -> FileStamp {
+    FileStamp {
         sha1: sha1_hex(bytes),
         len: meta.len(),
         mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
         ino: meta.ino(),
-    })
+    }
+}
+
+/// Read a file together with its stamp; `None` when it does not exist. The stat is taken on
+/// the open file *before* reading, so a write that lands during the read changes the mtime
+/// the stamp records and the next command reads the file again instead of trusting it.
+pub fn read_stamped(path: &Path) -> Result<Option<(Vec<u8>, FileStamp)>> {
+    use std::io::Read;
+    let mut f = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    let meta = f.metadata().map_err(|e| Error::io(path, e))?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    f.read_to_end(&mut bytes).map_err(|e| Error::io(path, e))?;
+    let stamp = stamp_from(&meta, &bytes);
+    Ok(Some((bytes, stamp)))
 }
 
 /// A file modified less than this long ago is hashed even when its stat matches: a second
 /// write inside the filesystem's timestamp granularity would keep size and mtime.
 const RACY_WINDOW_NS: i128 = 2_000_000_000;
+
+fn now_ns() -> i128 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as i128)
+}
+
+/// True when the stamped file was modified within the racy window: recently enough that
+/// another program may still be in the middle of writing it.
+pub fn is_fresh(stamp: &FileStamp) -> bool {
+    now_ns() - stamp.mtime_ns <= RACY_WINDOW_NS
+}
 
 /// True when the file's size, mtime and inode still match `stamp` and the mtime is old enough
 /// to be trusted (no read needed).
@@ -56,9 +83,7 @@ pub fn stat_matches(path: &Path, stamp: &FileStamp) -> bool {
         return false;
     };
     let mtime = m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i128);
+    let now = now_ns();
     m.len() == stamp.len
         && m.ino() == stamp.ino
         && mtime == stamp.mtime_ns
@@ -103,6 +128,23 @@ pub struct Swapped {
     pub path: PathBuf,
     /// Where the previous content now is (`None`: the file did not exist).
     pub previous: Option<PathBuf>,
+    /// Whether a file was at the path before the swap.
+    pub existed: bool,
+    /// Stamp of the version swapped in, taken from the new file itself before it was exposed.
+    pub stamp: FileStamp,
+}
+
+/// What [`Swapped::undo`] had to do besides putting the previous content back.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Undone {
+    /// The previous content is back; the version swapped in is gone.
+    Restored,
+    /// Someone saved into the version swapped in after it appeared: that save is newer than
+    /// anything else, so it stays in the file (the next command absorbs it).
+    KeptTheirSave,
+    /// Both the displaced content and the version swapped in were changed by others: the save
+    /// stays in the file and the displaced bytes were moved to this path, never dropped.
+    Rescued(PathBuf),
 }
 
 impl Swapped {
@@ -123,17 +165,64 @@ impl Swapped {
         Ok(())
     }
 
-    /// Put the previous content back (atomically), dropping the new one.
-    pub fn undo(self) -> Result<()> {
-        match &self.previous {
-            Some(p) => {
-                exchange(p, &self.path)?;
-                std::fs::remove_file(p).map_err(|e| Error::io(p, e))?;
+    /// Put the previous content back, dropping the new one, unless somebody saved into the new
+    /// one in the meantime (an editor writing in place): then that save is kept. `expected` is
+    /// the hash the displaced bytes had when absorbed; displaced bytes that differ from it and
+    /// cannot stay in the file are moved into `rescue_dir`.
+    pub fn undo(self, expected: Option<&str>, rescue_dir: &Path) -> Result<Undone> {
+        let ours = self.stamp.sha1.as_str();
+        let Some(prev) = &self.previous else {
+            if self.existed {
+                // no way to get the previous inode back here: the new version stays and the
+                // next command absorbs it (entry ids make the retried write idempotent)
+                return Ok(Undone::KeptTheirSave);
             }
-            None => std::fs::remove_file(&self.path).map_err(|e| Error::io(&self.path, e))?,
+            // the file did not exist before: remove ours unless it was saved into
+            let untouched = std::fs::read(&self.path)
+                .map(|b| sha1_hex(&b) == ours)
+                .unwrap_or(true);
+            if !untouched {
+                return Ok(Undone::KeptTheirSave);
+            }
+            match std::fs::remove_file(&self.path) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(&self.path, e)),
+            }
+            sync_dir(&self.path);
+            return Ok(Undone::Restored);
+        };
+        if exchange(prev, &self.path).is_err() {
+            // a filesystem without exchange: the previous inode is renamed back over ours
+            std::fs::rename(prev, &self.path).map_err(|e| Error::io(&self.path, e))?;
+            sync_dir(&self.path);
+            return Ok(Undone::Restored);
         }
+        let new_bytes = std::fs::read(prev).map_err(|e| Error::io(prev, e))?;
+        if sha1_hex(&new_bytes) == ours {
+            std::fs::remove_file(prev).map_err(|e| Error::io(prev, e))?;
+            sync_dir(&self.path);
+            return Ok(Undone::Restored);
+        }
+        // a save landed in our version after the swap: it is the newest content, keep it
+        exchange(prev, &self.path)?;
+        let displaced = std::fs::read(prev).map_err(|e| Error::io(prev, e))?;
+        let outcome = if Some(sha1_hex(&displaced).as_str()) == expected {
+            std::fs::remove_file(prev).map_err(|e| Error::io(prev, e))?;
+            Undone::KeptTheirSave
+        } else {
+            std::fs::create_dir_all(rescue_dir).map_err(|e| Error::io(rescue_dir, e))?;
+            let name = self
+                .path
+                .file_name()
+                .map_or("file".into(), |n| n.to_string_lossy().into_owned());
+            let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+            let to = rescue_dir.join(format!("{name}.{stamp}"));
+            std::fs::rename(prev, &to).map_err(|e| Error::io(&to, e))?;
+            Undone::Rescued(to)
+        };
         sync_dir(&self.path);
-        Ok(())
+        Ok(outcome)
     }
 }
 
@@ -169,17 +258,39 @@ pub fn swap_in(path: &Path, bytes: &[u8]) -> Result<Swapped> {
     let (mut file, tmp_path) = tmp.keep().map_err(|e| Error::io(dir, e.error))?;
     file.write_all(bytes).map_err(|e| Error::io(&tmp_path, e))?;
     file.sync_all().map_err(|e| Error::io(&tmp_path, e))?;
+    let stamp = stamp_from(
+        &file.metadata().map_err(|e| Error::io(&tmp_path, e))?,
+        bytes,
+    );
     drop(file);
-    if path.exists() && exchange(&tmp_path, path).is_ok() {
+    let existed = path.exists();
+    if existed && exchange(&tmp_path, path).is_ok() {
         return Ok(Swapped {
             path: path.to_path_buf(),
             previous: Some(tmp_path),
+            existed,
+            stamp,
         });
     }
-    // no file yet (or a filesystem without exchange): a plain atomic rename
+    // a filesystem without exchange: a second name keeps the previous inode (and any write
+    // that still lands in it) reachable while the new file is renamed over the path
+    let mut previous = None;
+    if existed {
+        let keep = dir.join(format!(
+            ".trilogy-prev-{}.tmp",
+            tmp_path
+                .file_name()
+                .map_or(String::new(), |n| n.to_string_lossy().into_owned())
+        ));
+        if std::fs::hard_link(path, &keep).is_ok() {
+            previous = Some(keep);
+        }
+    }
     std::fs::rename(&tmp_path, path).map_err(|e| Error::io(path, e))?;
     Ok(Swapped {
         path: path.to_path_buf(),
-        previous: None,
+        previous,
+        existed,
+        stamp,
     })
 }

@@ -316,8 +316,8 @@ impl Workspace {
             let stamp = r.stamp(f)?;
             match stamp {
                 Some(s) if fsio::stat_matches(&path, &s) => continue,
-                Some(s) => match fsio::read_opt(&path)? {
-                    Some(bytes) if crate::model::sha1_hex(&bytes) == s.sha1 => continue,
+                Some(s) => match fsio::read_stamped(&path)? {
+                    Some((_, disk)) if disk.sha1 == s.sha1 => continue,
                     _ => return Ok(false),
                 },
                 None => {

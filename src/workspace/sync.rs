@@ -35,6 +35,9 @@ pub struct Tx<'w> {
     pub origin: Origin,
     dirty: BTreeSet<FileKind>,
     broken: BTreeMap<FileKind, ParseError>,
+    /// Files found empty moments after they were modified: another program is most likely
+    /// between truncating and writing them, so this command neither absorbs nor replaces them.
+    deferred: BTreeSet<FileKind>,
     /// SHA-1 of each file as absorb saw it (`None`: missing).
     seen: HashMap<FileKind, Option<String>>,
     /// Entries moved between files in this transaction: (from, to).
@@ -91,6 +94,7 @@ impl<'w> Tx<'w> {
             origin: Origin::default(),
             dirty: BTreeSet::new(),
             broken: BTreeMap::new(),
+            deferred: BTreeSet::new(),
             seen: HashMap::new(),
             moves: BTreeSet::new(),
             changed: false,
@@ -217,9 +221,24 @@ impl<'w> Tx<'w> {
                 self.seen.insert(f, Some(s.sha1.clone()));
                 continue;
             }
-            let bytes = fsio::read_opt(&path)?;
-            self.seen.insert(f, bytes.as_deref().map(sha1_hex));
-            let Some(bytes) = bytes else {
+            let read = fsio::read_stamped(&path)?;
+            self.seen
+                .insert(f, read.as_ref().map(|(_, st)| st.sha1.clone()));
+            // a missing file, and an empty one, is rendered again from the store: an empty
+            // file is never read as "delete everything" (editors and tools truncate before
+            // they write); while it is fresh it is left alone so that write lands in it
+            let missing = match &read {
+                None => true,
+                Some((bytes, st)) if bytes.is_empty() => {
+                    if fsio::is_fresh(st) {
+                        self.deferred.insert(f);
+                        continue;
+                    }
+                    true
+                }
+                Some(_) => false,
+            };
+            if missing {
                 let wanted =
                     f != FileKind::Archive || self.store.file_count(FileKind::Archive)? > 0;
                 if wanted {
@@ -227,14 +246,15 @@ impl<'w> Tx<'w> {
                     self.changed = true;
                 }
                 continue;
+            }
+            let Some((bytes, disk_stamp)) = read else {
+                continue;
             };
-            let sha = sha1_hex(&bytes);
             if let Some(s) = &stamp
-                && s.sha1 == sha
+                && s.sha1 == disk_stamp.sha1
             {
-                let fresh_stamp = fsio::stamp_of(&path, &bytes)?;
-                if fresh_stamp != *s {
-                    self.store.set_stamp(f, &fresh_stamp)?;
+                if disk_stamp != *s {
+                    self.store.set_stamp(f, &disk_stamp)?;
                     self.changed = true;
                 }
                 continue;
@@ -242,7 +262,7 @@ impl<'w> Tx<'w> {
             // differs from the last write, or never written: compare with the store's rendering
             let rendered = render_file(&self.store, f, self.lang())?;
             if rendered.as_bytes() == bytes.as_slice() {
-                self.store.set_stamp(f, &fsio::stamp_of(&path, &bytes)?)?;
+                self.store.set_stamp(f, &disk_stamp)?;
                 self.changed = true;
                 continue;
             }
@@ -523,7 +543,9 @@ impl<'w> Tx<'w> {
         if to_archive && !from_archive {
             order = vec![Project, Decisions, Archive, Sessions];
         }
-        order.retain(|f| self.dirty.contains(f) && !self.broken.contains_key(f));
+        order.retain(|f| {
+            self.dirty.contains(f) && !self.broken.contains_key(f) && !self.deferred.contains(f)
+        });
         order
     }
 
@@ -540,19 +562,25 @@ impl<'w> Tx<'w> {
         let mut plan = Vec::new();
         for f in self.write_order() {
             let path = fsio::resolve_inside(&self.ws.root, &self.ws.file_path(f))?;
-            let now = fsio::read_opt(&path)?;
-            if self.seen.get(&f) != Some(&now.as_deref().map(sha1_hex)) {
+            let now = fsio::read_stamped(&path)?;
+            if self.seen.get(&f) != Some(&now.as_ref().map(|(_, st)| st.sha1.clone())) {
                 return Ok(None);
             }
             let text = render_file(&self.store, f, self.lang())?;
             plan.push((f, path, now, text));
         }
+        let rescue_dir = self.ws.state_dir().join("rescued");
         // swap each changed file in; the bytes displaced must be the ones absorbed, else a
         // concurrent writer got in between: put everything back and start over
-        let mut swapped: Vec<fsio::Swapped> = Vec::new();
+        let mut swapped: Vec<(FileKind, fsio::Swapped)> = Vec::new();
         let mut changed_files = Vec::new();
         for (f, path, now, text) in plan {
-            if now.as_deref() != Some(text.as_bytes()) {
+            let unchanged = now
+                .as_ref()
+                .is_some_and(|(bytes, _)| bytes.as_slice() == text.as_bytes());
+            if let (true, Some((_, disk_stamp))) = (unchanged, now) {
+                changed_files.push((f, disk_stamp));
+            } else {
                 if let Some(dir) = path.parent() {
                     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
                 }
@@ -564,24 +592,34 @@ impl<'w> Tx<'w> {
                     (None, None) => true,
                     (None, Some(_)) => false,
                 };
-                swapped.push(sw);
+                changed_files.push((f, sw.stamp.clone()));
+                swapped.push((f, sw));
                 if !intact {
-                    for sw in swapped.into_iter().rev() {
-                        sw.undo()?;
+                    // put everything back (a save that landed in a swapped-in version is kept
+                    // and absorbed by the retry), drop the transaction, start over
+                    for (f, sw) in swapped.into_iter().rev() {
+                        let expected = self.seen.get(&f).cloned().flatten();
+                        match sw.undo(expected.as_deref(), &rescue_dir)? {
+                            fsio::Undone::Restored | fsio::Undone::KeptTheirSave => {}
+                            fsio::Undone::Rescued(to) => tracing::warn!(
+                                "{}: two saves raced with trilogy's write; the older one was kept at {} (merge it by hand, then delete it)",
+                                f.file_name(),
+                                to.display()
+                            ),
+                        }
                     }
                     return Ok(None);
                 }
                 crash_point("after-first-write");
+                pause_point("after-swap");
                 self.report.written.push(f.file_name().to_string());
             }
-            changed_files.push((f, path, text));
         }
-        for sw in swapped {
+        for (_, sw) in swapped {
             sw.keep()?;
         }
-        for (f, path, text) in changed_files {
-            self.store
-                .set_stamp(f, &fsio::stamp_of(&path, text.as_bytes())?)?;
+        for (f, stamp) in changed_files {
+            self.store.set_stamp(f, &stamp)?;
             self.changed = true;
         }
         let report = std::mem::take(&mut self.report);
