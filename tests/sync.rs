@@ -520,12 +520,17 @@ fn an_emptied_file_is_never_read_as_delete_everything() {
     let before = ws.read("SESSIONS.md");
     // emptied moments ago: another program is between truncating and writing it
     ws.write("SESSIONS.md", "");
+    let t0 = std::time::Instant::now();
     ws.ok(&["checkpoint", "--session-done", "while empty; tested"]);
-    assert_eq!(
-        ws.read("SESSIONS.md"),
-        "",
-        "a fresh empty file is left alone"
-    );
+    // (the file counts as fresh for two seconds; a machine too loaded to start the command
+    // within that time sees it as emptied on purpose, which the last part covers)
+    if t0.elapsed() < std::time::Duration::from_millis(1500) {
+        assert_eq!(
+            ws.read("SESSIONS.md"),
+            "",
+            "a fresh empty file is left alone"
+        );
+    }
     // the program's write lands in the same file and is absorbed by the next command
     ws.write(
         "SESSIONS.md",
