@@ -220,6 +220,26 @@ fn replaces_that_matches_nothing_lists_the_lines_and_changes_nothing() {
         hist["revisions"].to_string().contains("line two"),
         "dropped line kept in history"
     );
+    // the same replacement again (a retry): nothing changes, and the output says why
+    let before = ws.snapshot();
+    let again: serde_json::Value = serde_json::from_str(&ws.ok(&[
+        "checkpoint",
+        "--json",
+        "--section",
+        "坑",
+        "--line",
+        "line 2",
+        "--replaces",
+        "line two",
+    ]))
+    .unwrap();
+    assert_eq!(ws.snapshot(), before);
+    assert!(
+        again["warnings"]
+            .to_string()
+            .contains("already has `line 2`"),
+        "{again}"
+    );
 }
 
 #[test]

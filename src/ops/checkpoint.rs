@@ -577,7 +577,11 @@ fn edit_section(
                     let rep = rep_n.trim_end();
                     let pos = old_lines.iter().position(|l| l.trim_end() == rep);
                     if pos.is_none() && old_lines.iter().any(|l| l.trim_end() == line) {
-                        // a retry of a replacement that already landed
+                        // a retry of a replacement that already landed (or a `replaces` that
+                        // names no line while `line` is there already: said, not guessed at)
+                        out.warnings.push(format!(
+                            "project[{i}]: `{heading}` has no line `{rep}` but already has `{line}`; nothing changed (a retry of this replacement?)"
+                        ));
                         (old_text.clone(), Vec::new())
                     } else {
                         let Some(pos) = pos else {

@@ -358,6 +358,12 @@ pub trait Reader {
             .transpose()
     }
 
+    /// When the stamp of `file` was recorded (ms since the epoch; 0: unknown). A stamp whose
+    /// mtime is not clearly older than this may hide a second write in the same clock tick.
+    fn stamped_at(&self, file: FileKind) -> Result<u64> {
+        self.meta(&format!("stamped_at:{}", file.code()))
+    }
+
     /// The newest `limit` events, newest first.
     fn events(&self, limit: usize) -> Result<Vec<Event>> {
         self.raw_last(LogTable::Events, limit)?
@@ -711,6 +717,10 @@ impl WriteTx {
     }
 
     pub fn set_stamp(&self, file: FileKind, stamp: &FileStamp) -> Result<()> {
+        let now_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        self.set_meta(&format!("stamped_at:{}", file.code()), now_ms)?;
         let bytes = encode(stamp)?;
         let mut t = self.txn.open_table(FILES).map_err(self.w())?;
         t.insert(file.file_name(), bytes.as_slice())

@@ -60,8 +60,8 @@ pub fn read_stamped(path: &Path) -> Result<Option<(Vec<u8>, FileStamp)>> {
     Ok(Some((bytes, stamp)))
 }
 
-/// A file modified less than this long ago is hashed even when its stat matches: a second
-/// write inside the filesystem's timestamp granularity would keep size and mtime.
+/// Two writes to a file within this span may leave the same size and mtime (coarse or 2-second
+/// filesystem timestamps), so a stat taken that close to a write proves nothing.
 const RACY_WINDOW_NS: i128 = 2_000_000_000;
 
 fn now_ns() -> i128 {
@@ -70,24 +70,30 @@ fn now_ns() -> i128 {
         .map_or(0, |d| d.as_nanos() as i128)
 }
 
-/// True when the stamped file was modified within the racy window: recently enough that
-/// another program may still be in the middle of writing it.
+/// True when the stamped file was modified within the racy window of now (either way, for
+/// clocks that disagree): another program may still be in the middle of writing it.
 pub fn is_fresh(stamp: &FileStamp) -> bool {
-    now_ns() - stamp.mtime_ns <= RACY_WINDOW_NS
+    (now_ns() - stamp.mtime_ns).abs() <= RACY_WINDOW_NS
 }
 
-/// True when the file's size, mtime and inode still match `stamp` and the mtime is old enough
-/// to be trusted (no read needed).
-pub fn stat_matches(path: &Path, stamp: &FileStamp) -> bool {
+/// True when `stamp` was recorded too soon after the file's mtime to vouch for its content
+/// (git's "racily clean" rule): a same-size write in the same tick would be invisible to stat.
+/// `stamped_at_ms` is when the stamp was recorded.
+pub fn is_racy(stamp: &FileStamp, stamped_at_ms: u64) -> bool {
+    stamp.mtime_ns + RACY_WINDOW_NS >= stamped_at_ms as i128 * 1_000_000
+}
+
+/// True when the file's size, mtime and inode still match `stamp` and the stamp was recorded
+/// long enough after that mtime to be trusted (no read needed).
+pub fn stat_matches(path: &Path, stamp: &FileStamp, stamped_at_ms: u64) -> bool {
+    if is_racy(stamp, stamped_at_ms) {
+        return false;
+    }
     let Ok(m) = std::fs::metadata(path) else {
         return false;
     };
     let mtime = m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
-    let now = now_ns();
-    m.len() == stamp.len
-        && m.ino() == stamp.ino
-        && mtime == stamp.mtime_ns
-        && now - mtime > RACY_WINDOW_NS
+    m.len() == stamp.len && m.ino() == stamp.ino && mtime == stamp.mtime_ns
 }
 
 /// Read a file; `None` when it does not exist.
@@ -178,9 +184,10 @@ impl Swapped {
                 return Ok(Undone::KeptTheirSave);
             }
             // the file did not exist before: remove ours unless it was saved into
-            let untouched = std::fs::read(&self.path)
-                .map(|b| sha1_hex(&b) == ours)
-                .unwrap_or(true);
+            let untouched = match std::fs::read(&self.path) {
+                Ok(b) => sha1_hex(&b) == ours,
+                Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+            };
             if !untouched {
                 return Ok(Undone::KeptTheirSave);
             }
@@ -192,12 +199,7 @@ impl Swapped {
             sync_dir(&self.path);
             return Ok(Undone::Restored);
         };
-        if exchange(prev, &self.path).is_err() {
-            // a filesystem without exchange: the previous inode is renamed back over ours
-            std::fs::rename(prev, &self.path).map_err(|e| Error::io(&self.path, e))?;
-            sync_dir(&self.path);
-            return Ok(Undone::Restored);
-        }
+        exchange(prev, &self.path)?;
         let new_bytes = std::fs::read(prev).map_err(|e| Error::io(prev, e))?;
         if sha1_hex(&new_bytes) == ours {
             std::fs::remove_file(prev).map_err(|e| Error::io(prev, e))?;
@@ -272,20 +274,9 @@ pub fn swap_in(path: &Path, bytes: &[u8]) -> Result<Swapped> {
             stamp,
         });
     }
-    // a filesystem without exchange: a second name keeps the previous inode (and any write
-    // that still lands in it) reachable while the new file is renamed over the path
-    let mut previous = None;
-    if existed {
-        let keep = dir.join(format!(
-            ".trilogy-prev-{}.tmp",
-            tmp_path
-                .file_name()
-                .map_or(String::new(), |n| n.to_string_lossy().into_owned())
-        ));
-        if std::fs::hard_link(path, &keep).is_ok() {
-            previous = Some(keep);
-        }
-    }
+    // no file yet, or a filesystem without exchange: a plain atomic rename (the caller's
+    // re-read just before is then the only check against a concurrent save)
+    let previous = None;
     std::fs::rename(&tmp_path, path).map_err(|e| Error::io(path, e))?;
     Ok(Swapped {
         path: path.to_path_buf(),

@@ -256,7 +256,7 @@ impl Workspace {
             attempts += 1;
             let wtx = store.write(self.timeout())?;
             let mut tx = Tx::new(self, wtx, actor);
-            tx.absorb(&FileKind::ALL)?;
+            tx.absorb(&FileKind::ALL, attempts == 1)?;
             let value = op(&mut tx)?;
             if let Some(report) = tx.finish()? {
                 return Ok(Written { value, report });
@@ -268,7 +268,7 @@ impl Workspace {
                     attempts,
                 });
             }
-            std::thread::sleep(Duration::from_millis(2 + (attempts as u64 % 8) * 3));
+            std::thread::sleep(Duration::from_millis((2 + attempts as u64 * 3).min(40)));
         }
     }
 
@@ -315,7 +315,7 @@ impl Workspace {
             let path = fsio::resolve_inside(&self.root, &self.file_path(f))?;
             let stamp = r.stamp(f)?;
             match stamp {
-                Some(s) if fsio::stat_matches(&path, &s) => continue,
+                Some(s) if fsio::stat_matches(&path, &s, r.stamped_at(f)?) => continue,
                 Some(s) => match fsio::read_stamped(&path)? {
                     Some((_, disk)) if disk.sha1 == s.sha1 => continue,
                     _ => return Ok(false),

@@ -209,14 +209,18 @@ impl<'w> Tx<'w> {
     // ---- protocol steps -------------------------------------------------------------------
 
     /// Step 2: absorb every file whose bytes differ from what the store renders.
-    pub(super) fn absorb(&mut self, files: &[FileKind]) -> Result<()> {
+    /// `trust_stat`: skip reading a file whose stat matches its stamp (false on a retry, so a
+    /// change the stat cannot show is still found).
+    pub(super) fn absorb(&mut self, files: &[FileKind], trust_stat: bool) -> Result<()> {
         let fresh = self.store.meta("absorbed_once")? == 0;
         let mut changed_docs: Vec<(FileKind, Parsed)> = Vec::new();
         for &f in files {
             let path = fsio::resolve_inside(&self.ws.root, &self.ws.file_path(f))?;
             let stamp = self.store.stamp(f)?;
+            let stamped_at = self.store.stamped_at(f)?;
             if let Some(s) = &stamp
-                && fsio::stat_matches(&path, s)
+                && trust_stat
+                && fsio::stat_matches(&path, s, stamped_at)
             {
                 self.seen.insert(f, Some(s.sha1.clone()));
                 continue;
@@ -225,8 +229,9 @@ impl<'w> Tx<'w> {
             self.seen
                 .insert(f, read.as_ref().map(|(_, st)| st.sha1.clone()));
             // a missing file, and an empty one, is rendered again from the store: an empty
-            // file is never read as "delete everything" (editors and tools truncate before
-            // they write); while it is fresh it is left alone so that write lands in it
+            // file is never read as "delete everything". Editors and tools truncate before they
+            // write: a file emptied moments ago is left alone until that write is done (or two
+            // seconds pass)
             let missing = match &read {
                 None => true,
                 Some((bytes, st)) if bytes.is_empty() => {
@@ -253,7 +258,9 @@ impl<'w> Tx<'w> {
             if let Some(s) = &stamp
                 && s.sha1 == disk_stamp.sha1
             {
-                if disk_stamp != *s {
+                // a new stat, or a racy stamp that can now be trusted: record it again
+                let settled = fsio::is_racy(s, stamped_at) && !fsio::is_fresh(&disk_stamp);
+                if disk_stamp != *s || settled {
                     self.store.set_stamp(f, &disk_stamp)?;
                     self.changed = true;
                 }
@@ -543,9 +550,7 @@ impl<'w> Tx<'w> {
         if to_archive && !from_archive {
             order = vec![Project, Decisions, Archive, Sessions];
         }
-        order.retain(|f| {
-            self.dirty.contains(f) && !self.broken.contains_key(f) && !self.deferred.contains(f)
-        });
+        order.retain(|f| self.dirty.contains(f) && !self.broken.contains_key(f));
         order
     }
 
@@ -557,6 +562,10 @@ impl<'w> Tx<'w> {
         {
             // the pointer line counts the archive
             self.dirty.insert(FileKind::Sessions);
+        }
+        if self.dirty.iter().any(|f| self.deferred.contains(f)) {
+            // a file this command must write is being written by someone else: wait for it
+            return Ok(None);
         }
         pause_point("before-write");
         let mut plan = Vec::new();
