@@ -565,11 +565,14 @@ pub struct FileStamp {
     pub ino: u64,
 }
 
-/// Ids and section names each injection cap dropped.
+/// What each injection cap left out.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Dropped {
     pub sections_cut: Vec<String>,
-    pub decisions: Vec<String>,
+    /// Live decisions left out: the block shows the newest ones whole, so these are the
+    /// newest live decision not shown (`decisions_from`) and every live decision older than it.
+    pub decisions: u64,
+    pub decisions_from: Option<String>,
     pub sessions: Vec<String>,
 }
 

@@ -672,3 +672,42 @@ fn a_character_cap_still_leaves_room_for_decisions_and_sessions() {
     assert!(l["decisions_shown"].as_u64().unwrap() >= 1, "{l}");
     assert!(l["sessions_shown"].as_u64().unwrap() >= 1, "{l}");
 }
+
+#[test]
+fn decisions_left_out_by_the_cap_are_counted_from_the_newest_not_shown() {
+    let ws = Ws::init();
+    for i in 0..40 {
+        ws.ok(&[
+            "checkpoint",
+            "--decision",
+            &format!("choice number {i} with a reason long enough to take some room in the block"),
+        ]);
+    }
+    ws.ok(&[
+        "checkpoint",
+        "--decision",
+        "choice number 40 replaces 39",
+        "--supersedes",
+        "choice number 39 with a reason long enough to take some room in the block",
+    ]);
+    let v = ws.json(&["inject", "--session", "cap-1", "--window-tokens", "16000"]);
+    let shown = v["block"]["ledger"]["decisions_shown"].as_u64().unwrap();
+    let live = v["block"]["ledger"]["decisions_live"].as_u64().unwrap();
+    assert_eq!(live, 40, "the superseded decision is not live");
+    assert!(
+        shown > 0 && shown < live,
+        "the cap leaves some out: {shown}/{live}"
+    );
+    let s = ws.json(&["sessions", "show", "cap-1"]);
+    assert_eq!(s["dropped"]["decisions"].as_u64().unwrap(), live - shown);
+    // the newest live decision not shown: decisions are shown newest first
+    let all = ws.json(&["read", "DECISIONS.md", "-n", "100"]);
+    let live_ids: Vec<&str> = all["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["state"] == "live")
+        .map(|e| e["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(s["dropped"]["decisions_from"], live_ids[shown as usize]);
+}

@@ -338,3 +338,43 @@ fn save_into_a_file_swapped_in_before_a_later_conflict_is_kept() {
     let doctor = ws.run(&["doctor"]);
     assert!(doctor.status.success(), "{}", text(&doctor.stdout));
 }
+
+#[test]
+fn a_schema_2_store_gains_the_live_decision_count() {
+    use trilogy::store::{Reader, Store};
+    let ws = Ws::init();
+    ws.ok(&["checkpoint", "--decision", "use sqlite"]);
+    ws.ok(&[
+        "checkpoint",
+        "--decision",
+        "use redb",
+        "--supersedes",
+        "use sqlite",
+    ]);
+    ws.ok(&["checkpoint", "--decision", "keep markdown"]);
+    let path = ws.root().join(".trilogy/store.redb");
+    {
+        // what a schema 2 store looks like: no counter
+        let store = Store::open(&path, std::time::Duration::from_secs(5)).unwrap();
+        let w = store.write(std::time::Duration::from_secs(5)).unwrap();
+        w.set_meta("schema_version", 2).unwrap();
+        w.set_meta("count:live_decisions", 0).unwrap();
+        w.commit().unwrap();
+    }
+    ws.ok(&["status"]);
+    let store = Store::open_read_only(&path).unwrap();
+    let r = store.read().unwrap();
+    assert_eq!(
+        r.meta("schema_version").unwrap(),
+        trilogy::store::SCHEMA_VERSION
+    );
+    assert_eq!(r.live_decisions().unwrap(), 2);
+    drop(r);
+    drop(store);
+    let doctor = ws.run(&["doctor"]);
+    assert!(doctor.status.success(), "{}", text(&doctor.stdout));
+    // and it follows later writes
+    ws.ok(&["checkpoint", "--decision", "one more"]);
+    let store = Store::open_read_only(&path).unwrap();
+    assert_eq!(store.read().unwrap().live_decisions().unwrap(), 3);
+}

@@ -126,7 +126,7 @@ pub fn sessions(env: &Env, a: SessionsArgs) -> Result<()> {
             let s = agent::show_session(&env.ws, &id)?;
             format::print(env, &s, |s| {
                 format!(
-                    "session   {}\nhost      {}\nstarted   {}\ninjected  {}× · last {} ({})\ndigest    {}\nentries   {}\ndropped   sections {:?} · decisions {:?} · sessions {:?}\nnotices   {} change(s) announced\nnudge     owed {} · given {}",
+                    "session   {}\nhost      {}\nstarted   {}\ninjected  {}× · last {} ({})\ndigest    {}\nentries   {}\ndropped   sections {:?} · decisions {} · sessions {:?}\nnotices   {} change(s) announced\nnudge     owed {} · given {}",
                     s.id,
                     s.host,
                     s.started_at,
@@ -136,7 +136,10 @@ pub fn sessions(env: &Env, a: SessionsArgs) -> Result<()> {
                     s.digest.as_deref().unwrap_or("-"),
                     s.injected_ids.join(", "),
                     s.dropped.sections_cut,
-                    s.dropped.decisions,
+                    match &s.dropped.decisions_from {
+                        Some(from) => format!("{} (from {from} down)", s.dropped.decisions),
+                        None => s.dropped.decisions.to_string(),
+                    },
                     s.dropped.sessions,
                     s.announced,
                     s.nudge_owed,

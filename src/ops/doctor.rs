@@ -124,12 +124,30 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
         ));
     }
     // the render order and the counters agree
+    let only_current = version == crate::store::SCHEMA_VERSION;
     for f in [FileKind::Decisions, FileKind::Sessions, FileKind::Archive] {
         let mut n = 0u64;
-        let scanned = r.scan_file(f, 0, &mut |_| {
+        let mut live = 0u64;
+        let scanned = r.scan_file(f, 0, &mut |rec| {
             n += 1;
+            live += u64::from(rec.state == crate::model::State::Live);
             Ok(true)
         });
+        if f == FileKind::Decisions
+            && scanned.is_ok()
+            && only_current
+            && live != r.live_decisions()?
+        {
+            out.push(finding(
+                Level::Error,
+                "store",
+                format!(
+                    "DECISIONS.md: {live} live decisions, the counter says {}",
+                    r.live_decisions()?
+                ),
+                "delete .trilogy/ to rebuild the store from the Markdown",
+            ));
+        }
         match scanned {
             Err(e) => out.push(finding(
                 Level::Error,

@@ -43,8 +43,16 @@ pub struct AreaCount {
 
 /// Areas of SESSIONS.md, heaviest first, then by name.
 pub fn area_map(r: &dyn Reader, today: NaiveDate) -> Result<Vec<AreaCount>> {
+    Ok(area_map_of(
+        &r.file_entries(FileKind::Sessions, 0, usize::MAX)?,
+        today,
+    ))
+}
+
+/// [`area_map`] of sessions already read (SESSIONS.md's entries).
+pub fn area_map_of(sessions: &[crate::model::EntryRecord], today: NaiveDate) -> Vec<AreaCount> {
     let mut map: std::collections::BTreeMap<String, (usize, f64)> = Default::default();
-    for e in r.file_entries(FileKind::Sessions, 0, usize::MAX)? {
+    for e in sessions {
         let w = match e.date() {
             Some(d) => 0.5f64.powf(((today - d).num_days().max(0)) as f64 / 14.0),
             None => 1.0,
@@ -66,7 +74,7 @@ pub fn area_map(r: &dyn Reader, today: NaiveDate) -> Result<Vec<AreaCount>> {
             .total_cmp(&a.weight)
             .then_with(|| a.area.cmp(&b.area))
     });
-    Ok(v)
+    v
 }
 
 /// The area map as one line: `区域：插件(21) · 部署(14) · 通用(27)`.

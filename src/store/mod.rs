@@ -27,7 +27,7 @@ use crate::model::{
 };
 
 /// Version of the table layout; bump with a migration in [`migrate`].
-pub const SCHEMA_VERSION: u64 = 2;
+pub const SCHEMA_VERSION: u64 = 3;
 
 const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 const ENTRIES: TableDefinition<&str, &[u8]> = TableDefinition::new("entries");
@@ -60,6 +60,13 @@ fn order_key(file: FileKind, date: NaiveDate, seq: u64) -> [u8; 13] {
     k[1..5].copy_from_slice(&days.to_be_bytes());
     k[5..13].copy_from_slice(&seq.to_be_bytes());
     k
+}
+
+/// Meta key: number of live decisions.
+const LIVE_DECISIONS: &str = "count:live_decisions";
+
+fn live_decision(rec: &EntryRecord) -> bool {
+    rec.file() == Some(FileKind::Decisions) && rec.state == crate::model::State::Live
 }
 
 fn count_key(file: FileKind) -> String {
@@ -195,10 +202,24 @@ fn migrate(w: &WriteTx) -> Result<()> {
             if older < 2 {
                 migrate_v1_dates(w)?;
             }
+            if older < 3 {
+                count_live_decisions(w)?;
+            }
             w.migrated.set(true);
             w.set_meta("schema_version", SCHEMA_VERSION)
         }
     }
+}
+
+/// Schema 3 keeps a count of live decisions (the injection ledger needs it without reading
+/// every decision).
+fn count_live_decisions(w: &WriteTx) -> Result<()> {
+    let mut n = 0u64;
+    w.scan_file(FileKind::Decisions, 0, &mut |rec| {
+        n += u64::from(rec.state == crate::model::State::Live);
+        Ok(true)
+    })?;
+    w.set_meta(LIVE_DECISIONS, n)
 }
 
 /// Schema 1 stored `sort_date` as a date string; schema 2 stores days since 0001-01-01.
@@ -319,6 +340,11 @@ pub trait Reader {
     /// Number of entries rendered into `file`.
     fn file_count(&self, file: FileKind) -> Result<u64> {
         self.meta(&count_key(file))
+    }
+
+    /// Number of live decisions (DECISIONS.md also shows superseded ones).
+    fn live_decisions(&self) -> Result<u64> {
+        self.meta(LIVE_DECISIONS)
     }
 
     /// Every entry in any state (for log, restore and status).
@@ -680,6 +706,10 @@ impl WriteTx {
         }
         if let Some(f) = rec.file() {
             self.bump(&count_key(f), 1)?;
+        }
+        let was_live = old.as_ref().is_some_and(live_decision);
+        if was_live != live_decision(rec) {
+            self.bump(LIVE_DECISIONS, if was_live { -1 } else { 1 })?;
         }
         let bytes = encode(rec)?;
         let mut t = self.txn.open_table(ENTRIES).map_err(self.w())?;

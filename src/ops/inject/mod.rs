@@ -23,8 +23,6 @@ use crate::store::Reader;
 pub use alloc::{AreaLoad, allocate};
 pub use texts::{Texts, texts};
 
-use super::area_map;
-
 /// Smallest budget ever used, whatever the settings say.
 pub const MIN_BUDGET: usize = 2000;
 /// Share of the host's context window given to the block (1 token counted as 1 byte).
@@ -175,14 +173,9 @@ pub fn assemble(
     let lang = config.lang;
     let t = texts(lang);
     let sections: Vec<SectionRecord> = r.sections()?.into_iter().filter(|s| !s.removed).collect();
-    let decisions_all: Vec<EntryRecord> = r.file_entries(FileKind::Decisions, 0, usize::MAX)?;
-    let decisions: Vec<&EntryRecord> = decisions_all
-        .iter()
-        .filter(|d| d.state == State::Live)
-        .collect();
     let sessions: Vec<EntryRecord> = r.file_entries(FileKind::Sessions, 0, usize::MAX)?;
     let archived = r.file_count(FileKind::Archive)?;
-    let areas = area_map(r, today)?;
+    let areas = super::area_map_of(&sessions, today);
 
     // PROJECT: every section capped at its share ÷ 5
     // shares are sized against the tighter limit: a host that keeps 10,000 characters gets
@@ -209,24 +202,32 @@ pub fn assemble(
         .filter(|s| section_slot(&s.heading).is_some())
         .all(|s| is_empty_body(&s.body));
 
-    // DECISIONS: live ones, newest first, whole entries within the share
+    // DECISIONS: live ones, newest first, whole entries within the share; the scan stops at
+    // the first one that does not fit (the live count comes from a counter)
     let decisions_share = (sizing as f64 * DECISIONS_SHARE) as usize;
-    let mut kept_decisions: Vec<&EntryRecord> = Vec::new();
+    let mut kept_decisions: Vec<EntryRecord> = Vec::new();
+    let mut first_left_out: Option<String> = None;
     let mut used = 0;
-    for d in &decisions {
+    r.scan_file(FileKind::Decisions, 0, &mut |d| {
+        if d.state != State::Live {
+            return Ok(true);
+        }
         let len = d.heading.len() + d.body.len() + 6;
         if used + len > decisions_share {
-            break;
+            first_left_out = Some(d.id);
+            return Ok(false);
         }
         used += len;
         kept_decisions.push(d);
-    }
+        Ok(true)
+    })?;
+    let decisions_live = (r.live_decisions()? as usize).max(kept_decisions.len());
 
     let stale = staleness(r, config, &sessions)?;
     let parts = Parts {
         t,
         sections: capped,
-        decisions: kept_decisions,
+        decisions: kept_decisions.iter().collect(),
     };
     let wanted = config.session_entries_injected as usize;
     let mut counts = vec![wanted];
@@ -248,8 +249,9 @@ pub fn assemble(
         lang,
         areas: &areas,
         sessions: &sessions,
-        decisions_live: decisions.len(),
-        decision_ids: decisions.iter().map(|d| d.id.clone()).collect(),
+        decisions_live,
+        kept_decisions: &kept_decisions,
+        first_left_out: first_left_out.as_deref(),
         allocatable: pick_sessions(&sessions, &areas, wanted).len(),
         archived,
         project_empty,
@@ -355,7 +357,9 @@ struct Ctx<'a> {
     areas: &'a [super::AreaCount],
     sessions: &'a [EntryRecord],
     decisions_live: usize,
-    decision_ids: Vec<String>,
+    /// Live decisions that fit the share, newest first, and the newest one that did not.
+    kept_decisions: &'a [EntryRecord],
+    first_left_out: Option<&'a str>,
     /// How many sessions the area allocation gives at the configured count.
     allocatable: usize,
     archived: u64,
@@ -492,14 +496,16 @@ impl Ctx<'_> {
         let mut ids: Vec<String> = decisions.iter().map(|d| d.id.clone()).collect();
         ids.extend(sessions.iter().map(|s| s.id.clone()));
         let shown: std::collections::HashSet<&str> = ids.iter().map(String::as_str).collect();
+        // decisions are shown newest first, so what was left out is one run of the live ones:
+        // from the newest not shown down to the oldest
+        let decisions_from = match decisions.len() {
+            n if n < self.kept_decisions.len() => Some(self.kept_decisions[n].id.clone()),
+            _ => self.first_left_out.map(str::to_string),
+        };
         let dropped = Dropped {
             sections_cut: self.cut_names.to_vec(),
-            decisions: self
-                .decision_ids
-                .iter()
-                .filter(|id| !shown.contains(id.as_str()))
-                .cloned()
-                .collect(),
+            decisions: (self.decisions_live - decisions.len()) as u64,
+            decisions_from,
             sessions: self
                 .sessions
                 .iter()
