@@ -159,13 +159,43 @@ async fn a_real_client_lists_and_calls_every_tool() {
             .contains("接入了 MCP 服务器"),
         "{hits}"
     );
+    // the server keeps its index open: a write by another process, then by a person, is
+    // found by the next search all the same, and the old text no longer is
+    ws.ok(&[
+        "checkpoint",
+        "--decision",
+        "采用 zstd 压缩归档 for the archive",
+    ]);
+    let search = |q: &'static str| {
+        let client = &client;
+        async move {
+            let r = client
+                .call_tool(call("memory_search", json!({"query": q})))
+                .await
+                .unwrap();
+            r.structured_content.unwrap()["hits"].clone()
+        }
+    };
+    let hits = search("zstd 压缩").await;
+    assert!(
+        hits[0]["heading"].as_str().unwrap().contains("zstd"),
+        "{hits}"
+    );
+    let d = ws.read("DECISIONS.md");
+    ws.write("DECISIONS.md", &d.replace("zstd 压缩归档", "lz4 压缩归档"));
+    let hits = search("lz4").await;
+    assert!(
+        hits[0]["heading"].as_str().unwrap().contains("lz4"),
+        "{hits}"
+    );
+    assert_eq!(search("zstd").await.as_array().unwrap().len(), 0);
     let r = client
         .call_tool(call("memory_status", json!({})))
         .await
         .unwrap();
     let st = r.structured_content.unwrap();
     assert_eq!(st["sessions_live"], 2);
-    assert_eq!(st["decisions"], 1);
+    assert_eq!(st["decisions"], 2);
     client.cancel().await.unwrap();
 }
 

@@ -12,17 +12,24 @@ mod tokenizer;
 use std::collections::{HashMap, HashSet};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use chrono::{Datelike, NaiveDate};
 use serde::Serialize;
 use tantivy::collector::TopDocs;
-use tantivy::query::{BooleanQuery, BoostQuery, Occur, PhraseQuery, Query, RangeQuery, TermQuery};
+use tantivy::query::{
+    BooleanQuery, BoostQuery, EnableScoring, Occur, PhraseQuery, Query, RangeQuery, TermQuery,
+};
 use tantivy::schema::{
     FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing,
     TextOptions, Value,
 };
 use tantivy::tokenizer::{Language, LowerCaser, RemoveLongFilter, Stemmer, TextAnalyzer};
-use tantivy::{Index, IndexWriter, ReloadPolicy, TantivyDocument, TantivyError, Term};
+use tantivy::{
+    DocAddress, DocSet, Index, IndexReader, IndexWriter, ReloadPolicy, TantivyDocument,
+    TantivyError, Term,
+};
 
 use crate::error::{Error, Result};
 use crate::model::{EntryRecord, FileKind, SectionRecord, State};
@@ -205,11 +212,19 @@ fn index_err(dir: &Path, e: impl std::fmt::Display) -> Error {
 /// Progress of a long catch-up: (done, total).
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
 
-/// The index directory, opened.
+/// Candidates the word query hands to the phrase rescoring, beyond what is asked for.
+const RESCORE_WINDOW: usize = 40;
+
+/// The index directory, opened. Holds one reader, reloaded only when the index on disk moved
+/// on (a long-lived process such as the MCP server searches without reopening anything).
 pub struct SearchIndex {
     index: Index,
     f: Fields,
     dir: PathBuf,
+    /// The reader and the commit it shows (a fingerprint of opstamp and segments).
+    reader: Mutex<Option<(IndexReader, u64)>>,
+    /// The newest commit known to be on disk (0: unknown, check).
+    latest: AtomicU64,
 }
 
 impl SearchIndex {
@@ -244,11 +259,17 @@ impl SearchIndex {
             }
         };
         index.tokenizers().register(TOKENIZER, analyzer());
-        Ok(SearchIndex {
+        Ok(SearchIndex::wrap(index, f, dir))
+    }
+
+    fn wrap(index: Index, f: Fields, dir: &Path) -> SearchIndex {
+        SearchIndex {
             index,
             f,
             dir: dir.to_path_buf(),
-        })
+            reader: Mutex::new(None),
+            latest: AtomicU64::new(0),
+        }
     }
 
     /// Open an existing index as it is (no creation, no rebuild); for checks.
@@ -266,11 +287,7 @@ impl SearchIndex {
             .try_into()
             .map(|_: tantivy::IndexReader| ())
             .map_err(|e| index_err(dir, e))?;
-        Ok(SearchIndex {
-            index,
-            f,
-            dir: dir.to_path_buf(),
-        })
+        Ok(SearchIndex::wrap(index, f, dir))
     }
 
     fn payload(idx: &Index) -> Option<serde_json::Value> {
@@ -284,9 +301,29 @@ impl SearchIndex {
 
     /// The store change sequence this index has applied.
     pub fn watermark(&self) -> u64 {
-        Self::payload(&self.index)
+        self.on_disk().0
+    }
+
+    /// The watermark and the commit opstamp of the index on disk (remembered for the reader).
+    fn on_disk(&self) -> (u64, u64) {
+        let Ok(metas) = self.index.load_metas() else {
+            return (0, 0);
+        };
+        // which commit: its opstamp and its segments (an index rebuilt from scratch restarts
+        // its opstamps, never its segment ids)
+        let mut h = std::hash::DefaultHasher::new();
+        std::hash::Hash::hash(&metas.opstamp, &mut h);
+        for seg in &metas.segments {
+            std::hash::Hash::hash(&seg.id().uuid_string(), &mut h);
+        }
+        let commit = std::hash::Hasher::finish(&h).max(1);
+        self.latest.store(commit, Ordering::Relaxed);
+        let wm = metas
+            .payload
+            .and_then(|p| serde_json::from_str::<serde_json::Value>(&p).ok())
             .and_then(|p| p.get("wm").and_then(serde_json::Value::as_u64))
-            .unwrap_or(0)
+            .unwrap_or(0);
+        (wm, commit)
     }
 
     /// Bring the index up to the store's change sequence. Returns the changes it could not
@@ -362,6 +399,7 @@ impl SearchIndex {
             .map_err(|e| index_err(&self.dir, e));
         result?;
         merged?;
+        self.on_disk();
         Ok(Vec::new())
     }
 
@@ -444,21 +482,6 @@ impl SearchIndex {
             );
             should.push((Occur::Should, Box::new(b)));
         }
-        // phrase bonus: the query's tokens at consecutive positions. For CJK this matches the
-        // query as a contiguous substring (characters and pairs interleave the same way).
-        if ordered.len() >= 2 && ordered.len() <= 32 {
-            let phrase: Vec<Term> = ordered
-                .iter()
-                .map(|t| Term::from_field_text(self.f.body, t))
-                .collect();
-            should.push((
-                Occur::Should,
-                Box::new(BoostQuery::new(
-                    Box::new(PhraseQuery::new(phrase)),
-                    PHRASE_BOOST,
-                )),
-            ));
-        }
         let mut clauses: Vec<(Occur, Box<dyn Query>)> =
             vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
         clauses.extend(self.filters(q));
@@ -468,15 +491,29 @@ impl SearchIndex {
         let searcher = reader.searcher();
         let stale: HashSet<&str> = tail.iter().map(|d| d.key.as_str()).collect();
         let want = q.limit.max(1);
-        let top = searcher
+        let mut top = searcher
             .search(
                 &query,
-                &TopDocs::with_limit(want + stale.len()).order_by_score(),
+                &TopDocs::with_limit(want + stale.len() + RESCORE_WINDOW).order_by_score(),
             )
             .map_err(|e| index_err(&self.dir, e))?;
+        // phrase bonus, as a rescoring of the candidates (a phrase clause in the query itself
+        // would keep tantivy from skipping low-scoring blocks): the query's tokens at
+        // consecutive positions. For CJK this is the query as a contiguous substring
+        // (characters and pairs interleave the same way).
+        if ordered.len() >= 2 && ordered.len() <= 32 {
+            let phrase: Vec<Term> = ordered
+                .iter()
+                .map(|t| Term::from_field_text(self.f.body, t))
+                .collect();
+            self.add_phrase_bonus(&searcher, PhraseQuery::new(phrase), &mut top)?;
+        }
         let wanted: HashSet<&str> = distinct.iter().map(String::as_str).collect();
         let mut hits = Vec::new();
         for (score, addr) in top {
+            if hits.len() >= want {
+                break;
+            }
             let doc: TantivyDocument = searcher.doc(addr).map_err(|e| index_err(&self.dir, e))?;
             let get = |f: Field| {
                 doc.get_first(f)
@@ -529,6 +566,44 @@ impl SearchIndex {
         Ok(hits)
     }
 
+    /// Add the boosted score of `phrase` to each candidate it matches, and re-sort.
+    fn add_phrase_bonus(
+        &self,
+        searcher: &tantivy::Searcher,
+        phrase: PhraseQuery,
+        top: &mut [(f32, DocAddress)],
+    ) -> Result<()> {
+        let err = |e| index_err(&self.dir, e);
+        let weight = phrase
+            .weight(EnableScoring::enabled_from_searcher(searcher))
+            .map_err(err)?;
+        let mut order: Vec<usize> = (0..top.len()).collect();
+        order.sort_by_key(|&i| (top[i].1.segment_ord, top[i].1.doc_id));
+        let mut current: Option<(u32, Box<dyn tantivy::query::Scorer>)> = None;
+        for i in order {
+            let (seg, doc) = (top[i].1.segment_ord, top[i].1.doc_id);
+            if current.as_ref().is_none_or(|(s, _)| *s != seg) {
+                let scorer = weight
+                    .scorer(searcher.segment_reader(seg), PHRASE_BOOST)
+                    .map_err(err)?;
+                current = Some((seg, scorer));
+            }
+            let Some((_, scorer)) = current.as_mut() else {
+                continue;
+            };
+            let at = if scorer.doc() >= doc {
+                scorer.doc()
+            } else {
+                scorer.seek(doc)
+            };
+            if at == doc {
+                top[i].0 += scorer.score();
+            }
+        }
+        top.sort_by(|a, b| b.0.total_cmp(&a.0));
+        Ok(())
+    }
+
     fn tail_passes(&self, d: &SearchDoc, q: &SearchQuery) -> bool {
         let archived = d.state == State::Archived.as_str();
         q.kind.as_deref().is_none_or(|k| k == d.kind)
@@ -544,12 +619,31 @@ impl SearchIndex {
             && q.until.is_none_or(|u| d.date.is_some_and(|x| x <= u))
     }
 
-    fn reader(&self) -> Result<tantivy::IndexReader> {
-        self.index
-            .reader_builder()
-            .reload_policy(ReloadPolicy::Manual)
-            .try_into()
-            .map_err(|e| index_err(&self.dir, e))
+    /// The reader, reloaded when a newer commit is known to be on disk.
+    fn reader(&self) -> Result<IndexReader> {
+        let mut latest = self.latest.load(Ordering::Relaxed);
+        if latest == 0 {
+            latest = self.on_disk().1;
+        }
+        let mut cached = self.reader.lock().unwrap_or_else(|p| p.into_inner());
+        match cached.as_mut() {
+            Some((reader, shown)) if *shown == latest => Ok(reader.clone()),
+            Some((reader, shown)) => {
+                reader.reload().map_err(|e| index_err(&self.dir, e))?;
+                *shown = latest;
+                Ok(reader.clone())
+            }
+            None => {
+                let reader: IndexReader = self
+                    .index
+                    .reader_builder()
+                    .reload_policy(ReloadPolicy::Manual)
+                    .try_into()
+                    .map_err(|e| index_err(&self.dir, e))?;
+                *cached = Some((reader.clone(), latest));
+                Ok(reader)
+            }
+        }
     }
 
     /// Number of documents in the index.

@@ -53,9 +53,8 @@ pub fn prepare(mut q: SearchQuery) -> Result<SearchQuery> {
 pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
     let q = prepare(q)?;
     ws.require_memory()?;
-    let dir = ws.index_dir();
-    let out = ws.read(|r| {
-        let index = SearchIndex::open(&dir)?;
+    let run = |r: &dyn crate::store::Reader| -> Result<SearchOutcome> {
+        let index = ws.search_index()?;
         let tail = index.sync(r, None)?;
         let hits = index.search(&q, &tail)?;
         Ok(SearchOutcome {
@@ -63,6 +62,15 @@ pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
             hits,
             unindexed: tail.len(),
         })
+    };
+    let out = ws.read(|r| match run(r) {
+        Err(Error::Io { .. } | Error::Internal(_) | Error::Store { .. }) => {
+            // an index held open may have been deleted or broken underneath: open it afresh
+            // (which rebuilds it from the store when it has to) and answer from that
+            ws.forget_search_index();
+            run(r)
+        }
+        other => other,
     })?;
     Ok(out.value)
 }

@@ -10,7 +10,7 @@ mod scaffold;
 mod sync;
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use chrono::NaiveDate;
@@ -66,6 +66,8 @@ pub struct Workspace {
     pub config: Config,
     pub clock: Clock,
     store: OnceLock<Store>,
+    /// The search index, kept open by a long-lived process (the MCP server).
+    index: Mutex<Option<Arc<crate::index::SearchIndex>>>,
 }
 
 /// What scaffolding created.
@@ -145,7 +147,25 @@ impl Workspace {
             config,
             clock,
             store: OnceLock::new(),
+            index: Mutex::new(None),
         }
+    }
+
+    /// The search index, opened (and checked, or rebuilt) once per workspace value.
+    pub fn search_index(&self) -> Result<Arc<crate::index::SearchIndex>> {
+        let mut held = self.index.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(i) = held.as_ref() {
+            return Ok(i.clone());
+        }
+        let i = Arc::new(crate::index::SearchIndex::open(&self.index_dir())?);
+        *held = Some(i.clone());
+        Ok(i)
+    }
+
+    /// Drop the held search index (it failed: the next use opens it again, rebuilding it
+    /// when it is broken).
+    pub fn forget_search_index(&self) {
+        *self.index.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 
     pub fn lang(&self) -> Lang {
