@@ -352,7 +352,14 @@ impl SearchIndex {
             .into_iter()
             .map(|s| (s.key.clone(), s))
             .collect();
-        let mut writer: IndexWriter = match self.index.writer_with_num_threads(1, 15_000_000) {
+        // a catch-up of a few changes needs one thread and the smallest arena; a rebuild gets
+        // two threads and room enough to write a few large segments instead of many small ones
+        let (threads, arena) = if keys.len() > 5_000 {
+            (2, 120_000_000)
+        } else {
+            (1, 15_000_000)
+        };
+        let mut writer: IndexWriter = match self.index.writer_with_num_threads(threads, arena) {
             Ok(w) => w,
             Err(TantivyError::LockFailure(..)) => {
                 let mut tail = Vec::new();

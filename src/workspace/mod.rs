@@ -305,15 +305,27 @@ impl Workspace {
             && let Ok(ro) = Store::open_read_only(&self.store_path())
         {
             let rtx = ro.read()?;
-            if self.files_match(&rtx)? {
+            if self.files_match(&rtx)? == Match::Yes {
                 return f(&rtx).map(clean);
             }
         }
         let store = self.rw_store()?;
         {
             let rtx = store.read()?;
-            if self.files_match(&rtx)? {
-                return f(&rtx).map(clean);
+            match self.files_match(&rtx)? {
+                Match::Yes => return f(&rtx).map(clean),
+                Match::Settle => {
+                    // the files are as written; record stamps that can now be trusted, so
+                    // later reads need no hashing (best effort: a read-only root still reads)
+                    drop(rtx);
+                    if self.write("cli", |_| Ok(())).is_err() {
+                        let rtx = store.read()?;
+                        return f(&rtx).map(clean);
+                    }
+                    let rtx = store.read()?;
+                    return f(&rtx).map(clean);
+                }
+                Match::No => {}
             }
         }
         let synced = self.write("cli", |_| Ok(()))?;
@@ -324,30 +336,49 @@ impl Workspace {
         })
     }
 
-    /// True when every file is as the store last wrote it (by stat, then by hash).
-    fn files_match(&self, r: &dyn Reader) -> Result<bool> {
+    /// Whether every file is as the store last wrote it (by stat, then by hash).
+    fn files_match(&self, r: &dyn Reader) -> Result<Match> {
         if r.meta("absorbed_once")? == 0
             || r.meta("schema_version")? != crate::store::SCHEMA_VERSION
         {
-            return Ok(false);
+            return Ok(Match::No);
         }
+        let mut out = Match::Yes;
         for f in FileKind::ALL {
             let path = fsio::resolve_inside(&self.root, &self.file_path(f))?;
             let stamp = r.stamp(f)?;
+            let stamped_at = r.stamped_at(f)?;
             match stamp {
-                Some(s) if fsio::stat_matches(&path, &s, r.stamped_at(f)?) => continue,
+                Some(s) if fsio::stat_matches(&path, &s, stamped_at) => continue,
                 Some(s) => match fsio::read_stamped(&path)? {
-                    Some((_, disk)) if disk.sha1 == s.sha1 => continue,
-                    _ => return Ok(false),
+                    Some((_, disk)) if disk.sha1 == s.sha1 => {
+                        if fsio::is_racy(&s, stamped_at) && !fsio::is_fresh(&disk) {
+                            out = Match::Settle;
+                        }
+                        continue;
+                    }
+                    _ => return Ok(Match::No),
                 },
                 None => {
                     let expected = f != FileKind::Archive || r.file_count(FileKind::Archive)? > 0;
                     if expected || path.exists() {
-                        return Ok(false);
+                        return Ok(Match::No);
                     }
                 }
             }
         }
-        Ok(true)
+        Ok(out)
     }
+}
+
+/// What [`Workspace::files_match`] found.
+#[derive(Debug, PartialEq, Eq)]
+enum Match {
+    /// Every file is as the store last wrote it.
+    Yes,
+    /// As written, but some stamp was taken too close to its file's mtime to be trusted and
+    /// can now be recorded again.
+    Settle,
+    /// A file changed (or the store needs a migration): absorb first.
+    No,
 }
