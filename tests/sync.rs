@@ -532,6 +532,15 @@ fn an_emptied_file_is_never_read_as_delete_everything() {
             "a fresh empty file is left alone"
         );
     }
+    // emptied again just now (mtime a little ahead, as from a clock that runs fast: the file
+    // stays fresh long enough for a slow machine to start the command)
+    ws.write("SESSIONS.md", "");
+    std::fs::File::options()
+        .write(true)
+        .open(ws.path("SESSIONS.md"))
+        .unwrap()
+        .set_modified(std::time::SystemTime::now() + std::time::Duration::from_millis(1500))
+        .unwrap();
     let child = ws
         .std_cmd()
         .args(["checkpoint", "--session-done", "while empty; tested"])
