@@ -2,10 +2,12 @@
 //! names tantivy.
 //!
 //! The index records in its commit payload the store change sequence it has applied. Before
-//! answering, a search catches up (delete by key, add the current version); when another
-//! process holds the index writer, the not-yet-indexed changes are scanned from the store at
-//! query time instead, so a result is never stale. A broken index or one with another schema
-//! is deleted and rebuilt from the store. Writers always wait for their merge threads.
+//! answering, a search catches up: a few pending changes (at most [`SMALL_TAIL`]) are read
+//! from the store and scored beside the index with the same BM25 (a commit costs tens of
+//! milliseconds), more are applied (delete by key, add the current version) and committed;
+//! when another process holds the index writer, all pending changes are read from the store.
+//! Either way a result is never stale. A broken index or one with another schema is deleted
+//! and rebuilt from the store. Writers always wait for their merge threads.
 
 mod tokenizer;
 
@@ -112,6 +114,26 @@ pub struct SearchDoc {
     pub body: String,
 }
 
+/// Changes the index has not applied (another process holds its writer, or too few to be
+/// worth a commit): a search reads these from the store instead, so no answer is stale.
+#[derive(Debug, Default)]
+pub struct Pending {
+    /// The current version of each pending change that is searchable.
+    pub docs: Vec<SearchDoc>,
+    /// Every pending key (`e:<id>`, `s:<key>`): what the index holds for them is outdated.
+    pub keys: HashSet<String>,
+}
+
+impl Pending {
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
 impl SearchDoc {
     fn of_entry(e: &EntryRecord) -> Option<SearchDoc> {
         let file = e.file()?;
@@ -214,6 +236,8 @@ pub type Progress<'a> = &'a mut dyn FnMut(usize, usize);
 
 /// Candidates the word query hands to the phrase rescoring, beyond what is asked for.
 const RESCORE_WINDOW: usize = 40;
+/// Up to this many pending changes are scored from the store instead of committed.
+pub const SMALL_TAIL: usize = 32;
 
 /// The index directory, opened. Holds one reader, reloaded only when the index on disk moved
 /// on (a long-lived process such as the MCP server searches without reopening anything).
@@ -326,9 +350,20 @@ impl SearchIndex {
         (wm, commit)
     }
 
-    /// Bring the index up to the store's change sequence. Returns the changes it could not
-    /// apply because another process holds the writer: the search scans those itself.
-    pub fn sync(&self, r: &dyn Reader, mut progress: Option<Progress>) -> Result<Vec<SearchDoc>> {
+    /// What a search needs before it runs: small sets of changes (at most [`SMALL_TAIL`]) are
+    /// read from the store and scored alongside the index instead of committed (a tantivy
+    /// commit costs tens of milliseconds); larger ones are applied with [`SearchIndex::sync`].
+    pub fn catch_up(&self, r: &dyn Reader) -> Result<Pending> {
+        let (rebuild, _, keys) = self.pending_keys(r)?;
+        if !rebuild && keys.len() <= SMALL_TAIL {
+            return self.pending(r, keys);
+        }
+        self.sync(r, None)
+    }
+
+    /// The changes after the index's watermark, each key once, oldest first; `true` when the
+    /// index is ahead of the store (a store rebuilt underneath it): everything is pending.
+    fn pending_keys(&self, r: &dyn Reader) -> Result<(bool, u64, Vec<String>)> {
         let target = r.change_seq()?;
         let mut wm = self.watermark();
         let rebuild = wm > target;
@@ -336,7 +371,7 @@ impl SearchIndex {
             wm = 0;
         }
         if wm == target && !rebuild {
-            return Ok(Vec::new());
+            return Ok((false, target, Vec::new()));
         }
         let mut keys: Vec<String> = Vec::new();
         let mut seen = HashSet::new();
@@ -347,6 +382,34 @@ impl SearchIndex {
             }
         }
         keys.reverse();
+        Ok((rebuild, target, keys))
+    }
+
+    fn pending(&self, r: &dyn Reader, keys: Vec<String>) -> Result<Pending> {
+        let sections: HashMap<String, SectionRecord> = r
+            .sections()?
+            .into_iter()
+            .map(|s| (s.key.clone(), s))
+            .collect();
+        let mut docs = Vec::new();
+        for k in &keys {
+            if let Some(d) = load(r, k, &sections)? {
+                docs.push(d);
+            }
+        }
+        Ok(Pending {
+            docs,
+            keys: keys.into_iter().collect(),
+        })
+    }
+
+    /// Bring the index up to the store's change sequence. Returns the changes it could not
+    /// apply because another process holds the writer: the search scans those itself.
+    pub fn sync(&self, r: &dyn Reader, mut progress: Option<Progress>) -> Result<Pending> {
+        let (rebuild, target, keys) = self.pending_keys(r)?;
+        if keys.is_empty() && !rebuild {
+            return Ok(Pending::default());
+        }
         let sections: HashMap<String, SectionRecord> = r
             .sections()?
             .into_iter()
@@ -361,15 +424,7 @@ impl SearchIndex {
         };
         let mut writer: IndexWriter = match self.index.writer_with_num_threads(threads, arena) {
             Ok(w) => w,
-            Err(TantivyError::LockFailure(..)) => {
-                let mut tail = Vec::new();
-                for k in &keys {
-                    if let Some(d) = load(r, k, &sections)? {
-                        tail.push(d);
-                    }
-                }
-                return Ok(tail);
-            }
+            Err(TantivyError::LockFailure(..)) => return self.pending(r, keys),
             Err(e) => return Err(index_err(&self.dir, e)),
         };
         let result = (|| -> Result<()> {
@@ -407,7 +462,7 @@ impl SearchIndex {
         result?;
         merged?;
         self.on_disk();
-        Ok(Vec::new())
+        Ok(Pending::default())
     }
 
     fn document(&self, d: &SearchDoc) -> TantivyDocument {
@@ -458,8 +513,9 @@ impl SearchIndex {
         v
     }
 
-    /// Run a search; `tail` holds changes another process has not indexed yet.
-    pub fn search(&self, q: &SearchQuery, tail: &[SearchDoc]) -> Result<Vec<Hit>> {
+    /// Run a search; `pending` holds the changes the index has not applied yet.
+    pub fn search(&self, q: &SearchQuery, pending: &Pending) -> Result<Vec<Hit>> {
+        let tail = pending.docs.as_slice();
         let ordered = terms(&q.text);
         let mut distinct: Vec<String> = Vec::new();
         for t in &ordered {
@@ -496,7 +552,7 @@ impl SearchIndex {
 
         let reader = self.reader()?;
         let searcher = reader.searcher();
-        let stale: HashSet<&str> = tail.iter().map(|d| d.key.as_str()).collect();
+        let stale: HashSet<&str> = pending.keys.iter().map(String::as_str).collect();
         let want = q.limit.max(1);
         let mut top = searcher
             .search(
@@ -550,11 +606,12 @@ impl SearchIndex {
                 date,
             });
         }
-        for d in tail {
+        let bm25 = Bm25::new(&searcher, &self.f, &distinct, tail)?;
+        for (i, d) in tail.iter().enumerate() {
             if !self.tail_passes(d, q) {
                 continue;
             }
-            let score = tail_score(d, &wanted);
+            let score = bm25.score(i, &ordered);
             if score > 0.0 {
                 hits.push(Hit {
                     id: d.key[2..].to_string(),
@@ -664,16 +721,126 @@ impl SearchIndex {
     }
 }
 
-fn tail_score(d: &SearchDoc, wanted: &HashSet<&str>) -> f32 {
-    let h: HashSet<String> = terms(&d.heading).into_iter().collect();
-    let b: HashSet<String> = terms(&d.body).into_iter().collect();
-    wanted
-        .iter()
-        .map(|t| {
-            (if h.contains(*t) { HEADING_BOOST } else { 0.0 })
-                + if b.contains(*t) { 1.0 } else { 0.0 }
+/// BM25 as tantivy computes it (k1 1.2, b 0.75), for the pending documents scored outside
+/// the index, with statistics (document count, document frequencies, average field lengths)
+/// taken over the index and the pending documents together: pending changes rank among
+/// indexed ones as they will once committed, and a young workspace whose entries are all
+/// pending still gets real idf. (Field lengths are not quantised here; an indexed version a
+/// pending one replaces is counted twice: both are small differences.)
+struct Bm25 {
+    /// Per query term: idf × (k1 + 1), for heading and body.
+    heading: HashMap<String, f32>,
+    body: HashMap<String, f32>,
+    avg_heading: f32,
+    avg_body: f32,
+    /// Tokens of each pending document: (heading, body).
+    tokens: Vec<(Vec<String>, Vec<String>)>,
+}
+
+const BM25_K1: f32 = 1.2;
+const BM25_B: f32 = 0.75;
+
+impl Bm25 {
+    fn new(
+        searcher: &tantivy::Searcher,
+        f: &Fields,
+        distinct: &[String],
+        pending: &[SearchDoc],
+    ) -> Result<Bm25> {
+        let err = |e: TantivyError| Error::Internal(format!("search index statistics: {e}"));
+        let tokens: Vec<(Vec<String>, Vec<String>)> = pending
+            .iter()
+            .map(|d| (terms(&d.heading), terms(&d.body)))
+            .collect();
+        let docs: u64 = searcher
+            .segment_readers()
+            .iter()
+            .map(|s| u64::from(s.max_doc()))
+            .sum::<u64>()
+            + pending.len() as u64;
+        let indexed_tokens = |field: Field| -> Result<u64> {
+            let mut n = 0u64;
+            for s in searcher.segment_readers() {
+                n += s.inverted_index(field).map_err(err)?.total_num_tokens();
+            }
+            Ok(n)
+        };
+        let avg = |total: u64| {
+            if docs == 0 {
+                1.0
+            } else {
+                (total as f32 / docs as f32).max(1.0)
+            }
+        };
+        let avg_heading =
+            avg(indexed_tokens(f.heading)?
+                + tokens.iter().map(|(h, _)| h.len() as u64).sum::<u64>());
+        let avg_body =
+            avg(indexed_tokens(f.body)? + tokens.iter().map(|(_, b)| b.len() as u64).sum::<u64>());
+        let weights = |field: Field, heading: bool| -> Result<HashMap<String, f32>> {
+            let mut m = HashMap::new();
+            for t in distinct {
+                let pending_df = tokens
+                    .iter()
+                    .filter(|(h, b)| {
+                        if heading {
+                            h.contains(t)
+                        } else {
+                            b.contains(t)
+                        }
+                    })
+                    .count() as u64;
+                let n = (searcher
+                    .doc_freq(&Term::from_field_text(field, t))
+                    .map_err(err)?
+                    + pending_df)
+                    .min(docs);
+                let x = ((docs - n) as f32 + 0.5) / (n as f32 + 0.5);
+                m.insert(t.clone(), (1.0 + x).ln() * (1.0 + BM25_K1));
+            }
+            Ok(m)
+        };
+        Ok(Bm25 {
+            heading: weights(f.heading, true)?,
+            body: weights(f.body, false)?,
+            avg_heading,
+            avg_body,
+            tokens,
         })
-        .sum()
+    }
+
+    fn field(weights: &HashMap<String, f32>, avg: f32, tokens: &[String]) -> f32 {
+        let len = tokens.len() as f32;
+        let norm = BM25_K1 * (1.0 - BM25_B + BM25_B * len / avg);
+        weights
+            .iter()
+            .map(|(t, w)| {
+                let tf = tokens.iter().filter(|x| *x == t).count() as f32;
+                if tf == 0.0 { 0.0 } else { w * tf / (tf + norm) }
+            })
+            .sum()
+    }
+
+    /// The score the index would give pending document `i` for the query `ordered` (its
+    /// tokens in order).
+    fn score(&self, i: usize, ordered: &[String]) -> f32 {
+        let (heading, body) = &self.tokens[i];
+        let mut score = HEADING_BOOST * Self::field(&self.heading, self.avg_heading, heading)
+            + Self::field(&self.body, self.avg_body, body);
+        // the phrase bonus: the query's tokens at consecutive positions of the body
+        if ordered.len() >= 2 && ordered.len() <= 32 {
+            let hits = body
+                .windows(ordered.len())
+                .filter(|w| w.iter().zip(ordered).all(|(a, b)| a == b))
+                .count() as f32;
+            if hits > 0.0 {
+                let idf: f32 = ordered.iter().filter_map(|t| self.body.get(t)).sum();
+                let norm = BM25_K1 * (1.0 - BM25_B + BM25_B * body.len() as f32 / self.avg_body);
+                score += PHRASE_BOOST * idf * hits / (hits + norm);
+            }
+        }
+        score
+    }
 }
 
 /// The line sharing the most terms with the query (the heading when nothing better).

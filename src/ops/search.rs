@@ -1,6 +1,6 @@
 //! `search`: the `memory_search` operation. Validates the query, brings the index up to the
-//! store (or scans what another process has not indexed yet), and ranks entries and PROJECT
-//! sections across the live files and the archive.
+//! store (or reads what it has not applied yet from the store), and ranks entries and PROJECT
+//! sections across the live files and the archive. A damaged index is rebuilt.
 
 use serde::Serialize;
 
@@ -18,7 +18,8 @@ pub const MAX_LIMIT: usize = 20;
 pub struct SearchOutcome {
     pub query: String,
     pub hits: Vec<Hit>,
-    /// Changes another process had not indexed yet, scanned from the store for this answer.
+    /// Changes not in the index yet (a few recent ones, or all while another process holds
+    /// the index writer), read from the store and scored beside it for this answer.
     pub unindexed: usize,
 }
 
@@ -53,24 +54,51 @@ pub fn prepare(mut q: SearchQuery) -> Result<SearchQuery> {
 pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
     let q = prepare(q)?;
     ws.require_memory()?;
+    let dir = ws.index_dir();
     let run = |r: &dyn crate::store::Reader| -> Result<SearchOutcome> {
-        let index = ws.search_index()?;
-        let tail = index.sync(r, None)?;
-        let hits = index.search(&q, &tail)?;
-        Ok(SearchOutcome {
-            query: q.text.clone(),
-            hits,
-            unindexed: tail.len(),
+        // tantivy may panic on a damaged segment: that is a broken index, like any other
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let index = ws.search_index()?;
+            let tail = index.catch_up(r)?;
+            let hits = index.search(&q, &tail)?;
+            Ok(SearchOutcome {
+                query: q.text.clone(),
+                hits,
+                unindexed: tail.len(),
+            })
+        }))
+        .unwrap_or_else(|_| {
+            Err(Error::Store {
+                path: dir.clone(),
+                message: "search index: damaged (reading it panicked)".into(),
+            })
         })
     };
-    let out = ws.read(|r| match run(r) {
-        Err(Error::Io { .. } | Error::Internal(_) | Error::Store { .. }) => {
-            // an index held open may have been deleted or broken underneath: open it afresh
-            // (which rebuilds it from the store when it has to) and answer from that
-            ws.forget_search_index();
-            run(r)
+    let broken = |e: &Error| match e {
+        Error::Store { path, .. } | Error::Io { path, .. } => path.starts_with(&dir),
+        _ => false,
+    };
+    let out = ws.read(|r| {
+        let first = run(r);
+        if !first.as_ref().is_err_and(broken) {
+            return first;
         }
-        other => other,
+        // an index held open may have been replaced underneath: open it afresh; one that
+        // still fails is damaged: it is a cache, so it is deleted and rebuilt from the store
+        ws.forget_search_index();
+        let second = run(r);
+        let Err(e) = &second else {
+            return second;
+        };
+        if !broken(e) {
+            return second;
+        }
+        tracing::warn!("{e}; rebuilding the search index from the store");
+        ws.forget_search_index();
+        if dir.exists() {
+            std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        }
+        run(r)
     })?;
     Ok(out.value)
 }
