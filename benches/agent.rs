@@ -559,9 +559,13 @@ fn search(c: &mut Criterion, fx: &mut Fixture) {
     });
     g.finish();
     let last = counter.get() - 1;
-    let hits = index
-        .search(&query(&format!("zebraprobe{last}")), &Pending::default())
-        .unwrap();
+    let hits = writer
+        .read(|r| {
+            let pending = index.catch_up(r)?;
+            index.search(&query(&format!("zebraprobe{last}")), &pending)
+        })
+        .unwrap()
+        .value;
     assert!(
         hits.first()
             .is_some_and(|h| h.snippet.contains(&format!("zebraprobe{last}"))),
@@ -572,7 +576,7 @@ fn search(c: &mut Criterion, fx: &mut Fixture) {
     distinct.sort();
     distinct.dedup();
     eprintln!(
-        "[catch_up] {} checkpoints; keys per sync: {distinct:?}; the newest entry is found",
+        "[catch_up] {} checkpoints; pending changes per catch-up: {distinct:?}; the newest entry is found",
         keys.len()
     );
 }
