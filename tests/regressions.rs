@@ -378,3 +378,63 @@ fn a_schema_2_store_gains_the_live_decision_count() {
     let store = Store::open_read_only(&path).unwrap();
     assert_eq!(store.read().unwrap().live_decisions().unwrap(), 3);
 }
+
+#[test]
+fn archiving_round_after_round_keeps_the_archive_equal_to_its_rendering() {
+    // each round moves the oldest live session into the archive; the archive is then written
+    // by splicing onto the file (debug builds assert it equals the full rendering)
+    let ws = Ws::init();
+    std::fs::write(ws.root().join("trilogy.toml"), "sessions_max_entries = 2\n").unwrap();
+    for (i, d) in [
+        "2026-01-01",
+        "2026-01-02",
+        "2026-01-03",
+        "2026-01-03",
+        "2026-01-05",
+        "2026-01-07",
+        "2026-01-08",
+    ]
+    .iter()
+    .enumerate()
+    {
+        ws.cmd()
+            .env("TRILOGY_TODAY", d)
+            .args([
+                "checkpoint",
+                "--session-done",
+                &format!("round {i}; tested"),
+            ])
+            .assert()
+            .success();
+        if i == 4 {
+            // a hand edit of the archive in between: the next round renders it whole
+            let a = ws.read("SESSIONS-archive.md");
+            ws.write(
+                "SESSIONS-archive.md",
+                &a.replace("round 0; tested", "round 0; tested by hand"),
+            );
+        }
+        let doctor = ws.run(&["doctor"]);
+        assert!(
+            doctor.status.success(),
+            "round {i}: {}",
+            text(&doctor.stdout)
+        );
+    }
+    let a = ws.read("SESSIONS-archive.md");
+    assert_eq!(
+        headings(&a),
+        [
+            "2026-01-05",
+            "2026-01-03",
+            "2026-01-03",
+            "2026-01-02",
+            "2026-01-01"
+        ]
+    );
+    assert!(a.contains("round 0; tested by hand"));
+    let before = ws.snapshot();
+    std::fs::remove_dir_all(ws.root().join(".trilogy")).unwrap();
+    ws.ok(&["status"]);
+    assert_eq!(ws.snapshot(), before, "a rebuild renders the same bytes");
+}

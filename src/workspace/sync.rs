@@ -42,6 +42,11 @@ pub struct Tx<'w> {
     seen: HashMap<FileKind, Option<String>>,
     /// Entries moved between files in this transaction: (from, to).
     moves: BTreeSet<(FileKind, FileKind)>,
+    /// Entries that entered the archive in this transaction, and whether anything else about
+    /// the archive changed: when only entries entered, and they are its newest, the archive is
+    /// written by splicing them onto the file instead of rendering it whole.
+    archive_added: Vec<String>,
+    archive_other: bool,
     changed: bool,
     report: SyncReport,
 }
@@ -97,6 +102,8 @@ impl<'w> Tx<'w> {
             deferred: BTreeSet::new(),
             seen: HashMap::new(),
             moves: BTreeSet::new(),
+            archive_added: Vec::new(),
+            archive_other: false,
             changed: false,
             report: SyncReport::default(),
         }
@@ -140,6 +147,13 @@ impl<'w> Tx<'w> {
         }
         if let Some(f) = rec.file() {
             self.touch(f)?;
+        }
+        let was = old.as_ref().and_then(|o| o.file()) == Some(FileKind::Archive);
+        let is = rec.file() == Some(FileKind::Archive);
+        if is && !was {
+            self.archive_added.push(rec.id.clone());
+        } else if is || was {
+            self.archive_other = true;
         }
         self.store.put_entry_over(rec, old)
     }
@@ -313,6 +327,9 @@ impl<'w> Tx<'w> {
         for (f, parsed) in docs {
             self.dirty.insert(f);
             self.changed = true;
+            if f == FileKind::Archive {
+                self.archive_other = true;
+            }
             let old_pre = self.store.preamble(f)?;
             if old_pre.as_deref() != Some(parsed.doc.preamble.as_str()) {
                 self.store.set_preamble(f, &parsed.doc.preamble)?;
@@ -575,7 +592,10 @@ impl<'w> Tx<'w> {
             if self.seen.get(&f) != Some(&now.as_ref().map(|(_, st)| st.sha1.clone())) {
                 return Ok(None);
             }
-            let text = render_file(&self.store, f, self.lang())?;
+            let text = match self.spliced_archive(f, now.as_ref())? {
+                Some(t) => t,
+                None => render_file(&self.store, f, self.lang())?,
+            };
             plan.push((f, path, now, text));
         }
         let rescue_dir = self.ws.state_dir().join("rescued");
@@ -637,6 +657,78 @@ impl<'w> Tx<'w> {
             self.store.commit()?;
         }
         Ok(Some(report))
+    }
+}
+
+impl Tx<'_> {
+    /// The archive with this transaction's new entries spliced on top of the file, when that
+    /// is what rendering it whole would give: nothing else about the archive changed, the file
+    /// is exactly the store's last rendering of it, and the new entries are its newest. At
+    /// 100k entries this turns a full re-render into a copy. `None`: render it whole.
+    fn spliced_archive(
+        &self,
+        f: FileKind,
+        now: Option<&(Vec<u8>, crate::model::FileStamp)>,
+    ) -> Result<Option<String>> {
+        if f != FileKind::Archive || self.archive_other || self.archive_added.is_empty() {
+            return Ok(None);
+        }
+        let Some((bytes, disk)) = now else {
+            return Ok(None);
+        };
+        if self.store.stamp(f)?.is_none_or(|s| s.sha1 != disk.sha1) {
+            return Ok(None);
+        }
+        let Ok(old) = std::str::from_utf8(bytes) else {
+            return Ok(None);
+        };
+        let k = self.archive_added.len();
+        let top = self.store.file_entries(f, 0, k)?;
+        let added: HashSet<&str> = self.archive_added.iter().map(String::as_str).collect();
+        if top.len() != k || top.iter().any(|e| !added.contains(e.id.as_str())) {
+            return Ok(None);
+        }
+        let preamble = match self.store.preamble(f)? {
+            Some(p) => p,
+            None => scaffold::template_preamble(f, self.lang()),
+        };
+        let head = markdown::render(
+            &Doc {
+                preamble: preamble.clone(),
+                blocks: top.iter().map(|e| entry_block(e, self.lang())).collect(),
+            },
+            None,
+        );
+        let prefix = markdown::render(
+            &Doc {
+                preamble,
+                blocks: Vec::new(),
+            },
+            None,
+        );
+        // the file is `prefix` alone (no entries yet), or the old entries after `prefix` (less
+        // its newline) and a blank line; an empty preamble renders as "\n" and no prefix
+        let rest = if old == prefix {
+            None
+        } else if prefix == "\n" {
+            Some(old)
+        } else {
+            let p = prefix.strip_suffix('\n').unwrap_or(&prefix);
+            match old.strip_prefix(p).and_then(|r| r.strip_prefix("\n\n")) {
+                Some(r) => Some(r),
+                None => return Ok(None),
+            }
+        };
+        let text = match rest {
+            None => head,
+            Some(rest) => format!("{}\n\n{rest}", head.strip_suffix('\n').unwrap_or(&head)),
+        };
+        debug_assert_eq!(
+            text,
+            render_file(&self.store, f, self.lang())?,
+            "the spliced archive equals the full rendering"
+        );
+        Ok(Some(text))
     }
 }
 
