@@ -73,6 +73,8 @@ fn writers_a_hand_editor_and_a_reader_lose_nothing() {
     let per = env_num("TRILOGY_TORTURE_CHECKPOINTS", 12);
     let ws = Ws::init();
     let root = ws.root().to_path_buf();
+    // a small live cap: sessions keep moving into the archive while everything else goes on
+    std::fs::write(root.join("trilogy.toml"), "sessions_max_entries = 6\n").unwrap();
     let bin = assert_cmd::cargo::cargo_bin("trilogy");
     let acked = Arc::new(Mutex::new(Vec::<String>::new()));
     let stop = Arc::new(AtomicBool::new(false));
@@ -233,7 +235,35 @@ fn writers_killed_at_random_points_leave_a_healthy_workspace() {
     let kills = env_num("TRILOGY_TORTURE_KILLS", 100);
     let mut rng = Lcg(seed());
     let ws = Ws::init();
+    // a small live cap, so kills also land while sessions move into the archive
+    std::fs::write(ws.root().join("trilogy.toml"), "sessions_max_entries = 5\n").unwrap();
     let bin = assert_cmd::cargo::cargo_bin("trilogy");
+    // how long one checkpoint takes here and now: kills are spread over 1.5 times that, so
+    // they land anywhere in a command's life and about a third of the commands complete
+    let mut runs: Vec<Duration> = (0..3)
+        .map(|n| {
+            let t = std::time::Instant::now();
+            let out = Command::new(&bin)
+                .arg("--root")
+                .arg(ws.root())
+                .args([
+                    "checkpoint",
+                    "--session-done",
+                    &format!("timing {n}; tested"),
+                ])
+                .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", text(&out.stderr));
+            t.elapsed()
+        })
+        .collect();
+    runs.sort();
+    let window_us = (runs[1].as_micros() as u64 * 3 / 2).max(1_000);
+    eprintln!(
+        "one checkpoint takes {:?}; kills within {window_us} µs",
+        runs[1]
+    );
     let mut acked = Vec::new();
     let mut killed = 0;
     let mut i = 0;
@@ -255,7 +285,7 @@ fn writers_killed_at_random_points_leave_a_healthy_workspace() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
-        std::thread::sleep(Duration::from_micros(rng.next(12_000)));
+        std::thread::sleep(Duration::from_micros(rng.next(window_us)));
         match child.try_wait().unwrap() {
             Some(status) => {
                 if status.success() {
@@ -283,13 +313,17 @@ fn writers_killed_at_random_points_leave_a_healthy_workspace() {
                     text(&fixed.stdout)
                 );
             }
-            let s = ws.read("SESSIONS.md");
+            let s = format!(
+                "{}{}",
+                ws.read("SESSIONS.md"),
+                std::fs::read_to_string(ws.path("SESSIONS-archive.md")).unwrap_or_default()
+            );
             let d = ws.read("DECISIONS.md");
             for tag in &acked {
                 assert_eq!(
                     s.matches(&format!("{tag} entry; tested")).count(),
                     1,
-                    "{tag} in SESSIONS.md"
+                    "{tag} in SESSIONS.md and its archive"
                 );
                 assert_eq!(
                     d.matches(&format!("— {tag} choice\n")).count(),
@@ -302,5 +336,9 @@ fn writers_killed_at_random_points_leave_a_healthy_workspace() {
     eprintln!(
         "{killed} kills, {} acknowledged writes survived",
         acked.len()
+    );
+    assert!(
+        !acked.is_empty(),
+        "no checkpoint completed between the kills: the check above verified nothing"
     );
 }
