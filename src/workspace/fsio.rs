@@ -76,11 +76,28 @@ pub fn is_fresh(stamp: &FileStamp) -> bool {
     (now_ns() - stamp.mtime_ns).abs() <= RACY_WINDOW_NS
 }
 
+/// The racy window on a filesystem that keeps sub-second mtimes: Linux stamps files from a
+/// clock that ticks every 1–10 ms, so a tenth of a second is a wide margin.
+const FINE_RACY_WINDOW_NS: i128 = 100_000_000;
+
 /// True when `stamp` was recorded too soon after the file's mtime to vouch for its content
 /// (git's "racily clean" rule): a same-size write in the same tick would be invisible to stat.
-/// `stamped_at_ms` is when the stamp was recorded.
+/// `stamped_at_ms` is when the stamp was recorded. An mtime with a sub-second part comes from
+/// a filesystem with fine timestamps; one in whole seconds may come from a coarse one (FAT
+/// keeps two seconds), which gets the wide window.
 pub fn is_racy(stamp: &FileStamp, stamped_at_ms: u64) -> bool {
-    stamp.mtime_ns + RACY_WINDOW_NS >= stamped_at_ms as i128 * 1_000_000
+    let window = if stamp.mtime_ns % 1_000_000_000 != 0 {
+        FINE_RACY_WINDOW_NS
+    } else {
+        RACY_WINDOW_NS
+    };
+    stamp.mtime_ns + window >= stamped_at_ms as i128 * 1_000_000
+}
+
+/// True when a stamp of the file recorded now would not be racy.
+pub fn settles_now(stamp: &FileStamp) -> bool {
+    let now_ms = (now_ns() / 1_000_000).max(0) as u64;
+    !is_racy(stamp, now_ms)
 }
 
 /// True when the file's size, mtime and inode still match `stamp` and the stamp was recorded
