@@ -615,3 +615,74 @@ fn a_same_size_save_in_the_same_clock_tick_as_a_write_is_still_absorbed() {
     ws.ok(&["status"]);
     assert_eq!(ws.read("SESSIONS.md"), edited);
 }
+
+#[test]
+fn a_disk_that_refuses_writes_changes_nothing_and_the_next_command_works() {
+    // a full disk, simulated without privileges: the writer runs with a file-size limit
+    // (RLIMIT_FSIZE, SIGXFSZ ignored), so growing any file past 64 KiB fails with EFBIG
+    let ws = seeded();
+    let big: String = (0..2500)
+        .map(|i| {
+            format!(
+                "## 2025-01-{:02}\n完成：padding entry number {i}, long enough to weigh\n\n",
+                i % 28 + 1
+            )
+        })
+        .collect();
+    let s = ws.read("SESSIONS.md");
+    let at = s.find("\n## ").unwrap() + 1;
+    ws.write("SESSIONS.md", &format!("{}{big}{}", &s[..at], &s[at..]));
+    ws.ok(&["status"]);
+    assert!(ws.read("SESSIONS.md").len() > 128 * 1024);
+    let before = ws.snapshot();
+    let events = ws.json(&["log", "-n", "1"])["events"][0]["seq"].clone();
+    let bin = assert_cmd::cargo::cargo_bin("trilogy");
+    let out = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("trap '' XFSZ; ulimit -f 64; exec \"$0\" \"$@\"")
+        .arg(&bin)
+        .arg("--root")
+        .arg(ws.root())
+        .args([
+            "checkpoint",
+            "--session-done",
+            "written to a full disk; tested",
+        ])
+        .env("TRILOGY_TODAY", common::TODAY)
+        .env("TRILOGY_CONFIG", ws.root().join("no-user-config.toml"))
+        .output()
+        .expect("sh is needed");
+    assert!(!out.status.success(), "the write cannot succeed");
+    let err = text(&out.stderr);
+    assert!(err.contains("large") || err.contains("space"), "{err}");
+    assert_eq!(ws.snapshot(), before, "the files are as they were");
+    assert_eq!(
+        ws.json(&["log", "-n", "1"])["events"][0]["seq"],
+        events,
+        "nothing was recorded"
+    );
+    assert!(
+        !ws.ok(&["read", "-n", "3"])
+            .contains("written to a full disk"),
+        "the refused entry is not in the store"
+    );
+    // a store left mid-write is named as such, and repaired by the first command that writes
+    let doctor = ws.run(&["doctor"]);
+    if !doctor.status.success() {
+        assert!(
+            text(&doctor.stdout).contains("repair"),
+            "{}",
+            text(&doctor.stdout)
+        );
+    }
+    let doctor = ws.run(&["doctor", "--fix"]);
+    assert!(doctor.status.success(), "{}", text(&doctor.stdout));
+    ws.ok(&[
+        "checkpoint",
+        "--session-done",
+        "after space was freed; tested",
+    ]);
+    assert!(ws.read("SESSIONS.md").contains("after space was freed"));
+    let doctor = ws.run(&["doctor"]);
+    assert!(doctor.status.success(), "{}", text(&doctor.stdout));
+}

@@ -100,6 +100,17 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
     }
     let store = match Store::open_read_only(&store_path) {
         Ok(s) => s,
+        Err(e) if e.to_string().to_lowercase().contains("repair") => {
+            // redb marks a file whose last commit failed or was cut short; opening it for
+            // writing repairs it, which a read-only look cannot do
+            out.push(finding(
+                Level::Error,
+                "store",
+                format!("the store needs a repair after a failed or interrupted write ({e})"),
+                "run doctor --fix (any trilogy command that writes repairs it too)",
+            ));
+            return Ok(out);
+        }
         Err(e) => {
             out.push(finding(
                 Level::Error,
