@@ -415,3 +415,37 @@ fn writer_held_elsewhere_means_the_tail_is_scanned() {
     assert_eq!(v["unindexed"], 0);
     assert_eq!(v["hits"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn an_index_built_from_another_store_is_rebuilt() {
+    // the store is rebuilt from the Markdown underneath a kept index: its change sequence
+    // starts over and may even pass the index's, so the index must know whose it is
+    let ws = fixture();
+    ws.ok(&["reindex"]);
+    std::fs::remove_file(ws.root().join(".trilogy/store.redb")).unwrap();
+    let s = ws.read("SESSIONS.md");
+    ws.write(
+        "SESSIONS.md",
+        &s.replace("沙箱禁止命名管道", "沙箱允许匿名管道"),
+    );
+    for i in 0..40 {
+        ws.ok(&[
+            "checkpoint",
+            "--session-done",
+            &format!("filler {i}; tested"),
+        ]);
+    }
+    let v = ws.json(&["search", "命名管道"]);
+    assert!(
+        !v["hits"].to_string().contains("沙箱禁止命名管道"),
+        "the old text is gone: {v}"
+    );
+    let v = ws.json(&["search", "匿名管道"]);
+    assert!(
+        v["hits"][0]["snippet"]
+            .as_str()
+            .unwrap()
+            .contains("沙箱允许匿名管道"),
+        "{v}"
+    );
+}

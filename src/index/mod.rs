@@ -114,6 +114,15 @@ pub struct SearchDoc {
     pub body: String,
 }
 
+/// What the index on disk says about itself.
+#[derive(Debug, Default, Clone, Copy)]
+struct OnDisk {
+    wm: u64,
+    /// The store it was built from (`None`: an index from before stores had an identity).
+    store: Option<u64>,
+    commit: u64,
+}
+
 /// Changes the index has not applied (another process holds its writer, or too few to be
 /// worth a commit): a search reads these from the store instead, so no answer is stale.
 #[derive(Debug, Default)]
@@ -325,13 +334,14 @@ impl SearchIndex {
 
     /// The store change sequence this index has applied.
     pub fn watermark(&self) -> u64 {
-        self.on_disk().0
+        self.on_disk().wm
     }
 
-    /// The watermark and the commit opstamp of the index on disk (remembered for the reader).
-    fn on_disk(&self) -> (u64, u64) {
+    /// The commit on disk: its watermark and store identity (from the payload) and a
+    /// fingerprint (remembered, so the reader is reloaded when it changes).
+    fn on_disk(&self) -> OnDisk {
         let Ok(metas) = self.index.load_metas() else {
-            return (0, 0);
+            return OnDisk::default();
         };
         // which commit: its opstamp and its segments (an index rebuilt from scratch restarts
         // its opstamps, never its segment ids)
@@ -342,12 +352,19 @@ impl SearchIndex {
         }
         let commit = std::hash::Hasher::finish(&h).max(1);
         self.latest.store(commit, Ordering::Relaxed);
-        let wm = metas
+        let payload = metas
             .payload
-            .and_then(|p| serde_json::from_str::<serde_json::Value>(&p).ok())
-            .and_then(|p| p.get("wm").and_then(serde_json::Value::as_u64))
-            .unwrap_or(0);
-        (wm, commit)
+            .and_then(|p| serde_json::from_str::<serde_json::Value>(&p).ok());
+        let field = |k: &str| {
+            payload
+                .as_ref()
+                .and_then(|p| p.get(k).and_then(serde_json::Value::as_u64))
+        };
+        OnDisk {
+            wm: field("wm").unwrap_or(0),
+            store: field("store"),
+            commit,
+        }
     }
 
     /// What a search needs before it runs: small sets of changes (at most [`SMALL_TAIL`]) are
@@ -362,15 +379,18 @@ impl SearchIndex {
     }
 
     /// The changes after the index's watermark, each key once, oldest first; `true` when the
-    /// index is ahead of the store (a store rebuilt underneath it): everything is pending.
+    /// index was built from another store (one rebuilt from scratch): everything is pending.
+    /// An index ahead of this snapshot (another process caught it up further) has nothing
+    /// pending for it.
     fn pending_keys(&self, r: &dyn Reader) -> Result<(bool, u64, Vec<String>)> {
         let target = r.change_seq()?;
-        let mut wm = self.watermark();
-        let rebuild = wm > target;
-        if rebuild {
-            wm = 0;
-        }
-        if wm == target && !rebuild {
+        let disk = self.on_disk();
+        let rebuild = match disk.store {
+            Some(s) => s != r.store_id()?,
+            None => disk.wm > 0,
+        };
+        let wm = if rebuild { 0 } else { disk.wm };
+        if wm >= target && !rebuild {
             return Ok((false, target, Vec::new()));
         }
         let mut keys: Vec<String> = Vec::new();
@@ -406,7 +426,7 @@ impl SearchIndex {
     /// Bring the index up to the store's change sequence. Returns the changes it could not
     /// apply because another process holds the writer: the search scans those itself.
     pub fn sync(&self, r: &dyn Reader, mut progress: Option<Progress>) -> Result<Pending> {
-        let (rebuild, target, keys) = self.pending_keys(r)?;
+        let (rebuild, _, keys) = self.pending_keys(r)?;
         if keys.is_empty() && !rebuild {
             return Ok(Pending::default());
         }
@@ -427,7 +447,14 @@ impl SearchIndex {
             Err(TantivyError::LockFailure(..)) => return self.pending(r, keys),
             Err(e) => return Err(index_err(&self.dir, e)),
         };
+        // with the writer held nobody else commits: look again, so a commit made meanwhile by
+        // another process is built on, never replaced by an older view (watermarks only rise)
+        let (rebuild, target, keys) = self.pending_keys(r)?;
+        let store_id = r.store_id()?;
         let result = (|| -> Result<()> {
+            if keys.is_empty() && !rebuild {
+                return Ok(());
+            }
             if rebuild {
                 writer
                     .delete_all_documents()
@@ -451,7 +478,9 @@ impl SearchIndex {
             let mut prepared = writer
                 .prepare_commit()
                 .map_err(|e| index_err(&self.dir, e))?;
-            prepared.set_payload(&format!("{{\"wm\":{target},\"schema\":{SCHEMA_VERSION}}}"));
+            prepared.set_payload(&format!(
+                "{{\"wm\":{target},\"schema\":{SCHEMA_VERSION},\"store\":{store_id}}}"
+            ));
             prepared.commit().map_err(|e| index_err(&self.dir, e))?;
             Ok(())
         })();
@@ -502,9 +531,9 @@ impl SearchIndex {
             }
         }
         if q.since.is_some() || q.until.is_some() {
-            let lo = q.since.map_or(Bound::Unbounded, |d| {
-                Bound::Included(Term::from_field_i64(self.f.date, days(d)))
-            });
+            // undated documents (sections, undated entries) are stored with date 0: a date
+            // filter leaves them out, as it does for pending documents
+            let lo = Bound::Included(Term::from_field_i64(self.f.date, q.since.map_or(1, days)));
             let hi = q.until.map_or(Bound::Unbounded, |d| {
                 Bound::Included(Term::from_field_i64(self.f.date, days(d)))
             });
@@ -606,7 +635,7 @@ impl SearchIndex {
                 date,
             });
         }
-        let bm25 = Bm25::new(&searcher, &self.f, &distinct, tail)?;
+        let bm25 = Bm25::new(&searcher, &self.f, &distinct, tail, &self.dir)?;
         for (i, d) in tail.iter().enumerate() {
             if !self.tail_passes(d, q) {
                 continue;
@@ -687,7 +716,7 @@ impl SearchIndex {
     fn reader(&self) -> Result<IndexReader> {
         let mut latest = self.latest.load(Ordering::Relaxed);
         if latest == 0 {
-            latest = self.on_disk().1;
+            latest = self.on_disk().commit;
         }
         let mut cached = self.reader.lock().unwrap_or_else(|p| p.into_inner());
         match cached.as_mut() {
@@ -746,8 +775,9 @@ impl Bm25 {
         f: &Fields,
         distinct: &[String],
         pending: &[SearchDoc],
+        dir: &Path,
     ) -> Result<Bm25> {
-        let err = |e: TantivyError| Error::Internal(format!("search index statistics: {e}"));
+        let err = |e: TantivyError| index_err(dir, e);
         let tokens: Vec<(Vec<String>, Vec<String>)> = pending
             .iter()
             .map(|d| (terms(&d.heading), terms(&d.body)))

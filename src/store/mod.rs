@@ -189,7 +189,10 @@ fn store_err(path: &Path, e: impl std::fmt::Display) -> Error {
 fn migrate(w: &WriteTx) -> Result<()> {
     let v = w.meta("schema_version")?;
     match v {
-        0 => w.set_meta("schema_version", SCHEMA_VERSION),
+        0 => {
+            set_store_id(w)?;
+            w.set_meta("schema_version", SCHEMA_VERSION)
+        }
         SCHEMA_VERSION => Ok(()),
         newer if newer > SCHEMA_VERSION => Err(Error::Store {
             path: w.path.clone(),
@@ -204,11 +207,26 @@ fn migrate(w: &WriteTx) -> Result<()> {
             }
             if older < 3 {
                 count_live_decisions(w)?;
+                set_store_id(w)?;
             }
             w.migrated.set(true);
             w.set_meta("schema_version", SCHEMA_VERSION)
         }
     }
+}
+
+/// A random identity for this store file, so derived caches (the search index) can tell a
+/// store rebuilt from scratch (its change sequence restarts) from an older snapshot of theirs.
+fn set_store_id(w: &WriteTx) -> Result<()> {
+    let mut h = std::hash::DefaultHasher::new();
+    std::hash::Hash::hash(&std::time::SystemTime::now(), &mut h);
+    std::hash::Hash::hash(&std::process::id(), &mut h);
+    std::hash::Hash::hash(&w.path, &mut h);
+    let id = std::hash::BuildHasher::hash_one(
+        &std::collections::hash_map::RandomState::new(),
+        std::hash::Hasher::finish(&h),
+    );
+    w.set_meta("store_id", id.max(1))
 }
 
 /// Schema 3 keeps a count of live decisions (the injection ledger needs it without reading
@@ -419,6 +437,11 @@ pub trait Reader {
     /// The store's change sequence: bumped by every entry or section write.
     fn change_seq(&self) -> Result<u64> {
         self.meta("change_seq")
+    }
+
+    /// This store file's random identity (0: a store from before schema 3, not migrated).
+    fn store_id(&self) -> Result<u64> {
+        self.meta("store_id")
     }
 
     /// What changed after `seq`, oldest first: `(seq, "e:<id>" | "s:<key>")`.

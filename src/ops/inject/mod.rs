@@ -221,7 +221,11 @@ pub fn assemble(
         kept_decisions.push(d);
         Ok(true)
     })?;
-    let decisions_live = (r.live_decisions()? as usize).max(kept_decisions.len());
+    // the counter is needed only when the scan stopped early; a full scan counted them
+    let decisions_live = match first_left_out {
+        Some(_) => (r.live_decisions()? as usize).max(kept_decisions.len() + 1),
+        None => kept_decisions.len(),
+    };
 
     let stale = staleness(r, config, &sessions)?;
     let parts = Parts {
