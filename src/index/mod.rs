@@ -574,10 +574,18 @@ impl SearchIndex {
             );
             should.push((Occur::Should, Box::new(b)));
         }
-        let mut clauses: Vec<(Occur, Box<dyn Query>)> =
-            vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
-        clauses.extend(self.filters(q));
-        let query = BooleanQuery::new(clauses);
+        // without filters the query is the bare union of term queries, which tantivy answers
+        // with block-max WAND (skipping documents that cannot reach the top); nested in a
+        // filtering query it would score every match of every term
+        let filters = self.filters(q);
+        let query = if filters.is_empty() {
+            BooleanQuery::new(should)
+        } else {
+            let mut clauses: Vec<(Occur, Box<dyn Query>)> =
+                vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+            clauses.extend(filters);
+            BooleanQuery::new(clauses)
+        };
 
         let reader = self.reader()?;
         let searcher = reader.searcher();
