@@ -34,6 +34,8 @@
 #[path = "gen/mod.rs"]
 mod r#gen;
 
+use r#gen::fmt_duration as fmt;
+
 use std::io::{BufRead, BufReader, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
@@ -82,12 +84,7 @@ impl Stats {
 
     /// Nearest-rank percentile.
     fn pct(&self, p: f64) -> Duration {
-        let s = self.sorted();
-        if s.is_empty() {
-            return Duration::ZERO;
-        }
-        let rank = ((p / 100.0) * s.len() as f64).ceil() as usize;
-        s[rank.clamp(1, s.len()) - 1]
+        r#gen::percentile(&self.sorted(), p)
     }
 
     fn p50(&self) -> Duration {
@@ -118,19 +115,6 @@ impl Stats {
             fmt(min),
             fmt(max)
         )
-    }
-}
-
-fn fmt(d: Duration) -> String {
-    let ns = d.as_nanos() as f64;
-    if ns < 1e3 {
-        format!("{ns:.0} ns")
-    } else if ns < 1e6 {
-        format!("{:.1} µs", ns / 1e3)
-    } else if ns < 1e9 {
-        format!("{:.2} ms", ns / 1e6)
-    } else {
-        format!("{:.2} s", ns / 1e9)
     }
 }
 

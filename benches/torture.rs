@@ -25,6 +25,8 @@
 #[path = "gen/mod.rs"]
 mod r#gen;
 
+use r#gen::{fmt_duration as fmt, percentile as pct};
+
 use std::collections::{BTreeMap, HashSet};
 use std::io::Write as _;
 use std::path::Path;
@@ -38,27 +40,6 @@ use trilogy::workspace::Workspace;
 
 // ---------------------------------------------------------------------------------------------
 // statistics
-
-fn pct(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
-
-fn fmt(d: Duration) -> String {
-    let ns = d.as_nanos() as f64;
-    if ns < 1e3 {
-        format!("{ns:.0} ns")
-    } else if ns < 1e6 {
-        format!("{:.1} µs", ns / 1e3)
-    } else if ns < 1e9 {
-        format!("{:.2} ms", ns / 1e6)
-    } else {
-        format!("{:.2} s", ns / 1e9)
-    }
-}
 
 fn summary(name: &str, samples: &[Duration]) -> String {
     let mut s = samples.to_vec();

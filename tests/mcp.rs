@@ -260,11 +260,9 @@ async fn bad_calls_are_tool_errors_with_precise_messages_and_write_nothing() {
 #[test]
 fn raw_transcript_every_stdout_byte_is_a_frame() {
     let ws = Ws::init();
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"))
-        .arg("--root")
-        .arg(ws.root())
+    let mut child = ws
+        .std_cmd()
         .arg("mcp")
-        .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -414,11 +412,9 @@ fn install_registers_the_server_and_dsh_gets_a_block_the_server_keeps_current() 
     let block = || std::fs::read_to_string(ws.root().join("AGENTS.local.md")).unwrap();
     assert!(!block().contains("kingfisher"));
     // a write through the server refreshes the block DeepSeek Harness re-reads every turn
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"))
-        .arg("--root")
-        .arg(ws.root())
+    let mut child = ws
+        .std_cmd()
         .arg("mcp")
-        .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())

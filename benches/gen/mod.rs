@@ -358,3 +358,28 @@ pub fn trilogy_bin_copy(override_var: &str, dir: &Path) -> std::path::PathBuf {
     );
     copy
 }
+
+/// Nearest-rank percentile `p` (0–100) of sorted samples (zero when there are none).
+#[allow(dead_code)]
+pub fn percentile(sorted: &[std::time::Duration], p: f64) -> std::time::Duration {
+    if sorted.is_empty() {
+        return std::time::Duration::ZERO;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+/// A duration with a unit that fits it: `812 ns`, `3.4 µs`, `1.25 ms`, `2.71 s`.
+#[allow(dead_code)]
+pub fn fmt_duration(d: std::time::Duration) -> String {
+    let ns = d.as_nanos() as f64;
+    if ns < 1e3 {
+        format!("{ns:.0} ns")
+    } else if ns < 1e6 {
+        format!("{:.1} µs", ns / 1e3)
+    } else if ns < 1e9 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.2} s", ns / 1e9)
+    }
+}

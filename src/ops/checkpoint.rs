@@ -575,16 +575,23 @@ fn edit_section(
                 Some(rep) => {
                     let rep_n = normalize_newlines(rep);
                     let rep = rep_n.trim_end();
-                    let pos = old_lines.iter().position(|l| l.trim_end() == rep);
-                    if pos.is_none() && old_lines.iter().any(|l| l.trim_end() == line) {
+                    match old_lines.iter().position(|l| l.trim_end() == rep) {
+                        Some(pos) => {
+                            let mut lines: Vec<String> =
+                                old_lines.iter().map(|l| l.to_string()).collect();
+                            let dropped = vec![lines[pos].clone()];
+                            lines[pos] = line;
+                            (lines.join("\n"), dropped)
+                        }
                         // a retry of a replacement that already landed (or a `replaces` that
                         // names no line while `line` is there already: said, not guessed at)
-                        out.warnings.push(format!(
-                            "project[{i}]: `{heading}` has no line `{rep}` but already has `{line}`; nothing changed (a retry of this replacement?)"
-                        ));
-                        (old_text.clone(), Vec::new())
-                    } else {
-                        let Some(pos) = pos else {
+                        None if old_lines.iter().any(|l| l.trim_end() == line) => {
+                            out.warnings.push(format!(
+                                "project[{i}]: `{heading}` has no line `{rep}` but already has `{line}`; nothing changed (a retry of this replacement?)"
+                            ));
+                            (old_text.clone(), Vec::new())
+                        }
+                        None => {
                             let listing = if old_lines.is_empty() {
                                 "  (the section is empty)".to_string()
                             } else {
@@ -597,12 +604,7 @@ fn edit_section(
                             return Err(Error::bad_input(format!(
                                 "project[{i}].replaces: no line of `{heading}` is exactly `{rep}`; its lines are:\n{listing}"
                             )));
-                        };
-                        let mut lines: Vec<String> =
-                            old_lines.iter().map(|l| l.to_string()).collect();
-                        let dropped = vec![lines[pos].clone()];
-                        lines[pos] = line;
-                        (lines.join("\n"), dropped)
+                        }
                     }
                 }
                 None => {

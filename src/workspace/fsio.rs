@@ -113,15 +113,6 @@ pub fn stat_matches(path: &Path, stamp: &FileStamp, stamped_at_ms: u64) -> bool 
     m.len() == stamp.len && m.ino() == stamp.ino && mtime == stamp.mtime_ns
 }
 
-/// Read a file; `None` when it does not exist.
-pub fn read_opt(path: &Path) -> Result<Option<Vec<u8>>> {
-    match std::fs::read(path) {
-        Ok(b) => Ok(Some(b)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io(path, e)),
-    }
-}
-
 /// Resolve a memory file path: a symlink is followed only when it stays inside `root`.
 pub fn resolve_inside(root: &Path, path: &Path) -> Result<PathBuf> {
     match std::fs::symlink_metadata(path) {

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::model::{FileKind, Lang};
 use crate::store::{Reader, Store};
 
-pub use fsio::{read_opt, write_atomic};
+pub use fsio::write_atomic;
 pub use scaffold::{
     BOOT_END, BOOT_START, BootOutcome, boot_block, ensure_boot_block, ensure_region, remove_region,
     template,
@@ -300,33 +300,36 @@ impl Workspace {
             value,
             report: SyncReport::default(),
         };
+        // a one-shot command looks through a read-only handle first (no write lock, no
+        // repair); a long-lived process already holds the read-write one
+        let mut found = None;
         if self.store.get().is_none()
             && self.store_path().exists()
             && let Ok(ro) = Store::open_read_only(&self.store_path())
         {
             let rtx = ro.read()?;
-            if self.files_match(&rtx)? == Match::Yes {
-                return f(&rtx).map(clean);
+            match self.files_match(&rtx)? {
+                Match::Yes => return f(&rtx).map(clean),
+                m => found = Some(m),
             }
         }
         let store = self.rw_store()?;
-        {
-            let rtx = store.read()?;
-            match self.files_match(&rtx)? {
-                Match::Yes => return f(&rtx).map(clean),
-                Match::Settle => {
-                    // the files are as written; record stamps that can now be trusted, so
-                    // later reads need no hashing (best effort: a read-only root still reads)
-                    drop(rtx);
-                    if self.write("cli", |_| Ok(())).is_err() {
-                        let rtx = store.read()?;
-                        return f(&rtx).map(clean);
-                    }
-                    let rtx = store.read()?;
-                    return f(&rtx).map(clean);
+        let found = match found {
+            Some(m) => m,
+            None => {
+                let rtx = store.read()?;
+                match self.files_match(&rtx)? {
+                    Match::Yes => return f(&rtx).map(clean),
+                    m => m,
                 }
-                Match::No => {}
             }
+        };
+        if found == Match::Settle {
+            // the files are as written; record stamps that can now be trusted, so later reads
+            // need no hashing (best effort: a read-only root still reads)
+            let _ = self.write("cli", |_| Ok(()));
+            let rtx = store.read()?;
+            return f(&rtx).map(clean);
         }
         let synced = self.write("cli", |_| Ok(()))?;
         let rtx = store.read()?;
