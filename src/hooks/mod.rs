@@ -223,16 +223,22 @@ fn ready(ws: &Workspace) -> Result<bool> {
 /// Append a line to the workspace's hook log (best effort).
 pub fn write_log(root: Option<&Path>, line: &str) {
     use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
     let Some(root) = root else { return };
-    let dir = root.join(".trilogy");
-    if !dir.is_dir() {
+    // the log is never written through a link out of the workspace (a cloned repository could
+    // commit `.trilogy/hooks.log → ~/.bashrc`), nor through any link at its last step
+    let Ok(log) = crate::workspace::beneath(root, &root.join(".trilogy").join("hooks.log")) else {
+        return;
+    };
+    if !log.parent().is_some_and(Path::is_dir) {
         return;
     }
     let stamp = chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false);
     if let Ok(mut f) = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .open(dir.join("hooks.log"))
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .open(log)
     {
         let _ = writeln!(f, "{stamp} {line}");
     }

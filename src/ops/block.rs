@@ -37,7 +37,8 @@ fn target(ws: &Workspace, file: &Path) -> Result<PathBuf> {
             ws.root.display()
         )));
     }
-    Ok(path)
+    // a link out of the workspace is refused, not followed
+    ws.inside(&path)
 }
 
 /// Write (or refresh) the block in `file`.
@@ -49,7 +50,7 @@ pub fn write_block(ws: &Workspace, file: &Path) -> Result<BlockOutcome> {
         .read(|r| assemble(r, &ws.config, ws.clock.today(), budget))?
         .value;
     let region = format!("{BLOCK_START}\n{}\n{BLOCK_END}\n", block.text);
-    let outcome = ensure_region(&path, BLOCK_START, BLOCK_END, &region, &[])?;
+    let outcome = ensure_region(&path, BLOCK_START, BLOCK_END, &region)?;
     Ok(BlockOutcome {
         path: path.display().to_string(),
         outcome,

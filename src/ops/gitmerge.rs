@@ -119,7 +119,7 @@ pub fn install_git(
     remove: bool,
 ) -> Result<Vec<String>> {
     let mut done = Vec::new();
-    let attrs = root.join(".gitattributes");
+    let attrs = crate::workspace::beneath(root, &root.join(".gitattributes"))?;
     if remove {
         if crate::workspace::remove_region(&attrs, ATTR_START, ATTR_END)? {
             done.push(format!(
@@ -140,7 +140,7 @@ pub fn install_git(
         "{ATTR_START}\n{}\n{ATTR_END}\n",
         attribute_lines(memory_dir).join("\n")
     );
-    let outcome = crate::workspace::ensure_region(&attrs, ATTR_START, ATTR_END, &region, &[])?;
+    let outcome = crate::workspace::ensure_region(&attrs, ATTR_START, ATTR_END, &region)?;
     done.push(format!("{:?} {}", outcome, attrs.display()).to_lowercase());
     git(
         root,

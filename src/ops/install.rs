@@ -161,6 +161,16 @@ fn is_ours(handler: &Value, target: Target) -> bool {
         .is_some_and(|n| n == "trilogy")
 }
 
+/// A file inside the project is written only through the workspace fence (a cloned repository
+/// may commit `.claude/settings.json` as a link to a file elsewhere); user files are the user's.
+fn confine(opts: &InstallOptions, path: PathBuf) -> Result<PathBuf> {
+    if crate::workspace::is_under(&opts.root, &path) {
+        crate::workspace::beneath(&opts.root, &path)
+    } else {
+        Ok(path)
+    }
+}
+
 fn settings_path(opts: &InstallOptions) -> PathBuf {
     let base = match opts.scope {
         Scope::Project => opts.root.clone(),
@@ -283,7 +293,7 @@ fn mcp_path(opts: &InstallOptions) -> PathBuf {
 pub const MCP_SERVER_NAME: &str = "trilogy";
 
 fn register_mcp(opts: &InstallOptions, remove: bool) -> Result<Option<FileChange>> {
-    let path = mcp_path(opts);
+    let path = confine(opts, mcp_path(opts))?;
     match opts.target {
         Target::Claude => {
             let settings = Settings::load(path.clone())?;
@@ -404,7 +414,7 @@ fn register_mcp(opts: &InstallOptions, remove: bool) -> Result<Option<FileChange
 
 /// Merge our hooks and MCP server entry (and, for Claude in a project, the `CLAUDE.md` pointer).
 pub fn install(opts: &InstallOptions) -> Result<Vec<FileChange>> {
-    let settings = Settings::load(settings_path(opts))?;
+    let settings = Settings::load(confine(opts, settings_path(opts))?)?;
     let obj = settings.object()?;
     let hooks = obj
         .object_value_or_create("hooks")
@@ -435,13 +445,12 @@ pub fn install(opts: &InstallOptions) -> Result<Vec<FileChange>> {
     changes.extend(register_mcp(opts, false)?);
     if opts.target == Target::Claude && opts.scope == Scope::Project {
         // Claude Code reads CLAUDE.md, not AGENTS.md
-        let md = opts.root.join("CLAUDE.md");
+        let md = confine(opts, opts.root.join("CLAUDE.md"))?;
         let outcome = ensure_region(
             &md,
             BOOT_START,
             BOOT_END,
             &boot_block(opts.lang, &opts.memory_dir_name),
-            &[],
         )?;
         changes.push(FileChange {
             path: md.display().to_string(),
@@ -457,7 +466,7 @@ pub fn install(opts: &InstallOptions) -> Result<Vec<FileChange>> {
 
 /// Take our hooks, MCP entry and the `CLAUDE.md` pointer out again.
 pub fn uninstall(opts: &InstallOptions) -> Result<Vec<FileChange>> {
-    let settings = Settings::load(settings_path(opts))?;
+    let settings = Settings::load(confine(opts, settings_path(opts))?)?;
     let mut changes: Vec<FileChange> = register_mcp(opts, true)?.into_iter().collect();
     if settings.original.is_some() {
         let obj = settings.object()?;
@@ -491,7 +500,7 @@ pub fn uninstall(opts: &InstallOptions) -> Result<Vec<FileChange>> {
         });
     }
     if opts.target == Target::Claude && opts.scope == Scope::Project {
-        let md = opts.root.join("CLAUDE.md");
+        let md = confine(opts, opts.root.join("CLAUDE.md"))?;
         if remove_region(&md, BOOT_START, BOOT_END)? {
             changes.push(FileChange {
                 path: md.display().to_string(),

@@ -77,16 +77,42 @@ pub fn area_map_of(sessions: &[crate::model::EntryRecord], today: NaiveDate) -> 
     v
 }
 
-/// The area map as one line: `区域：插件(21) · 部署(14) · 通用(27)`.
+/// Areas named in the area line; hand-written files may hold thousands.
+const AREA_LINE_MAX_AREAS: usize = 8;
+/// Characters of one area name shown in the area line.
+const AREA_LINE_MAX_NAME: usize = 32;
+
+/// The area map as one line: `区域：插件(21) · 部署(14) · 通用(27)`. Bounded whatever the files
+/// hold: at most eight areas (the largest), each name cut to 32 characters, then how many more.
 pub fn area_line(areas: &[AreaCount], lang: crate::model::Lang) -> String {
-    let label = match lang {
-        crate::model::Lang::Zh => "区域：",
-        crate::model::Lang::En => "Areas: ",
+    let (label, more) = match lang {
+        crate::model::Lang::Zh => ("区域：", "另有 {n} 个区域"),
+        crate::model::Lang::En => ("Areas: ", "{n} more areas"),
     };
-    let items: Vec<String> = areas
+    let mut shown: Vec<&AreaCount> = areas.iter().collect();
+    if shown.len() > AREA_LINE_MAX_AREAS {
+        // keep the largest, in their original order
+        let mut by_size: Vec<usize> = (0..shown.len()).collect();
+        by_size.sort_by(|a, b| shown[*b].count.cmp(&shown[*a].count).then(a.cmp(b)));
+        let mut keep: Vec<usize> = by_size[..AREA_LINE_MAX_AREAS].to_vec();
+        keep.sort_unstable();
+        shown = keep.into_iter().map(|i| &areas[i]).collect();
+    }
+    let mut items: Vec<String> = shown
         .iter()
-        .map(|a| format!("{}({})", a.area, a.count))
+        .map(|a| {
+            let name = if a.area.chars().count() > AREA_LINE_MAX_NAME {
+                let cut: String = a.area.chars().take(AREA_LINE_MAX_NAME - 1).collect();
+                format!("{cut}…")
+            } else {
+                a.area.clone()
+            };
+            format!("{name}({})", a.count)
+        })
         .collect();
+    if areas.len() > shown.len() {
+        items.push(more.replace("{n}", &(areas.len() - shown.len()).to_string()));
+    }
     format!("{label}{}", items.join(" · "))
 }
 

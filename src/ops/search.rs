@@ -54,7 +54,7 @@ pub fn prepare(mut q: SearchQuery) -> Result<SearchQuery> {
 pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
     let q = prepare(q)?;
     ws.require_memory()?;
-    let dir = ws.index_dir();
+    let dir = ws.inside(&ws.index_dir())?;
     let run = |r: &dyn crate::store::Reader| -> Result<SearchOutcome> {
         // tantivy may panic on a damaged segment: that is a broken index, like any other
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -106,7 +106,7 @@ pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
 /// Throw the index away and build it again from the store.
 pub fn reindex(ws: &Workspace, progress: Progress) -> Result<u64> {
     ws.require_memory()?;
-    let dir = ws.index_dir();
+    let dir = ws.inside(&ws.index_dir())?;
     if dir.exists() {
         std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     }

@@ -70,6 +70,34 @@ fn now_ns() -> i128 {
         .map_or(0, |d| d.as_nanos() as i128)
 }
 
+/// How long a file must have gone unwritten before its bytes are taken as a finished save:
+/// programs that save in several `write()` calls (scripts, pipelines, some editors) leave gaps
+/// of a few milliseconds between them.
+const QUIET: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// Wait until nobody has written `path` for [`QUIET`] (its mtime that far in the past), for at
+/// most `limit`. True when the file is quiet (or gone), false when it kept changing.
+pub fn wait_quiet(path: &Path, limit: std::time::Duration) -> bool {
+    let started = std::time::Instant::now();
+    loop {
+        let Ok(m) = std::fs::metadata(path) else {
+            return true;
+        };
+        let mtime = m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
+        let age_ns = now_ns() - mtime;
+        let quiet_ns = QUIET.as_nanos() as i128;
+        // an mtime in the future (clocks that disagree) counts as old: nothing to wait for
+        if age_ns >= quiet_ns || age_ns < -RACY_WINDOW_NS {
+            return true;
+        }
+        if started.elapsed() >= limit {
+            return false;
+        }
+        let wait = ((quiet_ns - age_ns.max(0)) as u64).clamp(2_000_000, 50_000_000);
+        std::thread::sleep(std::time::Duration::from_nanos(wait));
+    }
+}
+
 /// True when the stamped file was modified within the racy window of now (either way, for
 /// clocks that disagree): another program may still be in the middle of writing it.
 pub fn is_fresh(stamp: &FileStamp) -> bool {
@@ -103,37 +131,17 @@ pub fn settles_now(stamp: &FileStamp) -> bool {
 /// True when the file's size, mtime and inode still match `stamp` and the stamp was recorded
 /// long enough after that mtime to be trusted (no read needed).
 pub fn stat_matches(path: &Path, stamp: &FileStamp, stamped_at_ms: u64) -> bool {
-    if is_racy(stamp, stamped_at_ms) {
-        return false;
-    }
+    !is_racy(stamp, stamped_at_ms) && stat_equal(path, stamp)
+}
+
+/// True when the file's size, mtime and inode equal `stamp`'s (whether or not the stamp can be
+/// trusted to vouch for the content).
+pub fn stat_equal(path: &Path, stamp: &FileStamp) -> bool {
     let Ok(m) = std::fs::metadata(path) else {
         return false;
     };
     let mtime = m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
     m.len() == stamp.len && m.ino() == stamp.ino && mtime == stamp.mtime_ns
-}
-
-/// Resolve a memory file path: a symlink is followed only when it stays inside `root`.
-pub fn resolve_inside(root: &Path, path: &Path) -> Result<PathBuf> {
-    match std::fs::symlink_metadata(path) {
-        Ok(m) if m.file_type().is_symlink() => {
-            let target = std::fs::canonicalize(path).map_err(|e| Error::io(path, e))?;
-            let root = std::fs::canonicalize(root).map_err(|e| Error::io(root, e))?;
-            if target.starts_with(&root) {
-                Ok(target)
-            } else {
-                Err(Error::Io {
-                    path: path.to_path_buf(),
-                    message: format!(
-                        "is a symlink to {}, outside the workspace {}; trilogy refuses to read or write through it (replace the link with the file itself)",
-                        target.display(),
-                        root.display()
-                    ),
-                })
-            }
-        }
-        _ => Ok(path.to_path_buf()),
-    }
 }
 
 /// A file replaced by [`swap_in`]: the previous content waits in `previous` until the caller
@@ -162,12 +170,23 @@ pub enum Undone {
 }
 
 impl Swapped {
-    /// The bytes that were in the file just before the swap.
-    pub fn previous_bytes(&self) -> Result<Option<Vec<u8>>> {
+    /// The bytes that were in the file just before the swap, with the stat of that inode
+    /// taken before reading them (a later write into it changes what the stat shows).
+    pub fn previous_stamped(&self) -> Result<Option<(Vec<u8>, FileStamp)>> {
         match &self.previous {
-            Some(p) => std::fs::read(p).map(Some).map_err(|e| Error::io(p, e)),
+            Some(p) => read_stamped(p),
             None => Ok(None),
         }
+    }
+
+    /// Keep the new content; the previous inode is moved to `to` (on the same filesystem)
+    /// instead of being deleted, so a program still writing into it does not write into nothing.
+    pub fn keep_previous_at(self, to: &Path) -> Result<()> {
+        if let Some(p) = &self.previous {
+            std::fs::rename(p, to).map_err(|e| Error::io(to, e))?;
+        }
+        sync_dir(&self.path);
+        Ok(())
     }
 
     /// Keep the new content; the previous one is deleted.
@@ -253,16 +272,25 @@ fn exchange(a: &Path, b: &Path) -> Result<()> {
 /// Replace `path` with `bytes` by atomically exchanging a durable temp file with it, so the
 /// bytes that were there at that instant are kept and can be checked: a write that landed after
 /// the caller last read the file is never silently overwritten.
-pub fn swap_in(path: &Path, bytes: &[u8]) -> Result<Swapped> {
+///
+/// The temp file is made in `tmp_dir` (under `.trilogy/`, ignored by git) when that is on the
+/// same filesystem, so `git add -A` at the wrong moment never picks one up from `memory/`.
+pub fn swap_in(path: &Path, bytes: &[u8], tmp_dir: &Path) -> Result<Swapped> {
     let dir = path
         .parent()
         .ok_or_else(|| Error::Internal(format!("{} has no parent", path.display())))?;
     let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
+    let same_fs = |a: &Path, b: &Path| match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.dev() == y.dev(),
+        _ => false,
+    };
+    let _ = std::fs::create_dir(tmp_dir);
+    let tmp_in = if same_fs(tmp_dir, dir) { tmp_dir } else { dir };
     let tmp = tempfile::Builder::new()
         .prefix(".trilogy-")
         .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| Error::io(dir, e))?;
+        .tempfile_in(tmp_in)
+        .map_err(|e| Error::io(tmp_in, e))?;
     std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode))
         .map_err(|e| Error::io(tmp.path(), e))?;
     let (mut file, tmp_path) = tmp.keep().map_err(|e| Error::io(dir, e.error))?;

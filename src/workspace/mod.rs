@@ -5,6 +5,7 @@
 //! read from a read-only snapshot when the files are unchanged, and goes through the write path
 //! first when they are not (so every read sees hand edits).
 
+mod fence;
 mod fsio;
 mod scaffold;
 mod sync;
@@ -20,6 +21,7 @@ use crate::error::{Error, Result};
 use crate::model::{FileKind, Lang};
 use crate::store::{Reader, Store};
 
+pub use fence::{Fence, beneath, is_under};
 pub use fsio::write_atomic;
 pub use scaffold::{
     BOOT_END, BOOT_START, BootOutcome, boot_block, ensure_boot_block, ensure_region, remove_region,
@@ -66,6 +68,8 @@ pub struct Workspace {
     pub config: Config,
     pub clock: Clock,
     store: OnceLock<Store>,
+    /// The root canonicalised once, resolving every path trilogy touches inside it.
+    fence: OnceLock<Fence>,
     /// The search index, kept open by a long-lived process (the MCP server).
     index: Mutex<Option<Arc<crate::index::SearchIndex>>>,
 }
@@ -77,6 +81,9 @@ pub struct Scaffolded {
     pub created: Vec<String>,
     /// What happened to the boot block, when it is managed.
     pub boot_block: Option<BootOutcome>,
+    /// Where the text of a replaced legacy boot block was kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rescued: Option<String>,
 }
 
 /// Find the workspace root for `start` with the configured strategy.
@@ -117,7 +124,14 @@ pub fn open_workspace(
     };
     let first = load(&args)?;
     let root = discover_root(start, &first.config);
-    args.workspace_file = Some(root.join("trilogy.toml"));
+    // the project's own settings are read only from a regular file inside it: a committed
+    // `trilogy.toml` linked to a file elsewhere would echo that file in error messages
+    let ws_file = root.join("trilogy.toml");
+    args.workspace_file = Some(if root.exists() {
+        beneath(&root, &ws_file)?
+    } else {
+        ws_file
+    });
     let loaded = load(&args)?;
     let var = |k: &str| {
         env.iter()
@@ -147,6 +161,7 @@ impl Workspace {
             config,
             clock,
             store: OnceLock::new(),
+            fence: OnceLock::new(),
             index: Mutex::new(None),
         }
     }
@@ -157,7 +172,9 @@ impl Workspace {
         if let Some(i) = held.as_ref() {
             return Ok(i.clone());
         }
-        let i = Arc::new(crate::index::SearchIndex::open(&self.index_dir())?);
+        let i = Arc::new(crate::index::SearchIndex::open(
+            &self.inside(&self.index_dir())?,
+        )?);
         *held = Some(i.clone());
         Ok(i)
     }
@@ -178,6 +195,49 @@ impl Workspace {
 
     pub fn file_path(&self, f: FileKind) -> PathBuf {
         self.memory_dir().join(f.file_name())
+    }
+
+    /// The fence of this root (see [`beneath`]).
+    pub fn fence(&self) -> Result<&Fence> {
+        if let Some(f) = self.fence.get() {
+            return Ok(f);
+        }
+        let f = Fence::new(&self.root)?;
+        Ok(self.fence.get_or_init(|| f))
+    }
+
+    /// `path` (under the root) resolved through the fence: no symlink leads outside the root.
+    pub fn inside(&self, path: &Path) -> Result<PathBuf> {
+        self.fence()?.resolve(path)
+    }
+
+    /// Where memory file `f` really is: resolved through the fence, and refused when it is a
+    /// link to another memory file (SESSIONS.md → DECISIONS.md would read sessions as
+    /// decisions and write one file's entries into the other).
+    pub fn memory_file(&self, f: FileKind) -> Result<PathBuf> {
+        let path = self.inside(&self.file_path(f))?;
+        let own = self.file_path(f);
+        if path.file_name() != own.file_name()
+            || std::fs::symlink_metadata(&own).is_ok_and(|m| m.file_type().is_symlink())
+        {
+            for g in FileKind::ALL {
+                if g == f {
+                    continue;
+                }
+                let other = self.inside(&self.file_path(g))?;
+                if other == path {
+                    return Err(Error::Io {
+                        path: own,
+                        message: format!(
+                            "is a symlink to {}, which is also where {} is; each memory file must be its own file (replace the link with a copy, or delete it and run `trilogy doctor --fix`)",
+                            path.display(),
+                            g.file_name()
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(path)
     }
 
     pub fn state_dir(&self) -> PathBuf {
@@ -222,7 +282,7 @@ impl Workspace {
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let mut out = Scaffolded::default();
         for f in [FileKind::Project, FileKind::Decisions, FileKind::Sessions] {
-            let path = fsio::resolve_inside(&self.root, &self.file_path(f))?;
+            let path = self.memory_file(f)?;
             if path.exists() {
                 continue;
             }
@@ -234,19 +294,23 @@ impl Workspace {
             out.created.push(f.file_name().to_string());
         }
         if self.config.write_boot_block {
-            let path = self.root.join(&self.config.boot_block_file);
+            let path = self.inside(&self.root.join(&self.config.boot_block_file))?;
             let block = boot_block(self.lang(), &self.config.memory_dir_name);
-            out.boot_block = Some(ensure_boot_block(&path, &block)?);
+            self.ensure_state_dir()?;
+            let rescue_dir = self.inside(&self.state_dir().join("rescued"))?;
+            let (outcome, rescued) = ensure_boot_block(&path, &block, &rescue_dir)?;
+            out.boot_block = Some(outcome);
+            out.rescued = rescued.map(|p| p.display().to_string());
         }
         Ok(out)
     }
 
     fn ensure_state_dir(&self) -> Result<()> {
-        let dir = self.state_dir();
+        let dir = self.inside(&self.state_dir())?;
         if !dir.exists() {
             std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
             let gi = dir.join(".gitignore");
-            std::fs::write(&gi, "*\n").map_err(|e| Error::io(&gi, e))?;
+            fsio::write_atomic(&gi, b"*\n")?;
         }
         Ok(())
     }
@@ -256,7 +320,7 @@ impl Workspace {
             return Ok(s);
         }
         self.ensure_state_dir()?;
-        let s = Store::open(&self.store_path(), self.timeout())?;
+        let s = Store::open(&self.inside(&self.store_path())?, self.timeout())?;
         Ok(self.store.get_or_init(|| s))
     }
 
@@ -267,6 +331,17 @@ impl Workspace {
     pub fn write<R>(
         &self,
         actor: &str,
+        op: impl FnMut(&mut Tx) -> Result<R>,
+    ) -> Result<Written<R>> {
+        self.write_mode(actor, true, op)
+    }
+
+    /// [`Workspace::write`], or with `project` false: absorb the files into the store without
+    /// writing them (the files that need writing are written by the next command that can).
+    fn write_mode<R>(
+        &self,
+        actor: &str,
+        project: bool,
         mut op: impl FnMut(&mut Tx) -> Result<R>,
     ) -> Result<Written<R>> {
         let store = self.rw_store()?;
@@ -276,6 +351,7 @@ impl Workspace {
             attempts += 1;
             let wtx = store.write(self.timeout())?;
             let mut tx = Tx::new(self, wtx, actor);
+            tx.project = project;
             tx.absorb(&FileKind::ALL, attempts == 1)?;
             let value = op(&mut tx)?;
             if let Some(report) = tx.finish()? {
@@ -305,7 +381,7 @@ impl Workspace {
         let mut found = None;
         if self.store.get().is_none()
             && self.store_path().exists()
-            && let Ok(ro) = Store::open_read_only(&self.store_path())
+            && let Ok(ro) = Store::open_read_only(&self.inside(&self.store_path())?)
         {
             let rtx = ro.read()?;
             match self.files_match(&rtx)? {
@@ -331,7 +407,14 @@ impl Workspace {
             let rtx = store.read()?;
             return f(&rtx).map(clean);
         }
-        let synced = self.write("cli", |_| Ok(()))?;
+        let synced = match self.write("cli", |_| Ok(())) {
+            Ok(s) => s,
+            // a memory folder that cannot be written still reads: the store takes the edit
+            Err(e) if e.kind() == crate::error::ErrorKind::Io => {
+                self.write_mode("cli", false, |_| Ok(()))?
+            }
+            Err(e) => return Err(e),
+        };
         let rtx = store.read()?;
         Ok(Written {
             value: f(&rtx)?,
@@ -348,7 +431,7 @@ impl Workspace {
         }
         let mut out = Match::Yes;
         for f in FileKind::ALL {
-            let path = fsio::resolve_inside(&self.root, &self.file_path(f))?;
+            let path = self.memory_file(f)?;
             let stamp = r.stamp(f)?;
             let stamped_at = r.stamped_at(f)?;
             match stamp {

@@ -11,7 +11,7 @@ use super::fsio;
 /// Start and end markers around our block in the boot block file.
 pub const BOOT_START: &str = "<!-- trilogy:start -->";
 pub const BOOT_END: &str = "<!-- trilogy:end -->";
-/// Markers of the original plugin and its predecessor: their block runs to end of file.
+/// Markers of the original plugin and its predecessor, alone on their line before the block.
 const LEGACY_MARKERS: [&str; 2] = ["<!-- dsh-trilogy -->", "<!-- dsh-project-memory -->"];
 
 /// The template of a memory file.
@@ -59,9 +59,84 @@ pub enum BootOutcome {
 }
 
 /// Write or refresh our block in `path`, keeping every other byte of the file.
-/// A start marker without its end marker is an error, never a guess.
-pub fn ensure_boot_block(path: &Path, block: &str) -> Result<BootOutcome> {
-    ensure_region(path, BOOT_START, BOOT_END, block, &LEGACY_MARKERS)
+/// A start marker without its end marker is an error, never a guess. A legacy block (the
+/// original plugin's, see [`find_legacy`]) is replaced; the text it spanned is first copied into
+/// `rescue_dir`, whose path is returned.
+pub fn ensure_boot_block(
+    path: &Path,
+    block: &str,
+    rescue_dir: &Path,
+) -> Result<(BootOutcome, Option<std::path::PathBuf>)> {
+    if let Some(text) = read_text(path)?
+        && find_region(path, &text, BOOT_START, BOOT_END)?.is_none()
+        && let Some((s, e)) = find_legacy(&text)
+    {
+        let rescued = rescue(rescue_dir, path, &text[s..e])?;
+        let head = text[..s].trim_end();
+        let tail = &text[e..];
+        let sep = if head.is_empty() { "" } else { "\n\n" };
+        let after = if tail.trim().is_empty() {
+            String::new()
+        } else {
+            format!("\n{tail}")
+        };
+        fsio::write_atomic(path, format!("{head}{sep}{block}{after}").as_bytes())?;
+        return Ok((BootOutcome::UpgradedLegacy, Some(rescued)));
+    }
+    Ok((ensure_region(path, BOOT_START, BOOT_END, block)?, None))
+}
+
+/// Byte range of a legacy block: its marker alone on a line, then (after blank lines) the
+/// block's own `## ` heading, then its body up to the next `#`/`##` heading or the end of the
+/// file. A marker anywhere else (inline in prose, in a code span) is not a block.
+fn find_legacy(text: &str) -> Option<(usize, usize)> {
+    let mut offset = 0;
+    let mut lines = text.split_inclusive('\n').peekable();
+    while let Some(line) = lines.next() {
+        let start = offset;
+        offset += line.len();
+        if !LEGACY_MARKERS.contains(&line.trim_end()) {
+            continue;
+        }
+        let mut pos = offset;
+        let mut saw_heading = false;
+        let mut rest = text[offset..].split_inclusive('\n');
+        for l in rest.by_ref() {
+            let body = l.trim_end();
+            if !saw_heading {
+                if body.is_empty() {
+                    pos += l.len();
+                    continue;
+                }
+                if !body.starts_with("## ") {
+                    break;
+                }
+                saw_heading = true;
+                pos += l.len();
+                continue;
+            }
+            if body.starts_with("# ") || body.starts_with("## ") || LEGACY_MARKERS.contains(&body) {
+                break;
+            }
+            pos += l.len();
+        }
+        if saw_heading {
+            return Some((start, pos));
+        }
+    }
+    None
+}
+
+/// Keep `removed` (taken out of `path`) under `rescue_dir`; returns where it went.
+fn rescue(rescue_dir: &Path, path: &Path, removed: &str) -> Result<std::path::PathBuf> {
+    std::fs::create_dir_all(rescue_dir).map_err(|e| Error::io(rescue_dir, e))?;
+    let name = path
+        .file_name()
+        .map_or("file".into(), |n| n.to_string_lossy().into_owned());
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+    let to = rescue_dir.join(format!("{name}.legacy-block.{stamp}"));
+    fsio::write_atomic(&to, removed.as_bytes())?;
+    Ok(to)
 }
 
 fn read_text(path: &Path) -> Result<Option<String>> {
@@ -109,15 +184,8 @@ fn find_region(path: &Path, text: &str, start: &str, end: &str) -> Result<Option
 }
 
 /// Keep `block` (which starts with `start` and ends with `end` and a newline) in `path`:
-/// replaced in place when present, appended otherwise; a legacy marker's block (which runs to
-/// the end of the file) is replaced. Written only when the bytes change.
-pub fn ensure_region(
-    path: &Path,
-    start: &str,
-    end: &str,
-    block: &str,
-    legacy: &[&str],
-) -> Result<BootOutcome> {
+/// replaced in place when present, appended otherwise. Written only when the bytes change.
+pub fn ensure_region(path: &Path, start: &str, end: &str, block: &str) -> Result<BootOutcome> {
     let Some(text) = read_text(path)? else {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
@@ -133,10 +201,6 @@ pub fn ensure_region(
             format!("{}{}{}", &text[..s], block, &text[e..]),
             BootOutcome::Updated,
         )
-    } else if let Some(pos) = legacy.iter().filter_map(|m| text.find(m)).min() {
-        let head = text[..pos].trim_end();
-        let sep = if head.is_empty() { "" } else { "\n\n" };
-        (format!("{head}{sep}{block}"), BootOutcome::UpgradedLegacy)
     } else {
         let head = text.trim_end();
         let sep = if head.is_empty() { "" } else { "\n\n" };
@@ -175,12 +239,12 @@ mod tests {
         std::fs::write(&p, "# Agents\n\nBe kind.\n").unwrap();
         let block = boot_block(Lang::Zh, "memory");
         assert_eq!(
-            ensure_boot_block(&p, &block).unwrap(),
+            ensure_boot_block(&p, &block, dir.path()).unwrap().0,
             BootOutcome::Appended
         );
         let once = std::fs::read_to_string(&p).unwrap();
         assert_eq!(
-            ensure_boot_block(&p, &block).unwrap(),
+            ensure_boot_block(&p, &block, dir.path()).unwrap().0,
             BootOutcome::Unchanged
         );
         assert_eq!(std::fs::read_to_string(&p).unwrap(), once);
@@ -188,7 +252,10 @@ mod tests {
         assert_eq!(once.matches("## Memory").count(), 1);
         std::fs::write(&p, format!("{once}\nafter\n")).unwrap();
         let en = boot_block(Lang::En, "memory");
-        assert_eq!(ensure_boot_block(&p, &en).unwrap(), BootOutcome::Updated);
+        assert_eq!(
+            ensure_boot_block(&p, &en, dir.path()).unwrap().0,
+            BootOutcome::Updated
+        );
         let t = std::fs::read_to_string(&p).unwrap();
         assert!(t.ends_with("\nafter\n") && t.contains("record it with"));
     }
@@ -198,7 +265,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("AGENTS.md");
         std::fs::write(&p, "x\n<!-- trilogy:start -->\nhalf\n").unwrap();
-        let e = ensure_boot_block(&p, &boot_block(Lang::Zh, "memory")).unwrap_err();
+        let e = ensure_boot_block(&p, &boot_block(Lang::Zh, "memory"), dir.path()).unwrap_err();
         assert!(e.to_string().contains(":2:"), "{e}");
         assert_eq!(
             std::fs::read_to_string(&p).unwrap(),
@@ -211,11 +278,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("CLAUDE.md");
         let block = boot_block(Lang::En, "memory");
-        ensure_boot_block(&p, &block).unwrap();
+        ensure_boot_block(&p, &block, dir.path()).unwrap();
         assert!(remove_region(&p, BOOT_START, BOOT_END).unwrap());
         assert!(!p.exists());
         std::fs::write(&p, "mine\n").unwrap();
-        ensure_boot_block(&p, &block).unwrap();
+        ensure_boot_block(&p, &block, dir.path()).unwrap();
         remove_region(&p, BOOT_START, BOOT_END).unwrap();
         assert_eq!(std::fs::read_to_string(&p).unwrap(), "mine\n");
         std::fs::write(&p, "x\n<!-- trilogy:end -->\n").unwrap();
@@ -232,12 +299,52 @@ mod tests {
         )
         .unwrap();
         let block = boot_block(Lang::Zh, "memory");
-        assert_eq!(
-            ensure_boot_block(&p, &block).unwrap(),
-            BootOutcome::UpgradedLegacy
-        );
+        let rescue = dir.path().join("rescued");
+        let (outcome, rescued) = ensure_boot_block(&p, &block, &rescue).unwrap();
+        assert_eq!(outcome, BootOutcome::UpgradedLegacy);
         let t = std::fs::read_to_string(&p).unwrap();
         assert!(t.starts_with("keep\n\n<!-- trilogy:start -->"));
         assert_eq!(t.matches("## Memory").count(), 1);
+        assert_eq!(
+            std::fs::read_to_string(rescued.unwrap()).unwrap(),
+            "<!-- dsh-project-memory -->\n\n## Memory\nold\n"
+        );
+    }
+
+    #[test]
+    fn a_legacy_marker_mentioned_in_prose_is_not_a_block() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("AGENTS.md");
+        let text = "# Agents\n\nThe old plugin wrote `<!-- dsh-trilogy -->` at the end.\n\n## Build\n\ncargo build\n\n```\n<!-- dsh-project-memory -->\nnot a block\n```\n\n## Test\n\ncargo test\n";
+        std::fs::write(&p, text).unwrap();
+        let block = boot_block(Lang::En, "memory");
+        let (outcome, rescued) = ensure_boot_block(&p, &block, dir.path()).unwrap();
+        assert_eq!(outcome, BootOutcome::Appended);
+        assert!(rescued.is_none());
+        let t = std::fs::read_to_string(&p).unwrap();
+        assert!(t.starts_with(text.trim_end()), "{t}");
+    }
+
+    #[test]
+    fn text_after_a_legacy_block_is_kept_and_the_block_rescued() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("AGENTS.md");
+        std::fs::write(
+            &p,
+            "# Agents\n\n<!-- dsh-trilogy -->\n\n## Memory\n\n- old bullet\n\n## Deploy\n\nrun make deploy\n",
+        )
+        .unwrap();
+        let rescue = dir.path().join("rescued");
+        let (outcome, rescued) =
+            ensure_boot_block(&p, &boot_block(Lang::En, "memory"), &rescue).unwrap();
+        assert_eq!(outcome, BootOutcome::UpgradedLegacy);
+        let t = std::fs::read_to_string(&p).unwrap();
+        assert!(t.ends_with("## Deploy\n\nrun make deploy\n"), "{t}");
+        assert!(
+            !t.contains("old bullet") && !t.contains("dsh-trilogy"),
+            "{t}"
+        );
+        let kept = std::fs::read_to_string(rescued.unwrap()).unwrap();
+        assert!(kept.contains("old bullet"), "{kept}");
     }
 }

@@ -273,16 +273,19 @@ pub fn assemble(
     if let Some(b) = ctx.render(&parts, None, false, None)? {
         return Ok(b);
     }
+    // PROJECT's room shrinks by at least one byte a round (by an eighth while that is more), so
+    // this ends after at most ~8·ln(budget) + 8 renders
     let mut room = budget.bytes;
-    loop {
-        room = room.saturating_sub(room / 8).max(1);
+    while room > 0 {
+        room -= (room / 8).max(1);
         if let Some(b) = ctx.render(&parts, None, false, Some(room))? {
             return Ok(b);
         }
-        if room <= 1 {
-            return ctx.minimal();
+        if room < 8 {
+            break;
         }
     }
+    ctx.minimal()
 }
 
 /// Pick `n` sessions by area allocation; returned in file order (newest first).
@@ -529,9 +532,16 @@ impl Ctx<'_> {
     }
 
     /// The last resort: header and a pointer to the tools, which always fits 2000 bytes.
+    /// The smallest block: header and hint, or what of them fits when even that is too big.
     fn minimal(&self) -> Result<Block> {
         let t = texts(self.lang);
-        let text = format!("{}\n{}", t.header, t.hint);
+        let mut text = format!("{}\n{}", t.header, t.hint);
+        if !self.budget.fits(&text) {
+            text = t.header.to_string();
+        }
+        while !self.budget.fits(&text) {
+            text.pop();
+        }
         Ok(Block {
             digest: sha1_hex(text.as_bytes()),
             ledger: Ledger {

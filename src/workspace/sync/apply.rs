@@ -1,0 +1,394 @@
+//! Absorbing parsed files into the store: the three-way comparison of a file's entries with the
+//! store's, entries that left a file marked (never dropped), PROJECT sections by revision.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+use chrono::NaiveDate;
+use similar::{Algorithm, DiffOp, capture_diff_slices};
+
+use crate::error::Result;
+use crate::markdown::{self, Doc, Parsed};
+use crate::model::{
+    EntryKind, EntryRecord, FileKind, Lang, Origin, SectionRecord, State, entry_id, heading_date,
+    section_heading, section_key, section_slot,
+};
+use crate::store::Reader;
+
+use super::Tx;
+
+impl Tx<'_> {
+    pub(super) fn apply_docs(
+        &mut self,
+        mut docs: Vec<(FileKind, Parsed)>,
+        fresh: bool,
+    ) -> Result<()> {
+        // sequence numbers follow age: the archive's entries are older than the live ones
+        docs.sort_by_key(|(f, _)| match f {
+            FileKind::Archive => 0,
+            FileKind::Sessions => 1,
+            FileKind::Decisions => 2,
+            FileKind::Project => 3,
+        });
+        let mut present: Vec<(FileKind, Item)> = Vec::new();
+        // (id, replaced by, first sequence number never written to the file)
+        let mut gone: Vec<(String, Option<String>, Option<u64>)> = Vec::new();
+        for (f, parsed) in docs {
+            self.dirty.insert(f);
+            self.changed = true;
+            if f == FileKind::Archive {
+                self.archive_other = true;
+            }
+            let old_pre = self.store.preamble(f)?;
+            if old_pre.as_deref() != Some(parsed.doc.preamble.as_str()) {
+                self.store.set_preamble(f, &parsed.doc.preamble)?;
+                if old_pre.is_some() {
+                    self.log("preamble", vec![], f.file_name())?;
+                }
+            }
+            if f == FileKind::Project {
+                self.apply_project(&parsed.doc, fresh)?;
+                continue;
+            }
+            let items = items_of(f, &parsed.doc, self.today);
+            let unwritten = self.pending.get(&f).copied();
+            let current: Vec<String> = self
+                .store
+                .file_entries(f, 0, usize::MAX)?
+                .into_iter()
+                .map(|e| e.id)
+                .collect();
+            let theirs: Vec<String> = items.iter().map(|i| i.id.clone()).collect();
+            for op in capture_diff_slices(Algorithm::Myers, &current, &theirs) {
+                match op {
+                    DiffOp::Delete {
+                        old_index, old_len, ..
+                    } => {
+                        for id in &current[old_index..old_index + old_len] {
+                            gone.push((id.clone(), None, unwritten));
+                        }
+                    }
+                    DiffOp::Replace {
+                        old_index,
+                        old_len,
+                        new_index,
+                        new_len,
+                    } => {
+                        for k in 0..old_len {
+                            let by = (k < new_len).then(|| theirs[new_index + k].clone());
+                            gone.push((current[old_index + k].clone(), by, unwritten));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            // allocate sequence numbers bottom-up so the upper of two same-date entries is newer
+            for item in items.into_iter().rev() {
+                present.push((f, item));
+            }
+        }
+        let present_ids: HashSet<String> = present.iter().map(|(_, i)| i.id.clone()).collect();
+        // entries that left the files go first, so an edited entry can take its old place
+        let mut replaced: HashMap<String, EntryRecord> = HashMap::new();
+        for (id, by, unwritten) in gone {
+            if present_ids.contains(&id) {
+                continue;
+            }
+            let Some(mut rec) = self.store.entry(&id)? else {
+                continue;
+            };
+            if unwritten.is_some_and(|since| rec.seq >= since) {
+                // recorded while git kept the file from being written: never in it
+                continue;
+            }
+            let op = if by.is_some() { "replace" } else { "remove" };
+            rec.state = if by.is_some() {
+                State::Replaced
+            } else {
+                State::Removed
+            };
+            rec.replaced_by = by.clone();
+            self.put_entry(&rec)?;
+            let mut ids = vec![id];
+            ids.extend(by.clone());
+            self.log(op, ids, &rec.heading)?;
+            if let Some(new_id) = by {
+                replaced.insert(new_id, rec);
+            }
+        }
+        let mut imported: BTreeMap<FileKind, usize> = BTreeMap::new();
+        let mut inserted: HashSet<String> = HashSet::new();
+        for (f, item) in present {
+            // a fresh store holds no entries yet: skip the lookups (a bulk import is 100k of them)
+            let existing = if fresh {
+                if !inserted.insert(item.id.clone()) {
+                    continue;
+                }
+                None
+            } else {
+                self.store.entry(&item.id)?
+            };
+            match existing {
+                None => {
+                    let mut rec =
+                        self.new_entry(item.kind, item.heading.clone(), item.body.clone())?;
+                    rec.sort_date = item.sort_date;
+                    rec.state = item.state;
+                    rec.superseded_by = item.superseded_by.clone();
+                    rec.origin = Origin::default();
+                    if let Some(old) = replaced.get(&rec.id)
+                        && old.sort_date == rec.sort_date
+                    {
+                        // a corrected entry keeps its place among entries of its date
+                        rec.seq = old.seq;
+                        rec.origin = old.origin.clone();
+                    }
+                    if fresh {
+                        self.touch(f)?;
+                        self.store.put_entry_over(&rec, None)?;
+                    } else {
+                        self.put_entry(&rec)?;
+                    }
+                    if fresh {
+                        *imported.entry(f).or_default() += 1;
+                    } else if !replaced.contains_key(&rec.id) {
+                        self.log(
+                            "add",
+                            vec![rec.id.clone()],
+                            &format!("{}: {}", f.file_name(), rec.heading),
+                        )?;
+                    }
+                }
+                Some(mut rec)
+                    if rec.state != item.state || rec.superseded_by != item.superseded_by =>
+                {
+                    let from = rec.state;
+                    rec.state = item.state;
+                    rec.superseded_by = item.superseded_by.clone();
+                    rec.replaced_by = None;
+                    self.put_entry(&rec)?;
+                    self.log(
+                        "state",
+                        vec![rec.id.clone()],
+                        &format!(
+                            "{}: {} → {}: {}",
+                            f.file_name(),
+                            from.as_str(),
+                            rec.state.as_str(),
+                            rec.heading
+                        ),
+                    )?;
+                }
+                Some(_) => {}
+            }
+        }
+        for (f, n) in imported {
+            self.log(
+                "import",
+                vec![],
+                &format!("{n} entries from {}", f.file_name()),
+            )?;
+        }
+        Ok(())
+    }
+
+    fn apply_project(&mut self, doc: &Doc, fresh: bool) -> Result<()> {
+        let lang = self.lang();
+        let current: HashMap<String, SectionRecord> = self
+            .store
+            .sections()?
+            .into_iter()
+            .map(|s| (s.key.clone(), s))
+            .collect();
+        let mut seen: HashSet<String> = HashSet::new();
+        for (i, block) in doc.blocks.iter().enumerate() {
+            let mut key = section_key(&block.heading);
+            let mut n = 2;
+            while seen.contains(&key) {
+                key = format!("{}~{n}", section_key(&block.heading));
+                n += 1;
+            }
+            seen.insert(key.clone());
+            let body = keep_readable(block.body.clone());
+            let mut heading = block.heading.clone();
+            if lang == Lang::Zh
+                && let Some(slot) = section_slot(&heading)
+                && heading != section_heading(slot, Lang::Zh)
+                && !key.contains('~')
+            {
+                heading = section_heading(slot, Lang::Zh).to_string();
+                self.log(
+                    "rename-heading",
+                    vec![],
+                    &format!("{} → {heading}", block.heading),
+                )?;
+            }
+            let order = i as u32;
+            match current.get(&key) {
+                None => {
+                    let rec = SectionRecord {
+                        key: key.clone(),
+                        heading: heading.clone(),
+                        body: body.clone(),
+                        order,
+                        removed: false,
+                        revision: 1,
+                    };
+                    self.put_section(&rec)?;
+                    if !fresh {
+                        self.log("section-add", vec![key], &heading)?;
+                    }
+                }
+                Some(cur) if cur.removed || cur.heading != heading || cur.body != body => {
+                    let rec = SectionRecord {
+                        heading: heading.clone(),
+                        body: body.clone(),
+                        order,
+                        removed: false,
+                        revision: cur.revision + 1,
+                        key: key.clone(),
+                    };
+                    self.put_section(&rec)?;
+                    self.log("section", vec![key], &heading)?;
+                }
+                Some(cur) if cur.order != order => {
+                    let mut rec = cur.clone();
+                    rec.order = order;
+                    self.put_section(&rec)?;
+                }
+                Some(_) => {}
+            }
+        }
+        for (key, cur) in current {
+            if !seen.contains(&key) && !cur.removed {
+                let mut rec = cur.clone();
+                rec.removed = true;
+                rec.revision += 1;
+                self.put_section(&rec)?;
+                self.log("section-remove", vec![key], &rec.heading)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An entry as found in a file.
+pub(super) struct Item {
+    pub(super) id: String,
+    pub(super) kind: EntryKind,
+    pub(super) heading: String,
+    pub(super) body: String,
+    pub(super) state: State,
+    pub(super) superseded_by: Option<String>,
+    pub(super) sort_date: NaiveDate,
+}
+
+/// Entries of a parsed entry file; an undated entry takes the date of the nearest dated entry
+/// above it (else below it, else today), so it keeps its place. Duplicates collapse.
+pub(super) fn items_of(f: FileKind, doc: &Doc, today: NaiveDate) -> Vec<Item> {
+    let dates: Vec<Option<NaiveDate>> = doc
+        .blocks
+        .iter()
+        .map(|b| heading_date(&b.heading))
+        .collect();
+    let mut out: Vec<Item> = Vec::with_capacity(doc.blocks.len());
+    let mut ids = HashSet::new();
+    for (i, block) in doc.blocks.iter().enumerate() {
+        let sort_date = dates[i]
+            .or_else(|| dates[..i].iter().rev().flatten().next().copied())
+            .or_else(|| dates[i..].iter().flatten().next().copied())
+            .unwrap_or(today);
+        let (kind, state, body, superseded_by) = match f {
+            FileKind::Decisions => {
+                let (body, by) = split_superseded(&block.body);
+                let state = if by.is_some() {
+                    State::Superseded
+                } else {
+                    State::Live
+                };
+                (EntryKind::Decision, state, body, by)
+            }
+            FileKind::Archive => (
+                EntryKind::Session,
+                State::Archived,
+                block.body.clone(),
+                None,
+            ),
+            _ => (EntryKind::Session, State::Live, block.body.clone(), None),
+        };
+        let body = keep_readable(body);
+        let id = entry_id(kind, &block.heading, &body);
+        if !ids.insert(id.clone()) {
+            continue;
+        }
+        out.push(Item {
+            id,
+            kind,
+            heading: block.heading.clone(),
+            body,
+            state,
+            superseded_by,
+            sort_date,
+        });
+    }
+    out
+}
+
+/// A body that would swallow what follows it once entries are re-ordered (an unclosed fence
+/// or HTML block at the end of a file) is closed or escaped; every other body is kept as is.
+fn keep_readable(body: String) -> String {
+    let risky = body.contains('`') || body.contains('~') || body.contains('<');
+    if !risky || markdown::reads_back(&body) {
+        body
+    } else {
+        markdown::safe_body(&body)
+    }
+}
+
+const SUPERSEDED_PREFIXES: [&str; 2] = ["已被取代：", "Superseded by:"];
+
+/// Split the superseded marker (last body line) off a decision body.
+fn split_superseded(body: &str) -> (String, Option<String>) {
+    let (head, last) = match body.rfind('\n') {
+        Some(i) => (&body[..i], &body[i + 1..]),
+        None => ("", body),
+    };
+    for p in SUPERSEDED_PREFIXES {
+        if let Some(rest) = last.strip_prefix(p) {
+            return (head.trim_end().to_string(), Some(rest.trim().to_string()));
+        }
+    }
+    (body.to_string(), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::markdown::Block;
+
+    #[test]
+    fn superseded_marker_splits_off_the_last_line() {
+        assert_eq!(
+            split_superseded("选择：a\n已被取代：2026-01-02 — b"),
+            ("选择：a".to_string(), Some("2026-01-02 — b".to_string()))
+        );
+        assert_eq!(split_superseded("选择：a"), ("选择：a".to_string(), None));
+    }
+
+    #[test]
+    fn undated_entry_takes_the_date_above_it() {
+        let doc = Doc {
+            preamble: String::new(),
+            blocks: vec![
+                Block::new("2026-02-01", "a"),
+                Block::new("free note", "b"),
+                Block::new("2026-01-01", "c"),
+            ],
+        };
+        let today = NaiveDate::from_ymd_opt(2030, 1, 1).unwrap();
+        let items = items_of(FileKind::Sessions, &doc, today);
+        assert_eq!(
+            items[1].sort_date,
+            NaiveDate::from_ymd_opt(2026, 2, 1).unwrap()
+        );
+    }
+}

@@ -1,0 +1,67 @@
+//! Is git in the middle of rewriting the work tree? While a checkout, rebase, merge, cherry-pick
+//! or bisect is under way, git deletes and re-creates tracked files; a memory file re-created by
+//! trilogy at that moment makes git stop ("unable to create file … File exists") and can leave a
+//! rebase half done. The sync protocol asks here before writing any memory file.
+
+use std::path::{Path, PathBuf};
+
+/// What git leaves in its directory while an operation that rewrites files is under way.
+const IN_PROGRESS: [(&str, &str); 7] = [
+    ("index.lock", "a git command holds the index"),
+    ("rebase-merge", "a rebase"),
+    ("rebase-apply", "a rebase or `git am`"),
+    ("MERGE_HEAD", "a merge"),
+    ("CHERRY_PICK_HEAD", "a cherry-pick"),
+    ("REVERT_HEAD", "a revert"),
+    ("BISECT_LOG", "a bisect"),
+];
+
+/// The git directory of the repository holding `root`: the nearest `.git` above it, a folder or
+/// (worktrees, submodules) a file naming the folder.
+fn git_dir(root: &Path) -> Option<PathBuf> {
+    for dir in root.ancestors() {
+        let dot = dir.join(".git");
+        let Ok(meta) = std::fs::metadata(&dot) else {
+            continue;
+        };
+        if meta.is_dir() {
+            return Some(dot);
+        }
+        let text = std::fs::read_to_string(&dot).ok()?;
+        let target = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
+        let p = Path::new(target);
+        return Some(if p.is_absolute() {
+            p.to_path_buf()
+        } else {
+            dir.join(p)
+        });
+    }
+    None
+}
+
+/// The git operation under way in the repository holding `root`, if any.
+pub fn in_progress(root: &Path) -> Option<&'static str> {
+    let dir = git_dir(root)?;
+    IN_PROGRESS
+        .iter()
+        .find(|(name, _)| dir.join(name).exists())
+        .map(|(_, what)| *what)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_operations_in_the_git_dir_of_a_worktree_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real-git");
+        std::fs::create_dir_all(&real).unwrap();
+        let repo = dir.path().join("repo");
+        std::fs::create_dir_all(repo.join("sub")).unwrap();
+        std::fs::write(repo.join(".git"), "gitdir: ../real-git\n").unwrap();
+        assert_eq!(in_progress(&repo.join("sub")), None);
+        std::fs::create_dir(real.join("rebase-merge")).unwrap();
+        assert_eq!(in_progress(&repo.join("sub")), Some("a rebase"));
+    }
+}

@@ -1,0 +1,189 @@
+//! Saves that land after trilogy replaced a file. A program that writes a memory file in several
+//! `write()` calls with pauses between them, or holds it open, goes on writing into the inode
+//! trilogy swapped out; those bytes would vanish with it.
+//!
+//! So when trilogy replaces a file that someone else saved moments before, the displaced inode
+//! is not deleted: it is moved to `.trilogy/displaced/`, named after the stat it had when it was
+//! absorbed. Each later write command looks there first. Bytes written into a displaced file
+//! since are absorbed as additions only: an entry it holds that the store lacks is added, one the
+//! store marked removed or replaced is live again. Nothing is ever removed on its evidence (it is
+//! an older version of the file). After a grace period an unchanged displaced file is deleted.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use crate::error::{Error, Result};
+use crate::markdown;
+use crate::model::{FileKind, FileStamp, State};
+use crate::store::Reader;
+
+use super::super::Workspace;
+use super::Tx;
+use super::apply::items_of;
+
+/// How long a displaced version is kept for a writer that still holds it.
+const GRACE: Duration = Duration::from_secs(120);
+
+fn dir(ws: &Workspace) -> Result<PathBuf> {
+    ws.inside(&ws.state_dir().join("displaced"))
+}
+
+fn name(f: FileKind, len: u64, mtime_ns: i128) -> String {
+    format!("{}.{len}.{mtime_ns}", f.file_name())
+}
+
+/// `(file, len, mtime)` from a displaced file's name.
+fn parse_name(name: &str) -> Option<(FileKind, u64, i128)> {
+    let (rest, mtime) = name.rsplit_once('.')?;
+    let (file, len) = rest.rsplit_once('.')?;
+    let f = FileKind::ALL.into_iter().find(|f| f.file_name() == file)?;
+    Some((f, len.parse().ok()?, mtime.parse().ok()?))
+}
+
+/// Where the version of `f` displaced with stat `st` is kept.
+pub(super) fn displaced_path(ws: &Workspace, f: FileKind, st: &FileStamp) -> Result<PathBuf> {
+    let d = dir(ws)?;
+    std::fs::create_dir_all(&d).map_err(|e| Error::io(&d, e))?;
+    Ok(d.join(name(f, st.len, st.mtime_ns)))
+}
+
+impl Tx<'_> {
+    /// Absorb what was written into displaced versions since they were displaced, and delete
+    /// the ones whose grace period is over.
+    pub(super) fn absorb_late_saves(&mut self) -> Result<()> {
+        let d = dir(self.ws)?;
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            return Ok(());
+        };
+        let now = std::time::SystemTime::now();
+        for e in rd.flatten() {
+            let file_name = e.file_name().to_string_lossy().into_owned();
+            let Some((f, len, mtime_ns)) = parse_name(&file_name) else {
+                continue;
+            };
+            let path = e.path();
+            let Ok(meta) = std::fs::symlink_metadata(&path) else {
+                continue;
+            };
+            if !meta.is_file() {
+                continue;
+            }
+            let m = meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128;
+            if meta.len() == len && m == mtime_ns {
+                let old = meta
+                    .modified()
+                    .ok()
+                    .and_then(|t| now.duration_since(t).ok())
+                    .is_some_and(|age| age > GRACE);
+                if old {
+                    let _ = std::fs::remove_file(&path);
+                }
+                continue;
+            }
+            // written since it was displaced: take what it adds, then remember its new stat
+            let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+            let next = d.join(name(f, meta.len(), m));
+            self.absorb_additions(f, &bytes, &path)?;
+            std::fs::rename(&path, &next).map_err(|e| Error::io(&next, e))?;
+        }
+        Ok(())
+    }
+
+    /// Add the entries of `bytes` (a version of `f`) that the store lacks or no longer shows.
+    fn absorb_additions(
+        &mut self,
+        f: FileKind,
+        bytes: &[u8],
+        from: &std::path::Path,
+    ) -> Result<()> {
+        let strip = matches!(f, FileKind::Sessions | FileKind::Archive);
+        let parsed = match markdown::parse_bytes(bytes, strip) {
+            Ok(p) if f != FileKind::Project => p,
+            // PROJECT sections are edited in place: a late version cannot be merged entry by
+            // entry, so it is kept whole for the person to look at
+            _ => {
+                let rescue = self.ws.inside(&self.ws.state_dir().join("rescued"))?;
+                std::fs::create_dir_all(&rescue).map_err(|e| Error::io(&rescue, e))?;
+                let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+                let to = rescue.join(format!("{}.late.{stamp}", f.file_name()));
+                std::fs::copy(from, &to).map_err(|e| Error::io(&to, e))?;
+                self.report.absorbed.push(format!(
+                    "{}: a save written after trilogy replaced the file was kept at {}",
+                    f.file_name(),
+                    to.display()
+                ));
+                self.changed = true;
+                return Ok(());
+            }
+        };
+        let saved_actor = std::mem::replace(&mut self.actor, "file-edit".to_string());
+        let mut kept = 0;
+        for item in items_of(f, &parsed.doc, self.today) {
+            match self.store.entry(&item.id)? {
+                None => {
+                    let mut rec =
+                        self.new_entry(item.kind, item.heading.clone(), item.body.clone())?;
+                    rec.sort_date = item.sort_date;
+                    rec.state = item.state;
+                    rec.superseded_by = item.superseded_by.clone();
+                    self.put_entry(&rec)?;
+                    self.log(
+                        "add",
+                        vec![rec.id.clone()],
+                        &format!(
+                            "{}: {} (saved after trilogy replaced the file)",
+                            f.file_name(),
+                            rec.heading
+                        ),
+                    )?;
+                    kept += 1;
+                }
+                Some(mut rec) if matches!(rec.state, State::Removed | State::Replaced) => {
+                    let from = rec.state;
+                    rec.state = item.state;
+                    rec.replaced_by = None;
+                    self.put_entry(&rec)?;
+                    self.log(
+                        "state",
+                        vec![rec.id.clone()],
+                        &format!(
+                            "{}: {} → {}: {} (saved after trilogy replaced the file)",
+                            f.file_name(),
+                            from.as_str(),
+                            rec.state.as_str(),
+                            rec.heading
+                        ),
+                    )?;
+                    kept += 1;
+                }
+                Some(_) => {}
+            }
+        }
+        self.actor = saved_actor;
+        if kept > 0 {
+            self.report.absorbed.push(format!(
+                "{}: {kept} entries saved after trilogy replaced the file were kept",
+                f.file_name()
+            ));
+        }
+        self.changed = true;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn displaced_names_carry_the_stat_they_were_absorbed_with() {
+        let n = name(FileKind::Archive, 1234, 1_700_000_000_123_456_789);
+        assert_eq!(
+            parse_name(&n),
+            Some((FileKind::Archive, 1234, 1_700_000_000_123_456_789))
+        );
+        assert_eq!(parse_name("SESSIONS.md"), None);
+        assert_eq!(parse_name("notes.txt.1.2"), None);
+    }
+}

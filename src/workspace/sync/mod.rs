@@ -1,0 +1,538 @@
+//! The sync protocol (DESIGN §3): inside one write transaction, absorb what changed in the
+//! files, apply the operation, project the affected files, commit.
+//!
+//! Crash safety comes from the order: files are written (atomically) before the commit, and
+//! absorbing compares each file with the store's own rendering of it, so after a crash at any
+//! point the next command either finds the files equal to the store or absorbs the newer file
+//! content; ids are content hashes, so nothing is duplicated.
+//!
+//! Children: `apply` turns parsed files into store changes, `render` projects the store back
+//! into file bytes, `late` keeps what a writer saved into a file after trilogy replaced it.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use chrono::NaiveDate;
+
+use crate::error::{Error, Result};
+use crate::markdown::{self, ParseError, Parsed};
+use crate::model::{
+    EntryKind, EntryRecord, FileKind, Lang, Origin, SectionRecord, State, entry_id, heading_date,
+    sha1_hex,
+};
+use crate::store::{Reader, WriteTx};
+
+use super::{Workspace, fsio};
+
+mod apply;
+mod gitop;
+mod late;
+mod render;
+
+pub use render::{entry_block, pointer_line, render_file};
+
+/// How long absorbing waits for a file someone is writing to go quiet before leaving it for a
+/// later command.
+const QUIET_LIMIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The operation's view of the open write transaction.
+pub struct Tx<'w> {
+    pub ws: &'w Workspace,
+    store: WriteTx,
+    /// Who is writing: `cli`, `mcp`, `file-edit`, `hook:<session>`.
+    pub actor: String,
+    /// RFC 3339 time of this command.
+    pub now: String,
+    /// Date stamped on new entries (local clock).
+    pub today: NaiveDate,
+    /// Extra store-only metadata for entries this command writes.
+    pub origin: Origin,
+    dirty: BTreeSet<FileKind>,
+    broken: BTreeMap<FileKind, ParseError>,
+    /// Files found empty moments after they were modified: another program is most likely
+    /// between truncating and writing them, so this command neither absorbs nor replaces them.
+    deferred: BTreeSet<FileKind>,
+    /// Files whose writing a git operation deferred, with the first sequence number recorded
+    /// since (entries from it on were never in the file, so their absence is not a removal).
+    pending: HashMap<FileKind, u64>,
+    /// The sequence number the first entry recorded in this transaction gets (or later).
+    seq_floor: u64,
+    /// Whether this transaction writes the files (a read of a read-only folder only absorbs).
+    pub(super) project: bool,
+    /// SHA-1 of each file as absorb saw it (`None`: missing).
+    seen: HashMap<FileKind, Option<String>>,
+    /// Entries moved between files in this transaction: (from, to).
+    moves: BTreeSet<(FileKind, FileKind)>,
+    /// Entries that entered the archive in this transaction, and whether anything else about
+    /// the archive changed: when only entries entered, and they are its newest, the archive is
+    /// written by splicing them onto the file instead of rendering it whole.
+    archive_added: Vec<String>,
+    archive_other: bool,
+    changed: bool,
+    report: SyncReport,
+}
+
+/// What the protocol did around the operation.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct SyncReport {
+    /// One line per change absorbed from the files (hand edits, pulls, crash leftovers).
+    pub absorbed: Vec<String>,
+    /// Files rewritten.
+    pub written: Vec<String>,
+    /// Files left untouched because they do not parse.
+    pub unparseable: Vec<Broken>,
+    /// Why the files were not written although the store changed (a git operation under way,
+    /// a read-only memory folder); the first command able to write them does.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files_deferred: Option<String>,
+}
+
+/// A memory file that does not parse.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Broken {
+    pub file: FileKind,
+    pub path: String,
+    pub line: usize,
+    pub reason: String,
+}
+
+impl std::fmt::Display for Broken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}: {}; left untouched until fixed by hand",
+            self.path, self.line, self.reason
+        )
+    }
+}
+
+/// A result plus the sync report.
+#[derive(Debug, Clone)]
+pub struct Written<R> {
+    pub value: R,
+    pub report: SyncReport,
+}
+
+impl<'w> Tx<'w> {
+    pub(super) fn new(ws: &'w Workspace, store: WriteTx, actor: &str) -> Tx<'w> {
+        Tx {
+            ws,
+            store,
+            actor: actor.to_string(),
+            now: ws.clock.now(),
+            today: ws.clock.today(),
+            origin: Origin::default(),
+            dirty: BTreeSet::new(),
+            broken: BTreeMap::new(),
+            deferred: BTreeSet::new(),
+            pending: HashMap::new(),
+            seq_floor: 1,
+            project: true,
+            seen: HashMap::new(),
+            moves: BTreeSet::new(),
+            archive_added: Vec::new(),
+            archive_other: false,
+            changed: false,
+            report: SyncReport::default(),
+        }
+    }
+
+    /// Read access to the store inside this transaction.
+    pub fn store(&self) -> &WriteTx {
+        &self.store
+    }
+
+    pub fn lang(&self) -> Lang {
+        self.ws.config.lang
+    }
+
+    /// Declare that `file` will be re-rendered; refused when the file does not parse.
+    pub fn touch(&mut self, file: FileKind) -> Result<()> {
+        if let Some(e) = self.broken.get(&file) {
+            return Err(Error::WouldOverwrite {
+                path: self.ws.file_path(file),
+                line: e.line,
+                reason: e.reason.clone(),
+            });
+        }
+        self.dirty.insert(file);
+        self.changed = true;
+        Ok(())
+    }
+
+    /// Insert or update an entry; the files it leaves and enters are re-rendered.
+    pub fn put_entry(&mut self, rec: &EntryRecord) -> Result<()> {
+        let old = self.store.entry(&rec.id)?;
+        if let Some(old) = &old
+            && let Some(f) = old.file()
+        {
+            self.touch(f)?;
+            if let Some(to) = rec.file()
+                && to != f
+            {
+                self.moves.insert((f, to));
+            }
+        }
+        if let Some(f) = rec.file() {
+            self.touch(f)?;
+        }
+        let was = old.as_ref().and_then(|o| o.file()) == Some(FileKind::Archive);
+        let is = rec.file() == Some(FileKind::Archive);
+        if is && !was {
+            self.archive_added.push(rec.id.clone());
+        } else if is || was {
+            self.archive_other = true;
+        }
+        self.store.put_entry_over(rec, old)
+    }
+
+    /// A new live record (not yet stored) dated by its heading, or today.
+    pub fn new_entry(&self, kind: EntryKind, heading: String, body: String) -> Result<EntryRecord> {
+        Ok(EntryRecord {
+            id: entry_id(kind, &heading, &body),
+            kind,
+            sort_date: heading_date(&heading).unwrap_or(self.today),
+            heading,
+            body,
+            state: State::Live,
+            seq: self.store.next_seq()?,
+            superseded_by: None,
+            replaced_by: None,
+            created_at: self.now.clone(),
+            actor: self.actor.clone(),
+            origin: self.origin.clone(),
+        })
+    }
+
+    /// Write a section as a new revision (PROJECT.md is re-rendered).
+    pub fn put_section(&mut self, rec: &SectionRecord) -> Result<()> {
+        self.touch(FileKind::Project)?;
+        self.store.put_section(rec, &self.now, &self.actor)
+    }
+
+    /// Append to the event log.
+    pub fn log(&mut self, op: &str, ids: Vec<String>, detail: &str) -> Result<()> {
+        self.changed = true;
+        if self.actor == "file-edit" {
+            self.report.absorbed.push(format!("{op} {detail}"));
+        }
+        self.store.log(&self.now, &self.actor, op, ids, detail)?;
+        Ok(())
+    }
+
+    /// Update a report (closing it).
+    pub fn put_report(&mut self, r: &crate::model::Report) -> Result<()> {
+        self.changed = true;
+        self.store.put_report(r)
+    }
+
+    /// Store a `notes` report for the user.
+    pub fn add_report(&mut self, text: &str) -> Result<u64> {
+        self.changed = true;
+        self.store.add_report(&self.now, &self.actor, text)
+    }
+
+    /// Save what trilogy remembers about an agent session.
+    pub fn put_agent_session(&mut self, s: &crate::model::AgentSession) -> Result<()> {
+        self.changed = true;
+        self.store.put_agent_session(s)
+    }
+
+    /// Mark a change that touches no file (reports, settings) so the transaction commits.
+    pub fn mark_changed(&mut self) {
+        self.changed = true;
+    }
+
+    /// Files that do not parse right now.
+    pub fn broken(&self) -> &BTreeMap<FileKind, ParseError> {
+        &self.broken
+    }
+
+    // ---- protocol steps -------------------------------------------------------------------
+
+    /// Step 2: absorb every file whose bytes differ from what the store renders.
+    /// `trust_stat`: skip reading a file whose stat matches its stamp (false on a retry, so a
+    /// change the stat cannot show is still found).
+    pub(super) fn absorb(&mut self, files: &[FileKind], trust_stat: bool) -> Result<()> {
+        let fresh = self.store.meta("absorbed_once")? == 0;
+        if !fresh {
+            self.absorb_late_saves()?;
+        }
+        self.seq_floor = self.store.meta("next_seq")? + 1;
+        for f in FileKind::ALL {
+            let since = self.store.meta(&pending_key(f))?;
+            if since > 0 {
+                self.pending.insert(f, since);
+            }
+        }
+        let mut changed_docs: Vec<(FileKind, Parsed)> = Vec::new();
+        for &f in files {
+            let path = self.ws.memory_file(f)?;
+            let stamp = self.store.stamp(f)?;
+            let stamped_at = self.store.stamped_at(f)?;
+            if let Some(s) = &stamp
+                && trust_stat
+                && fsio::stat_matches(&path, s, stamped_at)
+            {
+                self.seen.insert(f, Some(s.sha1.clone()));
+                continue;
+            }
+            // someone else wrote the file: read it once they have stopped writing (a program may
+            // save in several `write()` calls); one still writing is left for a later command
+            let ours = stamp.as_ref().is_some_and(|s| fsio::stat_equal(&path, s));
+            if !ours && !fsio::wait_quiet(&path, QUIET_LIMIT) {
+                self.deferred.insert(f);
+                continue;
+            }
+            let read = fsio::read_stamped(&path)?;
+            self.seen
+                .insert(f, read.as_ref().map(|(_, st)| st.sha1.clone()));
+            // a missing file, and an empty one, is rendered again from the store: an empty
+            // file is never read as "delete everything". Editors and tools truncate before they
+            // write: a file emptied moments ago is left alone until that write is done (or two
+            // seconds pass)
+            let missing = match &read {
+                None => true,
+                Some((bytes, st)) if bytes.is_empty() => {
+                    if fsio::is_fresh(st) {
+                        self.deferred.insert(f);
+                        continue;
+                    }
+                    true
+                }
+                // a save in progress: every file trilogy writes, and every editor's, ends with a
+                // newline; a fresh file cut mid-line is most likely still being written
+                Some((bytes, st)) if !bytes.ends_with(b"\n") && fsio::is_fresh(st) && !ours => {
+                    self.deferred.insert(f);
+                    continue;
+                }
+                Some(_) => false,
+            };
+            if missing {
+                let wanted =
+                    f != FileKind::Archive || self.store.file_count(FileKind::Archive)? > 0;
+                if wanted {
+                    self.dirty.insert(f);
+                    self.changed = true;
+                }
+                continue;
+            }
+            let Some((bytes, disk_stamp)) = read else {
+                continue;
+            };
+            if let Some(s) = &stamp
+                && s.sha1 == disk_stamp.sha1
+            {
+                // a new stat, or a racy stamp that can now be trusted: record it again
+                let settled = fsio::is_racy(s, stamped_at) && fsio::settles_now(&disk_stamp);
+                if disk_stamp != *s || settled {
+                    self.store.set_stamp(f, &disk_stamp)?;
+                    self.changed = true;
+                }
+                continue;
+            }
+            // differs from the last write, or never written: compare with the store's rendering
+            let rendered = render_file(&self.store, f, self.lang())?;
+            if rendered.as_bytes() == bytes.as_slice() {
+                self.store.set_stamp(f, &disk_stamp)?;
+                self.changed = true;
+                continue;
+            }
+            let strip = matches!(f, FileKind::Sessions | FileKind::Archive);
+            match markdown::parse_bytes(&bytes, strip) {
+                Ok(p) => changed_docs.push((f, p)),
+                Err(e) => {
+                    self.report.unparseable.push(Broken {
+                        file: f,
+                        path: path.display().to_string(),
+                        line: e.line,
+                        reason: e.reason.clone(),
+                    });
+                    self.broken.insert(f, e);
+                }
+            }
+        }
+        if fresh {
+            self.store.set_meta("absorbed_once", 1)?;
+            self.changed = true;
+        }
+        // files a git operation kept trilogy from writing are written now (finish checks git)
+        for f in self.pending.keys() {
+            self.dirty.insert(*f);
+        }
+        if changed_docs.is_empty() {
+            return Ok(());
+        }
+        let saved_actor = std::mem::replace(&mut self.actor, "file-edit".to_string());
+        let result = self.apply_docs(changed_docs, fresh);
+        self.actor = saved_actor;
+        result
+    }
+
+    /// The order files are written in: a file gaining entries before the file losing them,
+    /// so a crash between the two leaves the entry in both (absorbed as a move), never in none.
+    fn write_order(&self) -> Vec<FileKind> {
+        use FileKind::*;
+        let to_archive = self.moves.contains(&(Sessions, Archive));
+        let from_archive = self.moves.contains(&(Archive, Sessions));
+        let mut order = vec![Project, Decisions, Sessions, Archive];
+        if to_archive && !from_archive {
+            order = vec![Project, Decisions, Archive, Sessions];
+        }
+        order.retain(|f| self.dirty.contains(f) && !self.broken.contains_key(f));
+        order
+    }
+
+    /// Steps 4 and 5: render the affected files, write the changed ones, commit. `Ok(None)`
+    /// when a file changed on disk after it was absorbed: nothing has been written and the
+    /// caller starts over with a fresh transaction.
+    pub(super) fn finish(mut self) -> Result<Option<SyncReport>> {
+        if self.dirty.contains(&FileKind::Archive) && !self.broken.contains_key(&FileKind::Sessions)
+        {
+            // the pointer line counts the archive
+            self.dirty.insert(FileKind::Sessions);
+        }
+        if self.dirty.iter().any(|f| self.deferred.contains(f)) {
+            // a file this command must write is being written by someone else: wait for it
+            return Ok(None);
+        }
+        pause_point("before-write");
+        let hold = match self.project {
+            false => Some("the memory files cannot be written"),
+            true if self.write_order().is_empty() => None,
+            true => gitop::in_progress(&self.ws.root),
+        };
+        if let Some(why) = hold {
+            // git is rewriting the work tree (or the folder is read-only): the store takes the
+            // change now, the files wait for the first command that can write them
+            for f in self.write_order() {
+                if !self.pending.contains_key(&f) {
+                    self.store.set_meta(&pending_key(f), self.seq_floor)?;
+                    self.changed = true;
+                }
+            }
+            let mut report = std::mem::take(&mut self.report);
+            report.files_deferred = Some(why.to_string());
+            if self.changed || self.store.migrated() {
+                self.store.commit()?;
+            }
+            return Ok(Some(report));
+        }
+        let mut plan = Vec::new();
+        for f in self.write_order() {
+            let path = self.ws.memory_file(f)?;
+            let now = fsio::read_stamped(&path)?;
+            if self.seen.get(&f) != Some(&now.as_ref().map(|(_, st)| st.sha1.clone())) {
+                return Ok(None);
+            }
+            let text = match self.spliced_archive(f, now.as_ref())? {
+                Some(t) => t,
+                None => render_file(&self.store, f, self.lang())?,
+            };
+            plan.push((f, path, now, text));
+        }
+        let rescue_dir = self.ws.inside(&self.ws.state_dir().join("rescued"))?;
+        let tmp_dir = self.ws.inside(&self.ws.state_dir().join("tmp"))?;
+        // swap each changed file in; the bytes displaced must be the ones absorbed, else a
+        // concurrent writer got in between: put everything back and start over
+        let mut swapped: Vec<(FileKind, fsio::Swapped)> = Vec::new();
+        // displaced versions that were saves by someone else moments ago: kept for a while, in
+        // case their writer is not done with them (see `late`)
+        let mut keep_displaced: HashMap<FileKind, crate::model::FileStamp> = HashMap::new();
+        let mut changed_files = Vec::new();
+        for (f, path, now, text) in plan {
+            let unchanged = now
+                .as_ref()
+                .is_some_and(|(bytes, _)| bytes.as_slice() == text.as_bytes());
+            if let (true, Some((_, disk_stamp))) = (unchanged, now) {
+                changed_files.push((f, disk_stamp));
+            } else {
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+                }
+                let sw = fsio::swap_in(&path, text.as_bytes(), &tmp_dir)?;
+                let displaced = sw.previous_stamped()?;
+                let expected = self.seen.get(&f).cloned().flatten();
+                let intact = match (&displaced, &sw.previous) {
+                    (Some((b, _)), _) => Some(sha1_hex(b)) == expected,
+                    (None, None) => true,
+                    (None, Some(_)) => false,
+                };
+                if let Some((_, st)) = &displaced
+                    && intact
+                    && fsio::is_fresh(st)
+                    && self.store.stamp(f)?.is_none_or(|s| s.sha1 != st.sha1)
+                {
+                    keep_displaced.insert(f, st.clone());
+                }
+                changed_files.push((f, sw.stamp.clone()));
+                swapped.push((f, sw));
+                if !intact {
+                    // put everything back (a save that landed in a swapped-in version is kept
+                    // and absorbed by the retry), drop the transaction, start over
+                    for (f, sw) in swapped.into_iter().rev() {
+                        let expected = self.seen.get(&f).cloned().flatten();
+                        match sw.undo(expected.as_deref(), &rescue_dir)? {
+                            fsio::Undone::Restored | fsio::Undone::KeptTheirSave => {}
+                            fsio::Undone::Rescued(to) => tracing::warn!(
+                                "{}: two saves raced with trilogy's write; the older one was kept at {} (merge it by hand, then delete it)",
+                                f.file_name(),
+                                to.display()
+                            ),
+                        }
+                    }
+                    return Ok(None);
+                }
+                crash_point("after-first-write");
+                pause_point("after-swap");
+                self.report.written.push(f.file_name().to_string());
+            }
+        }
+        for (f, sw) in swapped {
+            match keep_displaced.get(&f) {
+                Some(st) => {
+                    let to = late::displaced_path(self.ws, f, st)?;
+                    sw.keep_previous_at(&to)?;
+                }
+                None => sw.keep()?,
+            }
+        }
+        for (f, stamp) in changed_files {
+            self.store.set_stamp(f, &stamp)?;
+            if self.pending.contains_key(&f) {
+                self.store.set_meta(&pending_key(f), 0)?;
+            }
+            self.changed = true;
+        }
+        let report = std::mem::take(&mut self.report);
+        if self.changed || self.store.migrated() {
+            crash_point("before-commit");
+            self.store.commit()?;
+        }
+        Ok(Some(report))
+    }
+}
+
+/// Store meta key: the first sequence number recorded while git kept `f` from being written.
+fn pending_key(f: FileKind) -> String {
+    format!("pending_since:{}", f.file_name())
+}
+
+/// Sleep at a named point when `TRILOGY_PAUSE_AT=<name>:<ms>` names it, so the race tests can
+/// change a file while a real process is between absorbing and writing.
+fn pause_point(name: &str) {
+    if let Some(v) = std::env::var_os("TRILOGY_PAUSE_AT")
+        && let Some((n, ms)) = v.to_string_lossy().split_once(':')
+        && n == name
+        && let Ok(ms) = ms.parse::<u64>()
+    {
+        std::thread::sleep(std::time::Duration::from_millis(ms));
+    }
+}
+
+/// Die like `kill -9` at a named point when `TRILOGY_CRASH_AT` names it: the crash tests use
+/// this to stop a real process between writing the files and committing the store.
+pub fn crash_point(name: &str) {
+    if std::env::var_os("TRILOGY_CRASH_AT").is_some_and(|v| v == name) {
+        std::process::abort();
+    }
+}
