@@ -154,12 +154,17 @@ fn ten_thousand_hand_written_areas_keep_the_session_start_short() {
     ws.write("SESSIONS.md", &sessions);
     let mut cmd = ws.std_cmd();
     cmd.args(["hook", "claude", "session-start"]);
-    let out = run_guarded(
-        cmd,
-        r#"{"session_id":"s1","hook_event_name":"SessionStart","source":"startup","cwd":"/"}"#,
-    );
+    let payload = serde_json::json!({
+        "session_id": "s1",
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "cwd": ws.root().display().to_string(),
+        "transcript_path": "/nonexistent",
+    });
+    let out = run_guarded(cmd, &payload.to_string());
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
     // the area line names at most a handful of areas and counts the rest
     assert!(
         text.contains("more areas") || text.contains("个区域"),

@@ -45,6 +45,11 @@ pub fn warn_sync(r: &SyncReport) {
     for b in &r.unparseable {
         eprintln!("trilogy: warning: {b}");
     }
+    if let Some(why) = &r.files_deferred {
+        eprintln!(
+            "trilogy: the memory files were not written because {why}; the store has the change and the next command after that writes them"
+        );
+    }
 }
 
 pub fn init(o: &InitOutcome) -> String {

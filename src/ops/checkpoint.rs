@@ -304,7 +304,13 @@ pub fn checkpoint(
         ws.scaffold()?;
     }
     ws.require_memory()?;
-    ws.write(actor, |tx| apply(tx, input))
+    let mut done = ws.write(actor, |tx| apply(tx, input))?;
+    if let Some(why) = &done.report.files_deferred {
+        done.value.warnings.push(format!(
+            "recorded in the store; the memory files were not written because {why}: the next trilogy command after that writes them"
+        ));
+    }
+    Ok(done)
 }
 
 fn apply(tx: &mut Tx, input: &CheckpointInput) -> Result<CheckpointOutcome> {

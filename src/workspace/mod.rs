@@ -431,6 +431,13 @@ impl Workspace {
         }
         let mut out = Match::Yes;
         for f in FileKind::ALL {
+            // a file git kept trilogy from writing is written once git is done
+            if r.meta(&sync::pending_key(f))? > 0 && sync::gitop::in_progress(&self.root).is_none()
+            {
+                return Ok(Match::No);
+            }
+        }
+        for f in FileKind::ALL {
             let path = self.memory_file(f)?;
             let stamp = r.stamp(f)?;
             let stamped_at = r.stamped_at(f)?;

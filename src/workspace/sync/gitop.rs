@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 
 /// What git leaves in its directory while an operation that rewrites files is under way.
 const IN_PROGRESS: [(&str, &str); 7] = [
-    ("index.lock", "a git command holds the index"),
-    ("rebase-merge", "a rebase"),
-    ("rebase-apply", "a rebase or `git am`"),
-    ("MERGE_HEAD", "a merge"),
-    ("CHERRY_PICK_HEAD", "a cherry-pick"),
-    ("REVERT_HEAD", "a revert"),
-    ("BISECT_LOG", "a bisect"),
+    ("index.lock", "a git command holds the index (index.lock)"),
+    ("rebase-merge", "a git rebase is under way"),
+    ("rebase-apply", "a git rebase or am is under way"),
+    ("MERGE_HEAD", "a git merge is under way"),
+    ("CHERRY_PICK_HEAD", "a git cherry-pick is under way"),
+    ("REVERT_HEAD", "a git revert is under way"),
+    ("BISECT_LOG", "a git bisect is under way"),
 ];
 
 /// The git directory of the repository holding `root`: the nearest `.git` above it, a folder or
@@ -62,6 +62,9 @@ mod tests {
         std::fs::write(repo.join(".git"), "gitdir: ../real-git\n").unwrap();
         assert_eq!(in_progress(&repo.join("sub")), None);
         std::fs::create_dir(real.join("rebase-merge")).unwrap();
-        assert_eq!(in_progress(&repo.join("sub")), Some("a rebase"));
+        assert_eq!(
+            in_progress(&repo.join("sub")),
+            Some("a git rebase is under way")
+        );
     }
 }

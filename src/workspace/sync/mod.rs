@@ -24,7 +24,7 @@ use crate::store::{Reader, WriteTx};
 use super::{Workspace, fsio};
 
 mod apply;
-mod gitop;
+pub(crate) mod gitop;
 mod late;
 mod render;
 
@@ -397,7 +397,7 @@ impl<'w> Tx<'w> {
         }
         pause_point("before-write");
         let hold = match self.project {
-            false => Some("the memory files cannot be written"),
+            false => Some("the memory folder cannot be written"),
             true if self.write_order().is_empty() => None,
             true => gitop::in_progress(&self.ws.root),
         };
@@ -513,7 +513,7 @@ impl<'w> Tx<'w> {
 }
 
 /// Store meta key: the first sequence number recorded while git kept `f` from being written.
-fn pending_key(f: FileKind) -> String {
+pub(crate) fn pending_key(f: FileKind) -> String {
     format!("pending_since:{}", f.file_name())
 }
 
