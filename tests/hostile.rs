@@ -179,9 +179,28 @@ fn the_store_and_the_hook_log_linked_out_of_the_project_are_refused() {
         symlink(&victim.path, state.join(linked)).unwrap();
         let (_, code) = session_start(&ws);
         assert_eq!(code, 0);
-        // hooks log every call they make; a write command opens the store
+        // a write command opens the store
         let _ = ws.run(&["checkpoint", "--session-done", "x; tested"]);
-        let _ = session_start(&ws);
+        // a hook given input it cannot read logs that in the session's directory
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"))
+            .args(["hook", "claude", "session-start"])
+            .current_dir(ws.root())
+            .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .and_then(|mut c| {
+                c.stdin.take().unwrap().write_all(b"not json")?;
+                c.wait_with_output()
+            })
+            .unwrap();
+        assert!(out.status.success());
+        assert!(
+            text(&out.stderr).contains("not the host's JSON"),
+            "{}",
+            text(&out.stderr)
+        );
         victim.assert_untouched();
     }
 }

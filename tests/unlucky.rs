@@ -16,7 +16,8 @@ fn hand_sessions(n: usize) -> String {
     let mut s = String::from("# SESSIONS\n\n");
     for i in (0..n).rev() {
         s.push_str(&format!(
-            "## 2026-11-{:02}\n\n完成：hand entry {i:03}, checked by eye\n\n",
+            "## 2026-{:02}-{:02}\n\n完成：hand entry {i:03}, checked by eye\n\n",
+            11 - (i / 28).min(10),
             1 + i % 28
         ));
     }
@@ -49,13 +50,13 @@ fn a_writer_holding_the_file_across_a_trilogy_write_loses_nothing() {
         .truncate(true)
         .open(ws.path("SESSIONS.md"))
         .unwrap();
-    f.write_all(whole[..cut].as_bytes()).unwrap();
+    f.write_all(&whole.as_bytes()[..cut]).unwrap();
     f.flush().unwrap();
     // long enough for the half to look finished
     std::thread::sleep(Duration::from_millis(300));
     ws.ok(&["checkpoint", "--session-done", "recorded mid-save; tested"]);
     // the rest goes into the inode trilogy replaced
-    f.write_all(whole[cut..].as_bytes()).unwrap();
+    f.write_all(&whole.as_bytes()[cut..]).unwrap();
     drop(f);
     ws.ok(&["checkpoint", "--session-done", "the next one; tested"]);
     let live = live_bodies(&ws).join("\n");
@@ -72,27 +73,48 @@ fn a_writer_holding_the_file_across_a_trilogy_write_loses_nothing() {
 }
 
 #[test]
-fn a_file_cut_mid_line_moments_ago_is_not_read_as_removals() {
+fn a_save_paused_mid_line_is_not_read_as_removals() {
     let ws = Ws::init();
     ws.write("SESSIONS.md", &hand_sessions(20));
     ws.ok(&["status"]);
     let whole = hand_sessions(20);
-    // half a save: the writer has not reached the end of the line yet
-    let cut = whole.len() / 2;
-    let cut = (cut..whole.len())
-        .find(|i| whole.is_char_boundary(*i) && whole.as_bytes()[*i - 1] != b'\n')
-        .unwrap();
-    std::fs::write(ws.path("SESSIONS.md"), &whole[..cut]).unwrap();
+    // four writes through one descriptor, each ending mid-line, with pauses longer than a
+    // chunked writer's usual gaps
+    let cuts: Vec<usize> = [1, 2, 3]
+        .iter()
+        .map(|q| {
+            (whole.len() * q / 4..whole.len())
+                .find(|i| whole.is_char_boundary(*i) && whole.as_bytes()[*i - 1] != b'\n')
+                .unwrap()
+        })
+        .collect();
+    let path = ws.path("SESSIONS.md");
+    let writer = {
+        let whole = whole.clone();
+        std::thread::spawn(move || {
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .truncate(true)
+                .open(&path)
+                .unwrap();
+            let mut at = 0;
+            for cut in cuts.into_iter().chain([whole.len()]) {
+                f.write_all(&whole.as_bytes()[at..cut]).unwrap();
+                at = cut;
+                std::thread::sleep(Duration::from_millis(150));
+            }
+        })
+    };
+    std::thread::sleep(Duration::from_millis(70));
     let out = ws.run(&["read", "--json"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    // the save completes within the two seconds a fresh cut file is left alone
-    std::fs::write(ws.path("SESSIONS.md"), &whole).unwrap();
+    writer.join().unwrap();
     let live = live_bodies(&ws).join("\n");
     for i in 0..20 {
         assert!(live.contains(&format!("hand entry {i:03},")), "{i}: {live}");
     }
-    let removed = ws.json(&["log", "-n", "1000"]);
-    let ops: Vec<&str> = removed["events"]
+    let log = ws.json(&["log", "-n", "1000"]);
+    let ops: Vec<&str> = log["events"]
         .as_array()
         .unwrap()
         .iter()
@@ -104,7 +126,8 @@ fn a_file_cut_mid_line_moments_ago_is_not_read_as_removals() {
 #[test]
 fn chunked_saves_racing_writers_lose_no_hand_entry_and_remove_no_acknowledged_one() {
     let ws = Ws::init();
-    ws.write("SESSIONS.md", &hand_sessions(60));
+    std::fs::write(ws.root().join("trilogy.toml"), "sessions_max_entries = 0\n").unwrap();
+    ws.write("SESSIONS.md", &hand_sessions(600));
     ws.ok(&["status"]);
     let root = ws.root().to_path_buf();
     let bin = assert_cmd::cargo::cargo_bin("trilogy");
@@ -128,7 +151,8 @@ fn chunked_saves_racing_writers_lose_no_hand_entry_and_remove_no_acknowledged_on
             acked
         })
     };
-    // a script that rewrites SESSIONS.md in 4 KiB writes 2 ms apart, adding one entry each time
+    // a script that rewrites SESSIONS.md (about 30 KB) in 4 KiB writes 10 ms apart, adding one
+    // entry each time
     let mut hand = Vec::new();
     for k in 0..10 {
         let path = root.join("memory/SESSIONS.md");
@@ -145,7 +169,7 @@ fn chunked_saves_racing_writers_lose_no_hand_entry_and_remove_no_acknowledged_on
             .unwrap();
         for chunk in new.as_bytes().chunks(4096) {
             f.write_all(chunk).unwrap();
-            std::thread::sleep(Duration::from_millis(2));
+            std::thread::sleep(Duration::from_millis(10));
         }
         drop(f);
         hand.push(format!("chunked save {k},"));
@@ -256,10 +280,16 @@ fn while_git_rewrites_the_tree_the_store_records_and_the_files_wait() {
 fn a_read_only_memory_folder_with_a_hand_edit_still_reads() {
     let ws = Ws::init();
     ws.ok(&["checkpoint", "--session-done", "recorded; tested"]);
+    // an older entry on top: trilogy would re-sort the file, which it cannot write
     let s = ws.read("SESSIONS.md");
+    let first = s.find("\n## ").unwrap() + 1;
     ws.write(
         "SESSIONS.md",
-        &s.replacen("## ", "## 2026-11-29\n\n完成：hand edit, by eye\n\n## ", 1),
+        &format!(
+            "{}## 2026-11-01\n\n完成：hand edit, by eye\n\n{}",
+            &s[..first],
+            &s[first..]
+        ),
     );
     let bin = assert_cmd::cargo::cargo_bin("trilogy");
     let is_root = Command::new("id")
@@ -287,7 +317,7 @@ fn a_read_only_memory_folder_with_a_hand_edit_still_reads() {
     let out = c
         .arg("--root")
         .arg(ws.root())
-        .args(["read", "SESSIONS.md"])
+        .args(["read", "SESSIONS.md", "-n", "10", "--json"])
         .env("TRILOGY_CONFIG", "/nonexistent/config.toml")
         .env("TRILOGY_TODAY", common::TODAY)
         .env("HOME", "/nonexistent")
@@ -295,9 +325,20 @@ fn a_read_only_memory_folder_with_a_hand_edit_still_reads() {
         .expect("run trilogy (needs setpriv from util-linux when tests run as root)");
     std::fs::set_permissions(&memory, std::fs::Permissions::from_mode(0o755)).unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(
-        text(&out.stdout).contains("hand edit"),
-        "{}",
-        text(&out.stdout)
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let bodies: Vec<&str> = v["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|e| e["body"].as_str())
+        .collect();
+    assert!(bodies.iter().any(|b| b.contains("hand edit")), "{v}");
+    assert_eq!(
+        std::fs::read_to_string(ws.path("SESSIONS.md"))
+            .unwrap()
+            .matches("\n## 20")
+            .count(),
+        2,
+        "the file is as the person left it"
     );
 }

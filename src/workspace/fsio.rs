@@ -73,11 +73,11 @@ fn now_ns() -> i128 {
 /// How long a file must have gone unwritten before its bytes are taken as a finished save:
 /// programs that save in several `write()` calls (scripts, pipelines, some editors) leave gaps
 /// of a few milliseconds between them.
-const QUIET: std::time::Duration = std::time::Duration::from_millis(50);
+pub const QUIET: std::time::Duration = std::time::Duration::from_millis(50);
 
-/// Wait until nobody has written `path` for [`QUIET`] (its mtime that far in the past), for at
+/// Wait until nobody has written `path` for `quiet` (its mtime that far in the past), for at
 /// most `limit`. True when the file is quiet (or gone), false when it kept changing.
-pub fn wait_quiet(path: &Path, limit: std::time::Duration) -> bool {
+pub fn wait_quiet(path: &Path, quiet: std::time::Duration, limit: std::time::Duration) -> bool {
     let started = std::time::Instant::now();
     loop {
         let Ok(m) = std::fs::metadata(path) else {
@@ -85,7 +85,7 @@ pub fn wait_quiet(path: &Path, limit: std::time::Duration) -> bool {
         };
         let mtime = m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
         let age_ns = now_ns() - mtime;
-        let quiet_ns = QUIET.as_nanos() as i128;
+        let quiet_ns = quiet.as_nanos() as i128;
         // an mtime in the future (clocks that disagree) counts as old: nothing to wait for
         if age_ns >= quiet_ns || age_ns < -RACY_WINDOW_NS {
             return true;
@@ -93,7 +93,7 @@ pub fn wait_quiet(path: &Path, limit: std::time::Duration) -> bool {
         if started.elapsed() >= limit {
             return false;
         }
-        let wait = ((quiet_ns - age_ns.max(0)) as u64).clamp(2_000_000, 50_000_000);
+        let wait = ((quiet_ns - age_ns.max(0)) as u64).clamp(2_000_000, 100_000_000);
         std::thread::sleep(std::time::Duration::from_nanos(wait));
     }
 }

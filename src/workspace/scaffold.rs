@@ -91,8 +91,7 @@ pub fn ensure_boot_block(
 /// file. A marker anywhere else (inline in prose, in a code span) is not a block.
 fn find_legacy(text: &str) -> Option<(usize, usize)> {
     let mut offset = 0;
-    let mut lines = text.split_inclusive('\n').peekable();
-    while let Some(line) = lines.next() {
+    for line in text.split_inclusive('\n') {
         let start = offset;
         offset += line.len();
         if !LEGACY_MARKERS.contains(&line.trim_end()) {
@@ -100,8 +99,7 @@ fn find_legacy(text: &str) -> Option<(usize, usize)> {
         }
         let mut pos = offset;
         let mut saw_heading = false;
-        let mut rest = text[offset..].split_inclusive('\n');
-        for l in rest.by_ref() {
+        for l in text[offset..].split_inclusive('\n') {
             let body = l.trim_end();
             if !saw_heading {
                 if body.is_empty() {

@@ -50,14 +50,28 @@ impl Tx<'_> {
                 continue;
             }
             let items = items_of(f, &parsed.doc, self.today);
-            let unwritten = self.pending.get(&f).copied();
-            let current: Vec<String> = self
-                .store
-                .file_entries(f, 0, usize::MAX)?
-                .into_iter()
-                .map(|e| e.id)
-                .collect();
+            let entries = self.store.file_entries(f, 0, usize::MAX)?;
+            let current: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
             let theirs: Vec<String> = items.iter().map(|i| i.id.clone()).collect();
+            // entries the saving program cannot have seen are not removed by its save: those
+            // git kept from being written, and those newer than every entry the save holds when
+            // trilogy wrote the file moments before (an editor saving a copy it read earlier)
+            let stale_copy = if self.recently_written(f)? {
+                let held: HashSet<&str> = theirs.iter().map(String::as_str).collect();
+                let newest = entries
+                    .iter()
+                    .filter(|e| held.contains(e.id.as_str()))
+                    .map(|e| e.seq)
+                    .max()
+                    .unwrap_or(0);
+                Some(newest + 1)
+            } else {
+                None
+            };
+            let unwritten = [self.pending.get(&f).copied(), stale_copy]
+                .into_iter()
+                .flatten()
+                .min();
             for op in capture_diff_slices(Algorithm::Myers, &current, &theirs) {
                 match op {
                     DiffOp::Delete {
@@ -89,6 +103,7 @@ impl Tx<'_> {
         let present_ids: HashSet<String> = present.iter().map(|(_, i)| i.id.clone()).collect();
         // entries that left the files go first, so an edited entry can take its old place
         let mut replaced: HashMap<String, EntryRecord> = HashMap::new();
+        let mut unseen = 0;
         for (id, by, unwritten) in gone {
             if present_ids.contains(&id) {
                 continue;
@@ -97,7 +112,8 @@ impl Tx<'_> {
                 continue;
             };
             if unwritten.is_some_and(|since| rec.seq >= since) {
-                // recorded while git kept the file from being written: never in it
+                // never in the copy that was saved: kept, and written back with the save
+                unseen += 1;
                 continue;
             }
             let op = if by.is_some() { "replace" } else { "remove" };
@@ -114,6 +130,11 @@ impl Tx<'_> {
             if let Some(new_id) = by {
                 replaced.insert(new_id, rec);
             }
+        }
+        if unseen > 0 {
+            self.report.absorbed.push(format!(
+                "kept {unseen} entries a save did not contain: they were recorded after the saved copy was read"
+            ));
         }
         let mut imported: BTreeMap<FileKind, usize> = BTreeMap::new();
         let mut inserted: HashSet<String> = HashSet::new();
@@ -191,7 +212,18 @@ impl Tx<'_> {
         Ok(())
     }
 
-    fn apply_project(&mut self, doc: &Doc, fresh: bool) -> Result<()> {
+    /// True when trilogy wrote (or stamped) `f` within the last few seconds: a save arriving now
+    /// may come from a copy read before that write.
+    fn recently_written(&self, f: FileKind) -> Result<bool> {
+        const WINDOW_MS: u64 = 3_000;
+        let at = self.store.stamped_at(f)?;
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        Ok(at > 0 && now.saturating_sub(at) <= WINDOW_MS)
+    }
+
+    pub(super) fn apply_project(&mut self, doc: &Doc, fresh: bool) -> Result<()> {
         let lang = self.lang();
         let current: HashMap<String, SectionRecord> = self
             .store

@@ -34,6 +34,9 @@ pub use render::{entry_block, pointer_line, render_file};
 /// later command.
 const QUIET_LIMIT: std::time::Duration = std::time::Duration::from_millis(500);
 
+/// How long a file that ends mid-line must have gone unwritten before it is read as a save.
+const MID_LINE_QUIET: std::time::Duration = std::time::Duration::from_millis(300);
+
 /// The operation's view of the open write transaction.
 pub struct Tx<'w> {
     pub ws: &'w Workspace,
@@ -279,11 +282,24 @@ impl<'w> Tx<'w> {
             // someone else wrote the file: read it once they have stopped writing (a program may
             // save in several `write()` calls); one still writing is left for a later command
             let ours = stamp.as_ref().is_some_and(|s| fsio::stat_equal(&path, s));
-            if !ours && !fsio::wait_quiet(&path, QUIET_LIMIT) {
+            if !ours && !fsio::wait_quiet(&path, fsio::QUIET, QUIET_LIMIT) {
                 self.deferred.insert(f);
                 continue;
             }
-            let read = fsio::read_stamped(&path)?;
+            let mut read = fsio::read_stamped(&path)?;
+            // every file trilogy writes, and every editor's save, ends with a newline: a file cut
+            // mid-line is more likely a save still under way, so it must stay quiet for longer
+            if !ours
+                && read
+                    .as_ref()
+                    .is_some_and(|(b, _)| !b.is_empty() && !b.ends_with(b"\n"))
+            {
+                if !fsio::wait_quiet(&path, MID_LINE_QUIET, QUIET_LIMIT + MID_LINE_QUIET) {
+                    self.deferred.insert(f);
+                    continue;
+                }
+                read = fsio::read_stamped(&path)?;
+            }
             self.seen
                 .insert(f, read.as_ref().map(|(_, st)| st.sha1.clone()));
             // a missing file, and an empty one, is rendered again from the store: an empty
@@ -298,12 +314,6 @@ impl<'w> Tx<'w> {
                         continue;
                     }
                     true
-                }
-                // a save in progress: every file trilogy writes, and every editor's, ends with a
-                // newline; a fresh file cut mid-line is most likely still being written
-                Some((bytes, st)) if !bytes.ends_with(b"\n") && fsio::is_fresh(st) && !ours => {
-                    self.deferred.insert(f);
-                    continue;
                 }
                 Some(_) => false,
             };
