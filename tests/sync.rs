@@ -114,6 +114,9 @@ fn body_edit_replaces_and_deletion_removes_restorably() {
     let after = ids_by_heading(&ws, "SESSIONS.md");
     assert!(after.iter().any(|e| e.2.contains("corrected by hand")));
 
+    // a deletion of the newest entry is taken as the person's once trilogy's last write is more
+    // than a second old (sooner, it may be a copy read before that write: see the test below)
+    std::thread::sleep(std::time::Duration::from_millis(1_100));
     let s = ws.read("SESSIONS.md");
     let start = s.find("## 2026-11-28").unwrap();
     let end = s.find("## 2026-11-24").unwrap();
@@ -128,6 +131,35 @@ fn body_edit_replaces_and_deletion_removes_restorably() {
     ws.ok(&["restore", &newest_id[..8]]);
     let h = headings(&ws.read("SESSIONS.md"));
     assert_eq!(h[0], "2026-11-28", "restored at its date position");
+}
+
+#[test]
+fn a_copy_read_before_trilogy_wrote_and_saved_after_removes_nothing() {
+    let ws = seeded();
+    // a script reads the file, trilogy records an entry, the script writes its copy back
+    // (with an entry of its own, or unchanged as `git stash` puts a file back)
+    for own in [true, false] {
+        let copy = ws.read("SESSIONS.md");
+        let tag = format!("recorded between read and write {own}");
+        ws.ok(&["checkpoint", "--session-done", &format!("{tag}; tested")]);
+        let saved = if own {
+            let pos = copy.find("\n## ").unwrap() + 1;
+            format!(
+                "{}## 2026-11-29\n\n完成：the script's own entry\n\n{}",
+                &copy[..pos],
+                &copy[pos..]
+            )
+        } else {
+            copy
+        };
+        ws.write("SESSIONS.md", &saved);
+        ws.ok(&["status"]);
+        let file = ws.read("SESSIONS.md");
+        assert!(file.contains(&tag), "{file}");
+        assert!(!own || file.contains("the script's own entry"), "{file}");
+    }
+    let log = ws.json(&["log", "-n", "20"]).to_string();
+    assert!(!log.contains("\"remove\""), "{log}");
 }
 
 #[test]

@@ -53,9 +53,50 @@ impl Tx<'_> {
             let entries = self.store.file_entries(f, 0, usize::MAX)?;
             let current: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
             let theirs: Vec<String> = items.iter().map(|i| i.id.clone()).collect();
+            // which entries left the file, and what took each one's place
+            let mut left: Vec<(String, Option<String>)> = Vec::new();
+            for op in capture_diff_slices(Algorithm::Myers, &current, &theirs) {
+                match op {
+                    DiffOp::Delete {
+                        old_index, old_len, ..
+                    } => {
+                        for id in &current[old_index..old_index + old_len] {
+                            left.push((id.clone(), None));
+                        }
+                    }
+                    DiffOp::Replace {
+                        old_index,
+                        old_len,
+                        new_index,
+                        new_len,
+                    } => {
+                        for k in 0..old_len {
+                            let by = (k < new_len).then(|| theirs[new_index + k].clone());
+                            left.push((current[old_index + k].clone(), by));
+                        }
+                    }
+                    _ => {}
+                }
+            }
             // entries the saving program cannot have seen are not removed by its save: those
-            // git kept from being written, and those newer than every entry the save holds when
-            // trilogy wrote the file moments before (an editor saving a copy it read earlier)
+            // git kept from being written, and — when trilogy wrote the file within the last
+            // second — those newer than every entry the save holds: the save was made from a
+            // copy read before trilogy's write (a script's read-modify-write, `git stash` putting
+            // back what it saved). An entry edited in place is the person's doing either way.
+            let old_body: HashMap<&str, &str> = entries
+                .iter()
+                .map(|e| (e.id.as_str(), e.body.as_str()))
+                .collect();
+            let new_body: HashMap<&str, &str> = items
+                .iter()
+                .map(|i| (i.id.as_str(), i.body.as_str()))
+                .collect();
+            let is_edit = |old: &str, by: &Option<String>| {
+                by.as_deref().is_some_and(|new| {
+                    let (a, b) = (old_body.get(old), new_body.get(new));
+                    a.zip(b).is_some_and(|(a, b)| similar_text(a, b))
+                })
+            };
             let stale_copy = if self.recently_written(f)? {
                 let held: HashSet<&str> = theirs.iter().map(String::as_str).collect();
                 let newest = entries
@@ -68,32 +109,11 @@ impl Tx<'_> {
             } else {
                 None
             };
-            let unwritten = [self.pending.get(&f).copied(), stale_copy]
-                .into_iter()
-                .flatten()
-                .min();
-            for op in capture_diff_slices(Algorithm::Myers, &current, &theirs) {
-                match op {
-                    DiffOp::Delete {
-                        old_index, old_len, ..
-                    } => {
-                        for id in &current[old_index..old_index + old_len] {
-                            gone.push((id.clone(), None, unwritten));
-                        }
-                    }
-                    DiffOp::Replace {
-                        old_index,
-                        old_len,
-                        new_index,
-                        new_len,
-                    } => {
-                        for k in 0..old_len {
-                            let by = (k < new_len).then(|| theirs[new_index + k].clone());
-                            gone.push((current[old_index + k].clone(), by, unwritten));
-                        }
-                    }
-                    _ => {}
-                }
+            let pending = self.pending.get(&f).copied();
+            for (old, by) in &left {
+                let stale = stale_copy.filter(|_| !is_edit(old, by));
+                let floor = [pending, stale].into_iter().flatten().min();
+                gone.push((old.clone(), by.clone(), floor));
             }
             // allocate sequence numbers bottom-up so the upper of two same-date entries is newer
             for item in items.into_iter().rev() {
@@ -212,10 +232,10 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// True when trilogy wrote (or stamped) `f` within the last few seconds: a save arriving now
-    /// may come from a copy read before that write.
+    /// True when trilogy wrote (or stamped) `f` within the last second: a save arriving now may
+    /// come from a copy read before that write.
     fn recently_written(&self, f: FileKind) -> Result<bool> {
-        const WINDOW_MS: u64 = 3_000;
+        const WINDOW_MS: u64 = 1_000;
         let at = self.store.stamped_at(f)?;
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -312,6 +332,11 @@ pub(super) struct Item {
     pub(super) state: State,
     pub(super) superseded_by: Option<String>,
     pub(super) sort_date: NaiveDate,
+}
+
+/// True when `b` reads as an edit of `a`: most of the text is shared.
+fn similar_text(a: &str, b: &str) -> bool {
+    similar::TextDiff::from_chars(a, b).ratio() >= 0.5
 }
 
 /// Entries of a parsed entry file; an undated entry takes the date of the nearest dated entry

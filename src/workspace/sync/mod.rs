@@ -268,6 +268,10 @@ impl<'w> Tx<'w> {
             }
         }
         let mut changed_docs: Vec<(FileKind, Parsed)> = Vec::new();
+        // while git rewrites the work tree the files are in flux: they are neither read nor
+        // written until it is done (entries recorded meanwhile are kept, see `pending`)
+        let git_busy = gitop::in_progress(&self.ws.root).is_some();
+        let files = if git_busy { &[] } else { files };
         for &f in files {
             let path = self.ws.memory_file(f)?;
             let stamp = self.store.stamp(f)?;
@@ -361,7 +365,7 @@ impl<'w> Tx<'w> {
                 }
             }
         }
-        if fresh {
+        if fresh && !git_busy {
             self.store.set_meta("absorbed_once", 1)?;
             self.changed = true;
         }
