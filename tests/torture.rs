@@ -467,7 +467,10 @@ fn chunked_and_held_open_saves_racing_writers_lose_nothing() {
                 std::thread::sleep(Duration::from_millis(2));
             }
         } else {
-            let cut = new[..new.len() / 2].rfind("\n## ").map_or(0, |p| p + 1);
+            let mid = (new.len() / 2..)
+                .find(|i| new.is_char_boundary(*i))
+                .unwrap();
+            let cut = new[..mid].rfind("\n## ").map_or(0, |p| p + 1);
             f.write_all(&new.as_bytes()[..cut]).unwrap();
             std::thread::sleep(Duration::from_millis(120));
             f.write_all(&new.as_bytes()[cut..]).unwrap();

@@ -44,7 +44,10 @@ fn a_writer_holding_the_file_across_a_trilogy_write_loses_nothing() {
     // a program rewrites the file through one descriptor, pausing after the first half (at an
     // entry boundary, so the half looks like a whole file)
     let whole = hand_sessions(40);
-    let cut = whole[..whole.len() / 2].rfind("\n## ").unwrap() + 1;
+    let mid = (whole.len() / 2..)
+        .find(|i| whole.is_char_boundary(*i))
+        .unwrap();
+    let cut = whole[..mid].rfind("\n## ").unwrap() + 1;
     let mut f = std::fs::OpenOptions::new()
         .write(true)
         .truncate(true)
