@@ -68,6 +68,11 @@ pub fn init(o: &InitOutcome) -> String {
                 .unwrap_or_default()
         ));
     }
+    if let Some(r) = &o.scaffolded.rescued {
+        s.push_str(&format!(
+            "kept      the old plugin's block as it was, at {r} (compare, then delete it)\n"
+        ));
+    }
     for b in &o.sync.unparseable {
         s.push_str(&format!("warning   {b}\n"));
     }
