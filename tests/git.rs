@@ -182,15 +182,23 @@ fn both_sides_editing_one_section_conflict_only_there() {
     // sessions merged without conflict on the same run
     let s = ws.read("SESSIONS.md");
     assert!(s.contains("f; tested") && s.contains("m; tested") && !s.contains("<<<<<<<"));
-    // until resolved, PROJECT.md is left alone and reported; other files keep working
+    // while the merge is under way the store records and the files are left to git
     let out = ws.run(&["checkpoint", "--session-done", "while conflicted; tested"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(text(&out.stderr).contains("PROJECT.md"));
+    assert!(
+        text(&out.stderr).contains("git merge"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!ws.read("SESSIONS.md").contains("while conflicted"));
     let resolved = p
         .replace("<<<<<<< ours\n", "")
         .replace("=======\ntheirs says this\n>>>>>>> theirs\n", "");
     ws.write("PROJECT.md", &resolved);
+    ok(ws.root(), &["commit", "-qam", "merged"]);
+    // the first command after git is done writes what was recorded meanwhile
     ws.ok(&["status"]);
+    assert!(ws.read("SESSIONS.md").contains("while conflicted"));
     assert_eq!(
         ws.json(&["read", "--section", "现状"])["text"],
         "ours says that"

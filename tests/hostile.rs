@@ -270,3 +270,44 @@ fn links_that_stay_inside_the_project_still_work() {
             .is_symlink()
     );
 }
+
+/// The configuration corpus (`tests/bad_input/config/*.toml`): each one, committed as a
+/// repository's `trilogy.toml`, is refused with the file and the key named, and neither the
+/// session-start hook nor `init` creates anything.
+#[test]
+fn every_hostile_config_in_the_corpus_is_refused_and_changes_nothing() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad_input/config");
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 10, "{}", dir.display());
+    for case in cases {
+        let toml = std::fs::read_to_string(&case).unwrap();
+        let ws = Ws::new();
+        std::fs::write(ws.root().join("trilogy.toml"), &toml).unwrap();
+        let (out, code) = session_start(&ws);
+        assert_eq!(code, 0, "{}", case.display());
+        assert!(out.is_empty(), "{}: {out}", case.display());
+        let e = ws.run(&["init"]);
+        assert_eq!(e.status.code(), Some(3), "{}", case.display());
+        let err = text(&e.stderr);
+        let keys: Vec<&str> = toml
+            .lines()
+            .filter_map(|l| l.split([' ', '=']).next())
+            .collect();
+        assert!(
+            err.contains("trilogy.toml") && keys.iter().any(|k| err.contains(k)),
+            "{}: {err}",
+            case.display()
+        );
+        let left: Vec<String> = std::fs::read_dir(ws.root())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n != "trilogy.toml")
+            .collect();
+        assert!(left.is_empty(), "{}: created {left:?}", case.display());
+    }
+}
