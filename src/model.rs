@@ -557,12 +557,28 @@ pub struct Report {
 }
 
 /// Stat and hash of a file as trilogy last wrote (or absorbed) it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, Eq, Serialize, Deserialize, Default)]
 pub struct FileStamp {
     pub sha1: String,
     pub len: u64,
     pub mtime_ns: i128,
     pub ino: u64,
+    /// Unix milliseconds read from the clock before the bytes were read or written (not
+    /// stored: the store keeps it as the stamp's time). A stamp vouches for the file only when
+    /// this is past the racy window of its mtime; a clock read *before* the I/O can only err
+    /// towards distrust, however long the process is descheduled afterwards.
+    #[serde(skip)]
+    pub taken_ms: u64,
+}
+
+/// Two stamps describe the same file state whenever they were taken.
+impl PartialEq for FileStamp {
+    fn eq(&self, other: &FileStamp) -> bool {
+        self.sha1 == other.sha1
+            && self.len == other.len
+            && self.mtime_ns == other.mtime_ns
+            && self.ino == other.ino
+    }
 }
 
 /// What each injection cap left out.

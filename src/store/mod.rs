@@ -770,9 +770,13 @@ impl WriteTx {
     }
 
     pub fn set_stamp(&self, file: FileKind, stamp: &FileStamp) -> Result<()> {
-        let now_ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
+        // the time the stamp was taken (before its I/O), else now
+        let now_ms = match stamp.taken_ms {
+            0 => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64),
+            taken => taken,
+        };
         self.set_meta(&format!("stamped_at:{}", file.code()), now_ms)?;
         let bytes = encode(stamp)?;
         let mut t = self.txn.open_table(FILES).map_err(self.w())?;

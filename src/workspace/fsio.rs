@@ -34,8 +34,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-fn stamp_from(meta: &std::fs::Metadata, bytes: &[u8]) -> FileStamp {
+fn stamp_from(meta: &std::fs::Metadata, bytes: &[u8], taken_ms: u64) -> FileStamp {
     FileStamp {
+        taken_ms,
         sha1: sha1_hex(bytes),
         len: meta.len(),
         mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
@@ -48,6 +49,7 @@ fn stamp_from(meta: &std::fs::Metadata, bytes: &[u8]) -> FileStamp {
 /// the stamp records and the next command reads the file again instead of trusting it.
 pub fn read_stamped(path: &Path) -> Result<Option<(Vec<u8>, FileStamp)>> {
     use std::io::Read;
+    let taken_ms = now_ms();
     let mut f = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -56,13 +58,17 @@ pub fn read_stamped(path: &Path) -> Result<Option<(Vec<u8>, FileStamp)>> {
     let meta = f.metadata().map_err(|e| Error::io(path, e))?;
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     f.read_to_end(&mut bytes).map_err(|e| Error::io(path, e))?;
-    let stamp = stamp_from(&meta, &bytes);
+    let stamp = stamp_from(&meta, &bytes, taken_ms);
     Ok(Some((bytes, stamp)))
 }
 
 /// Two writes to a file within this span may leave the same size and mtime (coarse or 2-second
 /// filesystem timestamps), so a stat taken that close to a write proves nothing.
 const RACY_WINDOW_NS: i128 = 2_000_000_000;
+
+fn now_ms() -> u64 {
+    (now_ns() / 1_000_000).max(0) as u64
+}
 
 fn now_ns() -> i128 {
     std::time::SystemTime::now()
@@ -110,7 +116,8 @@ const FINE_RACY_WINDOW_NS: i128 = 100_000_000;
 
 /// True when `stamp` was recorded too soon after the file's mtime to vouch for its content
 /// (git's "racily clean" rule): a same-size write in the same tick would be invisible to stat.
-/// `stamped_at_ms` is when the stamp was recorded. An mtime with a sub-second part comes from
+/// `stamped_at_ms` is when the stamp was taken: a clock reading from before the read or write
+/// that produced it (see [`FileStamp::taken_ms`]). An mtime with a sub-second part comes from
 /// a filesystem with fine timestamps; one in whole seconds may come from a coarse one (FAT
 /// keeps two seconds), which gets the wide window.
 pub fn is_racy(stamp: &FileStamp, stamped_at_ms: u64) -> bool {
@@ -122,10 +129,10 @@ pub fn is_racy(stamp: &FileStamp, stamped_at_ms: u64) -> bool {
     stamp.mtime_ns + window >= stamped_at_ms as i128 * 1_000_000
 }
 
-/// True when a stamp of the file recorded now would not be racy.
-pub fn settles_now(stamp: &FileStamp) -> bool {
-    let now_ms = (now_ns() / 1_000_000).max(0) as u64;
-    !is_racy(stamp, now_ms)
+/// True when `stamp`, taken by a read, vouches for the file: the read began past the racy
+/// window of the file's mtime, so any later write shows in the stat.
+pub fn vouches(stamp: &FileStamp) -> bool {
+    stamp.taken_ms > 0 && !is_racy(stamp, stamp.taken_ms)
 }
 
 /// True when the file's size, mtime and inode still match `stamp` and the stamp was recorded
@@ -294,11 +301,15 @@ pub fn swap_in(path: &Path, bytes: &[u8], tmp_dir: &Path) -> Result<Swapped> {
     std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode))
         .map_err(|e| Error::io(tmp.path(), e))?;
     let (mut file, tmp_path) = tmp.keep().map_err(|e| Error::io(dir, e.error))?;
+    // before the write: the file's mtime is at or after this, so the stamp starts out racy and
+    // is vouched for only by a later read
+    let taken_ms = now_ms();
     file.write_all(bytes).map_err(|e| Error::io(&tmp_path, e))?;
     file.sync_all().map_err(|e| Error::io(&tmp_path, e))?;
     let stamp = stamp_from(
         &file.metadata().map_err(|e| Error::io(&tmp_path, e))?,
         bytes,
+        taken_ms,
     );
     drop(file);
     let existed = path.exists();
@@ -320,4 +331,40 @@ pub fn swap_in(path: &Path, bytes: &[u8], tmp_dir: &Path) -> Result<Swapped> {
         existed,
         stamp,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stamp_recorded_late_still_distrusts_a_save_in_the_tick_of_its_write() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("SESSIONS.md");
+        std::fs::write(&path, "old\n").unwrap();
+        let sw = swap_in(&path, b"new\n", dir.path()).unwrap();
+        sw.keep().unwrap();
+        // the process is descheduled for longer than the racy window before it records the
+        // stamp: the stamp must still not vouch for the file
+        std::thread::sleep(std::time::Duration::from_millis(250));
+        let (_, stamp) = read_stamped(&path).unwrap().unwrap();
+        assert!(stamp.taken_ms > 0);
+        let written = sw_stamp_of(&path, b"new\n");
+        assert!(
+            is_racy(&written, written.taken_ms),
+            "taken before the write"
+        );
+        assert!(!stat_matches(&path, &written, written.taken_ms));
+        // a read that began after the window vouches for what it read
+        assert!(vouches(&stamp));
+    }
+
+    /// The stamp `swap_in` takes of the bytes it writes.
+    fn sw_stamp_of(path: &Path, bytes: &[u8]) -> FileStamp {
+        let dir = path.parent().unwrap();
+        let sw = swap_in(path, bytes, dir).unwrap();
+        let stamp = sw.stamp.clone();
+        sw.keep().unwrap();
+        stamp
+    }
 }

@@ -445,7 +445,7 @@ impl Workspace {
                 Some(s) if fsio::stat_matches(&path, &s, stamped_at) => continue,
                 Some(s) => match fsio::read_stamped(&path)? {
                     Some((_, disk)) if disk.sha1 == s.sha1 => {
-                        if fsio::is_racy(&s, stamped_at) && fsio::settles_now(&disk) {
+                        if fsio::is_racy(&s, stamped_at) && fsio::vouches(&disk) {
                             out = Match::Settle;
                         }
                         continue;

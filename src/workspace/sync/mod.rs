@@ -337,7 +337,7 @@ impl<'w> Tx<'w> {
                 && s.sha1 == disk_stamp.sha1
             {
                 // a new stat, or a racy stamp that can now be trusted: record it again
-                let settled = fsio::is_racy(s, stamped_at) && fsio::settles_now(&disk_stamp);
+                let settled = fsio::is_racy(s, stamped_at) && fsio::vouches(&disk_stamp);
                 if disk_stamp != *s || settled {
                     self.store.set_stamp(f, &disk_stamp)?;
                     self.changed = true;
