@@ -11,7 +11,6 @@ pub mod install;
 mod query;
 mod restore;
 pub mod search;
-pub mod secrets;
 
 use chrono::NaiveDate;
 use serde::Serialize;

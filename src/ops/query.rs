@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::model::{
-    EntryRecord, Event, FileKind, Report, SectionRevision, is_empty_body, section_key,
+    EntryRecord, Event, FileKind, Report, SectionRevision, area_name, is_empty_body, section_key,
     section_names_help,
 };
 use crate::store::Reader;
@@ -148,7 +148,7 @@ fn filtered(r: &dyn Reader, f: &EntryFilter) -> Result<Vec<EntryRecord>> {
             "PROJECT.md has sections, not entries: read it whole or pass --section",
         ));
     }
-    let area = f.area.as_deref().map(|a| a.trim().to_lowercase());
+    let area = f.area.as_deref().map(|a| area_name(a).to_lowercase());
     let mut out = Vec::new();
     if f.limit == 0 {
         return Ok(out);
