@@ -1,67 +1,60 @@
-//! Refuse content that looks like a credential: memory files are committed to git and injected
-//! into every session, so a secret written there leaks twice.
+//! Recognise credentials in text: memory files are committed to git and injected into every
+//! session, so a secret written there leaks twice. A checkpoint holding one is refused; one
+//! written into a file by hand is kept (nothing is lost) but reported, and kept out of the
+//! search index and the session-start block until the person removes it.
+//!
+//! Pure: no I/O. The text is normalised before matching (invisible format characters removed,
+//! full-width and other compatibility forms folded) so light obfuscation does not get
+//! through, and findings are located in the text as written. The families are in `rules`;
+//! what tells a real value from a placeholder or a name is in `entropy`.
+
+mod entropy;
+mod normalize;
+mod rules;
+#[cfg(test)]
+mod tests;
 
 use std::sync::OnceLock;
 
-use regex::Regex;
+use regex::{Regex, RegexSet};
+
+use crate::model::{EntryRecord, SectionRecord};
+use rules::{Check, MIN_ASSIGNED, RULES};
 
 /// A credential found in some input text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
     /// What it looks like ("a private key block", "an AWS access key id", …).
     pub kind: &'static str,
-    /// 1-based line and column (in characters) inside the text.
+    /// 1-based line and column (in characters) inside the text, as written.
     pub line: usize,
     pub column: usize,
     /// The match with its middle masked, safe to print.
     pub masked: String,
 }
 
-fn patterns() -> &'static [(&'static str, Regex)] {
-    static P: OnceLock<Vec<(&'static str, Regex)>> = OnceLock::new();
-    P.get_or_init(|| {
-        let raw: [(&str, &str); 11] = [
-            (
-                "a private key block",
-                r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
-            ),
-            (
-                "an AWS access key id",
-                r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
-            ),
-            (
-                "an AWS secret access key",
-                r"(?i)aws_?secret_?(?:access_?)?key\W{0,4}[A-Za-z0-9/+=]{40}\b",
-            ),
-            (
-                "a GitHub token",
-                r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b",
-            ),
-            ("a GitLab token", r"\bglpat-[0-9A-Za-z_-]{20,}\b"),
-            (
-                "an API secret key (sk-…)",
-                r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}",
-            ),
-            ("a Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b"),
-            ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
-            ("a Stripe live key", r"\b(?:sk|rk)_live_[0-9a-zA-Z]{20,}\b"),
-            (
-                "a Google service-account key",
-                r#""private_key_id"\s*:\s*"[0-9a-f]{40}""#,
-            ),
-            (
-                "a JSON web token",
-                r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
-            ),
-        ];
-        raw.iter()
-            .map(|(k, r)| {
-                (
-                    *k,
-                    Regex::new(r).expect("secret patterns are valid regexes"),
-                )
-            })
-            .collect()
+struct Compiled {
+    /// One pass over the text tells which rules can match at all.
+    set: RegexSet,
+    each: Vec<Regex>,
+}
+
+fn compiled() -> &'static Compiled {
+    static C: OnceLock<Compiled> = OnceLock::new();
+    C.get_or_init(|| {
+        // ASCII word boundaries: a Unicode `\b` would both misjudge CJK neighbours and keep
+        // the fast engines from running on non-ASCII text
+        let patterns: Vec<String> = RULES
+            .iter()
+            .map(|r| r.pattern.replace(r"\b", r"(?-u:\b)"))
+            .collect();
+        Compiled {
+            set: RegexSet::new(&patterns).expect("secret patterns are valid regexes"),
+            each: patterns
+                .iter()
+                .map(|p| Regex::new(p).expect("secret patterns are valid regexes"))
+                .collect(),
+        }
     })
 }
 
@@ -75,45 +68,87 @@ fn mask(s: &str) -> String {
     format!("{head}…{tail}")
 }
 
-/// The first credential-looking match in `text`, if any.
-pub fn find(text: &str) -> Option<Finding> {
-    patterns()
-        .iter()
-        .filter_map(|(kind, re)| re.find(text).map(|m| (kind, m)))
-        .min_by_key(|(_, m)| m.start())
-        .map(|(kind, m)| {
-            let before = &text[..m.start()];
-            let line = before.matches('\n').count() + 1;
-            let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-            let column = text[line_start..m.start()].chars().count() + 1;
-            Finding {
-                kind,
-                line,
-                column,
-                masked: mask(m.as_str()),
-            }
-        })
+fn passes(check: Check, secret: &str) -> bool {
+    match check {
+        Check::Always => true,
+        Check::Real => !entropy::is_placeholder(secret),
+        Check::Random(bits) => {
+            !entropy::is_placeholder(secret) && entropy::looks_random(secret, bits)
+        }
+        Check::AwsSecret => {
+            let has = |f: fn(&u8) -> bool| secret.as_bytes().iter().any(f);
+            has(u8::is_ascii_uppercase)
+                && has(u8::is_ascii_lowercase)
+                && has(u8::is_ascii_digit)
+                && !entropy::is_placeholder(secret)
+                && entropy::entropy(secret) >= 4.3
+        }
+        Check::Password => !entropy::is_placeholder_value(secret),
+        Check::Assigned => {
+            secret.chars().count() >= MIN_ASSIGNED
+                && !entropy::is_placeholder_value(secret)
+                && !secret.starts_with(['/', '.', '~'])
+                && !secret.contains("://")
+                && !secret.contains(['(', ')', '[', ']', '{', '}'])
+                && entropy::looks_random(secret, 3.3)
+        }
+    }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn finds_private_key_and_cloud_key_with_location() {
-        let f = find("ok\nthen -----BEGIN OPENSSH PRIVATE KEY-----\nabc").unwrap();
-        assert_eq!((f.kind, f.line, f.column), ("a private key block", 2, 6));
-        let f = find("key AKIAIOSFODNN7EXAMPLE here").unwrap();
-        assert_eq!(f.kind, "an AWS access key id");
-        assert!(!f.masked.contains("IOSFODNN7"));
+/// Every credential in `text`, in order; overlapping matches are reported once, by the
+/// most specific rule.
+pub fn find_all(text: &str) -> Vec<Finding> {
+    let c = compiled();
+    let norm = normalize::normalize(text);
+    let hay: &str = &norm.text;
+    // (start, rule, end) in the normalised text
+    let mut spans: Vec<(usize, usize, usize)> = Vec::new();
+    for i in c.set.matches(hay).iter() {
+        for caps in c.each[i].captures_iter(hay) {
+            let Some(m) = caps.name("s").or_else(|| caps.get(0)) else {
+                continue;
+            };
+            if passes(RULES[i].check, m.as_str()) {
+                spans.push((m.start(), i, m.end()));
+            }
+        }
     }
-
-    #[test]
-    fn ordinary_text_passes() {
-        assert_eq!(
-            find("ran cargo test; sk-learn is a library; AKIA is a prefix"),
-            None
-        );
-        assert_eq!(find("沙箱禁止命名管道"), None);
+    spans.sort_unstable();
+    let mut out = Vec::new();
+    let mut covered = 0;
+    let mut prev_line_end = (0, 1); // (byte offset of a line start, its number)
+    for (start, i, end) in spans {
+        if start < covered {
+            continue;
+        }
+        covered = end;
+        let at = norm.original(start);
+        // count lines from the last finding on: findings come in order
+        let (from, mut line) = prev_line_end;
+        line += text[from..at].matches('\n').count();
+        let line_start = text[..at].rfind('\n').map_or(0, |p| p + 1);
+        prev_line_end = (line_start, line);
+        out.push(Finding {
+            kind: RULES[i].kind,
+            line,
+            column: text[line_start..at].chars().count() + 1,
+            masked: mask(&hay[start..end]),
+        });
     }
+    out
+}
+
+/// The first credential-looking match in `text`, if any.
+pub fn find(text: &str) -> Option<Finding> {
+    find_all(text).into_iter().next()
+}
+
+/// The first credential in an entry (heading, then body).
+pub fn in_entry(e: &EntryRecord) -> Option<Finding> {
+    find(&e.heading).or_else(|| find(&e.body))
+}
+
+/// The first credential in a PROJECT section (heading, then body).
+pub fn in_section(s: &SectionRecord) -> Option<Finding> {
+    find(&s.heading).or_else(|| find(&s.body))
 }
