@@ -146,6 +146,10 @@ impl Pending {
 impl SearchDoc {
     fn of_entry(e: &EntryRecord) -> Option<SearchDoc> {
         let file = e.file()?;
+        // a credential written in by hand stays out of the index until it is removed
+        if crate::secrets::in_entry(e).is_some() {
+            return None;
+        }
         Some(SearchDoc {
             key: format!("e:{}", e.id),
             kind: e.kind.as_str(),
@@ -159,7 +163,7 @@ impl SearchDoc {
     }
 
     fn of_section(s: &SectionRecord) -> Option<SearchDoc> {
-        (!s.removed).then(|| SearchDoc {
+        (!s.removed && crate::secrets::in_section(s).is_none()).then(|| SearchDoc {
             key: format!("s:{}", s.key),
             kind: "section",
             file: FileKind::Project.file_name(),

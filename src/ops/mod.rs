@@ -11,6 +11,7 @@ pub mod install;
 mod query;
 mod restore;
 pub mod search;
+pub mod secrets;
 
 use chrono::NaiveDate;
 use serde::Serialize;

@@ -202,6 +202,8 @@ pub struct Status {
     pub area_line: String,
     pub open_reports: Vec<Report>,
     pub unparseable: Vec<Broken>,
+    /// Credentials written into the files by hand.
+    pub secrets: Vec<super::secrets::Sighting>,
     pub last_event: Option<Event>,
 }
 
@@ -256,6 +258,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             area_line: String::new(),
             open_reports: r.reports()?.into_iter().filter(|x| x.open).collect(),
             unparseable: Vec::new(),
+            secrets: super::secrets::in_files(r, ws.lang())?,
             last_event: r.events(1)?.into_iter().next(),
         })
     })?;
