@@ -6,13 +6,19 @@ mod common;
 
 use common::{Ws, text};
 
-/// A GitHub token shaped like a real one, built at run time.
+/// A GitHub token shaped like a real one, built at run time from a fixed seed.
 fn token() -> String {
     let alphabet: Vec<char> = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
         .chars()
         .collect();
-    let body: String = (0..36u64)
-        .map(|i| alphabet[((i * 7919 + 13) * 104_729 % 62) as usize])
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let body: String = (0..36)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            alphabet[((x >> 33) % 62) as usize]
+        })
         .collect();
     format!("ghp_{body}")
 }
