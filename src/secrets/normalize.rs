@@ -31,12 +31,11 @@ impl Normalized<'_> {
 /// and joiners, soft hyphen, BOM, direction marks), full-width letters, digits, `-` and `_`,
 /// and mathematical letters. Full-width punctuation such as `：` is ordinary Chinese text and
 /// does not need the slow path.
+pub(super) const DISGUISE: &str = r"[\p{Cf}\x{FF0D}\x{FF10}-\x{FF19}\x{FF21}-\x{FF3A}\x{FF3F}\x{FF41}-\x{FF5A}\x{1D400}-\x{1D7FF}]";
+
 fn disguise() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
-    R.get_or_init(|| {
-        Regex::new(r"[\p{Cf}\x{FF0D}\x{FF10}-\x{FF19}\x{FF21}-\x{FF3A}\x{FF3F}\x{FF41}-\x{FF5A}\x{1D400}-\x{1D7FF}]")
-            .expect("the disguise class is a valid regex")
-    })
+    R.get_or_init(|| Regex::new(DISGUISE).expect("the disguise class is a valid regex"))
 }
 
 /// Prepare `text` for matching; text without a disguising character is used as it is.
