@@ -168,7 +168,12 @@ fn decision_body(d: &DecisionInput, lang: Lang) -> String {
             lines.push(format!("{label}{v}"));
         }
     }
-    if let Some(a) = d.area.as_deref().map(one_line).filter(|a| !a.is_empty()) {
+    if let Some(a) = d
+        .area
+        .as_deref()
+        .map(model::area_name)
+        .filter(|a| !a.is_empty())
+    {
         let label = match lang {
             Lang::Zh => "区域：",
             Lang::En => "Area: ",
@@ -590,6 +595,19 @@ mod tests {
             Lang::En,
         );
         assert!(!unverified);
+    }
+
+    #[test]
+    fn decision_area_is_recorded_composed() {
+        let body = decision_body(
+            &DecisionInput {
+                choice: "x".into(),
+                area: Some("  cafe\u{301}  ".into()),
+                ..Default::default()
+            },
+            Lang::En,
+        );
+        assert_eq!(body, "Chose: x\nArea: caf\u{e9}");
     }
 
     #[test]
