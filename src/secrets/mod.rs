@@ -34,11 +34,12 @@ pub struct Finding {
 }
 
 struct Compiled {
-    /// Every rule and the disguise characters: one pass tells most text it is clean.
-    any: RegexSet,
-    /// Which rules can match at all.
+    /// Every rule, then the disguise characters: one pass tells clean text apart, and which
+    /// rules can match otherwise.
     set: RegexSet,
-    each: Vec<Regex>,
+    /// Each rule on its own, compiled the first time its pattern is seen to match.
+    each: Vec<OnceLock<Regex>>,
+    patterns: Vec<String>,
 }
 
 fn compiled() -> &'static Compiled {
@@ -50,19 +51,24 @@ fn compiled() -> &'static Compiled {
             .iter()
             .map(|r| r.pattern.replace(r"\b", r"(?-u:\b)"))
             .collect();
-        let any = patterns
+        let all = patterns
             .iter()
             .map(String::as_str)
             .chain([normalize::DISGUISE]);
         Compiled {
-            any: RegexSet::new(any).expect("secret patterns are valid regexes"),
-            set: RegexSet::new(&patterns).expect("secret patterns are valid regexes"),
-            each: patterns
-                .iter()
-                .map(|p| Regex::new(p).expect("secret patterns are valid regexes"))
-                .collect(),
+            set: RegexSet::new(all).expect("secret patterns are valid regexes"),
+            each: RULES.iter().map(|_| OnceLock::new()).collect(),
+            patterns,
         }
     })
+}
+
+impl Compiled {
+    fn rule(&self, i: usize) -> &Regex {
+        self.each[i].get_or_init(|| {
+            Regex::new(&self.patterns[i]).expect("secret patterns are valid regexes")
+        })
+    }
 }
 
 fn mask(s: &str) -> String {
@@ -106,15 +112,19 @@ fn passes(check: Check, secret: &str) -> bool {
 /// most specific rule.
 pub fn find_all(text: &str) -> Vec<Finding> {
     let c = compiled();
-    if !c.any.is_match(text) {
+    let mut hits = c.set.matches(text);
+    if !hits.matched_any() {
         return Vec::new();
     }
     let norm = normalize::normalize(text);
     let hay: &str = &norm.text;
+    if hay != text {
+        hits = c.set.matches(hay);
+    }
     // (start, rule, end) in the normalised text
     let mut spans: Vec<(usize, usize, usize)> = Vec::new();
-    for i in c.set.matches(hay).iter() {
-        for caps in c.each[i].captures_iter(hay) {
+    for i in hits.iter().filter(|i| *i < RULES.len()) {
+        for caps in c.rule(i).captures_iter(hay) {
             let Some(m) = caps.name("s").or_else(|| caps.get(0)) else {
                 continue;
             };
