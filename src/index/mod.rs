@@ -39,8 +39,9 @@ use crate::store::Reader;
 
 pub use tokenizer::{MemoryTokenizer, is_cjk, tokens};
 
-/// Bump when the schema or the tokenizer changes: older indexes are rebuilt.
-const SCHEMA_VERSION: u64 = 1;
+/// Bump when the schema, the tokenizer or what is indexed changes: older indexes are rebuilt.
+/// 2: entries holding a credential are left out; areas are indexed composed (NFC).
+const SCHEMA_VERSION: u64 = 2;
 const TOKENIZER: &str = "memory";
 /// Heading matches count more than body matches.
 const HEADING_BOOST: f32 = 2.5;
