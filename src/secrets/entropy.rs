@@ -83,16 +83,63 @@ pub(super) fn entropy(s: &str) -> f64 {
         .sum()
 }
 
-/// Dash-, underscore- or dot-separated lowercase words and numbers: a name
-/// (`sk-button-primary-large-rounded`, `release-2024-notes`), not a key.
+/// Dash-, underscore- or dot-separated words and numbers: a name
+/// (`sk-button-primary-large-rounded`, `release-2024-notes`, `DOT11_WPS_PASSWORD_ID`), not a key.
 fn is_words(s: &str) -> bool {
     let parts: Vec<&str> = s.split(['-', '_', '.']).filter(|p| !p.is_empty()).collect();
-    // a word may end in a number (`v2`, `h264`); letters after digits read as generated
+    // a word is in one case and may end in a number (`v2`, `h264`, `DOT11`); letters after
+    // digits, or mixed case inside a part, read as generated
     let word = |p: &str| {
         let letters = p.trim_end_matches(|c: char| c.is_ascii_digit());
         letters.bytes().all(|b| b.is_ascii_lowercase())
+            || letters.bytes().all(|b| b.is_ascii_uppercase())
     };
     parts.len() >= 2 && parts.iter().all(|p| word(p))
+}
+
+/// True when most of `s` is in lowercase runs of three letters or more, each starting at a
+/// letter after a non-lowercase character: a CamelCase or camelCase name
+/// (`FwpmProviderContextSetSecurityInfoByKey0`, `InMemoryCredentialStore`). A random 40-character
+/// base64 string reads like this about once in 500; lowercase-only text never counts.
+pub(super) fn is_camel_name(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut covered = 0;
+    let mut i = 0;
+    while i < b.len() {
+        if b[i].is_ascii_alphabetic() && (i == 0 || !b[i - 1].is_ascii_lowercase()) {
+            let mut j = i + 1;
+            while j < b.len() && b[j].is_ascii_lowercase() {
+                j += 1;
+            }
+            if j - i >= 3 {
+                covered += j - i;
+                i = j;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    // without a capital it is lowercase text with digits, as many generated keys are
+    b.iter().any(u8::is_ascii_uppercase) && covered * 10 >= b.len() * 6
+}
+
+/// True when `value` is a path in code (`config.password`, `ed25519.Ed25519PrivateKey`,
+/// `os.environ`): dot-separated parts that each start with a letter or `_`.
+pub(super) fn is_code_path(value: &str) -> bool {
+    let parts: Vec<&str> = value.split('.').collect();
+    parts.len() >= 2
+        && parts
+            .iter()
+            .all(|p| p.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_'))
+}
+
+/// True when an assigned value names what it stands for (`m2m-access-token-12345`,
+/// `secret%3Dpassword`): a sample, not a generated secret.
+pub(super) fn names_itself(value: &str) -> bool {
+    let lower = value.to_ascii_lowercase();
+    ["password", "passwd", "secret", "token"]
+        .iter()
+        .any(|w| lower.contains(w))
 }
 
 /// True when `s` looks generated: letters and digits mixed (or both cases, for long
@@ -142,5 +189,20 @@ mod tests {
         assert!(!looks_random("aaaaaaaa11111111", 3.0), "low entropy");
         assert!(!looks_random("onlylowercaseletters", 3.0));
         assert!(entropy("abab") < entropy("abcd"));
+        for name in [
+            "WHvPartitionPropertyCodeX64MsrExitBitmap",
+            "FwpmProviderContextSetSecurityInfoByKey0",
+            "totalInboundRatelimitDiscardedICMPv6Pkts",
+            "InMemoryCredentialStore",
+        ] {
+            assert!(is_camel_name(name), "{name}");
+        }
+        assert!(!is_camel_name("Zq8vN2kLr5TtY7wPbX3mAb9dE6gH1jK4mN7pQ0sT"));
+        assert!(
+            !is_camel_name("45ghiukldjahdnhzdauz"),
+            "lowercase keys are not names"
+        );
+        assert!(is_code_path("ed25519.Ed25519PrivateKey") && is_code_path("config.password"));
+        assert!(!is_code_path("9fQ2.mZx81") && !is_code_path("plain"));
     }
 }

@@ -94,12 +94,19 @@ fn passes(check: Check, secret: &str) -> bool {
                 && has(u8::is_ascii_lowercase)
                 && has(u8::is_ascii_digit)
                 && !entropy::is_placeholder(secret)
+                && !entropy::is_camel_name(secret)
                 && entropy::entropy(secret) >= 4.3
         }
         Check::Password => !entropy::is_placeholder_value(secret),
+        // a value without a digit is far more often a name (`token: InMemoryTokenStore`) than
+        // a generated secret
         Check::Assigned => {
             secret.chars().count() >= MIN_ASSIGNED
+                && secret.bytes().any(|b| b.is_ascii_digit())
                 && !entropy::is_placeholder_value(secret)
+                && !entropy::names_itself(secret)
+                && !entropy::is_camel_name(secret)
+                && !entropy::is_code_path(secret)
                 && !secret.starts_with(['/', '.', '~'])
                 && !secret.contains("://")
                 && !secret.contains(['(', ')', '[', ']', '{', '}'])

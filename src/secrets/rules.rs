@@ -115,6 +115,11 @@ pub(super) const RULES: &[Rule] = &[
         Real,
     ),
     rule(
+        "a Google OAuth access token",
+        r"\b(?P<s>ya29\.[0-9A-Za-z_-]{30,})",
+        Random(3.0),
+    ),
+    rule(
         "a Google service-account key",
         r#""private_key_id"\s*:\s*"(?P<s>[0-9a-f]{40})""#,
         Real,
@@ -311,7 +316,7 @@ pub(super) const RULES: &[Rule] = &[
     ),
     rule(
         "a secret assigned in the text",
-        r#"(?i)(?:^|[^A-Za-z0-9_])(?:[a-z0-9]+[_.-])*(?:password|passwd|pwd|passphrase|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|credentials?|private[_.-]?key|client[_.-]?secret|signing[_.-]?key)(?:[_.-][a-z0-9]+)*["']?\s*(?::=|=>|=|:|：|＝)\s*["'`]?(?P<s>[^\s"'`,;]+)"#,
+        r#"(?i)(?:^|[^A-Za-z0-9_])(?:[a-z0-9]+[_.-])*(?:password|passwd|pwd|passphrase|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|credentials?|private[_.-]?key|client[_.-]?secret|signing[_.-]?key)(?:[_.-][a-z0-9]+)*["']?\s*(?::=|=>|=|:|：|＝)\s*["'`]?(?P<s>[^\s"'`,;&:<>]+)"#,
         Assigned,
     ),
 ];

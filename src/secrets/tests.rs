@@ -72,6 +72,8 @@ fn cases() -> Vec<Case> {
             ],
             &[
                 "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+                "fn FwpmProviderContextSetSecurityInfoByKey0(engine: HANDLE)",
+                "pub totalInboundRatelimitDiscardedICMPv6Pkts: u64,",
                 "merged 3f9a1c0e5b7d2468ace13579bdf02468ace13579 into main",
                 "see TheQuickBrownFoxJumpsOverTheLazyDogAgain",
             ],
@@ -163,6 +165,11 @@ fn cases() -> Vec<Case> {
             "a Google OAuth client secret",
             &[format!("GOCSPX-{}", r(ALNUM, 28, 23))],
             &["GOCSPX-short"],
+        ),
+        case(
+            "a Google OAuth access token",
+            &[format!("ya29.a0{}", r(URLSAFE, 60, 85))],
+            &["ya29.short"],
         ),
         case(
             "a Google service-account key",
@@ -408,6 +415,14 @@ fn cases() -> Vec<Case> {
                 "secret_sauce: the-real-recipe-v2",
                 "token_file=/home/me/.config/gh/hosts2.yml",
                 "password: correcthorsebatterystaple",
+                "pub token_stream: __IncompleteArrayField<__u8>,",
+                "credentials: InMemoryCredentialStore,",
+                "let token: cpuid_aes_sha::InitToken = cpuid_aes_sha::init();",
+                "const DOT11_WPS_PASSWORD_ID_DEFAULT: DOT11_WPS_DEVICE_PASSWORD_ID = 0;",
+                "badge.svg?token=P0YeuKXJyp&logo=codecov",
+                "self, private_key: ed25519.Ed25519PrivateKey, f_priv: _FragList",
+                "\"access_token\": \"m2m-access-token-12345\"",
+                "oauth_token_secret=secret%3Dpassword&oauth_token=lock%26key",
             ],
         ),
     ]
