@@ -599,6 +599,9 @@ fn a_same_size_save_in_the_same_clock_tick_as_a_write_is_still_absorbed() {
     // git's "racily clean" case: the stat of a file saved right after trilogy wrote it can be
     // identical (same inode, size, and mtime on a coarse clock); the stamp must not vouch for it
     let ws = seeded();
+    // SESSIONS.md written by the last command, so no later command has looked at it yet (one
+    // that runs past the racy window settles the stamp, and the save below would come after)
+    ws.ok(&["checkpoint", "--session-done", "latest; tested"]);
     let path = ws.path("SESSIONS.md");
     let mtime = std::fs::metadata(&path).unwrap().modified().unwrap();
     let s = ws.read("SESSIONS.md");
