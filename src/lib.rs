@@ -13,6 +13,7 @@ pub mod markdown;
 pub mod mcp;
 pub mod model;
 pub mod schema;
+pub mod secrets;
 pub mod store;
 
 pub use error::{Error, ErrorKind, Result};

@@ -8,11 +8,14 @@
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
+use unicode_normalization::UnicodeNormalization;
 
 /// The catch-all area; never written into a heading.
 pub const CATCH_ALL_AREA: &str = "通用";
 /// Named areas allowed besides the catch-all.
 pub const MAX_NAMED_AREAS: usize = 4;
+/// Longest area name a checkpoint accepts (characters): an area is a word or two.
+pub const MAX_AREA_CHARS: usize = 64;
 
 /// Language of headings, labels and template prose.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -281,9 +284,19 @@ pub fn heading_area(heading: &str) -> String {
         .unwrap_or(h.len());
     let rest = h[token_end..].trim_start();
     match rest.strip_prefix('·') {
-        Some(area) if !area.trim().is_empty() => area.trim().to_string(),
+        Some(area) if !area.trim().is_empty() => area_name(area),
         _ => CATCH_ALL_AREA.to_string(),
     }
+}
+
+/// An area name as it is recorded and compared: whitespace runs collapsed to one space, and
+/// Unicode NFC, so `café` typed as `e` + combining accent is the same area as `café`.
+pub fn area_name(raw: &str) -> String {
+    raw.split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .nfc()
+        .collect()
 }
 
 /// Result of folding a requested area into the closed set.
@@ -295,14 +308,11 @@ pub struct AreaChoice {
     pub folded: bool,
 }
 
-/// Fold a requested area into the closed set: reuse a known spelling case-insensitively, add a
-/// new one while fewer than four are named, otherwise fold into `通用`.
+/// Fold a requested area into the closed set: reuse a known spelling case-insensitively (after
+/// NFC, see [`area_name`]), add a new one while fewer than four are named, otherwise fold into
+/// `通用`.
 pub fn normalize_area(requested: Option<&str>, known: &mut Vec<String>) -> AreaChoice {
-    let collapsed = requested
-        .unwrap_or("")
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" ");
+    let collapsed = area_name(requested.unwrap_or(""));
     if collapsed.is_empty() || collapsed == CATCH_ALL_AREA {
         return AreaChoice {
             area: CATCH_ALL_AREA.into(),
@@ -310,9 +320,9 @@ pub fn normalize_area(requested: Option<&str>, known: &mut Vec<String>) -> AreaC
         };
     }
     let lower = collapsed.to_lowercase();
-    if let Some(k) = known.iter().find(|k| k.to_lowercase() == lower) {
+    if let Some(k) = known.iter().find(|k| area_name(k).to_lowercase() == lower) {
         return AreaChoice {
-            area: k.clone(),
+            area: area_name(k),
             folded: false,
         };
     }
@@ -663,6 +673,27 @@ mod tests {
         assert_eq!(
             normalize_area(Some("通用"), &mut known).area,
             CATCH_ALL_AREA
+        );
+    }
+
+    #[test]
+    fn an_nfd_spelling_is_the_same_area() {
+        let nfc = "caf\u{e9}";
+        let nfd = "cafe\u{301}";
+        assert_eq!(heading_area(&format!("2026-01-02 · {nfd}")), nfc);
+        let mut known = vec![nfc.to_string()];
+        let choice = normalize_area(Some(nfd), &mut known);
+        assert_eq!(choice.area, nfc);
+        assert_eq!(known.len(), 1, "no look-alike area added");
+        // a new area is recorded composed
+        let mut known = Vec::new();
+        assert_eq!(normalize_area(Some(nfd), &mut known).area, nfc);
+        assert_eq!(known, [nfc]);
+        // and an older hand-written NFD spelling still matches, recorded composed
+        let mut known = vec![nfd.to_string()];
+        assert_eq!(
+            normalize_area(Some(&nfc.to_uppercase()), &mut known).area,
+            nfc
         );
     }
 

@@ -85,6 +85,13 @@ mod tests {
             p["project"]["items"]["properties"]["text"]["maxLength"],
             MAX_SECTION_BYTES
         );
+        for list in ["sessions", "decisions"] {
+            assert_eq!(
+                p[list]["items"]["properties"]["area"]["maxLength"],
+                crate::model::MAX_AREA_CHARS,
+                "{list}"
+            );
+        }
     }
 
     #[test]

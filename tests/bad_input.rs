@@ -1,6 +1,8 @@
 //! A corpus of hostile memory files (`tests/bad_input/<case>.<FILE>.md`): each one is either
 //! refused with its file and line, left byte for byte, with the other files still working —
-//! or absorbed, re-rendered once, and stable from then on.
+//! or absorbed, re-rendered once, and stable from then on. Beside them, hostile checkpoint
+//! batches (`tests/bad_input/<case>.batch.json`): each is refused with the field named, and
+//! nothing is written.
 
 mod common;
 
@@ -171,10 +173,84 @@ fn target(name: &str) -> &str {
     }
 }
 
+/// Checkpoint batches that must be refused, with what the error must say.
+const BATCHES: [(&str, &str); 8] = [
+    (
+        "nul_in_done.batch.json",
+        "sessions[0].done: holds a NUL character (U+0000) at column 15; remove it",
+    ),
+    (
+        "escape_in_choice.batch.json",
+        "decisions[0].choice: holds an escape character (U+001B) at column 16",
+    ),
+    (
+        "lone_cr_in_section.batch.json",
+        "project[0].text: holds a carriage return that is not part of a CRLF line ending (U+000D) at column 11",
+    ),
+    (
+        "bell_in_area.batch.json",
+        "sessions[0].area: holds a control character (U+0007) at column 3",
+    ),
+    (
+        "next_line_in_notes.batch.json",
+        "notes: holds a control character (U+0085) at column 12",
+    ),
+    (
+        "delete_in_open.batch.json",
+        "sessions[0].open: holds a delete character (U+007F) at line 2 column 5",
+    ),
+    (
+        "huge_area.batch.json",
+        "sessions[0].area is 12000 characters long; the limit is 64: an area is a short name like `deploy`",
+    ),
+    (
+        "long_decision_area.batch.json",
+        "decisions[0].area is 65 characters long; the limit is 64",
+    ),
+];
+
+fn corpus(dir: &Path, suffix: &str) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(suffix))
+        .collect()
+}
+
+#[test]
+fn every_corpus_batch_is_refused_with_its_field_and_writes_nothing() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad_input");
+    assert_eq!(
+        corpus(&dir, ".batch.json").len(),
+        BATCHES.len(),
+        "every corpus batch has an expectation"
+    );
+    let ws = Ws::init();
+    ws.ok(&["checkpoint", "--session-done", "before; tested"]);
+    let before = ws.snapshot();
+    let events = ws.event_count();
+    for (name, needle) in BATCHES {
+        let batch = std::fs::read_to_string(dir.join(name)).unwrap();
+        let out = ws.run_stdin(&["checkpoint"], &batch);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{name}: {err}");
+        assert!(err.contains(needle), "{name}: {err}");
+        assert!(err.len() < 1000, "{name}: the error stays short: {err}");
+        assert_eq!(ws.snapshot(), before, "{name}: no file changed");
+        assert_eq!(ws.event_count(), events, "{name}: nothing was stored");
+    }
+    for f in ["SESSIONS.md", "DECISIONS.md", "PROJECT.md"] {
+        assert!(
+            !std::fs::read(ws.path(f)).unwrap().contains(&0),
+            "{f} stays text for git"
+        );
+    }
+}
+
 #[test]
 fn every_corpus_file_is_refused_precisely_or_absorbed_stably() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/bad_input");
-    let on_disk = std::fs::read_dir(&dir).unwrap().count();
+    let on_disk = corpus(&dir, ".md").len();
     assert_eq!(on_disk, CASES.len(), "every corpus file has an expectation");
     for (name, expect) in CASES {
         let ws = Ws::init();

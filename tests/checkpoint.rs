@@ -255,11 +255,11 @@ fn secrets_are_refused_with_location_and_nothing_is_stored() {
         err.contains("sessions[1].done line 2") && err.contains("private key"),
         "{err}"
     );
-    let out = ws.run(&["checkpoint", "--decision", "use key AKIAIOSFODNN7EXAMPLE"]);
+    let out = ws.run(&["checkpoint", "--decision", "use key AKIAZ3MXQ7RTL5VW2KHD"]);
     assert_eq!(out.status.code(), Some(3));
     assert!(text(&out.stderr).contains("AWS access key"));
     assert!(
-        !text(&out.stderr).contains("AKIAIOSFODNN7EXAMPLE"),
+        !text(&out.stderr).contains("AKIAZ3MXQ7RTL5VW2KHD"),
         "the secret is not echoed"
     );
     assert_eq!(ws.snapshot(), before);

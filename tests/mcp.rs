@@ -227,8 +227,13 @@ async fn bad_calls_are_tool_errors_with_precise_messages_and_write_nothing() {
         ),
         (
             "memory_checkpoint",
-            json!({"decisions": [{"choice": "use key AKIAIOSFODNN7EXAMPLE"}]}),
+            json!({"decisions": [{"choice": "use key AKIAZ3MXQ7RTL5VW2KHD"}]}),
             "AWS access key",
+        ),
+        (
+            "memory_checkpoint",
+            json!({"sessions": [{"done": "ran it\u{0} tested"}]}),
+            "sessions[0].done: holds a NUL character (U+0000) at column 7",
         ),
         (
             "memory_read",

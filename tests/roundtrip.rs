@@ -62,6 +62,23 @@ fn hostile() -> impl Strategy<Value = String> {
     })
 }
 
+/// Hostile text a checkpoint accepts: a carriage return outside a CRLF is refused there (see
+/// `tests/bad_input.rs`), so here it becomes a line feed.
+fn recordable() -> impl Strategy<Value = String> {
+    hostile().prop_map(|s| {
+        let mut out = String::with_capacity(s.len());
+        let mut chars = s.chars().peekable();
+        while let Some(c) = chars.next() {
+            out.push(if c == '\r' && chars.peek() != Some(&'\n') {
+                '\n'
+            } else {
+                c
+            });
+        }
+        out
+    })
+}
+
 fn doc() -> impl Strategy<Value = Doc> {
     let preamble = prop_oneof![
         Just(String::new()),
@@ -148,9 +165,9 @@ proptest! {
 
     #[test]
     fn store_rebuilt_from_its_files_renders_them_byte_for_byte(
-        sessions in prop::collection::vec((hostile(), hostile(), prop::option::of("[a-z]{1,3}")), 1..6),
-        choice in hostile(),
-        section_text in hostile(),
+        sessions in prop::collection::vec((recordable(), recordable(), prop::option::of("[a-z]{1,3}")), 1..6),
+        choice in recordable(),
+        section_text in recordable(),
     ) {
         let dir = tempfile::tempdir().unwrap();
         let config = Config { sessions_max_entries: 3, ..Config::default() };

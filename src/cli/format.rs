@@ -156,6 +156,9 @@ pub fn status(s: &Status) -> String {
     for b in &s.unparseable {
         out.push_str(&format!("\nNOT PARSED: {b}\n"));
     }
+    for x in &s.secrets {
+        out.push_str(&format!("\nSECRET: {x}: {}\n", crate::ops::secrets::ACTION));
+    }
     if let Some(e) = &s.last_event {
         out.push_str(&format!(
             "\nlast change: {} {} {} {}\n",

@@ -39,8 +39,9 @@ use crate::store::Reader;
 
 pub use tokenizer::{MemoryTokenizer, is_cjk, tokens};
 
-/// Bump when the schema or the tokenizer changes: older indexes are rebuilt.
-const SCHEMA_VERSION: u64 = 1;
+/// Bump when the schema, the tokenizer or what is indexed changes: older indexes are rebuilt.
+/// 2: entries holding a credential are left out; areas are indexed composed (NFC).
+const SCHEMA_VERSION: u64 = 2;
 const TOKENIZER: &str = "memory";
 /// Heading matches count more than body matches.
 const HEADING_BOOST: f32 = 2.5;
@@ -146,6 +147,10 @@ impl Pending {
 impl SearchDoc {
     fn of_entry(e: &EntryRecord) -> Option<SearchDoc> {
         let file = e.file()?;
+        // a credential written in by hand stays out of the index until it is removed
+        if crate::secrets::in_entry(e).is_some() {
+            return None;
+        }
         Some(SearchDoc {
             key: format!("e:{}", e.id),
             kind: e.kind.as_str(),
@@ -159,7 +164,7 @@ impl SearchDoc {
     }
 
     fn of_section(s: &SectionRecord) -> Option<SearchDoc> {
-        (!s.removed).then(|| SearchDoc {
+        (!s.removed && crate::secrets::in_section(s).is_none()).then(|| SearchDoc {
             key: format!("s:{}", s.key),
             kind: "section",
             file: FileKind::Project.file_name(),

@@ -184,6 +184,14 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
         let path = ws.file_path(f);
         let disk = std::fs::read(&path).ok();
         let want = render_file(&r, f, ws.lang())?;
+        for x in super::secrets::in_text(f, &want) {
+            out.push(finding(
+                Level::Error,
+                "secrets",
+                x.to_string(),
+                super::secrets::ACTION,
+            ));
+        }
         match disk {
             None if f == FileKind::Archive && r.file_count(f)? == 0 => {}
             None => out.push(finding(

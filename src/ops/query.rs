@@ -6,7 +6,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::model::{
-    EntryRecord, Event, FileKind, Report, SectionRevision, is_empty_body, section_key,
+    EntryRecord, Event, FileKind, Report, SectionRevision, area_name, is_empty_body, section_key,
     section_names_help,
 };
 use crate::store::Reader;
@@ -148,7 +148,7 @@ fn filtered(r: &dyn Reader, f: &EntryFilter) -> Result<Vec<EntryRecord>> {
             "PROJECT.md has sections, not entries: read it whole or pass --section",
         ));
     }
-    let area = f.area.as_deref().map(|a| a.trim().to_lowercase());
+    let area = f.area.as_deref().map(|a| area_name(a).to_lowercase());
     let mut out = Vec::new();
     if f.limit == 0 {
         return Ok(out);
@@ -202,6 +202,8 @@ pub struct Status {
     pub area_line: String,
     pub open_reports: Vec<Report>,
     pub unparseable: Vec<Broken>,
+    /// Credentials written into the files by hand.
+    pub secrets: Vec<super::secrets::Sighting>,
     pub last_event: Option<Event>,
 }
 
@@ -256,6 +258,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             area_line: String::new(),
             open_reports: r.reports()?.into_iter().filter(|x| x.open).collect(),
             unparseable: Vec::new(),
+            secrets: super::secrets::in_files(r, ws.lang())?,
             last_event: r.events(1)?.into_iter().next(),
         })
     })?;

@@ -43,6 +43,8 @@ pub fn prepare(mut q: SearchQuery) -> Result<SearchQuery> {
             "kind `{k}`: use session, decision or section"
         )));
     }
+    // areas are compared composed (NFC), as they are recorded
+    q.area = q.area.as_deref().map(crate::model::area_name);
     q.limit = match q.limit {
         0 => DEFAULT_LIMIT,
         n => n.min(MAX_LIMIT),

@@ -1,119 +1,81 @@
-//! Refuse content that looks like a credential: memory files are committed to git and injected
-//! into every session, so a secret written there leaks twice.
+//! Credentials written into the memory files by hand. They were absorbed like any edit (the
+//! store never loses what a person wrote), so they are reported here, by file and line, for
+//! `status` and `doctor`; the search index and the session-start block leave the entries
+//! that hold them out (see [`crate::secrets::in_entry`]) until the person removes them.
+//!
+//! Checkpoints never get this far: their input is refused before anything is stored.
 
-use std::sync::OnceLock;
+use serde::Serialize;
 
-use regex::Regex;
+use crate::error::Result;
+use crate::model::{FileKind, Lang};
+use crate::store::Reader;
+use crate::workspace::render_file;
 
-/// A credential found in some input text.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
-    /// What it looks like ("a private key block", "an AWS access key id", …).
-    pub kind: &'static str,
-    /// 1-based line and column (in characters) inside the text.
+pub use crate::secrets::{Finding, find, find_all, in_entry, in_section};
+
+/// A credential in a memory file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Sighting {
+    pub file: &'static str,
+    /// 1-based line and column in the file.
     pub line: usize,
     pub column: usize,
-    /// The match with its middle masked, safe to print.
+    /// What it looks like ("a GitHub token", …).
+    pub kind: &'static str,
+    /// The match with its middle masked.
     pub masked: String,
 }
 
-fn patterns() -> &'static [(&'static str, Regex)] {
-    static P: OnceLock<Vec<(&'static str, Regex)>> = OnceLock::new();
-    P.get_or_init(|| {
-        let raw: [(&str, &str); 11] = [
-            (
-                "a private key block",
-                r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
-            ),
-            (
-                "an AWS access key id",
-                r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
-            ),
-            (
-                "an AWS secret access key",
-                r"(?i)aws_?secret_?(?:access_?)?key\W{0,4}[A-Za-z0-9/+=]{40}\b",
-            ),
-            (
-                "a GitHub token",
-                r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})\b",
-            ),
-            ("a GitLab token", r"\bglpat-[0-9A-Za-z_-]{20,}\b"),
-            (
-                "an API secret key (sk-…)",
-                r"\bsk-(?:ant-|proj-)?[A-Za-z0-9_-]{20,}",
-            ),
-            ("a Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b"),
-            ("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}\b"),
-            ("a Stripe live key", r"\b(?:sk|rk)_live_[0-9a-zA-Z]{20,}\b"),
-            (
-                "a Google service-account key",
-                r#""private_key_id"\s*:\s*"[0-9a-f]{40}""#,
-            ),
-            (
-                "a JSON web token",
-                r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}",
-            ),
-        ];
-        raw.iter()
-            .map(|(k, r)| {
-                (
-                    *k,
-                    Regex::new(r).expect("secret patterns are valid regexes"),
-                )
-            })
-            .collect()
-    })
-}
+/// What to do about a sighting.
+pub const ACTION: &str = "delete it from the file (and revoke it if the file was ever committed); until then its entry is kept out of search and the session-start block";
 
-fn mask(s: &str) -> String {
-    let chars: Vec<char> = s.chars().collect();
-    if chars.len() <= 8 {
-        return "…".to_string();
+impl std::fmt::Display for Sighting {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: looks like {} ({})",
+            self.file, self.line, self.column, self.kind, self.masked
+        )
     }
-    let head: String = chars[..4].iter().collect();
-    let tail: String = chars[chars.len() - 2..].iter().collect();
-    format!("{head}…{tail}")
 }
 
-/// The first credential-looking match in `text`, if any.
-pub fn find(text: &str) -> Option<Finding> {
-    patterns()
-        .iter()
-        .filter_map(|(kind, re)| re.find(text).map(|m| (kind, m)))
-        .min_by_key(|(_, m)| m.start())
-        .map(|(kind, m)| {
-            let before = &text[..m.start()];
-            let line = before.matches('\n').count() + 1;
-            let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-            let column = text[line_start..m.start()].chars().count() + 1;
-            Finding {
-                kind,
-                line,
-                column,
-                masked: mask(m.as_str()),
-            }
+/// Every credential in `text`, the rendered bytes of `file`.
+pub fn in_text(file: FileKind, text: &str) -> Vec<Sighting> {
+    find_all(text)
+        .into_iter()
+        .map(|f| Sighting {
+            file: file.file_name(),
+            line: f.line,
+            column: f.column,
+            kind: f.kind,
+            masked: f.masked,
         })
+        .collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn finds_private_key_and_cloud_key_with_location() {
-        let f = find("ok\nthen -----BEGIN OPENSSH PRIVATE KEY-----\nabc").unwrap();
-        assert_eq!((f.kind, f.line, f.column), ("a private key block", 2, 6));
-        let f = find("key AKIAIOSFODNN7EXAMPLE here").unwrap();
-        assert_eq!(f.kind, "an AWS access key id");
-        assert!(!f.masked.contains("IOSFODNN7"));
+/// Every credential the files hold, as the store renders them. Entries are checked one by one
+/// first, so only a file that holds one is rendered to locate it.
+pub fn in_files(r: &dyn Reader, lang: Lang) -> Result<Vec<Sighting>> {
+    let mut out = Vec::new();
+    for f in FileKind::ALL {
+        let mut suspect = r.preamble(f)?.is_some_and(|p| find(&p).is_some());
+        if !suspect {
+            if f == FileKind::Project {
+                suspect = r
+                    .sections()?
+                    .iter()
+                    .any(|s| !s.removed && in_section(s).is_some());
+            } else {
+                r.scan_file(f, 0, &mut |e| {
+                    suspect = in_entry(&e).is_some();
+                    Ok(!suspect)
+                })?;
+            }
+        }
+        if suspect {
+            out.extend(in_text(f, &render_file(r, f, lang)?));
+        }
     }
-
-    #[test]
-    fn ordinary_text_passes() {
-        assert_eq!(
-            find("ran cargo test; sk-learn is a library; AKIA is a prefix"),
-            None
-        );
-        assert_eq!(find("沙箱禁止命名管道"), None);
-    }
+    Ok(out)
 }

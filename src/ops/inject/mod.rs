@@ -18,6 +18,7 @@ use crate::model::{
     Dropped, EntryRecord, FileKind, Lang, SectionRecord, State, is_empty_body, section_slot,
     sha1_hex,
 };
+use crate::secrets::{in_entry, in_section};
 use crate::store::Reader;
 
 pub use alloc::{AreaLoad, allocate};
@@ -172,8 +173,14 @@ pub fn assemble(
 ) -> Result<Block> {
     let lang = config.lang;
     let t = texts(lang);
-    let sections: Vec<SectionRecord> = r.sections()?.into_iter().filter(|s| !s.removed).collect();
-    let sessions: Vec<EntryRecord> = r.file_entries(FileKind::Sessions, 0, usize::MAX)?;
+    // what holds a credential written in by hand is left out (reported by status and doctor)
+    let sections: Vec<SectionRecord> = r
+        .sections()?
+        .into_iter()
+        .filter(|s| !s.removed && in_section(s).is_none())
+        .collect();
+    let mut sessions: Vec<EntryRecord> = r.file_entries(FileKind::Sessions, 0, usize::MAX)?;
+    sessions.retain(|e| in_entry(e).is_none());
     let archived = r.file_count(FileKind::Archive)?;
     let areas = super::area_map_of(&sessions, today);
 
@@ -209,7 +216,7 @@ pub fn assemble(
     let mut first_left_out: Option<String> = None;
     let mut used = 0;
     r.scan_file(FileKind::Decisions, 0, &mut |d| {
-        if d.state != State::Live {
+        if d.state != State::Live || in_entry(&d).is_some() {
             return Ok(true);
         }
         let len = d.heading.len() + d.body.len() + 6;

@@ -16,14 +16,11 @@ use crate::model::{
 use crate::store::Reader;
 use crate::workspace::{Tx, Workspace, Written};
 
-use super::{AreaCount, area_line, area_map, secrets};
+use super::{AreaCount, area_line, area_map};
 
-/// Longest accepted string in one item field (bytes).
-pub const MAX_FIELD_BYTES: usize = 16 * 1024;
-/// Longest accepted PROJECT section text (bytes).
-pub const MAX_SECTION_BYTES: usize = 64 * 1024;
-/// Longest accepted batch, all fields together (bytes).
-pub const MAX_BATCH_BYTES: usize = 256 * 1024;
+mod validate;
+
+pub use validate::{MAX_BATCH_BYTES, MAX_FIELD_BYTES, MAX_SECTION_BYTES, parse_input, validate};
 
 /// The batch, as JSON.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
@@ -105,109 +102,6 @@ pub struct CheckpointOutcome {
     pub area_line: String,
 }
 
-/// Parse a JSON batch, with an error that points at the problem.
-pub fn parse_input(json: &str, source: &str) -> Result<CheckpointInput> {
-    serde_json::from_str(json).map_err(|e| {
-        Error::bad_input(format!(
-            "{source}: invalid checkpoint batch at line {} column {}: {e}; expected {{\"sessions\":[{{\"done\":…}}], \"decisions\":[{{\"choice\":…}}], \"project\":[{{\"section\":…,\"text\":…}}], \"notes\":…}}",
-            e.line(),
-            e.column()
-        ))
-    })
-}
-
-/// Check sizes, required fields and secrets; nothing is stored when this fails.
-pub fn validate(input: &CheckpointInput) -> Result<()> {
-    let mut total = 0usize;
-    let mut fields: Vec<(String, &str, usize)> = Vec::new();
-    for (i, s) in input.sessions.iter().enumerate() {
-        if s.done.trim().is_empty() {
-            return Err(Error::bad_input(format!(
-                "sessions[{i}].done is empty; say what is true now and how it was verified"
-            )));
-        }
-        fields.push((format!("sessions[{i}].done"), &s.done, MAX_FIELD_BYTES));
-        for (name, v) in [("area", &s.area), ("open", &s.open), ("next", &s.next)] {
-            if let Some(v) = v {
-                fields.push((format!("sessions[{i}].{name}"), v, MAX_FIELD_BYTES));
-            }
-        }
-    }
-    for (i, d) in input.decisions.iter().enumerate() {
-        if d.choice.trim().is_empty() {
-            return Err(Error::bad_input(format!(
-                "decisions[{i}].choice is empty; state the choice in one line"
-            )));
-        }
-        fields.push((format!("decisions[{i}].choice"), &d.choice, MAX_FIELD_BYTES));
-        for (name, v) in [
-            ("over", &d.over),
-            ("because", &d.because),
-            ("area", &d.area),
-            ("supersedes", &d.supersedes),
-        ] {
-            if let Some(v) = v {
-                fields.push((format!("decisions[{i}].{name}"), v, MAX_FIELD_BYTES));
-            }
-        }
-    }
-    for (i, p) in input.project.iter().enumerate() {
-        match (&p.text, &p.line) {
-            (Some(_), Some(_)) => {
-                return Err(Error::bad_input(format!(
-                    "project[{i}]: give either `text` (whole section) or `line` (one line), not both"
-                )));
-            }
-            (None, None) => {
-                return Err(Error::bad_input(format!(
-                    "project[{i}]: missing `text` (the new section body; `{}` when there is nothing) or `line`",
-                    empty_marker(Lang::Zh)
-                )));
-            }
-            _ => {}
-        }
-        if p.replaces.is_some() && p.line.is_none() {
-            return Err(Error::bad_input(format!(
-                "project[{i}]: `replaces` needs `line` (the line that takes its place)"
-            )));
-        }
-        fields.push((format!("project[{i}].section"), &p.section, MAX_FIELD_BYTES));
-        for (name, v, max) in [
-            ("text", &p.text, MAX_SECTION_BYTES),
-            ("line", &p.line, MAX_FIELD_BYTES),
-            ("replaces", &p.replaces, MAX_FIELD_BYTES),
-        ] {
-            if let Some(v) = v {
-                fields.push((format!("project[{i}].{name}"), v, max));
-            }
-        }
-    }
-    if let Some(n) = &input.notes {
-        fields.push(("notes".into(), n, MAX_FIELD_BYTES));
-    }
-    for (name, value, max) in &fields {
-        total += value.len();
-        if value.len() > *max {
-            return Err(Error::bad_input(format!(
-                "{name} is {} bytes; the limit is {max} bytes per field: keep memory short, or split it",
-                value.len()
-            )));
-        }
-        if let Some(f) = secrets::find(value) {
-            return Err(Error::bad_input(format!(
-                "refused: {name} line {} column {} looks like {} ({}); memory files are committed to git and injected into every session, so nothing was stored: remove the secret and retry",
-                f.line, f.column, f.kind, f.masked
-            )));
-        }
-    }
-    if total > MAX_BATCH_BYTES {
-        return Err(Error::bad_input(format!(
-            "the batch is {total} bytes; the limit is {MAX_BATCH_BYTES} bytes per call: split it"
-        )));
-    }
-    Ok(())
-}
-
 /// Words that show a Done carries a verification note.
 const VERIFIED_HINTS: [&str; 24] = [
     "verif",
@@ -274,7 +168,12 @@ fn decision_body(d: &DecisionInput, lang: Lang) -> String {
             lines.push(format!("{label}{v}"));
         }
     }
-    if let Some(a) = d.area.as_deref().map(one_line).filter(|a| !a.is_empty()) {
+    if let Some(a) = d
+        .area
+        .as_deref()
+        .map(model::area_name)
+        .filter(|a| !a.is_empty())
+    {
         let label = match lang {
             Lang::Zh => "区域：",
             Lang::En => "Area: ",
@@ -702,6 +601,19 @@ mod tests {
             Lang::En,
         );
         assert!(!unverified);
+    }
+
+    #[test]
+    fn decision_area_is_recorded_composed() {
+        let body = decision_body(
+            &DecisionInput {
+                choice: "x".into(),
+                area: Some("  cafe\u{301}  ".into()),
+                ..Default::default()
+            },
+            Lang::En,
+        );
+        assert_eq!(body, "Chose: x\nArea: caf\u{e9}");
     }
 
     #[test]

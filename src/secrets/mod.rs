@@ -1,0 +1,181 @@
+//! Recognise credentials in text: memory files are committed to git and injected into every
+//! session, so a secret written there leaks twice. A checkpoint holding one is refused; one
+//! written into a file by hand is kept (nothing is lost) but reported, and kept out of the
+//! search index and the session-start block until the person removes it.
+//!
+//! Pure: no I/O. The text is normalised before matching (invisible format characters removed,
+//! full-width and other compatibility forms folded) so light obfuscation does not get
+//! through, and findings are located in the text as written. The families are in `rules`;
+//! what tells a real value from a placeholder or a name is in `entropy`.
+
+mod entropy;
+mod normalize;
+mod rules;
+#[cfg(test)]
+mod tests;
+
+use std::sync::OnceLock;
+
+use regex::{Regex, RegexSet};
+
+use crate::model::{EntryRecord, SectionRecord};
+use rules::{Check, MIN_ASSIGNED, RULES};
+
+/// A credential found in some input text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// What it looks like ("a private key block", "an AWS access key id", …).
+    pub kind: &'static str,
+    /// 1-based line and column (in characters) inside the text, as written.
+    pub line: usize,
+    pub column: usize,
+    /// The match with its middle masked, safe to print.
+    pub masked: String,
+}
+
+struct Compiled {
+    /// Every rule, then the disguise characters: one pass tells clean text apart, and which
+    /// rules can match otherwise.
+    set: RegexSet,
+    /// Each rule on its own, compiled the first time its pattern is seen to match.
+    each: Vec<OnceLock<Regex>>,
+    patterns: Vec<String>,
+}
+
+fn compiled() -> &'static Compiled {
+    static C: OnceLock<Compiled> = OnceLock::new();
+    C.get_or_init(|| {
+        // ASCII word boundaries: a Unicode `\b` would both misjudge CJK neighbours and keep
+        // the fast engines from running on non-ASCII text
+        let patterns: Vec<String> = RULES
+            .iter()
+            .map(|r| r.pattern.replace(r"\b", r"(?-u:\b)"))
+            .collect();
+        let all = patterns
+            .iter()
+            .map(String::as_str)
+            .chain([normalize::DISGUISE]);
+        Compiled {
+            set: RegexSet::new(all).expect("secret patterns are valid regexes"),
+            each: RULES.iter().map(|_| OnceLock::new()).collect(),
+            patterns,
+        }
+    })
+}
+
+impl Compiled {
+    fn rule(&self, i: usize) -> &Regex {
+        self.each[i].get_or_init(|| {
+            Regex::new(&self.patterns[i]).expect("secret patterns are valid regexes")
+        })
+    }
+}
+
+fn mask(s: &str) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() <= 8 {
+        return "…".to_string();
+    }
+    let head: String = chars[..4].iter().collect();
+    let tail: String = chars[chars.len() - 2..].iter().collect();
+    format!("{head}…{tail}")
+}
+
+fn passes(check: Check, secret: &str) -> bool {
+    match check {
+        Check::Always => true,
+        Check::Real => !entropy::is_placeholder(secret),
+        Check::Random(bits) => {
+            !entropy::is_placeholder(secret) && entropy::looks_random(secret, bits)
+        }
+        Check::AwsSecret => {
+            let has = |f: fn(&u8) -> bool| secret.as_bytes().iter().any(f);
+            has(u8::is_ascii_uppercase)
+                && has(u8::is_ascii_lowercase)
+                && has(u8::is_ascii_digit)
+                && !entropy::is_placeholder(secret)
+                && !entropy::is_camel_name(secret)
+                && entropy::entropy(secret) >= 4.3
+        }
+        Check::Password => !entropy::is_placeholder_value(secret),
+        // a value without a digit is far more often a name (`token: InMemoryTokenStore`) than
+        // a generated secret
+        Check::Assigned => {
+            secret.chars().count() >= MIN_ASSIGNED
+                && secret.bytes().any(|b| b.is_ascii_digit())
+                && !entropy::is_placeholder_value(secret)
+                && !entropy::names_itself(secret)
+                && !entropy::is_camel_name(secret)
+                && !entropy::is_code_path(secret)
+                && !secret.starts_with(['/', '.', '~'])
+                && !secret.contains("://")
+                && !secret.contains(['(', ')', '[', ']', '{', '}'])
+                && entropy::looks_random(secret, 3.3)
+        }
+    }
+}
+
+/// Every credential in `text`, in order; overlapping matches are reported once, by the
+/// most specific rule.
+pub fn find_all(text: &str) -> Vec<Finding> {
+    let c = compiled();
+    let mut hits = c.set.matches(text);
+    if !hits.matched_any() {
+        return Vec::new();
+    }
+    let norm = normalize::normalize(text);
+    let hay: &str = &norm.text;
+    if hay != text {
+        hits = c.set.matches(hay);
+    }
+    // (start, rule, end) in the normalised text
+    let mut spans: Vec<(usize, usize, usize)> = Vec::new();
+    for i in hits.iter().filter(|i| *i < RULES.len()) {
+        for caps in c.rule(i).captures_iter(hay) {
+            let Some(m) = caps.name("s").or_else(|| caps.get(0)) else {
+                continue;
+            };
+            if passes(RULES[i].check, m.as_str()) {
+                spans.push((m.start(), i, m.end()));
+            }
+        }
+    }
+    spans.sort_unstable();
+    let mut out = Vec::new();
+    let mut covered = 0;
+    let mut prev_line_end = (0, 1); // (byte offset of a line start, its number)
+    for (start, i, end) in spans {
+        if start < covered {
+            continue;
+        }
+        covered = end;
+        let at = norm.original(start);
+        // count lines from the last finding on: findings come in order
+        let (from, mut line) = prev_line_end;
+        line += text[from..at].matches('\n').count();
+        let line_start = text[..at].rfind('\n').map_or(0, |p| p + 1);
+        prev_line_end = (line_start, line);
+        out.push(Finding {
+            kind: RULES[i].kind,
+            line,
+            column: text[line_start..at].chars().count() + 1,
+            masked: mask(&hay[start..end]),
+        });
+    }
+    out
+}
+
+/// The first credential-looking match in `text`, if any.
+pub fn find(text: &str) -> Option<Finding> {
+    find_all(text).into_iter().next()
+}
+
+/// The first credential in an entry (heading, then body).
+pub fn in_entry(e: &EntryRecord) -> Option<Finding> {
+    find(&e.heading).or_else(|| find(&e.body))
+}
+
+/// The first credential in a PROJECT section (heading, then body).
+pub fn in_section(s: &SectionRecord) -> Option<Finding> {
+    find(&s.heading).or_else(|| find(&s.body))
+}

@@ -1,0 +1,517 @@
+//! One true positive and at least one near miss per family. Tokens are generated from a fixed
+//! seed so no credential-shaped literal sits in the source.
+
+use super::*;
+
+const ALNUM: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+const LETTERS: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const HEX: &str = "0123456789abcdef";
+const B64: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+const URLSAFE: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-";
+const UPDIG: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+const B32: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+const BECH32: &str = "QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L";
+
+/// `n` characters of `alphabet`, the same for the same seed.
+fn r(alphabet: &str, n: usize, seed: u64) -> String {
+    let chars: Vec<char> = alphabet.chars().collect();
+    let mut x = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    (0..n)
+        .map(|_| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            chars[((x >> 33) % chars.len() as u64) as usize]
+        })
+        .collect()
+}
+
+struct Case {
+    kind: &'static str,
+    found: Vec<String>,
+    near: Vec<String>,
+}
+
+fn case(kind: &'static str, found: &[String], near: &[&str]) -> Case {
+    Case {
+        kind,
+        found: found.to_vec(),
+        near: near.iter().map(|s| s.to_string()).collect(),
+    }
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        case(
+            "a private key block",
+            &[
+                "-----BEGIN RSA PRIVATE KEY-----\nMIIE".into(),
+                "-----BEGIN OPENSSH PRIVATE KEY-----".into(),
+            ],
+            &["-----BEGIN PUBLIC KEY-----", "-----BEGIN CERTIFICATE-----"],
+        ),
+        case(
+            "an AWS access key id",
+            &[
+                format!("key AKIA{}", r(B32, 16, 1)),
+                format!("ASIA{}", r(B32, 16, 2)),
+            ],
+            &[
+                "AKIAIOSFODNN7EXAMPLE",
+                "AKIAXXXXXXXXXXXXXXXX",
+                "AKIA is a prefix",
+            ],
+        ),
+        case(
+            "an AWS secret access key",
+            &[
+                format!("aws_secret_access_key = {}", r(B64, 40, 3)),
+                format!("the key is {} now", r(B64, 40, 4)),
+            ],
+            &[
+                "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+                "fn FwpmProviderContextSetSecurityInfoByKey0(engine: HANDLE)",
+                "pub totalInboundRatelimitDiscardedICMPv6Pkts: u64,",
+                "merged 3f9a1c0e5b7d2468ace13579bdf02468ace13579 into main",
+                "see TheQuickBrownFoxJumpsOverTheLazyDogAgain",
+            ],
+        ),
+        case(
+            "a GitHub token",
+            &[
+                format!("ghp_{}", r(ALNUM, 36, 5)),
+                format!("github_pat_{}", r(ALNUM, 82, 6)),
+            ],
+            &["ghp_short123", "the ghp_ prefix"],
+        ),
+        case(
+            "a GitLab token",
+            &[
+                format!("glpat-{}", r(ALNUM, 20, 7)),
+                format!("glrt-{}", r(ALNUM, 24, 8)),
+            ],
+            &["glpat-tooshort", "glpat-xxxxxxxxxxxxxxxxxxxx"],
+        ),
+        case(
+            "an OpenAI API key",
+            &[format!("sk-proj-{}", r(URLSAFE, 56, 9))],
+            &["sk-proj-readme"],
+        ),
+        case(
+            "an Anthropic API key",
+            &[format!("sk-ant-api03-{}", r(URLSAFE, 93, 10))],
+            &["sk-ant-api03-short"],
+        ),
+        case(
+            "an API secret key (sk-…)",
+            &[format!("sk-{}", r(ALNUM, 32, 11))],
+            &[
+                "sk-button-primary-large-rounded",
+                "class=\"sk-navigation-menu-item-v2-active\"",
+                "sk-learn is a library",
+            ],
+        ),
+        case(
+            "a Slack token",
+            &[
+                format!("xoxb-2817364510-{}", r(ALNUM, 24, 12)),
+                format!(
+                    "xapp-1-A{}-2817364510943-{}",
+                    r(UPDIG, 10, 13),
+                    r(HEX, 64, 14)
+                ),
+            ],
+            &["xoxb-your-token-here", "xapp-1-ABC-123"],
+        ),
+        case(
+            "a Slack webhook URL",
+            &[format!(
+                "https://hooks.slack.com/services/T{}/B{}/{}",
+                r(UPDIG, 8, 15),
+                r(UPDIG, 10, 16),
+                r(ALNUM, 24, 17)
+            )],
+            &[
+                "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+                "post to hooks.slack.com/services/",
+            ],
+        ),
+        case(
+            "a Discord webhook URL",
+            &[format!(
+                "https://discord.com/api/webhooks/981726354018273645/{}",
+                r(URLSAFE, 68, 18)
+            )],
+            &["https://discord.com/api/webhooks/123/abc"],
+        ),
+        case(
+            "a Microsoft Teams webhook URL",
+            &[format!(
+                "https://acme.webhook.office.com/webhookb2/{}@{}/IncomingWebhook/{}",
+                r(HEX, 32, 19),
+                r(HEX, 32, 20),
+                r(HEX, 32, 21)
+            )],
+            &["https://acme.webhook.office.com/webhookb2/"],
+        ),
+        case(
+            "a Google API key",
+            &[format!("AIza{}", r(ALNUM, 35, 22))],
+            &["AIzaShortKey"],
+        ),
+        case(
+            "a Google OAuth client secret",
+            &[format!("GOCSPX-{}", r(ALNUM, 28, 23))],
+            &["GOCSPX-short"],
+        ),
+        case(
+            "a Google OAuth access token",
+            &[format!("ya29.a0{}", r(URLSAFE, 60, 85))],
+            &["ya29.short"],
+        ),
+        case(
+            "a Google service-account key",
+            &[format!("\"private_key_id\": \"{}\"", r(HEX, 40, 24))],
+            &["\"private_key_id\": \"\""],
+        ),
+        case(
+            "a Stripe key",
+            &[
+                format!("sk_test_{}", r(ALNUM, 24, 25)),
+                format!("rk_live_{}", r(ALNUM, 24, 26)),
+            ],
+            &["pk_test_TYooMQauvdEDq54NiTphI7jx", "sk_test_short"],
+        ),
+        case(
+            "an npm token",
+            &[format!("npm_{}", r(ALNUM, 36, 27))],
+            &[
+                "npm_config_registry",
+                "npm_lifecycle_event_is_set_by_npm_itself",
+            ],
+        ),
+        case(
+            "a PyPI token",
+            &[format!("pypi-AgEIcHlwaS5vcmc{}", r(URLSAFE, 70, 28))],
+            &["pypi-packages-mirror", "pypi-AgEIcHlwaS5vcmc"],
+        ),
+        case(
+            "a Hugging Face token",
+            &[format!("hf_{}", r(LETTERS, 34, 29))],
+            &["hf_hub_download", "hf_transfer"],
+        ),
+        case(
+            "a SendGrid API key",
+            &[format!("SG.{}.{}", r(URLSAFE, 22, 30), r(URLSAFE, 43, 31))],
+            &["SG.setApiKey(process.env.SENDGRID_KEY)"],
+        ),
+        case(
+            "a Twilio key or account id",
+            &[
+                format!("SK{}", r(HEX, 32, 32)),
+                format!("AC{}", r(HEX, 32, 33)),
+            ],
+            &["SKU 12345", "AC/DC", "SKffffffffffffffffffffffffffffffff"],
+        ),
+        case(
+            "an authorization header",
+            &[
+                format!("curl -H 'Authorization: Bearer {}'", r(ALNUM, 40, 34)),
+                "Authorization: Basic dXNlcjpzM2NyM3RQYXNzdzByZA==".into(),
+            ],
+            &[
+                "Authorization: Bearer $TOKEN",
+                "Authorization: Bearer <token>",
+                "the Authorization header carries a bearer token",
+            ],
+        ),
+        case(
+            "a database URL with a password",
+            &[
+                format!("postgres://app:{}@db.internal:5432/app", r(ALNUM, 16, 35)),
+                "postgres://user:pass@host".into(),
+                "mongodb+srv://admin:hunter2@cluster0.example.net".into(),
+            ],
+            &[
+                "postgres://user@host/db",
+                "postgres://user:${PGPASSWORD}@host/db",
+                "mysql://root:<password>@localhost",
+            ],
+        ),
+        case(
+            "an Azure storage account key",
+            &[format!(
+                "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey={}==;",
+                r(B64, 86, 36)
+            )],
+            &["AccountKey=<key>", "AccountKey=${AZURE_KEY}"],
+        ),
+        case(
+            "an Azure AD client secret",
+            &[format!("Xy38Q~{}", r(ALNUM, 32, 37))],
+            &["a Q~ in prose"],
+        ),
+        case(
+            "a DigitalOcean token",
+            &[format!("dop_v1_{}", r(HEX, 64, 38))],
+            &["dop_v1_abc"],
+        ),
+        case(
+            "a Shopify token",
+            &[format!("shpat_{}", r(HEX, 32, 39))],
+            &["shpat_abc"],
+        ),
+        case(
+            "a Linear API key",
+            &[format!("lin_api_{}", r(ALNUM, 40, 40))],
+            &["lin_api_docs"],
+        ),
+        case(
+            "a Postman API key",
+            &[format!("PMAK-{}-{}", r(HEX, 24, 41), r(HEX, 34, 42))],
+            &["PMAK-short"],
+        ),
+        case(
+            "a Doppler token",
+            &[format!("dp.pt.{}", r(ALNUM, 43, 43))],
+            &["dp.pt.short"],
+        ),
+        case(
+            "a Dynatrace token",
+            &[format!("dt0c01.{}.{}", r(UPDIG, 24, 44), r(UPDIG, 64, 45))],
+            &["dt0c01.ABC"],
+        ),
+        case(
+            "a New Relic key",
+            &[format!("NRAK-{}", r(UPDIG, 27, 46))],
+            &["NRAK-docs"],
+        ),
+        case(
+            "a HashiCorp Vault token",
+            &[format!("hvs.{}", r(URLSAFE, 90, 47))],
+            &["hvs.short", "hvs.read-the-policy-docs-first"],
+        ),
+        case(
+            "a Terraform Cloud token",
+            &[format!("{}.atlasv1.{}", r(ALNUM, 14, 48), r(ALNUM, 67, 49))],
+            &["x.atlasv1.y"],
+        ),
+        case(
+            "a Grafana token",
+            &[format!("glsa_{}_{}", r(ALNUM, 32, 50), r(HEX, 8, 51))],
+            &["glsa_short"],
+        ),
+        case(
+            "a Databricks token",
+            &[format!("dapi{}", r(HEX, 32, 52))],
+            &["dapi docs"],
+        ),
+        case(
+            "a Sentry token",
+            &[format!("sntrys_eyJ{}", r(B64, 60, 53))],
+            &["sntrys_"],
+        ),
+        case(
+            "an Atlassian API token",
+            &[format!("ATATT3{}", r(URLSAFE, 186, 54))],
+            &["ATATT3xFf"],
+        ),
+        case(
+            "a Mailchimp API key",
+            &[format!("{}-us14", r(HEX, 32, 55))],
+            &["region -us14"],
+        ),
+        case(
+            "a Mailgun API key",
+            &[format!("key-{}", r(HEX, 32, 56))],
+            &["key-value-store-design"],
+        ),
+        case(
+            "a Square token",
+            &[format!("sq0atp-{}", r(URLSAFE, 22, 57))],
+            &["sq0atp-x"],
+        ),
+        case(
+            "a Telegram bot token",
+            &[format!("718293645:AA{}", r(URLSAFE, 33, 58))],
+            &["123456789:AAx"],
+        ),
+        case(
+            "an age secret key",
+            &[format!("AGE-SECRET-KEY-1{}", r(BECH32, 58, 59))],
+            &["AGE-SECRET-KEY-1SHORT"],
+        ),
+        case(
+            "a Heroku API key",
+            &[format!("HRKU-AA{}", r(URLSAFE, 58, 60))],
+            &["HRKU-AAshort"],
+        ),
+        case(
+            "a PlanetScale token",
+            &[format!("pscale_tkn_{}", r(ALNUM, 43, 61))],
+            &["pscale_tkn_x"],
+        ),
+        case(
+            "a package registry token",
+            &[
+                format!("pul-{}", r(HEX, 40, 62)),
+                format!("rubygems_{}", r(HEX, 48, 63)),
+            ],
+            &["rubygems_org", "pul-request"],
+        ),
+        case(
+            "a Sendinblue API key",
+            &[format!("xkeysib-{}-{}", r(HEX, 64, 64), r(ALNUM, 16, 65))],
+            &["xkeysib-x"],
+        ),
+        case(
+            "a payment API key",
+            &[format!("shippo_live_{}", r(HEX, 40, 66))],
+            &["shippo_live_docs"],
+        ),
+        case(
+            "an Alibaba Cloud access key id",
+            &[format!("LTAI{}", r(ALNUM, 20, 67))],
+            &["LTAIABCDEFGHIJKLMNOPQRST"],
+        ),
+        case(
+            "a service API token",
+            &[format!("tfp_{}", r(ALNUM, 59, 68))],
+            &["tfp_x"],
+        ),
+        case(
+            "an OpenShift token",
+            &[format!("sha256~{}", r(URLSAFE, 43, 69))],
+            &["image@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"],
+        ),
+        case(
+            "a JSON web token",
+            &[format!(
+                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.{}",
+                r(URLSAFE, 43, 70)
+            )],
+            &["eyJhbGciOiJIUzI1NiJ9 is a header"],
+        ),
+        case(
+            "a secret assigned in the text",
+            &[
+                format!("password={}", r(ALNUM, 20, 71)),
+                format!("token: {}", r(ALNUM, 24, 72)),
+                format!("secret = \"{}\"", r(ALNUM, 32, 73)),
+                format!("api_key={}", r(HEX, 32, 74)),
+                format!("export DEPLOY_TOKEN='{}'", r(ALNUM, 30, 75)),
+                format!("{{\"client_secret\": \"{}\"}}", r(URLSAFE, 40, 76)),
+            ],
+            &[
+                "password=<your-token>",
+                "token: xxx",
+                "secret = \"${TOKEN}\"",
+                "api_key=changeme",
+                "password = config.password",
+                "token: String",
+                "api_key=os.environ[\"API_KEY\"]",
+                "secret_sauce: the-real-recipe-v2",
+                "token_file=/home/me/.config/gh/hosts2.yml",
+                "password: correcthorsebatterystaple",
+                "pub token_stream: __IncompleteArrayField<__u8>,",
+                "credentials: InMemoryCredentialStore,",
+                "let token: cpuid_aes_sha::InitToken = cpuid_aes_sha::init();",
+                "const DOT11_WPS_PASSWORD_ID_DEFAULT: DOT11_WPS_DEVICE_PASSWORD_ID = 0;",
+                "badge.svg?token=P0YeuKXJyp&logo=codecov",
+                "self, private_key: ed25519.Ed25519PrivateKey, f_priv: _FragList",
+                "\"access_token\": \"m2m-access-token-12345\"",
+                "oauth_token_secret=secret%3Dpassword&oauth_token=lock%26key",
+            ],
+        ),
+    ]
+}
+
+#[test]
+fn every_family_finds_its_token_and_passes_its_near_miss() {
+    for c in cases() {
+        for text in &c.found {
+            let f = find(text).unwrap_or_else(|| panic!("{}: missed {text}", c.kind));
+            assert_eq!(f.kind, c.kind, "{text}");
+            assert!(
+                f.masked.chars().count() <= 7,
+                "{}: masked {} shows too much",
+                c.kind,
+                f.masked
+            );
+        }
+        for text in &c.near {
+            assert_eq!(find(text), None, "{}: near miss flagged: {text}", c.kind);
+        }
+    }
+}
+
+#[test]
+fn findings_are_located_in_the_text_as_written() {
+    let f = find("ok\nthen -----BEGIN OPENSSH PRIVATE KEY-----\nabc").unwrap();
+    assert_eq!((f.kind, f.line, f.column), ("a private key block", 2, 6));
+    let token = r(ALNUM, 36, 80);
+    let f = find(&format!("第一行\n令牌是 ghp_{token}")).unwrap();
+    assert_eq!((f.line, f.column), (2, 5));
+    assert_eq!(f.masked, format!("ghp_…{}", &token[34..]));
+}
+
+#[test]
+fn zero_width_and_full_width_disguises_are_seen_through() {
+    let token = r(ALNUM, 36, 81);
+    // a zero-width space inside the prefix, and one inside the token
+    let hidden = format!(
+        "x\nsee g\u{200b}hp_{}\u{200c}{}",
+        &token[..10],
+        &token[10..]
+    );
+    let f = find(&hidden).expect("zero-width characters do not hide a token");
+    assert_eq!((f.kind, f.line, f.column), ("a GitHub token", 2, 5));
+    // full-width letters and digits, as some input methods type them
+    let wide: String = format!("ghp_{token}")
+        .chars()
+        .map(|c| match c {
+            '!'..='~' => char::from_u32(c as u32 - 0x21 + 0xFF01).unwrap(),
+            c => c,
+        })
+        .collect();
+    let f = find(&format!("密钥：{wide}")).expect("full-width forms do not hide a token");
+    assert_eq!((f.kind, f.line, f.column), ("a GitHub token", 1, 4));
+    assert!(f.masked.starts_with("ghp_"), "{}", f.masked);
+}
+
+#[test]
+fn every_finding_is_reported_in_order() {
+    let text = format!(
+        "a ghp_{}\nb\nc sk_live_{} and xoxb-1-{}",
+        r(ALNUM, 36, 82),
+        r(ALNUM, 24, 83),
+        r(ALNUM, 20, 84)
+    );
+    let all = find_all(&text);
+    let got: Vec<(&str, usize, usize)> = all.iter().map(|f| (f.kind, f.line, f.column)).collect();
+    assert_eq!(
+        got,
+        [
+            ("a GitHub token", 1, 3),
+            ("a Stripe key", 3, 3),
+            ("a Slack token", 3, 40)
+        ]
+    );
+}
+
+#[test]
+fn ordinary_text_passes() {
+    for text in [
+        "ran cargo test; sk-learn is a library; AKIA is a prefix",
+        "沙箱禁止命名管道",
+        "完成：重构了索引（全角括号）；验证：cargo test 通过",
+        "commit 3f9a1c0e5b7d2468ace13579bdf02468ace13579 and uuid 123e4567-e89b-12d3-a456-426614174000",
+        "fn absorb_keeps_hand_written_entry_when_the_file_changes_twice()",
+        "the token: refresh flow now retries; password reset mails go out",
+        "see https://docs.example.com/api/v2/authentication#bearer-tokens",
+    ] {
+        assert_eq!(find(text), None, "{text}");
+    }
+}
