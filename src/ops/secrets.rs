@@ -54,11 +54,12 @@ pub fn in_text(file: FileKind, text: &str) -> Vec<Sighting> {
         .collect()
 }
 
-/// Every credential the files hold, as the store renders them. Entries are checked one by one
-/// first, so only a file that holds one is rendered to locate it.
+/// Every credential the live files hold (PROJECT, DECISIONS, SESSIONS), as the store renders
+/// them. Entries are checked one by one first, so only a file that holds one is rendered to
+/// locate it. The archive (up to 100k entries) is left to `doctor`, which renders every file.
 pub fn in_files(r: &dyn Reader, lang: Lang) -> Result<Vec<Sighting>> {
     let mut out = Vec::new();
-    for f in FileKind::ALL {
+    for f in [FileKind::Project, FileKind::Decisions, FileKind::Sessions] {
         let mut suspect = r.preamble(f)?.is_some_and(|p| find(&p).is_some());
         if !suspect {
             if f == FileKind::Project {
