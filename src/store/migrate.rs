@@ -4,7 +4,7 @@
 use chrono::NaiveDate;
 use redb::ReadableTable;
 
-use super::tables::{ENTRIES, LIVE_DECISIONS, decode, encode};
+use super::tables::{ENTRIES, LIVE_DECISIONS, decode_at, encode};
 use super::{Reader, SCHEMA_VERSION, WriteTx};
 use crate::error::{Error, Result};
 use crate::model::{EntryRecord, FileKind};
@@ -21,7 +21,7 @@ pub(super) fn migrate(w: &WriteTx) -> Result<()> {
         newer if newer > SCHEMA_VERSION => Err(Error::Store {
             path: w.path.clone(),
             message: format!(
-                "schema {newer} is newer than this trilogy understands ({SCHEMA_VERSION}); upgrade trilogy, or delete .trilogy/ to rebuild it from the Markdown"
+                "schema {newer} is newer than this trilogy understands ({SCHEMA_VERSION}); upgrade trilogy, or run `trilogy doctor --fix` to keep this store aside and rebuild one from the Markdown"
             ),
         }),
         older => {
@@ -85,7 +85,7 @@ fn migrate_v1_dates(w: &WriteTx) -> Result<()> {
     let mut rewritten = Vec::new();
     for item in t.iter().map_err(w.w())? {
         let (_, v) = item.map_err(w.w())?;
-        let old: V1 = decode(v.value())?;
+        let old: V1 = decode_at(&w.path, v.value())?;
         let rec = EntryRecord {
             id: old.id,
             kind: old.kind,

@@ -13,6 +13,7 @@
 //! Layout: `tables` (definitions, keys, encoding), `reader` (reads and the read snapshot),
 //! `write` (the write transaction), `migrate` (older layouts).
 
+mod damage;
 mod migrate;
 mod reader;
 mod tables;
@@ -49,9 +50,12 @@ impl Store {
         let (tx, rx) = std::sync::mpsc::channel();
         let p = path.to_path_buf();
         std::thread::spawn(move || {
-            let r = Database::builder()
-                .set_concurrency_mode(ConcurrencyMode::MultiWriter)
-                .create(&p);
+            let r = damage::guard(&p, || {
+                Database::builder()
+                    .set_concurrency_mode(ConcurrencyMode::MultiWriter)
+                    .create(&p)
+                    .map_err(|e| store_err(&p, e))
+            });
             let _ = tx.send(r);
         });
         match rx.recv_timeout(timeout) {
@@ -59,8 +63,12 @@ impl Store {
                 db: Db::Rw(db),
                 path: path.to_path_buf(),
             }),
-            Ok(Err(e)) => Err(store_err(path, e)),
-            Err(_) => Err(Error::Busy {
+            Ok(Err(e)) => Err(e),
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => Err(Error::Internal(format!(
+                "opening {} ended without an answer",
+                path.display()
+            ))),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => Err(Error::Busy {
                 path: path.to_path_buf(),
                 waited_ms: timeout.as_millis() as u64,
             }),
@@ -69,10 +77,12 @@ impl Store {
 
     /// Open an existing store read-only: never blocked by writers, follows their commits.
     pub fn open_read_only(path: &Path) -> Result<Store> {
-        let db = Database::builder()
-            .set_concurrency_mode(ConcurrencyMode::MultiWriter)
-            .open_read_only(path)
-            .map_err(|e| store_err(path, e))?;
+        let db = damage::guard(path, || {
+            Database::builder()
+                .set_concurrency_mode(ConcurrencyMode::MultiWriter)
+                .open_read_only(path)
+                .map_err(|e| store_err(path, e))
+        })?;
         Ok(Store {
             db: Db::Ro(db),
             path: path.to_path_buf(),
@@ -85,11 +95,13 @@ impl Store {
 
     /// Begin a read transaction (a consistent snapshot).
     pub fn read(&self) -> Result<ReadTx> {
-        let txn = match &self.db {
-            Db::Rw(db) => db.begin_read(),
-            Db::Ro(db) => db.begin_read(),
-        }
-        .map_err(|e| store_err(&self.path, e))?;
+        let txn = damage::guard(&self.path, || {
+            match &self.db {
+                Db::Rw(db) => db.begin_read(),
+                Db::Ro(db) => db.begin_read(),
+            }
+            .map_err(|e| store_err(&self.path, e))
+        })?;
         Ok(ReadTx {
             txn,
             path: self.path.clone(),
@@ -103,7 +115,7 @@ impl Store {
         };
         let start = Instant::now();
         let txn = loop {
-            match db.try_begin_write() {
+            match damage::guard(&self.path, || Ok(db.try_begin_write()))? {
                 Ok(t) => break t,
                 Err(TransactionError::WouldBlock) if start.elapsed() < timeout => {
                     std::thread::sleep(Duration::from_millis(2));
@@ -123,13 +135,16 @@ impl Store {
             meta_cache: Default::default(),
             migrated: Default::default(),
         };
-        migrate::migrate(&w)?;
+        damage::guard(&self.path, || migrate::migrate(&w))?;
         Ok(w)
     }
 }
 
 fn store_err(path: &Path, e: impl std::fmt::Display) -> Error {
     let msg = e.to_string();
+    if damage::is_damage(&msg) {
+        return damage::damaged(path, msg);
+    }
     let message = if msg.contains("lock protocol") || msg.contains("LockProtocol") {
         format!("{msg}: another version of trilogy has this store open; stop it or upgrade it")
     } else if msg.contains("already open") {

@@ -4,12 +4,12 @@ use std::path::{Path, PathBuf};
 
 use redb::{ReadTransaction, ReadableTable, TableDefinition};
 
-use super::store_err;
 use super::tables::{
     AGENT_SESSIONS, CHANGES, ENTRIES, EVENTS, FILES, LIVE_DECISIONS, META, ORDER, PREAMBLES,
-    REPORTS, SECTION_HISTORY, SECTIONS, count_key, decode,
+    REPORTS, SECTION_HISTORY, SECTIONS, count_key, decode_at,
 };
 use super::write::WriteTx;
+use super::{damage, store_err};
 use crate::error::{Error, Result};
 use crate::model::{
     AgentSession, EntryRecord, Event, FileKind, FileStamp, Report, SectionRecord, SectionRevision,
@@ -50,7 +50,7 @@ pub trait Reader {
 
     fn entry(&self, id: &str) -> Result<Option<EntryRecord>> {
         self.raw_get(BytesTable::Entries, id)?
-            .map(|b| decode(&b))
+            .map(|b| decode_at(self.path(), &b))
             .transpose()
     }
 
@@ -92,7 +92,7 @@ pub trait Reader {
     fn all_entries(&self) -> Result<Vec<EntryRecord>> {
         self.raw_scan(BytesTable::Entries, "")?
             .iter()
-            .map(|b| decode(b))
+            .map(|b| decode_at(self.path(), b))
             .collect()
     }
 
@@ -101,7 +101,7 @@ pub trait Reader {
         let mut v: Vec<SectionRecord> = self
             .raw_scan(BytesTable::Sections, "")?
             .iter()
-            .map(|b| decode(b))
+            .map(|b| decode_at(self.path(), b))
             .collect::<Result<_>>()?;
         v.sort_by(|a, b| a.order.cmp(&b.order).then_with(|| a.key.cmp(&b.key)));
         Ok(v)
@@ -111,7 +111,7 @@ pub trait Reader {
     fn section_history(&self, key: &str) -> Result<Vec<SectionRevision>> {
         self.raw_scan(BytesTable::SectionHistory, &format!("{key}\u{0}"))?
             .iter()
-            .map(|b| decode(b))
+            .map(|b| decode_at(self.path(), b))
             .collect()
     }
 
@@ -121,7 +121,7 @@ pub trait Reader {
 
     fn stamp(&self, file: FileKind) -> Result<Option<FileStamp>> {
         self.raw_get(BytesTable::Files, file.file_name())?
-            .map(|b| decode(&b))
+            .map(|b| decode_at(self.path(), &b))
             .transpose()
     }
 
@@ -135,7 +135,7 @@ pub trait Reader {
     fn events(&self, limit: usize) -> Result<Vec<Event>> {
         self.raw_last(LogTable::Events, limit)?
             .iter()
-            .map(|b| decode(b))
+            .map(|b| decode_at(self.path(), b))
             .collect()
     }
 
@@ -145,7 +145,7 @@ pub trait Reader {
         // is treated as unknown (the session then gets the whole block again)
         Ok(self
             .raw_get(BytesTable::AgentSessions, id)?
-            .and_then(|b| decode(&b).ok()))
+            .and_then(|b| decode_at(self.path(), &b).ok()))
     }
 
     /// Every agent session known.
@@ -153,7 +153,7 @@ pub trait Reader {
         Ok(self
             .raw_scan(BytesTable::AgentSessions, "")?
             .iter()
-            .filter_map(|b| decode(b).ok())
+            .filter_map(|b| decode_at(self.path(), b).ok())
             .collect())
     }
 
@@ -192,7 +192,7 @@ pub trait Reader {
     fn reports(&self) -> Result<Vec<Report>> {
         self.raw_last(LogTable::Reports, usize::MAX)?
             .iter()
-            .map(|b| decode(b))
+            .map(|b| decode_at(self.path(), b))
             .collect()
     }
 }
@@ -243,63 +243,77 @@ macro_rules! impl_reader {
                 &self.path
             }
             fn raw_meta(&self, key: &str) -> Result<Option<u64>> {
-                if let Some(v) = self.cached_meta(key) {
-                    return Ok(Some(v));
-                }
-                let Some(t) = self.table(META)? else {
-                    return Ok(None);
-                };
-                Ok(t.get(key).map_err(|e| self.err(&e))?.map(|g| g.value()))
+                damage::guard(&self.path, || {
+                    if let Some(v) = self.cached_meta(key) {
+                        return Ok(Some(v));
+                    }
+                    let Some(t) = self.table(META)? else {
+                        return Ok(None);
+                    };
+                    Ok(t.get(key).map_err(|e| self.err(&e))?.map(|g| g.value()))
+                })
             }
             fn raw_get(&self, table: BytesTable, key: &str) -> Result<Option<Vec<u8>>> {
-                let Some(t) = self.table(table.def())? else {
-                    return Ok(None);
-                };
-                Ok(t.get(key)
-                    .map_err(|e| self.err(&e))?
-                    .map(|g| g.value().to_vec()))
+                damage::guard(&self.path, || {
+                    let Some(t) = self.table(table.def())? else {
+                        return Ok(None);
+                    };
+                    Ok(t.get(key)
+                        .map_err(|e| self.err(&e))?
+                        .map(|g| g.value().to_vec()))
+                })
             }
             fn raw_scan(&self, table: BytesTable, prefix: &str) -> Result<Vec<Vec<u8>>> {
-                let Some(t) = self.table(table.def())? else {
-                    return Ok(Vec::new());
-                };
-                let mut out = Vec::new();
-                for item in t.range::<&str>(prefix..).map_err(|e| self.err(&e))? {
-                    let (k, v) = item.map_err(|e| self.err(&e))?;
-                    if !k.value().starts_with(prefix) {
-                        break;
+                damage::guard(&self.path, || {
+                    let Some(t) = self.table(table.def())? else {
+                        return Ok(Vec::new());
+                    };
+                    let mut out = Vec::new();
+                    for item in t.range::<&str>(prefix..).map_err(|e| self.err(&e))? {
+                        let (k, v) = item.map_err(|e| self.err(&e))?;
+                        if !k.value().starts_with(prefix) {
+                            break;
+                        }
+                        out.push(v.value().to_vec());
                     }
-                    out.push(v.value().to_vec());
-                }
-                Ok(out)
+                    Ok(out)
+                })
             }
             fn raw_preamble(&self, key: &str) -> Result<Option<String>> {
-                let Some(t) = self.table(PREAMBLES)? else {
-                    return Ok(None);
-                };
-                Ok(t.get(key)
-                    .map_err(|e| self.err(&e))?
-                    .map(|g| g.value().to_string()))
+                damage::guard(&self.path, || {
+                    let Some(t) = self.table(PREAMBLES)? else {
+                        return Ok(None);
+                    };
+                    Ok(t.get(key)
+                        .map_err(|e| self.err(&e))?
+                        .map(|g| g.value().to_string()))
+                })
             }
             fn raw_last(&self, table: LogTable, limit: usize) -> Result<Vec<Vec<u8>>> {
-                let Some(t) = self.table(table.def())? else {
-                    return Ok(Vec::new());
-                };
-                let mut out = Vec::new();
-                for item in t.iter().map_err(|e| self.err(&e))?.rev().take(limit) {
-                    let (_, v) = item.map_err(|e| self.err(&e))?;
-                    out.push(v.value().to_vec());
-                }
-                Ok(out)
+                damage::guard(&self.path, || {
+                    let Some(t) = self.table(table.def())? else {
+                        return Ok(Vec::new());
+                    };
+                    let mut out = Vec::new();
+                    for item in t.iter().map_err(|e| self.err(&e))?.rev().take(limit) {
+                        let (_, v) = item.map_err(|e| self.err(&e))?;
+                        out.push(v.value().to_vec());
+                    }
+                    Ok(out)
+                })
             }
             fn raw_changes(&self, after: u64) -> Result<Vec<(u64, String)>> {
-                let Some(t) = self.table(CHANGES)? else { return Ok(Vec::new()) };
-                let mut out = Vec::new();
-                for item in t.range((after + 1)..).map_err(|e| self.err(&e))? {
-                    let (k, v) = item.map_err(|e| self.err(&e))?;
-                    out.push((k.value(), v.value().to_string()));
-                }
-                Ok(out)
+                damage::guard(&self.path, || {
+                    let Some(t) = self.table(CHANGES)? else {
+                        return Ok(Vec::new());
+                    };
+                    let mut out = Vec::new();
+                    for item in t.range((after + 1)..).map_err(|e| self.err(&e))? {
+                        let (k, v) = item.map_err(|e| self.err(&e))?;
+                        out.push((k.value(), v.value().to_string()));
+                    }
+                    Ok(out)
+                })
             }
             fn raw_scan_file(
                 &self,
@@ -307,28 +321,46 @@ macro_rules! impl_reader {
                 skip: usize,
                 visit: &mut dyn FnMut(EntryRecord) -> Result<bool>,
             ) -> Result<()> {
-                let Some(order) = self.table(ORDER)? else {
-                    return Ok(());
-                };
-                let Some(entries) = self.table(ENTRIES)? else {
-                    return Ok(());
-                };
-                let lo = [file.code()];
-                let hi = [file.code() + 1];
-                let range = order.range::<&[u8]>(&lo[..]..&hi[..]).map_err(|e| self.err(&e))?;
-                for item in range.rev().skip(skip) {
-                    let (_, id) = item.map_err(|e| self.err(&e))?;
-                    let id = id.value();
-                    let raw = entries.get(id).map_err(|e| self.err(&e))?.ok_or_else(|| {
-                        self.err(&format!(
-                            "order index names a missing entry {id}; delete .trilogy/ to rebuild from the Markdown"
-                        ))
-                    })?;
-                    if !visit(decode(raw.value())?)? {
-                        break;
+                let mut escaped = None;
+                let scanned = damage::guard(&self.path, || {
+                    let Some(order) = self.table(ORDER)? else {
+                        return Ok(());
+                    };
+                    let Some(entries) = self.table(ENTRIES)? else {
+                        return Ok(());
+                    };
+                    let lo = [file.code()];
+                    let hi = [file.code() + 1];
+                    let range = order
+                        .range::<&[u8]>(&lo[..]..&hi[..])
+                        .map_err(|e| self.err(&e))?;
+                    for item in range.rev().skip(skip) {
+                        let (_, id) = item.map_err(|e| self.err(&e))?;
+                        let id = id.value();
+                        let raw = entries.get(id).map_err(|e| self.err(&e))?.ok_or_else(|| {
+                            damage::damaged(
+                                &self.path,
+                                format!("the render order names a missing entry {id}"),
+                            )
+                        })?;
+                        let rec = decode_at(&self.path, raw.value())?;
+                        // the visitor is trilogy's code: its panics are bugs, not damage
+                        match damage::unguarded(|| visit(rec)) {
+                            Ok(more) => {
+                                if !more? {
+                                    break;
+                                }
+                            }
+                            Err(panic) => {
+                                escaped = Some(panic);
+                                break;
+                            }
+                        }
                     }
-                }
-                Ok(())
+                    Ok(())
+                });
+                damage::resume(escaped);
+                scanned
             }
         }
     };

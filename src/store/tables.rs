@@ -28,10 +28,11 @@ pub(super) fn encode<T: Serialize>(v: &T) -> Result<Vec<u8>> {
         .map_err(|e| Error::Internal(format!("encode: {e}")))
 }
 
-pub(super) fn decode<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+/// Decode a record read from the store at `path`; one that does not decode is damage.
+pub(super) fn decode_at<T: DeserializeOwned>(path: &std::path::Path, bytes: &[u8]) -> Result<T> {
     bincode::serde::decode_from_slice(bytes, bincode::config::standard())
         .map(|(v, _)| v)
-        .map_err(|e| Error::Internal(format!("decode a store record: {e}")))
+        .map_err(|e| super::damage::damaged(path, format!("a record does not decode: {e}")))
 }
 
 pub(super) fn order_key(file: FileKind, date: NaiveDate, seq: u64) -> [u8; 13] {
