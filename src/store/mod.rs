@@ -16,6 +16,7 @@
 mod damage;
 mod migrate;
 mod reader;
+mod salvage;
 mod tables;
 mod write;
 
@@ -27,6 +28,7 @@ use redb::{ConcurrencyMode, Database, ReadOnlyDatabase, ReadableDatabase, Transa
 use crate::error::{Error, Result};
 
 pub use reader::{BytesTable, LogTable, ReadTx, Reader};
+pub use salvage::{Merged, Salvage, salvage, verify};
 pub use write::WriteTx;
 
 /// Version of the table layout; bump with a migration in [`migrate`].

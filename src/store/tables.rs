@@ -54,3 +54,8 @@ pub(super) fn live_decision(rec: &EntryRecord) -> bool {
 pub(super) fn count_key(file: FileKind) -> String {
     format!("count:{}", file.code())
 }
+
+/// Key of revision `revision` of section `key` in `section_history` (revisions sort in order).
+pub(super) fn history_key(key: &str, revision: u64) -> String {
+    format!("{key}\u{0}{revision:020}")
+}

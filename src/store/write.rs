@@ -7,7 +7,7 @@ use redb::{TableDefinition, WriteTransaction};
 use super::Reader;
 use super::tables::{
     AGENT_SESSIONS, CHANGES, ENTRIES, EVENTS, FILES, LIVE_DECISIONS, META, ORDER, PREAMBLES,
-    REPORTS, SECTION_HISTORY, SECTIONS, count_key, encode, live_decision, order_key,
+    REPORTS, SECTION_HISTORY, SECTIONS, count_key, encode, history_key, live_decision, order_key,
 };
 use super::{damage, store_err};
 use crate::error::{Error, Result};
@@ -136,7 +136,7 @@ impl WriteTx {
                 at: at.to_string(),
                 actor: actor.to_string(),
             };
-            let hk = format!("{}\u{0}{:020}", rec.key, rec.revision);
+            let hk = history_key(&rec.key, rec.revision);
             let bytes = encode(&rev)?;
             let mut h = self.txn.open_table(SECTION_HISTORY).map_err(self.w())?;
             h.insert(hk.as_str(), bytes.as_slice()).map_err(self.w())?;
