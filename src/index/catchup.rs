@@ -23,6 +23,13 @@ impl SearchIndex {
         self.sync(r, None)
     }
 
+    /// Every change in the store as pending (for [`SearchIndex::in_memory`]): a search then
+    /// reads the whole store.
+    pub fn scan_store(&self, r: &dyn Reader) -> Result<Pending> {
+        let (_, _, keys) = self.pending_keys(r)?;
+        self.pending(r, keys)
+    }
+
     /// The changes after the index's watermark, each key once, oldest first; `true` when the
     /// index was built from another store (one rebuilt from scratch): everything is pending.
     /// An index ahead of this snapshot (another process caught it up further) has nothing

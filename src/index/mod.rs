@@ -11,12 +11,14 @@
 
 //!
 //! Layout: `doc` (what is searchable, what is pending), `catchup` (applying store changes),
-//! `query` (searching and ranking), `bm25` (scoring pending documents), `tokenizer`.
+//! `query` (searching and ranking), `bm25` (scoring pending documents), `rebuild` (a new
+//! index put in place in one step), `tokenizer`.
 
 mod bm25;
 mod catchup;
 mod doc;
 mod query;
+mod rebuild;
 mod tokenizer;
 
 use std::path::{Path, PathBuf};
@@ -34,6 +36,7 @@ use crate::error::{Error, Result};
 
 pub use doc::{Pending, SearchDoc};
 pub use query::{ArchiveMode, Hit, SearchQuery};
+pub use rebuild::rebuild;
 pub use tokenizer::{MemoryTokenizer, is_cjk, tokens};
 
 /// Bump when the schema or the tokenizer changes: older indexes are rebuilt.
@@ -179,6 +182,15 @@ impl SearchIndex {
             reader: Mutex::new(None),
             latest: AtomicU64::new(0),
         }
+    }
+
+    /// An empty index in memory: searched with every store change pending (see
+    /// [`SearchIndex::scan_store`]) it scores the whole store without the index directory.
+    pub fn in_memory() -> SearchIndex {
+        let (schema, f) = schema();
+        let index = Index::create_in_ram(schema);
+        index.tokenizers().register(TOKENIZER, analyzer());
+        SearchIndex::wrap(index, f, Path::new("(memory)"))
     }
 
     /// Open an existing index as it is (no creation, no rebuild); for checks.
