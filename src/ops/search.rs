@@ -123,9 +123,7 @@ pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
 pub fn reindex(ws: &Workspace, progress: Progress) -> Result<u64> {
     ws.require_memory()?;
     let dir = ws.inside(&ws.index_dir())?;
-    let n = ws
-        .read(|r| crate::index::rebuild(&dir, r, progress))?
-        .value;
+    let n = ws.read(|r| crate::index::rebuild(&dir, r, progress))?.value;
     ws.forget_search_index();
     Ok(n)
 }
