@@ -526,6 +526,16 @@ pub fn doctor(ws: &Workspace, fix: bool) -> Result<Report> {
             fixed.push(format!("deleted {}", t.display()));
         }
     }
+    // a file where trilogy's state directory belongs: kept aside, the store is rebuilt
+    let state_dir = ws.state_dir();
+    if state_dir.exists() && !state_dir.is_dir() {
+        let aside = set_aside(&state_dir)?;
+        fixed.push(format!(
+            "moved {} (a file where trilogy's state directory belongs) to {}",
+            state_dir.display(),
+            aside.display()
+        ));
+    }
     // a file where the search index directory belongs: kept aside, the index is rebuilt
     let index_dir = ws.index_dir();
     if index_dir.exists() && !index_dir.is_dir() {

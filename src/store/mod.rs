@@ -212,6 +212,28 @@ mod tests {
     }
 
     #[test]
+    fn a_panicking_visitor_is_a_bug_not_damage() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(&dir.path().join("s.redb"), Duration::from_secs(5)).unwrap();
+        let w = s.write(Duration::from_secs(1)).unwrap();
+        w.put_entry(&rec("a", "2026-01-01", 1, State::Live))
+            .unwrap();
+        w.commit().unwrap();
+        let r = s.read().unwrap();
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            r.scan_file(FileKind::Sessions, 0, &mut |_| {
+                panic!("a bug in the visitor")
+            })
+        }));
+        assert!(
+            caught.is_err(),
+            "the panic went through, not turned into an error"
+        );
+        // and the store reads on
+        assert_eq!(r.file_entries(FileKind::Sessions, 0, 10).unwrap().len(), 1);
+    }
+
+    #[test]
     fn second_writer_gets_busy_after_the_deadline() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("s.redb");
