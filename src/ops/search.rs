@@ -1,6 +1,8 @@
 //! `search`: the `memory_search` operation. Validates the query, brings the index up to the
 //! store (or reads what it has not applied yet from the store), and ranks entries and PROJECT
-//! sections across the live files and the archive. A damaged index is rebuilt.
+//! sections across the live files and the archive. A damaged index is rebuilt; an index that
+//! cannot be used at all leaves the answer to the store. `reindex` builds a new index beside
+//! the live one and swaps it in, so searches meanwhile never fail.
 
 use serde::Serialize;
 

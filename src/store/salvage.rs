@@ -152,7 +152,11 @@ fn records<K: redb::Key + 'static, T: DeserializeOwned>(
         });
         seen.extend(batch);
         match r {
-            Ok(()) => break,
+            Ok(()) => {
+                // this pass reached the other end: nothing lies unread
+                failed = None;
+                break;
+            }
             Err(e) => failed = Some(e),
         }
     }
