@@ -55,32 +55,28 @@ pub fn salvage(path: &Path, scratch: &Path) -> Salvage {
         ));
         return out;
     }
-    let open = || -> Result<Box<dyn Fn() -> Result<Box<dyn ReadableDatabase>>>> {
-        let read_only = || -> Result<Box<dyn ReadableDatabase>> {
-            damage::guard(scratch, || {
-                Database::builder()
-                    .set_concurrency_mode(ConcurrencyMode::MultiWriter)
-                    .open_read_only(scratch)
-                    .map(|d| Box::new(d) as Box<dyn ReadableDatabase>)
-                    .map_err(|e| store_err(path, e))
-            })
-        };
-        if read_only().is_ok() {
-            return Ok(Box::new(read_only));
-        }
+    let read_only = || -> Result<Box<dyn ReadableDatabase>> {
+        damage::guard(scratch, || {
+            Database::builder()
+                .set_concurrency_mode(ConcurrencyMode::MultiWriter)
+                .open_read_only(scratch)
+                .map(|d| Box::new(d) as Box<dyn ReadableDatabase>)
+                .map_err(|e| store_err(path, e))
+        })
+    };
+    let readable = read_only().map(drop).or_else(|_| {
         // opening for writing repairs what redb can (the copy only)
-        let repaired = damage::guard(scratch, || {
+        damage::guard(scratch, || {
             Database::builder()
                 .set_concurrency_mode(ConcurrencyMode::MultiWriter)
                 .create(scratch)
+                .map(drop)
                 .map_err(|e| store_err(path, e))
         })?;
-        drop(repaired);
-        read_only()?;
-        Ok(Box::new(read_only))
-    };
-    match open() {
-        Ok(db) => read_all(&*db, path, &mut out),
+        read_only().map(drop)
+    });
+    match readable {
+        Ok(()) => read_all(&read_only, path, &mut out),
         Err(crate::error::Error::StoreDamaged { detail, .. }) => out.lost.push(format!(
             "nothing could be read from the damaged store ({detail})"
         )),
