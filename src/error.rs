@@ -131,6 +131,12 @@ pub enum Error {
     /// A failure inside the store.
     #[error("store {}: {message}", path.display())]
     Store { path: PathBuf, message: String },
+    /// The store file is damaged (cut short, pages overwritten).
+    #[error(
+        "store {} is damaged ({detail}); run `trilogy doctor --fix`: it keeps the damaged file aside, rebuilds the store from the Markdown and recovers what history it can",
+        path.display()
+    )]
+    StoreDamaged { path: PathBuf, detail: String },
     /// A bug.
     #[error("internal error: {0}")]
     Internal(String),
@@ -145,7 +151,7 @@ impl Error {
             Error::Unparseable { .. } | Error::WouldOverwrite { .. } => ErrorKind::Unparseable,
             Error::Busy { .. } | Error::FilesChanging { .. } => ErrorKind::Busy,
             Error::Io { .. } => ErrorKind::Io,
-            Error::Store { .. } => ErrorKind::Store,
+            Error::Store { .. } | Error::StoreDamaged { .. } => ErrorKind::Store,
             Error::Internal(_) => ErrorKind::Internal,
         }
     }

@@ -65,6 +65,9 @@ fn finding(
     }
 }
 
+/// The action for a damaged store.
+const FIX_DAMAGED: &str = "run `trilogy doctor --fix`: it keeps the damaged file aside (store.redb.damaged-<time>), rebuilds the store from the Markdown and recovers what history it can";
+
 fn temp_files(dir: &Path) -> Vec<std::path::PathBuf> {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Vec::new();
@@ -86,23 +89,163 @@ fn temp_files(dir: &Path) -> Vec<std::path::PathBuf> {
         .collect()
 }
 
+/// What is wrong with a path trilogy expects to be a readable regular file, if anything
+/// (`None` also when it does not exist): the message names the path and the action the fix.
+fn file_problem(path: &Path) -> Option<(String, String)> {
+    let meta = match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            return Some((
+                format!("{} cannot be examined: {e}", path.display()),
+                "check the folders above it: the user needs to be able to enter them".into(),
+            ));
+        }
+        Ok(m) => m,
+    };
+    if meta.is_dir() {
+        return Some((
+            format!("{} is a directory where a file should be", path.display()),
+            "move the directory elsewhere; trilogy then writes the file again".into(),
+        ));
+    }
+    match std::fs::File::open(path) {
+        Ok(_) => None,
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Some((
+            format!("{} is unreadable — permission denied", path.display()),
+            format!(
+                "give the user read and write access (chmod u+rw {})",
+                path.display()
+            ),
+        )),
+        Err(e) => Some((
+            format!("{} cannot be read: {e}", path.display()),
+            "make it a readable file again".into(),
+        )),
+    }
+}
+
+/// The store file, as far as a read-only look can tell.
+enum StoreState {
+    Missing,
+    /// Cut short, pages overwritten, records that do not decode: `--fix` sets it aside.
+    Damaged(String),
+    /// Written by a newer trilogy: `--fix` sets it aside too (the Markdown rebuilds it).
+    Newer(String),
+    /// redb marks a file whose last commit failed or was cut short; opening it for writing
+    /// repairs it, which a read-only look cannot do.
+    NeedsRepair(String),
+    /// Not damaged, but not usable either (permissions, a directory in its place).
+    Unusable(String, String),
+    Healthy(Store),
+}
+
+fn store_state(path: &Path) -> StoreState {
+    if !path.exists() {
+        return StoreState::Missing;
+    }
+    if let Some((message, action)) = file_problem(path) {
+        return StoreState::Unusable(message, action);
+    }
+    let store = match Store::open_read_only(path) {
+        Ok(s) => s,
+        Err(Error::StoreDamaged { detail, .. }) => return StoreState::Damaged(detail),
+        Err(e) if e.to_string().to_lowercase().contains("repair") => {
+            return StoreState::NeedsRepair(e.to_string());
+        }
+        Err(e) if e.to_string().contains("Permission denied") => {
+            return StoreState::Unusable(
+                format!("{} is unreadable — permission denied", path.display()),
+                format!(
+                    "give the user read and write access (chmod u+rw {})",
+                    path.display()
+                ),
+            );
+        }
+        Err(e) => {
+            return StoreState::Unusable(
+                format!("the store does not open: {e}"),
+                "run doctor --fix when the cause is gone".into(),
+            );
+        }
+    };
+    match store.read().and_then(|r| r.meta("schema_version")) {
+        Ok(v) if v > crate::store::SCHEMA_VERSION => {
+            return StoreState::Newer(format!(
+                "the store was written by a newer trilogy (layout {v}, this one writes {})",
+                crate::store::SCHEMA_VERSION
+            ));
+        }
+        Ok(_) => {}
+        Err(Error::StoreDamaged { detail, .. }) => return StoreState::Damaged(detail),
+        Err(e) => return StoreState::Damaged(e.to_string()),
+    }
+    match crate::store::verify(path) {
+        Ok(()) => StoreState::Healthy(store),
+        Err(Error::StoreDamaged { detail, .. }) => StoreState::Damaged(detail),
+        Err(e) => StoreState::Damaged(e.to_string()),
+    }
+}
+
+/// Paths inside `.trilogy/` that must be directories.
+fn state_dir_findings(ws: &Workspace, out: &mut Vec<Finding>) {
+    for (dir, what) in [
+        (ws.state_dir(), "trilogy's state directory"),
+        (ws.index_dir(), "the search index directory"),
+    ] {
+        if dir.exists() && !dir.is_dir() {
+            out.push(finding(
+                Level::Error,
+                if what.contains("index") { "index" } else { "store" },
+                format!("{} is a file where {what} should be", dir.display()),
+                "run doctor --fix: it moves the file aside (as <name>.damaged-<time>) and rebuilds what belongs there",
+            ));
+        }
+    }
+}
+
 fn check(ws: &Workspace) -> Result<Vec<Finding>> {
     let mut out = Vec::new();
     let store_path = ws.store_path();
-    if !store_path.exists() {
-        out.push(finding(
-            Level::Warn,
-            "store",
-            format!("no store at {} yet", store_path.display()),
-            "run any trilogy command (or doctor --fix): it rebuilds the store from the Markdown",
-        ));
-        return Ok(out);
+    state_dir_findings(ws, &mut out);
+    // memory files that are not readable files (read before any store is needed)
+    let mut unreadable = Vec::new();
+    for f in FileKind::ALL {
+        let path = ws.file_path(f);
+        if let Some((message, action)) = file_problem(&path) {
+            out.push(finding(Level::Error, "files", message, action));
+            unreadable.push(f);
+        }
     }
-    let store = match Store::open_read_only(&store_path) {
-        Ok(s) => s,
-        Err(e) if e.to_string().to_lowercase().contains("repair") => {
-            // redb marks a file whose last commit failed or was cut short; opening it for
-            // writing repairs it, which a read-only look cannot do
+    let store = match store_state(&store_path) {
+        StoreState::Healthy(s) => s,
+        StoreState::Missing => {
+            out.push(finding(
+                Level::Warn,
+                "store",
+                format!("no store at {} yet", store_path.display()),
+                "run any trilogy command (or doctor --fix): it rebuilds the store from the Markdown",
+            ));
+            return Ok(out);
+        }
+        StoreState::Damaged(detail) => {
+            out.push(finding(
+                Level::Error,
+                "store",
+                format!("{} is damaged: {detail}", store_path.display()),
+                FIX_DAMAGED,
+            ));
+            return Ok(out);
+        }
+        StoreState::Newer(message) => {
+            out.push(finding(
+                Level::Error,
+                "store",
+                format!("{}: {message}", store_path.display()),
+                "upgrade trilogy, or run doctor --fix: it keeps this store aside and rebuilds one from the Markdown",
+            ));
+            return Ok(out);
+        }
+        StoreState::NeedsRepair(e) => {
             out.push(finding(
                 Level::Error,
                 "store",
@@ -111,13 +254,8 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
             ));
             return Ok(out);
         }
-        Err(e) => {
-            out.push(finding(
-                Level::Error,
-                "store",
-                format!("the store does not open: {e}"),
-                "run doctor --fix; if it still fails, delete .trilogy/ (the Markdown rebuilds it)",
-            ));
+        StoreState::Unusable(message, action) => {
+            out.push(finding(Level::Error, "store", message, action));
             return Ok(out);
         }
     };
@@ -156,7 +294,7 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
                     "DECISIONS.md: {live} live decisions, the counter says {}",
                     r.live_decisions()?
                 ),
-                "delete .trilogy/ to rebuild the store from the Markdown",
+                FIX_DAMAGED,
             ));
         }
         match scanned {
@@ -164,7 +302,7 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
                 Level::Error,
                 "store",
                 format!("{}: {e}", f.file_name()),
-                "delete .trilogy/ to rebuild the store from the Markdown",
+                FIX_DAMAGED,
             )),
             Ok(()) if n != r.file_count(f)? => out.push(finding(
                 Level::Error,
@@ -174,15 +312,30 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
                     f.file_name(),
                     r.file_count(f)?
                 ),
-                "delete .trilogy/ to rebuild the store from the Markdown",
+                FIX_DAMAGED,
             )),
             Ok(()) => {}
         }
     }
     // files equal what the store renders
     for f in FileKind::ALL {
+        if unreadable.contains(&f) {
+            continue;
+        }
         let path = ws.file_path(f);
-        let disk = std::fs::read(&path).ok();
+        let disk = match std::fs::read(&path) {
+            Ok(b) => Some(b),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                out.push(finding(
+                    Level::Error,
+                    "files",
+                    format!("{} cannot be read: {e}", path.display()),
+                    "make it a readable file again",
+                ));
+                continue;
+            }
+        };
         let want = render_file(&r, f, ws.lang())?;
         for x in super::secrets::in_text(f, &want) {
             out.push(finding(
@@ -225,7 +378,7 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
     }
     // the search index
     let dir = ws.index_dir();
-    if dir.join("meta.json").exists() {
+    if dir.is_dir() && dir.join("meta.json").exists() {
         match SearchIndex::open_existing(&dir) {
             Ok(idx) if idx.watermark() < r.change_seq()? => out.push(finding(
                 Level::Ok,
@@ -313,6 +466,58 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
     Ok(out)
 }
 
+/// `path` renamed to `<path>.damaged-<UTC time>` (never deleted); returns the new name.
+fn set_aside(path: &Path) -> Result<std::path::PathBuf> {
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut aside = path.with_file_name(format!("{name}.damaged-{stamp}"));
+    let mut n = 1;
+    while aside.exists() {
+        n += 1;
+        aside = path.with_file_name(format!("{name}.damaged-{stamp}-{n}"));
+    }
+    std::fs::rename(path, &aside).map_err(|e| Error::io(path, e))?;
+    Ok(aside)
+}
+
+/// Keep the damaged store aside, rebuild the store from the Markdown, and fold into it what
+/// history can still be read from the damaged copy. Returns what was done, and what was lost.
+fn rebuild_store(ws: &Workspace, store_path: &Path) -> Result<Vec<String>> {
+    let mut fixed = Vec::new();
+    let aside = set_aside(store_path)?;
+    fixed.push(format!(
+        "kept the damaged store as {} (delete it once you are satisfied)",
+        aside.display()
+    ));
+    let scratch = ws
+        .state_dir()
+        .join(format!("salvage-{}.redb", std::process::id()));
+    let salvage = crate::store::salvage(&aside, &scratch);
+    let merged = ws.write("doctor", |tx| tx.store().merge_salvage(&salvage));
+    let merged = match merged {
+        Ok(m) => Some(m.value),
+        Err(e) => {
+            fixed.push(format!("could not fold the recovered history in: {e}"));
+            ws.write("doctor", |_| Ok(()))?;
+            None
+        }
+    };
+    fixed.push("rebuilt the store from the Markdown".into());
+    if let Some(m) = merged {
+        fixed.push(format!(
+            "recovered from the damaged store: {} entries no longer in the Markdown (restorable), {} section revisions, {} events, {} notes",
+            m.entries, m.section_revisions, m.events, m.reports
+        ));
+    }
+    for lost in &salvage.lost {
+        fixed.push(format!("could not recover: {lost}"));
+    }
+    Ok(fixed)
+}
+
 /// Check the workspace; with `fix`, repair what is safe and check again.
 pub fn doctor(ws: &Workspace, fix: bool) -> Result<Report> {
     ws.require_memory()?;
@@ -328,6 +533,30 @@ pub fn doctor(ws: &Workspace, fix: bool) -> Result<Report> {
         if std::fs::remove_file(&t).is_ok() {
             fixed.push(format!("deleted {}", t.display()));
         }
+    }
+    // a file where trilogy's state directory belongs: kept aside, the store is rebuilt
+    let state_dir = ws.state_dir();
+    if state_dir.exists() && !state_dir.is_dir() {
+        let aside = set_aside(&state_dir)?;
+        fixed.push(format!(
+            "moved {} (a file where trilogy's state directory belongs) to {}",
+            state_dir.display(),
+            aside.display()
+        ));
+    }
+    // a file where the search index directory belongs: kept aside, the index is rebuilt
+    let index_dir = ws.index_dir();
+    if index_dir.exists() && !index_dir.is_dir() {
+        let aside = set_aside(&index_dir)?;
+        fixed.push(format!(
+            "moved {} (a file where the search index belongs) to {}",
+            index_dir.display(),
+            aside.display()
+        ));
+    }
+    let store_path = ws.store_path();
+    if let StoreState::Damaged(_) | StoreState::Newer(_) = store_state(&store_path) {
+        fixed.extend(rebuild_store(ws, &store_path)?);
     }
     let synced = ws.write("doctor", |_| Ok(()))?;
     for w in &synced.report.written {

@@ -1,6 +1,8 @@
 //! `search`: the `memory_search` operation. Validates the query, brings the index up to the
 //! store (or reads what it has not applied yet from the store), and ranks entries and PROJECT
-//! sections across the live files and the archive. A damaged index is rebuilt.
+//! sections across the live files and the archive. A damaged index is rebuilt; an index that
+//! cannot be used at all leaves the answer to the store. `reindex` builds a new index beside
+//! the live one and swaps it in, so searches meanwhile never fail.
 
 use serde::Serialize;
 
@@ -52,22 +54,27 @@ pub fn prepare(mut q: SearchQuery) -> Result<SearchQuery> {
     Ok(q)
 }
 
-/// Search the memory of `ws`.
+/// Search the memory of `ws`. Never fails because of the index: a damaged index is rebuilt,
+/// and when the index directory cannot be used at all (being replaced twice under this search,
+/// a file in its place), the answer is read from the store.
 pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
     let q = prepare(q)?;
     ws.require_memory()?;
     let dir = ws.inside(&ws.index_dir())?;
+    let answer = |index: &SearchIndex, tail: crate::index::Pending| -> Result<SearchOutcome> {
+        let hits = index.search(&q, &tail)?;
+        Ok(SearchOutcome {
+            query: q.text.clone(),
+            hits,
+            unindexed: tail.len(),
+        })
+    };
     let run = |r: &dyn crate::store::Reader| -> Result<SearchOutcome> {
         // tantivy may panic on a damaged segment: that is a broken index, like any other
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let index = ws.search_index()?;
             let tail = index.catch_up(r)?;
-            let hits = index.search(&q, &tail)?;
-            Ok(SearchOutcome {
-                query: q.text.clone(),
-                hits,
-                unindexed: tail.len(),
-            })
+            answer(&index, tail)
         }))
         .unwrap_or_else(|_| {
             Err(Error::Store {
@@ -77,7 +84,9 @@ pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
         })
     };
     let broken = |e: &Error| match e {
-        Error::Store { path, .. } | Error::Io { path, .. } => path.starts_with(&dir),
+        Error::Store { path, .. } | Error::Io { path, .. } | Error::Busy { path, .. } => {
+            path.starts_with(&dir)
+        }
         _ => false,
     };
     let out = ws.read(|r| {
@@ -85,8 +94,7 @@ pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
         if !first.as_ref().is_err_and(broken) {
             return first;
         }
-        // an index held open may have been replaced underneath: open it afresh; one that
-        // still fails is damaged: it is a cache, so it is deleted and rebuilt from the store
+        // an index held open may have been replaced underneath: open it afresh
         ws.forget_search_index();
         let second = run(r);
         let Err(e) = &second else {
@@ -95,34 +103,31 @@ pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
         if !broken(e) {
             return second;
         }
+        // still failing: damaged (it is a cache: build a new one and put it in place, which
+        // disturbs no search or rebuild running meanwhile), or unusable; then the store answers
         tracing::warn!("{e}; rebuilding the search index from the store");
         ws.forget_search_index();
-        if dir.exists() {
-            std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+        let mut quiet = |_: usize, _: usize| {};
+        if crate::index::rebuild(&dir, r, &mut quiet).is_ok() {
+            let third = run(r);
+            if !third.as_ref().is_err_and(broken) {
+                return third;
+            }
+            ws.forget_search_index();
         }
-        run(r)
+        let index = SearchIndex::in_memory();
+        let tail = index.scan_store(r)?;
+        answer(&index, tail)
     })?;
     Ok(out.value)
 }
 
-/// Throw the index away and build it again from the store.
+/// Build the index again from the store and put it in place in one step (searches running
+/// meanwhile use the previous index).
 pub fn reindex(ws: &Workspace, progress: Progress) -> Result<u64> {
     ws.require_memory()?;
     let dir = ws.inside(&ws.index_dir())?;
-    if dir.exists() {
-        std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-    }
-    Ok(ws
-        .read(|r| {
-            let index = SearchIndex::open(&dir)?;
-            let tail = index.sync(r, Some(progress))?;
-            if !tail.is_empty() {
-                return Err(Error::Busy {
-                    path: dir.clone(),
-                    waited_ms: 0,
-                });
-            }
-            index.len()
-        })?
-        .value)
+    let n = ws.read(|r| crate::index::rebuild(&dir, r, progress))?.value;
+    ws.forget_search_index();
+    Ok(n)
 }

@@ -1,0 +1,92 @@
+//! What is searchable: the document made of an entry or a PROJECT section, and the changes
+//! the index has not applied yet.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::error::Result;
+use crate::model::{EntryRecord, FileKind, SectionRecord, State};
+use crate::store::Reader;
+
+use chrono::NaiveDate;
+
+/// What is searchable: an entry in a file, or a PROJECT section.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchDoc {
+    /// `e:<id>` or `s:<section key>`.
+    pub key: String,
+    pub kind: &'static str,
+    pub file: &'static str,
+    pub area: String,
+    pub state: &'static str,
+    pub date: Option<NaiveDate>,
+    pub heading: String,
+    pub body: String,
+}
+
+/// Changes the index has not applied (another process holds its writer, or too few to be
+/// worth a commit): a search reads these from the store instead, so no answer is stale.
+#[derive(Debug, Default)]
+pub struct Pending {
+    /// The current version of each pending change that is searchable.
+    pub docs: Vec<SearchDoc>,
+    /// Every pending key (`e:<id>`, `s:<key>`): what the index holds for them is outdated.
+    pub keys: HashSet<String>,
+}
+
+impl Pending {
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
+impl SearchDoc {
+    pub(super) fn of_entry(e: &EntryRecord) -> Option<SearchDoc> {
+        let file = e.file()?;
+        // a credential written in by hand stays out of the index until it is removed
+        if crate::secrets::in_entry(e).is_some() {
+            return None;
+        }
+        Some(SearchDoc {
+            key: format!("e:{}", e.id),
+            kind: e.kind.as_str(),
+            file: file.file_name(),
+            area: e.area().to_lowercase(),
+            state: e.state.as_str(),
+            date: e.date(),
+            heading: e.heading.clone(),
+            body: e.body.clone(),
+        })
+    }
+
+    pub(super) fn of_section(s: &SectionRecord) -> Option<SearchDoc> {
+        (!s.removed && crate::secrets::in_section(s).is_none()).then(|| SearchDoc {
+            key: format!("s:{}", s.key),
+            kind: "section",
+            file: FileKind::Project.file_name(),
+            area: String::new(),
+            state: State::Live.as_str(),
+            date: None,
+            heading: s.heading.clone(),
+            body: s.text().to_string(),
+        })
+    }
+}
+
+/// The current searchable version of `key`, if it is searchable at all.
+pub(super) fn load(
+    r: &dyn Reader,
+    key: &str,
+    sections: &HashMap<String, SectionRecord>,
+) -> Result<Option<SearchDoc>> {
+    if let Some(id) = key.strip_prefix("e:") {
+        return Ok(r.entry(id)?.as_ref().and_then(SearchDoc::of_entry));
+    }
+    if let Some(k) = key.strip_prefix("s:") {
+        return Ok(sections.get(k).and_then(SearchDoc::of_section));
+    }
+    Ok(None)
+}

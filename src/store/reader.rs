@@ -1,0 +1,396 @@
+//! Reads: the [`Reader`] trait shared by read and write transactions, and the read snapshot.
+
+use std::path::{Path, PathBuf};
+
+use redb::{ReadTransaction, ReadableTable, TableDefinition};
+
+use super::tables::{
+    AGENT_SESSIONS, CHANGES, ENTRIES, EVENTS, FILES, LIVE_DECISIONS, META, ORDER, PREAMBLES,
+    REPORTS, SECTION_HISTORY, SECTIONS, count_key, decode_at,
+};
+use super::write::WriteTx;
+use super::{damage, store_err};
+use crate::error::{Error, Result};
+use crate::model::{
+    AgentSession, EntryRecord, Event, FileKind, FileStamp, Report, SectionRecord, SectionRevision,
+};
+
+/// Reads shared by read and write transactions.
+pub trait Reader {
+    #[doc(hidden)]
+    fn path(&self) -> &Path;
+    #[doc(hidden)]
+    fn raw_meta(&self, key: &str) -> Result<Option<u64>>;
+    #[doc(hidden)]
+    fn raw_get(&self, table: BytesTable, key: &str) -> Result<Option<Vec<u8>>>;
+    #[doc(hidden)]
+    fn raw_scan(&self, table: BytesTable, prefix: &str) -> Result<Vec<Vec<u8>>>;
+    #[doc(hidden)]
+    fn raw_preamble(&self, key: &str) -> Result<Option<String>>;
+    #[doc(hidden)]
+    fn raw_last(&self, table: LogTable, limit: usize) -> Result<Vec<Vec<u8>>>;
+    #[doc(hidden)]
+    fn raw_scan_file(
+        &self,
+        file: FileKind,
+        skip: usize,
+        visit: &mut dyn FnMut(EntryRecord) -> Result<bool>,
+    ) -> Result<()>;
+    #[doc(hidden)]
+    fn raw_changes(&self, after: u64) -> Result<Vec<(u64, String)>>;
+
+    fn err(&self, e: &dyn std::fmt::Display) -> Error {
+        store_err(self.path(), e)
+    }
+
+    /// A counter or setting in `meta` (0 when unset).
+    fn meta(&self, key: &str) -> Result<u64> {
+        Ok(self.raw_meta(key)?.unwrap_or(0))
+    }
+
+    fn entry(&self, id: &str) -> Result<Option<EntryRecord>> {
+        self.raw_get(BytesTable::Entries, id)?
+            .map(|b| decode_at(self.path(), &b))
+            .transpose()
+    }
+
+    /// Entries rendered into `file`, newest first (file order), skipping `skip`, at most `limit`.
+    fn file_entries(&self, file: FileKind, skip: usize, limit: usize) -> Result<Vec<EntryRecord>> {
+        let mut out = Vec::with_capacity(limit.min(256));
+        if limit == 0 {
+            return Ok(out);
+        }
+        self.scan_file(file, skip, &mut |rec| {
+            out.push(rec);
+            Ok(out.len() < limit)
+        })?;
+        Ok(out)
+    }
+
+    /// Visit the entries of `file` in file order (newest first) after skipping `skip`, until
+    /// `visit` returns false. One pass over the order index, however far it goes.
+    fn scan_file(
+        &self,
+        file: FileKind,
+        skip: usize,
+        visit: &mut dyn FnMut(EntryRecord) -> Result<bool>,
+    ) -> Result<()> {
+        self.raw_scan_file(file, skip, visit)
+    }
+
+    /// Number of entries rendered into `file`.
+    fn file_count(&self, file: FileKind) -> Result<u64> {
+        self.meta(&count_key(file))
+    }
+
+    /// Number of live decisions (DECISIONS.md also shows superseded ones).
+    fn live_decisions(&self) -> Result<u64> {
+        self.meta(LIVE_DECISIONS)
+    }
+
+    /// Every entry in any state (for log, restore and status).
+    fn all_entries(&self) -> Result<Vec<EntryRecord>> {
+        self.raw_scan(BytesTable::Entries, "")?
+            .iter()
+            .map(|b| decode_at(self.path(), b))
+            .collect()
+    }
+
+    /// PROJECT sections (removed ones included), in file order.
+    fn sections(&self) -> Result<Vec<SectionRecord>> {
+        let mut v: Vec<SectionRecord> = self
+            .raw_scan(BytesTable::Sections, "")?
+            .iter()
+            .map(|b| decode_at(self.path(), b))
+            .collect::<Result<_>>()?;
+        v.sort_by(|a, b| a.order.cmp(&b.order).then_with(|| a.key.cmp(&b.key)));
+        Ok(v)
+    }
+
+    /// Every revision of the section `key`, oldest first.
+    fn section_history(&self, key: &str) -> Result<Vec<SectionRevision>> {
+        self.raw_scan(BytesTable::SectionHistory, &format!("{key}\u{0}"))?
+            .iter()
+            .map(|b| decode_at(self.path(), b))
+            .collect()
+    }
+
+    fn preamble(&self, file: FileKind) -> Result<Option<String>> {
+        self.raw_preamble(file.file_name())
+    }
+
+    fn stamp(&self, file: FileKind) -> Result<Option<FileStamp>> {
+        self.raw_get(BytesTable::Files, file.file_name())?
+            .map(|b| decode_at(self.path(), &b))
+            .transpose()
+    }
+
+    /// When the stamp of `file` was recorded (ms since the epoch; 0: unknown). A stamp whose
+    /// mtime is not clearly older than this may hide a second write in the same clock tick.
+    fn stamped_at(&self, file: FileKind) -> Result<u64> {
+        self.meta(&format!("stamped_at:{}", file.code()))
+    }
+
+    /// The newest `limit` events, newest first.
+    fn events(&self, limit: usize) -> Result<Vec<Event>> {
+        self.raw_last(LogTable::Events, limit)?
+            .iter()
+            .map(|b| decode_at(self.path(), b))
+            .collect()
+    }
+
+    /// What trilogy remembers about agent session `id`.
+    fn agent_session(&self, id: &str) -> Result<Option<AgentSession>> {
+        // session state is a cache of what a host was shown: a record from an older layout
+        // is treated as unknown (the session then gets the whole block again)
+        Ok(self
+            .raw_get(BytesTable::AgentSessions, id)?
+            .and_then(|b| decode_at(self.path(), &b).ok()))
+    }
+
+    /// Every agent session known.
+    fn agent_sessions(&self) -> Result<Vec<AgentSession>> {
+        Ok(self
+            .raw_scan(BytesTable::AgentSessions, "")?
+            .iter()
+            .filter_map(|b| decode_at(self.path(), b).ok())
+            .collect())
+    }
+
+    /// The store's change sequence: bumped by every entry or section write.
+    fn change_seq(&self) -> Result<u64> {
+        self.meta("change_seq")
+    }
+
+    /// This store file's random identity (0: a store from before schema 3, not migrated).
+    fn store_id(&self) -> Result<u64> {
+        self.meta("store_id")
+    }
+
+    /// What changed after `seq`, oldest first: `(seq, "e:<id>" | "s:<key>")`.
+    fn changes_since(&self, seq: u64) -> Result<Vec<(u64, String)>> {
+        self.raw_changes(seq)
+    }
+
+    /// Sequence number of the newest event (0 when none).
+    fn last_event_seq(&self) -> Result<u64> {
+        self.meta("next_event")
+    }
+
+    /// Events after `seq`, oldest first.
+    fn events_since(&self, seq: u64) -> Result<Vec<Event>> {
+        let last = self.last_event_seq()?;
+        if last <= seq {
+            return Ok(Vec::new());
+        }
+        let mut v = self.events((last - seq) as usize)?;
+        v.reverse();
+        Ok(v)
+    }
+
+    /// All reports, newest first.
+    fn reports(&self) -> Result<Vec<Report>> {
+        self.raw_last(LogTable::Reports, usize::MAX)?
+            .iter()
+            .map(|b| decode_at(self.path(), b))
+            .collect()
+    }
+}
+
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub enum BytesTable {
+    Entries,
+    Sections,
+    SectionHistory,
+    Files,
+    AgentSessions,
+}
+
+impl BytesTable {
+    fn def(self) -> TableDefinition<'static, &'static str, &'static [u8]> {
+        match self {
+            BytesTable::Entries => ENTRIES,
+            BytesTable::Sections => SECTIONS,
+            BytesTable::SectionHistory => SECTION_HISTORY,
+            BytesTable::Files => FILES,
+            BytesTable::AgentSessions => AGENT_SESSIONS,
+        }
+    }
+}
+
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub enum LogTable {
+    Events,
+    Reports,
+}
+
+impl LogTable {
+    fn def(self) -> TableDefinition<'static, u64, &'static [u8]> {
+        match self {
+            LogTable::Events => EVENTS,
+            LogTable::Reports => REPORTS,
+        }
+    }
+}
+
+/// The same read code for both transaction types (their table types differ).
+macro_rules! impl_reader {
+    ($ty:ty) => {
+        impl Reader for $ty {
+            fn path(&self) -> &Path {
+                &self.path
+            }
+            fn raw_meta(&self, key: &str) -> Result<Option<u64>> {
+                damage::guard(&self.path, || {
+                    if let Some(v) = self.cached_meta(key) {
+                        return Ok(Some(v));
+                    }
+                    let Some(t) = self.table(META)? else {
+                        return Ok(None);
+                    };
+                    Ok(t.get(key).map_err(|e| self.err(&e))?.map(|g| g.value()))
+                })
+            }
+            fn raw_get(&self, table: BytesTable, key: &str) -> Result<Option<Vec<u8>>> {
+                damage::guard(&self.path, || {
+                    let Some(t) = self.table(table.def())? else {
+                        return Ok(None);
+                    };
+                    Ok(t.get(key)
+                        .map_err(|e| self.err(&e))?
+                        .map(|g| g.value().to_vec()))
+                })
+            }
+            fn raw_scan(&self, table: BytesTable, prefix: &str) -> Result<Vec<Vec<u8>>> {
+                damage::guard(&self.path, || {
+                    let Some(t) = self.table(table.def())? else {
+                        return Ok(Vec::new());
+                    };
+                    let mut out = Vec::new();
+                    for item in t.range::<&str>(prefix..).map_err(|e| self.err(&e))? {
+                        let (k, v) = item.map_err(|e| self.err(&e))?;
+                        if !k.value().starts_with(prefix) {
+                            break;
+                        }
+                        out.push(v.value().to_vec());
+                    }
+                    Ok(out)
+                })
+            }
+            fn raw_preamble(&self, key: &str) -> Result<Option<String>> {
+                damage::guard(&self.path, || {
+                    let Some(t) = self.table(PREAMBLES)? else {
+                        return Ok(None);
+                    };
+                    Ok(t.get(key)
+                        .map_err(|e| self.err(&e))?
+                        .map(|g| g.value().to_string()))
+                })
+            }
+            fn raw_last(&self, table: LogTable, limit: usize) -> Result<Vec<Vec<u8>>> {
+                damage::guard(&self.path, || {
+                    let Some(t) = self.table(table.def())? else {
+                        return Ok(Vec::new());
+                    };
+                    let mut out = Vec::new();
+                    for item in t.iter().map_err(|e| self.err(&e))?.rev().take(limit) {
+                        let (_, v) = item.map_err(|e| self.err(&e))?;
+                        out.push(v.value().to_vec());
+                    }
+                    Ok(out)
+                })
+            }
+            fn raw_changes(&self, after: u64) -> Result<Vec<(u64, String)>> {
+                damage::guard(&self.path, || {
+                    let Some(t) = self.table(CHANGES)? else {
+                        return Ok(Vec::new());
+                    };
+                    let mut out = Vec::new();
+                    for item in t.range((after + 1)..).map_err(|e| self.err(&e))? {
+                        let (k, v) = item.map_err(|e| self.err(&e))?;
+                        out.push((k.value(), v.value().to_string()));
+                    }
+                    Ok(out)
+                })
+            }
+            fn raw_scan_file(
+                &self,
+                file: FileKind,
+                skip: usize,
+                visit: &mut dyn FnMut(EntryRecord) -> Result<bool>,
+            ) -> Result<()> {
+                let mut escaped = None;
+                let scanned = damage::guard(&self.path, || {
+                    let Some(order) = self.table(ORDER)? else {
+                        return Ok(());
+                    };
+                    let Some(entries) = self.table(ENTRIES)? else {
+                        return Ok(());
+                    };
+                    let lo = [file.code()];
+                    let hi = [file.code() + 1];
+                    let range = order
+                        .range::<&[u8]>(&lo[..]..&hi[..])
+                        .map_err(|e| self.err(&e))?;
+                    for item in range.rev().skip(skip) {
+                        let (_, id) = item.map_err(|e| self.err(&e))?;
+                        let id = id.value();
+                        let raw = entries.get(id).map_err(|e| self.err(&e))?.ok_or_else(|| {
+                            damage::damaged(
+                                &self.path,
+                                format!("the render order names a missing entry {id}"),
+                            )
+                        })?;
+                        let rec = decode_at(&self.path, raw.value())?;
+                        // the visitor is trilogy's code: its panics are bugs, not damage
+                        match damage::unguarded(|| visit(rec)) {
+                            Ok(more) => {
+                                if !more? {
+                                    break;
+                                }
+                            }
+                            Err(panic) => {
+                                escaped = Some(panic);
+                                break;
+                            }
+                        }
+                    }
+                    Ok(())
+                });
+                damage::resume(escaped);
+                scanned
+            }
+        }
+    };
+}
+
+/// A read snapshot.
+pub struct ReadTx {
+    pub(super) txn: ReadTransaction,
+    pub(super) path: PathBuf,
+}
+
+impl ReadTx {
+    fn table<K: redb::Key + 'static, V: redb::Value + 'static>(
+        &self,
+        def: TableDefinition<K, V>,
+    ) -> Result<Option<redb::ReadOnlyTable<K, V>>> {
+        match self.txn.open_table(def) {
+            Ok(t) => Ok(Some(t)),
+            Err(redb::TableError::TableDoesNotExist(_)) => Ok(None),
+            Err(e) => Err(store_err(&self.path, e)),
+        }
+    }
+}
+
+impl ReadTx {
+    fn cached_meta(&self, _key: &str) -> Option<u64> {
+        None
+    }
+}
+
+impl_reader!(ReadTx);
+
+impl_reader!(WriteTx);

@@ -1,0 +1,61 @@
+//! Table definitions, key layouts and the record encoding: what the bytes in the file mean.
+
+use chrono::{Datelike, NaiveDate};
+use redb::TableDefinition;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::error::{Error, Result};
+use crate::model::{EntryRecord, FileKind};
+
+pub(super) const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
+pub(super) const ENTRIES: TableDefinition<&str, &[u8]> = TableDefinition::new("entries");
+pub(super) const ORDER: TableDefinition<&[u8], &str> = TableDefinition::new("order");
+pub(super) const SECTIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("sections");
+pub(super) const SECTION_HISTORY: TableDefinition<&str, &[u8]> =
+    TableDefinition::new("section_history");
+pub(super) const PREAMBLES: TableDefinition<&str, &str> = TableDefinition::new("preambles");
+pub(super) const FILES: TableDefinition<&str, &[u8]> = TableDefinition::new("files");
+pub(super) const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("events");
+pub(super) const REPORTS: TableDefinition<u64, &[u8]> = TableDefinition::new("reports");
+pub(super) const AGENT_SESSIONS: TableDefinition<&str, &[u8]> =
+    TableDefinition::new("agent_sessions");
+/// Change sequence → what changed (`e:<entry id>` or `s:<section key>`), for derived indexes.
+pub(super) const CHANGES: TableDefinition<u64, &str> = TableDefinition::new("changes");
+
+pub(super) fn encode<T: Serialize>(v: &T) -> Result<Vec<u8>> {
+    bincode::serde::encode_to_vec(v, bincode::config::standard())
+        .map_err(|e| Error::Internal(format!("encode: {e}")))
+}
+
+/// Decode a record read from the store at `path`; one that does not decode is damage.
+pub(super) fn decode_at<T: DeserializeOwned>(path: &std::path::Path, bytes: &[u8]) -> Result<T> {
+    bincode::serde::decode_from_slice(bytes, bincode::config::standard())
+        .map(|(v, _)| v)
+        .map_err(|e| super::damage::damaged(path, format!("a record does not decode: {e}")))
+}
+
+pub(super) fn order_key(file: FileKind, date: NaiveDate, seq: u64) -> [u8; 13] {
+    let mut k = [0u8; 13];
+    k[0] = file.code();
+    let days = (date.num_days_from_ce() as i64 + (1i64 << 31)) as u32;
+    k[1..5].copy_from_slice(&days.to_be_bytes());
+    k[5..13].copy_from_slice(&seq.to_be_bytes());
+    k
+}
+
+/// Meta key: number of live decisions.
+pub(super) const LIVE_DECISIONS: &str = "count:live_decisions";
+
+pub(super) fn live_decision(rec: &EntryRecord) -> bool {
+    rec.file() == Some(FileKind::Decisions) && rec.state == crate::model::State::Live
+}
+
+pub(super) fn count_key(file: FileKind) -> String {
+    format!("count:{}", file.code())
+}
+
+/// Key of revision `revision` of section `key` in `section_history` (revisions sort in order).
+pub(super) fn history_key(key: &str, revision: u64) -> String {
+    format!("{key}\u{0}{revision:020}")
+}

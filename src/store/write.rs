@@ -1,0 +1,248 @@
+//! The one write transaction: every change to the store goes through [`WriteTx`].
+
+use std::path::PathBuf;
+
+use redb::{TableDefinition, WriteTransaction};
+
+use super::Reader;
+use super::tables::{
+    AGENT_SESSIONS, CHANGES, ENTRIES, EVENTS, FILES, LIVE_DECISIONS, META, ORDER, PREAMBLES,
+    REPORTS, SECTION_HISTORY, SECTIONS, count_key, encode, history_key, live_decision, order_key,
+};
+use super::{damage, store_err};
+use crate::error::{Error, Result};
+use crate::model::{
+    AgentSession, EntryRecord, Event, FileKind, FileStamp, Report, SectionRecord, SectionRevision,
+};
+
+/// The one write transaction. Dropping it without [`WriteTx::commit`] aborts.
+pub struct WriteTx {
+    pub(super) txn: WriteTransaction,
+    pub(super) path: PathBuf,
+    /// Counters written in this transaction, flushed to `meta` at commit (bulk imports bump
+    /// them once per entry).
+    pub(super) meta_cache: std::cell::RefCell<std::collections::BTreeMap<String, u64>>,
+    /// The layout was migrated: the transaction must commit even if nothing else changes.
+    pub(super) migrated: std::cell::Cell<bool>,
+}
+
+impl WriteTx {
+    pub(super) fn table<K: redb::Key + 'static, V: redb::Value + 'static>(
+        &self,
+        def: TableDefinition<K, V>,
+    ) -> Result<Option<redb::Table<'_, K, V>>> {
+        self.txn
+            .open_table(def)
+            .map(Some)
+            .map_err(|e| store_err(&self.path, e))
+    }
+}
+
+impl WriteTx {
+    pub(super) fn cached_meta(&self, key: &str) -> Option<u64> {
+        self.meta_cache.borrow().get(key).copied()
+    }
+}
+
+impl WriteTx {
+    pub(super) fn w<E: std::fmt::Display>(&self) -> impl Fn(E) -> Error + '_ {
+        move |e| store_err(&self.path, e)
+    }
+
+    pub fn set_meta(&self, key: &str, value: u64) -> Result<()> {
+        self.meta_cache.borrow_mut().insert(key.to_string(), value);
+        Ok(())
+    }
+
+    fn bump(&self, key: &str, delta: i64) -> Result<u64> {
+        let v = (self.meta(key)? as i64 + delta).max(0) as u64;
+        self.set_meta(key, v)?;
+        Ok(v)
+    }
+
+    /// The next insertion sequence number.
+    pub fn next_seq(&self) -> Result<u64> {
+        self.bump("next_seq", 1)
+    }
+
+    pub(super) fn note_change(&self, what: &str) -> Result<()> {
+        damage::guard(&self.path, || {
+            let seq = self.bump("change_seq", 1)?;
+            let mut t = self.txn.open_table(CHANGES).map_err(self.w())?;
+            t.insert(seq, what).map_err(self.w())?;
+            Ok(())
+        })
+    }
+
+    /// Insert or update an entry, keeping the render order and the per-file counts in step.
+    pub fn put_entry(&self, rec: &EntryRecord) -> Result<()> {
+        let old = self.entry(&rec.id)?;
+        self.put_entry_over(rec, old)
+    }
+
+    /// [`WriteTx::put_entry`] when the caller already holds the stored record (`old`).
+    pub fn put_entry_over(&self, rec: &EntryRecord, old: Option<EntryRecord>) -> Result<()> {
+        damage::guard(&self.path, || {
+            self.note_change(&format!("e:{}", rec.id))?;
+            {
+                let mut order = self.txn.open_table(ORDER).map_err(self.w())?;
+                if let Some(old) = &old
+                    && let Some(f) = old.file()
+                {
+                    order
+                        .remove(&order_key(f, old.sort_date, old.seq)[..])
+                        .map_err(self.w())?;
+                }
+                if let Some(f) = rec.file() {
+                    order
+                        .insert(&order_key(f, rec.sort_date, rec.seq)[..], rec.id.as_str())
+                        .map_err(self.w())?;
+                }
+            }
+            if old.is_none() {
+                self.bump("count:total", 1)?;
+            }
+            if let Some(f) = old.as_ref().and_then(|o| o.file()) {
+                self.bump(&count_key(f), -1)?;
+            }
+            if let Some(f) = rec.file() {
+                self.bump(&count_key(f), 1)?;
+            }
+            let was_live = old.as_ref().is_some_and(live_decision);
+            if was_live != live_decision(rec) {
+                self.bump(LIVE_DECISIONS, if was_live { -1 } else { 1 })?;
+            }
+            let bytes = encode(rec)?;
+            let mut t = self.txn.open_table(ENTRIES).map_err(self.w())?;
+            t.insert(rec.id.as_str(), bytes.as_slice())
+                .map_err(self.w())?;
+            Ok(())
+        })
+    }
+
+    /// Write a section; a changed body or heading becomes a new revision in the history.
+    pub fn put_section(&self, rec: &SectionRecord, at: &str, actor: &str) -> Result<()> {
+        damage::guard(&self.path, || {
+            self.note_change(&format!("s:{}", rec.key))?;
+            let bytes = encode(rec)?;
+            let mut t = self.txn.open_table(SECTIONS).map_err(self.w())?;
+            t.insert(rec.key.as_str(), bytes.as_slice())
+                .map_err(self.w())?;
+            let rev = SectionRevision {
+                key: rec.key.clone(),
+                revision: rec.revision,
+                heading: rec.heading.clone(),
+                body: rec.body.clone(),
+                at: at.to_string(),
+                actor: actor.to_string(),
+            };
+            let hk = history_key(&rec.key, rec.revision);
+            let bytes = encode(&rev)?;
+            let mut h = self.txn.open_table(SECTION_HISTORY).map_err(self.w())?;
+            h.insert(hk.as_str(), bytes.as_slice()).map_err(self.w())?;
+            Ok(())
+        })
+    }
+
+    pub fn set_preamble(&self, file: FileKind, text: &str) -> Result<()> {
+        damage::guard(&self.path, || {
+            let mut t = self.txn.open_table(PREAMBLES).map_err(self.w())?;
+            t.insert(file.file_name(), text).map_err(self.w())?;
+            Ok(())
+        })
+    }
+
+    pub fn set_stamp(&self, file: FileKind, stamp: &FileStamp) -> Result<()> {
+        damage::guard(&self.path, || {
+            // the time the stamp was taken (before its I/O), else now
+            let now_ms = match stamp.taken_ms {
+                0 => std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis() as u64),
+                taken => taken,
+            };
+            self.set_meta(&format!("stamped_at:{}", file.code()), now_ms)?;
+            let bytes = encode(stamp)?;
+            let mut t = self.txn.open_table(FILES).map_err(self.w())?;
+            t.insert(file.file_name(), bytes.as_slice())
+                .map_err(self.w())?;
+            Ok(())
+        })
+    }
+
+    /// Append to the event log; returns the event's sequence number.
+    pub fn log(
+        &self,
+        at: &str,
+        actor: &str,
+        op: &str,
+        ids: Vec<String>,
+        detail: &str,
+    ) -> Result<u64> {
+        damage::guard(&self.path, || {
+            let seq = self.bump("next_event", 1)?;
+            let ev = Event {
+                seq,
+                at: at.to_string(),
+                actor: actor.to_string(),
+                op: op.to_string(),
+                ids,
+                detail: detail.to_string(),
+            };
+            let bytes = encode(&ev)?;
+            let mut t = self.txn.open_table(EVENTS).map_err(self.w())?;
+            t.insert(seq, bytes.as_slice()).map_err(self.w())?;
+            Ok(seq)
+        })
+    }
+
+    /// Store a `notes` report; returns its number.
+    pub fn add_report(&self, at: &str, actor: &str, text: &str) -> Result<u64> {
+        let seq = self.bump("next_report", 1)?;
+        self.put_report(&Report {
+            seq,
+            at: at.to_string(),
+            actor: actor.to_string(),
+            text: text.to_string(),
+            open: true,
+        })?;
+        Ok(seq)
+    }
+
+    pub fn put_report(&self, r: &Report) -> Result<()> {
+        damage::guard(&self.path, || {
+            let bytes = encode(r)?;
+            let mut t = self.txn.open_table(REPORTS).map_err(self.w())?;
+            t.insert(r.seq, bytes.as_slice()).map_err(self.w())?;
+            Ok(())
+        })
+    }
+
+    pub fn put_agent_session(&self, s: &AgentSession) -> Result<()> {
+        damage::guard(&self.path, || {
+            let bytes = encode(s)?;
+            let mut t = self.txn.open_table(AGENT_SESSIONS).map_err(self.w())?;
+            t.insert(s.id.as_str(), bytes.as_slice())
+                .map_err(self.w())?;
+            Ok(())
+        })
+    }
+
+    /// True when opening the transaction migrated the store (it must be committed).
+    pub fn migrated(&self) -> bool {
+        self.migrated.get()
+    }
+
+    /// Make everything durable. Dropping the transaction instead aborts it.
+    pub fn commit(self) -> Result<()> {
+        damage::guard(&self.path, || {
+            let mut t = self.txn.open_table(META).map_err(self.w())?;
+            for (k, v) in self.meta_cache.borrow().iter() {
+                t.insert(k.as_str(), *v).map_err(self.w())?;
+            }
+            Ok(())
+        })?;
+        let path = self.path.clone();
+        damage::guard(&path, || self.txn.commit().map_err(|e| store_err(&path, e)))
+    }
+}
