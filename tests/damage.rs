@@ -29,7 +29,9 @@ fn populated() -> Ws {
     ]);
     ws.ok(&["checkpoint", "--section", "现状", "--text", "first state"]);
     ws.ok(&["checkpoint", "--section", "现状", "--text", "second state"]);
-    // deleted by hand: from now on only the store remembers it
+    // deleted by hand: from now on only the store remembers it (a second after trilogy wrote
+    // the file, so the deletion is not taken for a copy read before that write)
+    std::thread::sleep(std::time::Duration::from_millis(1_100));
     let s = ws.read("SESSIONS.md");
     let start = s.find("\n## 2026").unwrap() + 1;
     let end = start + 3 + s[start + 3..].find("\n## ").unwrap() + 1;

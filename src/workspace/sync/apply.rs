@@ -232,15 +232,17 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// True when trilogy wrote (or stamped) `f` within the last second: a save arriving now may
-    /// come from a copy read before that write.
+    /// True when the version of `f` trilogy last wrote (or absorbed) is less than a second old:
+    /// a save arriving now may come from a copy read before it.
     fn recently_written(&self, f: FileKind) -> Result<bool> {
-        const WINDOW_MS: u64 = 1_000;
-        let at = self.store.stamped_at(f)?;
+        const WINDOW_NS: i128 = 1_000_000_000;
+        let Some(stamp) = self.store.stamp(f)? else {
+            return Ok(false);
+        };
         let now = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis() as u64);
-        Ok(at > 0 && now.saturating_sub(at) <= WINDOW_MS)
+            .map_or(0, |d| d.as_nanos() as i128);
+        Ok((now - stamp.mtime_ns).abs() <= WINDOW_NS)
     }
 
     pub(super) fn apply_project(&mut self, doc: &Doc, fresh: bool) -> Result<()> {
