@@ -9,6 +9,7 @@
 //! what tells a real value from a placeholder or a name is in `entropy`.
 
 mod entropy;
+mod gate;
 mod normalize;
 mod rules;
 #[cfg(test)]
@@ -118,6 +119,9 @@ fn passes(check: Check, secret: &str) -> bool {
 /// Every credential in `text`, in order; overlapping matches are reported once, by the
 /// most specific rule.
 pub fn find_all(text: &str) -> Vec<Finding> {
+    if !gate::may_hold(text) {
+        return Vec::new();
+    }
     let c = compiled();
     let mut hits = c.set.matches(text);
     if !hits.matched_any() {
