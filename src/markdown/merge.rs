@@ -3,6 +3,7 @@
 //! changed the same section). Used by the git merge driver and by tests of the sync protocol.
 
 use std::collections::{HashMap, HashSet};
+use std::hash::Hash;
 
 use super::{Block, Doc};
 
@@ -28,30 +29,55 @@ fn merge_text(base: &str, ours: &str, theirs: &str, conflicts: &mut usize) -> St
     }
 }
 
-/// Place every block of `theirs` that is missing from `kept` right after its nearest
-/// predecessor (in `theirs`) that is present, so both sides' orders survive.
-fn weave<K: Eq + std::hash::Hash + Clone>(
-    mut kept: Vec<(K, Block)>,
-    theirs: &[(K, Block)],
-    take: impl Fn(&K) -> bool,
-) -> Vec<Block> {
-    let mut anchor: Option<K> = None;
-    for (k, b) in theirs {
-        let present = kept.iter().position(|(kk, _)| kk == k);
-        match present {
-            Some(_) => anchor = Some(k.clone()),
-            None if take(k) => {
-                let at = match &anchor {
-                    Some(a) => kept.iter().position(|(kk, _)| kk == a).map_or(0, |i| i + 1),
-                    None => 0,
-                };
-                kept.insert(at, (k.clone(), b.clone()));
-                anchor = Some(k.clone());
-            }
-            None => {}
-        }
+/// Where a woven block comes from: ours' survivors or `theirs`, by index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pick {
+    Kept(usize),
+    Theirs(usize),
+}
+
+/// Order `kept` (ours' survivors, in ours' order) together with every key of `theirs` that is
+/// missing from it and that `take` accepts: each goes right after its nearest predecessor in
+/// `theirs` that is present (or at the front when there is none), so both sides' orders survive.
+///
+/// Linear: a singly linked list gives O(1) insertion after any node, and a hash map from key to
+/// the first node holding it replaces scanning for the anchor.
+fn weave<K: Eq + Hash>(kept: &[K], theirs: &[K], take: impl Fn(&K) -> bool) -> Vec<Pick> {
+    const END: usize = usize::MAX;
+    // node 0 is the head sentinel, node i + 1 is kept[i], inserted nodes follow
+    let mut picks: Vec<Option<Pick>> = Vec::with_capacity(kept.len() + theirs.len() + 1);
+    let mut next: Vec<usize> = Vec::with_capacity(kept.len() + theirs.len() + 1);
+    picks.push(None);
+    next.push(if kept.is_empty() { END } else { 1 });
+    let mut node_of: HashMap<&K, usize> = HashMap::with_capacity(kept.len() + theirs.len());
+    for (i, k) in kept.iter().enumerate() {
+        picks.push(Some(Pick::Kept(i)));
+        next.push(if i + 1 < kept.len() { i + 2 } else { END });
+        node_of.entry(k).or_insert(i + 1);
     }
-    kept.into_iter().map(|(_, b)| b).collect()
+    let mut anchor = 0;
+    for (j, k) in theirs.iter().enumerate() {
+        if let Some(&node) = node_of.get(k) {
+            anchor = node;
+            continue;
+        }
+        if !take(k) {
+            continue;
+        }
+        let node = picks.len();
+        picks.push(Some(Pick::Theirs(j)));
+        next.push(next[anchor]);
+        next[anchor] = node;
+        node_of.insert(k, node);
+        anchor = node;
+    }
+    let mut out = Vec::with_capacity(picks.len() - 1);
+    let mut at = next[0];
+    while at != END {
+        out.extend(picks[at]);
+        at = next[at];
+    }
+    out
 }
 
 /// Merge append-only entry files: an entry is kept when both sides have it or one side added
@@ -64,21 +90,20 @@ pub fn merge_entries(base: &Doc, ours: &Doc, theirs: &Doc) -> MergeOutcome {
         &theirs.preamble,
         &mut conflicts,
     );
-    let set = |d: &Doc| d.blocks.iter().cloned().collect::<HashSet<Block>>();
+    fn set(d: &Doc) -> HashSet<&Block> {
+        d.blocks.iter().collect()
+    }
     let (b, o, t) = (set(base), set(ours), set(theirs));
     let keep = |x: &Block| (o.contains(x) && t.contains(x)) || !b.contains(x);
-    let kept: Vec<(Block, Block)> = ours
-        .blocks
-        .iter()
-        .filter(|x| keep(x))
-        .map(|x| (x.clone(), x.clone()))
+    let kept: Vec<&Block> = ours.blocks.iter().filter(|x| keep(x)).collect();
+    let theirs_keys: Vec<&Block> = theirs.blocks.iter().collect();
+    let blocks = weave(&kept, &theirs_keys, |x| keep(x))
+        .into_iter()
+        .map(|p| match p {
+            Pick::Kept(i) => kept[i].clone(),
+            Pick::Theirs(j) => theirs.blocks[j].clone(),
+        })
         .collect();
-    let theirs_keyed: Vec<(Block, Block)> = theirs
-        .blocks
-        .iter()
-        .map(|x| (x.clone(), x.clone()))
-        .collect();
-    let blocks = weave(kept, &theirs_keyed, |x| keep(x));
     MergeOutcome {
         doc: Doc { preamble, blocks },
         conflicts,
@@ -132,16 +157,21 @@ pub fn merge_sections(
             _ => kept.push((k, ob.clone())),
         }
     }
-    let theirs_keyed: Vec<(String, Block)> = theirs
-        .blocks
-        .iter()
-        .map(|b| (key(&b.heading), b.clone()))
-        .collect();
-    let blocks = weave(kept, &theirs_keyed, |k| match (bi.get(k), oi.get(k)) {
+    let theirs_keys: Vec<String> = theirs.blocks.iter().map(|b| key(&b.heading)).collect();
+    let (kept_keys, mut kept_blocks): (Vec<String>, Vec<Option<Block>>) =
+        kept.into_iter().map(|(k, b)| (k, Some(b))).unzip();
+    let blocks = weave(&kept_keys, &theirs_keys, |k| match (bi.get(k), oi.get(k)) {
         // ours deleted an unchanged section: stays deleted
         (Some(bb), None) => ti.get(k) != Some(bb),
         _ => true,
-    });
+    })
+    .into_iter()
+    .filter_map(|p| match p {
+        // each kept index is picked once
+        Pick::Kept(i) => kept_blocks[i].take(),
+        Pick::Theirs(j) => Some(theirs.blocks[j].clone()),
+    })
+    .collect();
     MergeOutcome {
         doc: Doc { preamble, blocks },
         conflicts,
@@ -184,5 +214,73 @@ mod tests {
         assert_eq!(m.conflicts, 1);
         assert!(m.doc.blocks[0].body.contains("<<<<<<< ours"));
         assert_eq!(m.doc.blocks[1].body, "\n2t");
+    }
+    /// The weave as it was first written (a scan per key): the model the linear one must match.
+    fn weave_by_scanning(kept: &[u8], theirs: &[u8], take: impl Fn(&u8) -> bool) -> Vec<Pick> {
+        let mut out: Vec<(u8, Pick)> = kept
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (*k, Pick::Kept(i)))
+            .collect();
+        let mut anchor: Option<u8> = None;
+        for (j, k) in theirs.iter().enumerate() {
+            match out.iter().position(|(kk, _)| kk == k) {
+                Some(_) => anchor = Some(*k),
+                None if take(k) => {
+                    let at = anchor
+                        .and_then(|a| out.iter().position(|(kk, _)| *kk == a))
+                        .map_or(0, |i| i + 1);
+                    out.insert(at, (*k, Pick::Theirs(j)));
+                    anchor = Some(*k);
+                }
+                None => {}
+            }
+        }
+        out.into_iter().map(|(_, p)| p).collect()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn weave_matches_the_scanning_model(
+            kept in proptest::collection::vec(0u8..12, 0..12),
+            theirs in proptest::collection::vec(0u8..12, 0..12),
+            refused in proptest::collection::vec(0u8..12, 0..4),
+        ) {
+            let take = |k: &u8| !refused.contains(k);
+            proptest::prop_assert_eq!(
+                weave(&kept, &theirs, take),
+                weave_by_scanning(&kept, &theirs, take)
+            );
+        }
+    }
+
+    /// A key that counts how often it is compared.
+    #[derive(Debug)]
+    struct Counted<'a>(u32, &'a std::cell::Cell<usize>);
+
+    impl PartialEq for Counted<'_> {
+        fn eq(&self, other: &Self) -> bool {
+            self.1.set(self.1.get() + 1);
+            self.0 == other.0
+        }
+    }
+    impl Eq for Counted<'_> {}
+    impl Hash for Counted<'_> {
+        fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+            self.0.hash(state);
+        }
+    }
+
+    #[test]
+    fn merge_of_a_large_archive_compares_each_entry_a_bounded_number_of_times() {
+        // ours and theirs each kept the 4000 shared entries and added 4000 of their own
+        let n = 4000u32;
+        let cmp = std::cell::Cell::new(0);
+        let kept: Vec<Counted> = (0..2 * n).map(|k| Counted(k, &cmp)).collect();
+        let theirs: Vec<Counted> = (n..3 * n).map(|k| Counted(k, &cmp)).collect();
+        let woven = weave(&kept, &theirs, |_| true);
+        assert_eq!(woven.len(), 3 * n as usize);
+        // a scan per entry would compare about n * n times
+        assert!(cmp.get() < 10 * n as usize, "{} comparisons", cmp.get());
     }
 }
