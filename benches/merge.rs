@@ -83,7 +83,10 @@ fn main() {
     let d = dir.path();
     let t = Instant::now();
     let expected = write_versions(d, n);
-    eprintln!("[setup] wrote three versions of {n} entries in {:.2?}", t.elapsed());
+    eprintln!(
+        "[setup] wrote three versions of {n} entries in {:.2?}",
+        t.elapsed()
+    );
     let (base, ours, theirs) = (d.join("base.md"), d.join("ours.md"), d.join("theirs.md"));
     let restore = || std::fs::copy(d.join("ours.orig.md"), &ours).expect("restore ours");
 

@@ -374,7 +374,11 @@ fn lone_surrogate_request_is_answered_invalid_params_under_its_id() {
         false,
         "the server kept serving"
     );
-    assert_eq!(frames.len(), 4, "one reply per request, none for the notification: {stdout}");
+    assert_eq!(
+        frames.len(),
+        4,
+        "one reply per request, none for the notification: {stdout}"
+    );
     assert_eq!(ws.snapshot(), before, "nothing was written");
 }
 

@@ -20,8 +20,8 @@ const TAIL_BYTES: u64 = 2 * 1024 * 1024;
 /// The last [`TAIL_BYTES`] of the regular file at `path`, starting at a line boundary; `None`
 /// for anything else (missing, a directory, a device, a FIFO, a socket).
 fn read_tail(path: &Path) -> Option<Vec<u8>> {
-    use std::io::{Read, Seek, SeekFrom};
     use rustix::fs::{Mode, OFlags};
+    use std::io::{Read, Seek, SeekFrom};
     if !std::fs::metadata(path).ok()?.is_file() {
         return None;
     }
@@ -39,7 +39,10 @@ fn read_tail(path: &Path) -> Option<Vec<u8>> {
     f.take(TAIL_BYTES).read_to_end(&mut buf).ok()?;
     if from > 0 {
         // the first line is cut: start after it
-        let cut = buf.iter().position(|b| *b == b'\n').map_or(buf.len(), |i| i + 1);
+        let cut = buf
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(buf.len(), |i| i + 1);
         buf.drain(..cut);
     }
     Some(buf)

@@ -430,7 +430,10 @@ fn replace_lone_surrogates(text: &str) -> Option<String> {
         }
         // an escape: `\\` and `\"` are skipped whole, so an escaped backslash is never read as
         // the start of `\u`
-        let Some(unit) = (bytes.get(i + 1) == Some(&b'u')).then(|| hex(i + 2)).flatten() else {
+        let Some(unit) = (bytes.get(i + 1) == Some(&b'u'))
+            .then(|| hex(i + 2))
+            .flatten()
+        else {
             i += 2;
             continue;
         };
@@ -567,7 +570,10 @@ mod tests {
     fn only_lone_surrogates_are_replaced() {
         let r = |t: &str| replace_lone_surrogates(t);
         assert_eq!(r(r#"{"a":"\ud800"}"#).as_deref(), Some(r#"{"a":"\ufffd"}"#));
-        assert_eq!(r(r#"["\udc00x\ud83d"]"#).as_deref(), Some(r#"["\ufffdx\ufffd"]"#));
+        assert_eq!(
+            r(r#"["\udc00x\ud83d"]"#).as_deref(),
+            Some(r#"["\ufffdx\ufffd"]"#)
+        );
         // a pair, an escaped backslash before `ud800`, and plain escapes stay
         assert_eq!(r(r#"["\ud83d\ude00","\\ud800","\u0041\n"]"#), None);
         assert_eq!(r(r#"["\\\ud800"]"#).as_deref(), Some(r#"["\\\ufffd"]"#));

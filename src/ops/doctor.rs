@@ -88,6 +88,16 @@ fn temp_files(dir: &Path) -> Vec<std::path::PathBuf> {
 
 fn check(ws: &Workspace) -> Result<Vec<Finding>> {
     let mut out = Vec::new();
+    for f in super::gitmerge::unmerged(ws) {
+        out.push(finding(
+            Level::Error,
+            "git",
+            format!(
+                "{f} is unmerged: git could not run the merge driver and kept one side only; committing it now drops the other branch's entries"
+            ),
+            "run `trilogy resolve` (it merges the file by entry and stages it); then `trilogy install git` records this binary's path so git finds the driver",
+        ));
+    }
     let store_path = ws.store_path();
     if !store_path.exists() {
         out.push(finding(

@@ -1,5 +1,7 @@
-//! Git integration: the merge driver for memory files (`trilogy merge-driver %O %A %B %P`) and
-//! `install git` (the `.gitattributes` lines and the local driver config).
+//! Git integration: the merge driver for memory files (`trilogy merge-driver %O %A %B %P`),
+//! `install git` (the `.gitattributes` lines and the local driver config), and memory files git
+//! left unmerged because it could not run the driver (found by [`unmerged`], merged and staged
+//! by [`resolve`]).
 //!
 //! Sessions and decisions merge by entry identity (both sides' additions kept, deletions
 //! honoured, dates descending); PROJECT merges per section, with conflict markers only inside a
@@ -14,7 +16,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::markdown::{self, Doc, is_pointer_line, merge_entries, merge_sections};
 use crate::model::{FileKind, heading_date, section_key};
-use crate::workspace::write_atomic;
+use crate::workspace::{Workspace, write_atomic};
 
 /// What the driver did.
 #[derive(Debug, Clone, Serialize)]
@@ -89,26 +91,7 @@ const ATTR_START: &str = "# trilogy:start";
 const ATTR_END: &str = "# trilogy:end";
 
 fn git(root: &Path, args: &[&str]) -> Result<String> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .output()
-        .map_err(|e| Error::Io {
-            path: root.to_path_buf(),
-            message: format!("cannot run git ({e}); install git"),
-        })?;
-    if !out.status.success() {
-        return Err(Error::Io {
-            path: root.to_path_buf(),
-            message: format!(
-                "git {} failed: {}",
-                args.join(" "),
-                String::from_utf8_lossy(&out.stderr).trim()
-            ),
-        });
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    git_bytes(root, args).map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
 /// Write the `.gitattributes` region and the repository-local driver config.
@@ -136,6 +119,7 @@ pub fn install_git(
         return Ok(done);
     }
     git(root, &["rev-parse", "--git-dir"])?;
+    done.push(driver_found(command));
     let region = format!(
         "{ATTR_START}\n{}\n{ATTR_END}\n",
         attribute_lines(memory_dir).join("\n")
@@ -165,6 +149,197 @@ pub fn install_git(
     )?;
     done.push("set merge.trilogy.driver in the repository config".into());
     Ok(done)
+}
+
+/// Where git will find the driver `command`: a path is checked to be an executable file, a bare
+/// name is looked for on this PATH (git run from a GUI, an IDE or cron may have another one).
+fn driver_found(command: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if command.contains('/') {
+        return match runnable(Path::new(command)) {
+            true => format!("the merge driver runs {command}"),
+            false => format!(
+                "warning: {command} is not an executable file: git will leave memory files unmerged until it is (then run `trilogy resolve`)"
+            ),
+        };
+    }
+    let on_path = std::env::var_os("PATH").map(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join(command))
+            .find(|p| runnable(p))
+    });
+    match on_path.flatten() {
+        Some(p) => format!(
+            "the merge driver runs `{command}` from PATH (now {}); git started without it on PATH (a GUI, an IDE, cron) leaves memory files unmerged: install with --command {} to avoid that",
+            p.display(),
+            p.display()
+        ),
+        None => format!(
+            "warning: `{command}` is not on PATH: git will leave memory files unmerged (then run `trilogy resolve`); install with --command /absolute/path/to/trilogy"
+        ),
+    }
+}
+
+/// Memory files git left unmerged (index stages 1–3), as paths relative to the workspace root.
+/// Outside a repository, or without git, there are none.
+pub fn unmerged(ws: &Workspace) -> Vec<String> {
+    stages(ws)
+        .map(|s| s.into_iter().map(|(path, _)| path).collect())
+        .unwrap_or_default()
+}
+
+/// The object of each stage (base, ours, theirs) of every unmerged file in the memory folder.
+type Stages = Vec<(String, [Option<String>; 3])>;
+
+fn stages(ws: &Workspace) -> Option<Stages> {
+    let dir = ws.memory_dir();
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(&ws.root)
+        .args(["ls-files", "--unmerged", "-z", "--"])
+        .arg(&dir)
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    let mut files: Stages = Vec::new();
+    // `<mode> <object> <stage>\t<path>`, NUL-terminated; a file's stages are adjacent
+    for rec in out.stdout.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+        let rec = String::from_utf8_lossy(rec);
+        let (meta, path) = rec.split_once('\t')?;
+        let mut parts = meta.split(' ');
+        let (_, object, stage) = (parts.next()?, parts.next()?, parts.next()?);
+        let slot = match stage {
+            "1" => 0,
+            "2" => 1,
+            "3" => 2,
+            _ => continue,
+        };
+        if files.last().is_none_or(|(p, _)| p != path) {
+            files.push((path.to_string(), [None, None, None]));
+        }
+        if let Some((_, s)) = files.last_mut() {
+            s[slot] = Some(object.to_string());
+        }
+    }
+    Some(files)
+}
+
+/// What [`resolve`] did with one file.
+#[derive(Debug, Clone, Serialize)]
+pub struct Resolved {
+    /// The path relative to the workspace root.
+    pub file: String,
+    /// Places left with conflict markers (PROJECT sections both sides changed, or a line merge
+    /// of a version that does not parse); 0 means the file was merged and staged.
+    pub conflicts: usize,
+    /// A version did not parse, so git's line merge was used.
+    pub line_merge: bool,
+}
+
+/// Merge every memory file git left unmerged (or those named in `only`) the way the merge
+/// driver would have: the three stages are taken from the index into temp files, merged, the
+/// result written to the work tree and, when nothing is left to settle by hand, staged.
+pub fn resolve(ws: &Workspace, only: &[String]) -> Result<Vec<Resolved>> {
+    let all = stages(ws).ok_or_else(|| {
+        Error::bad_input(format!(
+            "{}: not in a git repository (or git is not installed); nothing to resolve",
+            ws.root.display()
+        ))
+    })?;
+    for name in only {
+        if !all
+            .iter()
+            .any(|(p, _)| p == name || Path::new(name).ends_with(p))
+        {
+            return Err(Error::bad_input(format!(
+                "{name}: git has no unmerged version of it; `git ls-files --unmerged` lists what is"
+            )));
+        }
+    }
+    let picked = all.into_iter().filter(|(p, _)| {
+        only.is_empty() || only.iter().any(|n| n == p || Path::new(n).ends_with(p))
+    });
+    let scratch_in = Some(ws.state_dir())
+        .filter(|d| d.is_dir())
+        .unwrap_or_else(std::env::temp_dir);
+    let mut done = Vec::new();
+    for (path, [base, ours, theirs]) in picked {
+        let name = Path::new(&path)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if !FileKind::ALL.iter().any(|f| f.file_name() == name) {
+            return Err(Error::bad_input(format!(
+                "{path}: not a trilogy memory file; resolve it with git (edit it, then `git add {path}`)"
+            )));
+        }
+        let (Some(ours), Some(theirs)) = (ours, theirs) else {
+            return Err(Error::bad_input(format!(
+                "{path}: one side deleted it; keep a side with `git checkout --ours -- {path}` (or --theirs) then `git add {path}`, or delete it with `git rm {path}`"
+            )));
+        };
+        let dir = tempfile::Builder::new()
+            .prefix("resolve-")
+            .tempdir_in(&scratch_in)
+            .map_err(|e| Error::io(&scratch_in, e))?;
+        let version = |object: Option<&str>, file: &str| -> Result<std::path::PathBuf> {
+            let at = dir.path().join(file);
+            let bytes = match object {
+                Some(o) => git_bytes(&ws.root, &["cat-file", "blob", o])?,
+                // both sides added it: the base is empty
+                None => Vec::new(),
+            };
+            std::fs::write(&at, bytes).map_err(|e| Error::io(&at, e))?;
+            Ok(at)
+        };
+        let b = version(base.as_deref(), "base")?;
+        let o = version(Some(&ours), "ours")?;
+        let t = version(Some(&theirs), "theirs")?;
+        let (conflicts, line_merge) = match merge_driver(&b, &o, &t, &path) {
+            Ok(r) => (r.conflicts, false),
+            Err(_) => (fallback_merge(&b, &o, &t) as usize, true),
+        };
+        let merged = std::fs::read(&o).map_err(|e| Error::io(&o, e))?;
+        let target = ws.inside(&ws.root.join(&path))?;
+        write_atomic(&target, &merged)?;
+        if conflicts == 0 {
+            git(&ws.root, &["add", "--", &path])?;
+        }
+        done.push(Resolved {
+            file: path,
+            conflicts,
+            line_merge,
+        });
+    }
+    Ok(done)
+}
+
+fn git_bytes(root: &Path, args: &[&str]) -> Result<Vec<u8>> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .output()
+        .map_err(|e| Error::Io {
+            path: root.to_path_buf(),
+            message: format!("cannot run git ({e}); install git"),
+        })?;
+    if !out.status.success() {
+        return Err(Error::Io {
+            path: root.to_path_buf(),
+            message: format!(
+                "git {} failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+        });
+    }
+    Ok(out.stdout)
 }
 
 /// When a version does not parse, fall back to git's own line merge (markers and all).

@@ -202,6 +202,8 @@ pub struct Status {
     pub area_line: String,
     pub open_reports: Vec<Report>,
     pub unparseable: Vec<Broken>,
+    /// Memory files git left unmerged (its merge driver did not run): `trilogy resolve`.
+    pub unmerged: Vec<String>,
     pub last_event: Option<Event>,
 }
 
@@ -256,11 +258,13 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             area_line: String::new(),
             open_reports: r.reports()?.into_iter().filter(|x| x.open).collect(),
             unparseable: Vec::new(),
+            unmerged: Vec::new(),
             last_event: r.events(1)?.into_iter().next(),
         })
     })?;
     let mut status = out.value;
     status.unparseable = out.report.unparseable;
+    status.unmerged = super::gitmerge::unmerged(ws);
     status.area_line = area_line(&status.areas, ws.lang());
     Ok(status)
 }
