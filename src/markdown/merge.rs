@@ -29,6 +29,20 @@ fn merge_text(base: &str, ours: &str, theirs: &str, conflicts: &mut usize) -> St
     }
 }
 
+/// A block whose body would swallow what follows it once blocks are re-ordered (an unclosed
+/// fence or HTML block, harmless at the end of its own file) gets it closed or escaped: the
+/// same rule the sync applies when it absorbs a file, so the next command renders the same.
+fn readable(block: Block) -> Block {
+    let risky = block.body.contains('`') || block.body.contains('~') || block.body.contains('<');
+    if !risky || super::reads_back(&block.body) {
+        return block;
+    }
+    Block {
+        body: super::safe_body(&block.body),
+        ..block
+    }
+}
+
 /// Where a woven block comes from: ours' survivors or `theirs`, by index.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Pick {
@@ -100,8 +114,8 @@ pub fn merge_entries(base: &Doc, ours: &Doc, theirs: &Doc) -> MergeOutcome {
     let blocks = weave(&kept, &theirs_keys, |x| keep(x))
         .into_iter()
         .map(|p| match p {
-            Pick::Kept(i) => kept[i].clone(),
-            Pick::Theirs(j) => theirs.blocks[j].clone(),
+            Pick::Kept(i) => readable(kept[i].clone()),
+            Pick::Theirs(j) => readable(theirs.blocks[j].clone()),
         })
         .collect();
     MergeOutcome {
@@ -168,8 +182,8 @@ pub fn merge_sections(
     .into_iter()
     .filter_map(|p| match p {
         // each kept index is picked once
-        Pick::Kept(i) => kept_blocks[i].take(),
-        Pick::Theirs(j) => Some(theirs.blocks[j].clone()),
+        Pick::Kept(i) => kept_blocks[i].take().map(readable),
+        Pick::Theirs(j) => Some(readable(theirs.blocks[j].clone())),
     })
     .collect();
     MergeOutcome {
@@ -282,5 +296,16 @@ mod tests {
         assert_eq!(woven.len(), 3 * n as usize);
         // a scan per entry would compare about n * n times
         assert!(cmp.get() < 10 * n as usize, "{} comparisons", cmp.get());
+    }
+
+    #[test]
+    fn an_open_fence_at_the_end_of_one_side_is_closed_when_an_entry_follows_it() {
+        let base = doc(&[("2026-01-01", "a")]);
+        let ours = doc(&[("2026-01-02", "ours\n```"), ("2026-01-01", "a")]);
+        let theirs = doc(&[("2026-01-01", "a")]);
+        let m = merge_entries(&base, &ours, &theirs);
+        let text = crate::markdown::render(&m.doc, None);
+        let back = crate::markdown::parse(&text, false).expect("the merged file parses");
+        assert_eq!(back.doc.blocks.len(), 2, "{text}");
     }
 }

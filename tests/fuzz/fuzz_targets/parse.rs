@@ -1,5 +1,6 @@
 //! The memory-file parser never panics, and whatever it accepts renders to text that parses
-//! back to the same document. Run with `cargo +nightly fuzz run parse` from `tests/fuzz/`.
+//! back to the same document. Run with `RUSTC_BOOTSTRAP=1 cargo fuzz run parse` from
+//! `tests/fuzz/` (or `cargo +nightly fuzz run parse`).
 
 #![no_main]
 
