@@ -153,7 +153,10 @@ pub fn merge_sections(
                 // the blank line under a heading stays outside any conflict markers
                 let gap = |b: &str| b.strip_prefix('\n').unwrap_or(b).to_string();
                 let base_body = bi.get(&k).map(|b| gap(&b.body)).unwrap_or_default();
+                let before = conflicts;
                 let merged = merge_text(&base_body, &gap(&ob.body), &gap(&tb.body), &mut conflicts);
+                // conflict markers are for a person to settle: never escaped
+                let marked = conflicts > before;
                 let body = if ob.body.starts_with('\n') {
                     format!("\n{merged}")
                 } else {
@@ -164,11 +167,12 @@ pub fn merge_sections(
                 } else {
                     tb.heading.clone()
                 };
-                kept.push((k, Block { heading, body }));
+                let block = Block { heading, body };
+                kept.push((k, if marked { block } else { readable(block) }));
             }
             // theirs deleted it: drop unless ours changed it
             (Some(bb), None) if bb == ob => {}
-            _ => kept.push((k, ob.clone())),
+            _ => kept.push((k, readable(ob.clone()))),
         }
     }
     let theirs_keys: Vec<String> = theirs.blocks.iter().map(|b| key(&b.heading)).collect();
@@ -182,7 +186,7 @@ pub fn merge_sections(
     .into_iter()
     .filter_map(|p| match p {
         // each kept index is picked once
-        Pick::Kept(i) => kept_blocks[i].take().map(readable),
+        Pick::Kept(i) => kept_blocks[i].take(),
         Pick::Theirs(j) => Some(readable(theirs.blocks[j].clone())),
     })
     .collect();
@@ -226,7 +230,12 @@ mod tests {
         let theirs = doc(&[("A", "\n1t"), ("B", "\n2t")]);
         let m = merge_sections(&base, &ours, &theirs, key);
         assert_eq!(m.conflicts, 1);
-        assert!(m.doc.blocks[0].body.contains("<<<<<<< ours"));
+        // the markers stay markers (not escaped as text that would read as structure)
+        assert!(
+            m.doc.blocks[0].body.starts_with("\n<<<<<<< ours\n"),
+            "{}",
+            m.doc.blocks[0].body
+        );
         assert_eq!(m.doc.blocks[1].body, "\n2t");
     }
     /// The weave as it was first written (a scan per key): the model the linear one must match.

@@ -205,12 +205,12 @@ pub fn unmerged(ws: &Workspace) -> Vec<String> {
 type Stages = Vec<(String, [Option<String>; 3])>;
 
 fn stages(ws: &Workspace) -> Option<Stages> {
-    let dir = ws.memory_dir();
+    // the folder relative to the root (which is git's working directory here)
     let out = Command::new("git")
         .arg("-C")
         .arg(&ws.root)
         .args(["ls-files", "--unmerged", "-z", "--"])
-        .arg(&dir)
+        .arg(&ws.config.memory_dir_name)
         .output()
         .ok()?;
     if !out.status.success() {
