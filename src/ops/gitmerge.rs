@@ -364,3 +364,29 @@ pub fn fallback_merge(base: &Path, ours: &Path, theirs: &Path) -> i32 {
         .and_then(|s| s.code())
         .map_or(2, |c| c.clamp(0, 1))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_merge_that_would_not_parse_is_refused_and_ours_left_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let write = |n: &str, t: &str| {
+            let p = dir.path().join(n);
+            std::fs::write(&p, t).unwrap();
+            p
+        };
+        // ours opened a fence at the end of its preamble (harmless there), theirs added an
+        // entry below it: together the fence would swallow the entry's heading
+        let base = write("base", "# S\n");
+        let ours = write("ours", "# S\n\n```\n");
+        let theirs = write("theirs", "# S\n\n## 2026-01-01\nx\n");
+        let e = merge_driver(&base, &ours, &theirs, "memory/SESSIONS.md").unwrap_err();
+        assert!(
+            e.to_string().contains("merged result would not parse"),
+            "{e}"
+        );
+        assert_eq!(std::fs::read_to_string(&ours).unwrap(), "# S\n\n```\n");
+    }
+}
