@@ -711,3 +711,115 @@ fn decisions_left_out_by_the_cap_are_counted_from_the_newest_not_shown() {
         .collect();
     assert_eq!(s["dropped"]["decisions_from"], live_ids[shown as usize]);
 }
+
+/// `trilogy hook claude stop` with `transcript_path` pointing at `path`, under a 2 GiB address
+/// space limit (a hook reading without a bound fails instead of eating the machine) and a hang
+/// guard: (stdout, exit code).
+fn stop_with_transcript(ws: &Ws, session: &str, path: &std::path::Path) -> (String, i32) {
+    let inner = ws.std_cmd();
+    let mut c = std::process::Command::new("sh");
+    c.arg("-c")
+        .arg(r#"ulimit -v 2097152 && exec "$0" "$@""#)
+        .arg(inner.get_program())
+        .args(inner.get_args())
+        .args(["hook", "claude", "stop"]);
+    for (k, v) in inner.get_envs() {
+        match v {
+            Some(v) => c.env(k, v),
+            None => c.env_remove(k),
+        };
+    }
+    let mut child = c
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let body = payload(
+        ws,
+        session,
+        json!({"transcript_path": path.display().to_string(), "stop_hook_active": false}),
+    );
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(body.as_bytes())
+        .unwrap();
+    // a hang guard only: a prompt answer takes well under a second
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            let _ = child.wait();
+            panic!("the stop hook hung on {}", path.display());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    (text(&out.stdout), out.status.code().unwrap_or(-1))
+}
+
+#[test]
+fn stop_hook_with_dev_zero_as_transcript_answers_promptly() {
+    let ws = Ws::init();
+    claude(&ws, "session-start", "z", json!({"source": "startup"}));
+    let got = stop_with_transcript(&ws, "z", std::path::Path::new("/dev/zero"));
+    assert_eq!(got, (String::new(), 0));
+    // the largest resident size of any process this test binary has waited for, in KiB: every
+    // hook (this one included) stays far below what reading /dev/zero to its limit takes
+    let peak_kib = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .unwrap()
+        .max_rss();
+    assert!(peak_kib < 256 * 1024, "a hook held {peak_kib} KiB");
+}
+
+#[test]
+fn stop_hook_with_a_fifo_as_transcript_answers_promptly() {
+    let ws = Ws::init();
+    claude(&ws, "session-start", "f", json!({"source": "startup"}));
+    let fifo = ws.root().join("t.fifo");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    // nobody ever opens the writing end
+    let got = stop_with_transcript(&ws, "f", &fifo);
+    assert_eq!(got, (String::new(), 0));
+}
+
+#[test]
+fn stop_hook_reads_only_the_tail_of_a_huge_sparse_transcript() {
+    let ws = Ws::init();
+    claude(&ws, "session-start", "h", json!({"source": "startup"}));
+    let tr = ws.root().join("huge.jsonl");
+    let mut f = std::fs::File::create(&tr).unwrap();
+    f.set_len(64 << 30).unwrap();
+    use std::io::Seek;
+    f.seek(std::io::SeekFrom::End(0)).unwrap();
+    let turn = [
+        r#"{"type":"user","message":{"role":"user","content":"please fix"}}"#,
+        r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"1","name":"Write","input":{"file_path":"/a"}}]}}"#,
+    ];
+    writeln!(f, "\n{}", turn.join("\n")).unwrap();
+    drop(f);
+    claude(
+        &ws,
+        "user-prompt-submit",
+        "h",
+        json!({"prompt": "please fix"}),
+    );
+    assert_eq!(stop_with_transcript(&ws, "h", &tr), (String::new(), 0));
+    // the tail was read: the edit it records earns the nudge
+    let n = claude(&ws, "user-prompt-submit", "h", json!({"prompt": "next"}));
+    assert!(context(&n, "UserPromptSubmit").contains("记忆提醒"), "{n}");
+}
+
+#[test]
+fn stop_hook_with_a_directory_as_transcript_answers_promptly() {
+    let ws = Ws::init();
+    claude(&ws, "session-start", "d", json!({"source": "startup"}));
+    let got = stop_with_transcript(&ws, "d", ws.root());
+    assert_eq!(got, (String::new(), 0));
+}

@@ -330,6 +330,64 @@ fn raw_transcript_every_stdout_byte_is_a_frame() {
 }
 
 #[test]
+fn lone_surrogate_request_is_answered_invalid_params_under_its_id() {
+    let ws = Ws::init();
+    let before = ws.snapshot();
+    let mut child = ws
+        .std_cmd()
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // serde_json cannot write a lone surrogate: put the escape in by hand
+    let lone = |v: Value| v.to_string().replace("LONE", "\\ud800");
+    let lines = [
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}).to_string(),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}).to_string(),
+        lone(json!({"jsonrpc":"2.0","id":"w-7","method":"tools/call","params":{"name":"memory_checkpoint","arguments":{"sessions":[{"done":"half an emoji LONE; tested"}]}}})),
+        lone(json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"LONE"}})),
+        lone(json!({"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"LONE"}}})),
+        json!({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"memory_status","arguments":{}}}).to_string(),
+    ];
+    assert!(lines[2].contains(r"\ud800") && !lines[2].contains(r"\\ud800"));
+    for l in &lines {
+        writeln!(stdin, "{l}").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stdout = text(&out.stdout);
+    let frames: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a frame ({e}): {l:?}")))
+        .collect();
+    let by_id = |id: Value| {
+        frames
+            .iter()
+            .find(|f| f["id"] == id)
+            .unwrap_or_else(|| panic!("no reply to {id}: {stdout}"))
+    };
+    for id in [json!("w-7"), json!(8)] {
+        let e = &by_id(id.clone())["error"];
+        assert_eq!(e["code"], -32602, "{id}: {stdout}");
+        assert!(e["message"].as_str().unwrap().contains("surrogate"), "{e}");
+    }
+    assert_eq!(
+        by_id(json!(9))["result"]["isError"],
+        false,
+        "the server kept serving"
+    );
+    assert_eq!(
+        frames.len(),
+        4,
+        "one reply per request, none for the notification: {stdout}"
+    );
+    assert_eq!(ws.snapshot(), before, "nothing was written");
+}
+
+#[test]
 fn two_servers_and_a_cli_writer_all_land() {
     let ws = Ws::init();
     let spawn = |tag: &'static str| {

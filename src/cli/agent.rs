@@ -63,9 +63,17 @@ pub struct InstallArgs {
     /// project: this repository's settings (committable); user: your home's settings
     #[arg(long, default_value = "project", value_parser = ["project", "user"])]
     scope: String,
-    /// How the host runs trilogy (default: `trilogy`, found on PATH)
-    #[arg(long, default_value = "trilogy")]
-    command: String,
+    /// How the host runs trilogy (default: `trilogy`, found on PATH; for git, this binary's
+    /// absolute path, since git run from a GUI, an IDE or cron may not have it on PATH)
+    #[arg(long)]
+    command: Option<String>,
+}
+
+impl InstallArgs {
+    /// The command hooks and MCP entries run.
+    fn command(&self) -> String {
+        self.command.clone().unwrap_or_else(|| "trilogy".into())
+    }
 }
 
 #[derive(Args, Debug)]
@@ -189,7 +197,7 @@ fn install_options(env: &Env, a: &InstallArgs) -> Result<InstallOptions> {
         } else {
             Scope::Project
         },
-        command: a.command.clone(),
+        command: a.command(),
         root: env.ws.root.clone(),
         home,
         lang: env.ws.lang(),
@@ -217,7 +225,7 @@ fn install_dsh(env: &Env, a: &InstallArgs, remove: bool) -> Result<()> {
         crate::ops::init(&env.ws)?;
     }
     let out = block::write_block(&env.ws, std::path::Path::new(DEFAULT_BLOCK_FILE))?;
-    let snippet = block::dsh_snippet(&a.command);
+    let snippet = block::dsh_snippet(&a.command());
     let v = serde_json::json!({"block": out, "profile_entry": snippet});
     format::print(env, &v, |_| {
         format!(
@@ -233,10 +241,15 @@ pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
         return install_dsh(env, &a, remove);
     }
     if a.host == "git" {
+        let command = match (&a.command, std::env::current_exe()) {
+            (Some(c), _) => c.clone(),
+            (None, Ok(exe)) => exe.display().to_string(),
+            (None, Err(_)) => a.command(),
+        };
         let done = crate::ops::gitmerge::install_git(
             &env.ws.root,
             &env.ws.config.memory_dir_name,
-            &a.command,
+            &command,
             remove,
         )?;
         return format::print(env, &done, |d| d.join("\n"));

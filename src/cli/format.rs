@@ -52,6 +52,24 @@ pub fn warn_sync(r: &SyncReport) {
     }
 }
 
+pub fn resolved(done: &[crate::ops::gitmerge::Resolved]) -> String {
+    if done.is_empty() {
+        return "no memory file is unmerged; nothing to resolve".into();
+    }
+    let line = |r: &crate::ops::gitmerge::Resolved| match (r.conflicts, r.line_merge) {
+        (0, false) => format!("merged {} by entry and staged it", r.file),
+        (0, true) => format!(
+            "merged {} line by line (a version does not parse) and staged it",
+            r.file
+        ),
+        (n, _) => format!(
+            "{}: {n} place(s) changed on both sides; resolve the markers, then `git add {}`",
+            r.file, r.file
+        ),
+    };
+    done.iter().map(line).collect::<Vec<_>>().join("\n")
+}
+
 pub fn init(o: &InitOutcome) -> String {
     let mut s = format!("workspace {}\nmemory    {}\n", o.root, o.memory_dir);
     if o.scaffolded.created.is_empty() {
@@ -158,6 +176,11 @@ pub fn status(s: &Status) -> String {
     }
     for x in &s.secrets {
         out.push_str(&format!("\nSECRET: {x}: {}\n", crate::ops::secrets::ACTION));
+    }
+    for f in &s.unmerged {
+        out.push_str(&format!(
+            "\nUNMERGED: {f}: git could not run the merge driver and kept one side only; run `trilogy resolve` before committing\n"
+        ));
     }
     if let Some(e) = &s.last_event {
         out.push_str(&format!(

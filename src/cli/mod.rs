@@ -85,6 +85,8 @@ enum Command {
     /// Merge three versions of a memory file by entry (git runs this: `%O %A %B %P`)
     #[command(name = "merge-driver")]
     MergeDriver(MergeDriverArgs),
+    /// Merge memory files git left unmerged (its merge driver did not run) and stage them
+    Resolve(ResolveArgs),
     /// Serve the MCP tools (memory_checkpoint, memory_read, memory_search, memory_status) on stdio
     Mcp(McpArgs),
     /// Search entries and PROJECT sections in Chinese, English or code names
@@ -254,6 +256,12 @@ struct MergeDriverArgs {
     theirs: PathBuf,
     /// The path in the repository (%P)
     path: String,
+}
+
+#[derive(Args, Debug)]
+struct ResolveArgs {
+    /// Only these files (paths as `git status` shows them); default: every unmerged memory file
+    files: Vec<String>,
 }
 
 #[derive(Args, Debug)]
@@ -431,6 +439,15 @@ fn dispatch(cli: Cli) -> Result<()> {
             })?;
             if report.worst() == ops::doctor::Level::Error {
                 std::process::exit(9);
+            }
+            Ok(())
+        }
+        Command::Resolve(a) => {
+            let done = ops::gitmerge::resolve(&env.ws, &a.files)?;
+            format::print(&env, &done, |d| format::resolved(d))?;
+            if done.iter().any(|r| r.conflicts > 0) {
+                // the markers left make the file one that does not parse
+                std::process::exit(crate::ErrorKind::Unparseable.exit_code());
             }
             Ok(())
         }

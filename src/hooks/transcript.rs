@@ -1,6 +1,10 @@
 //! Claude Code transcripts (JSONL, an internal format that changes between versions): what the
 //! last turn did, for when no PostToolUse hook reported. Parsed defensively; anything odd
 //! makes the answer "unknown" rather than a guess.
+//!
+//! The path comes from the hook payload, so it is not trusted: only a regular file is read,
+//! opened without blocking (a FIFO swapped in after the check cannot hang the hook), and only
+//! its last [`TAIL_BYTES`] (`/dev/zero` or a huge sparse file cost at most that).
 
 use std::path::Path;
 
@@ -11,7 +15,38 @@ use crate::ops::agent::{ToolKind, TurnFacts};
 use super::tool_kind;
 
 /// Largest transcript tail read (bytes): the last turn is near the end.
-const TAIL_BYTES: u64 = 4 * 1024 * 1024;
+const TAIL_BYTES: u64 = 2 * 1024 * 1024;
+
+/// The last [`TAIL_BYTES`] of the regular file at `path`, starting at a line boundary; `None`
+/// for anything else (missing, a directory, a device, a FIFO, a socket).
+fn read_tail(path: &Path) -> Option<Vec<u8>> {
+    use rustix::fs::{Mode, OFlags};
+    use std::io::{Read, Seek, SeekFrom};
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
+    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+    let mut f = std::fs::File::from(rustix::fs::open(path, flags, Mode::empty()).ok()?);
+    // the path may have been swapped between the check and the open: ask the open file
+    let meta = f.metadata().ok()?;
+    if !meta.is_file() {
+        return None;
+    }
+    let from = meta.len().saturating_sub(TAIL_BYTES);
+    f.seek(SeekFrom::Start(from)).ok()?;
+    let mut buf = Vec::new();
+    // the file may still be growing: the cap holds whatever its length is now
+    f.take(TAIL_BYTES).read_to_end(&mut buf).ok()?;
+    if from > 0 {
+        // the first line is cut: start after it
+        let cut = buf
+            .iter()
+            .position(|b| *b == b'\n')
+            .map_or(buf.len(), |i| i + 1);
+        buf.drain(..cut);
+    }
+    Some(buf)
+}
 
 fn is_human_prompt(v: &Value) -> bool {
     if v.get("type").and_then(Value::as_str) != Some("user") {
@@ -37,16 +72,9 @@ fn is_human_prompt(v: &Value) -> bool {
 
 /// Facts about the turn after the last human prompt, or `None` when the file is unreadable.
 pub fn last_turn(path: &Path) -> Option<TurnFacts> {
-    use std::io::{Read, Seek, SeekFrom};
-    let mut f = std::fs::File::open(path).ok()?;
-    let len = f.metadata().ok()?.len();
-    if len > TAIL_BYTES {
-        f.seek(SeekFrom::Start(len - TAIL_BYTES)).ok()?;
-    }
-    let mut buf = Vec::new();
-    f.read_to_end(&mut buf).ok()?;
+    let buf = read_tail(path)?;
     let text = String::from_utf8_lossy(&buf);
-    // a partial first line (after seeking) or last line (still being written) does not parse
+    // a partial last line (still being written) does not parse
     let lines: Vec<Value> = text
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())

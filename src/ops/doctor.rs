@@ -205,6 +205,16 @@ fn state_dir_findings(ws: &Workspace, out: &mut Vec<Finding>) {
 
 fn check(ws: &Workspace) -> Result<Vec<Finding>> {
     let mut out = Vec::new();
+    for f in super::gitmerge::unmerged(ws) {
+        out.push(finding(
+            Level::Error,
+            "git",
+            format!(
+                "{f} is unmerged: git could not run the merge driver and kept one side only; committing it now drops the other branch's entries"
+            ),
+            "run `trilogy resolve` (it merges the file by entry and stages it); then `trilogy install git` records this binary's path so git finds the driver",
+        ));
+    }
     let store_path = ws.store_path();
     state_dir_findings(ws, &mut out);
     // memory files that are not readable files (read before any store is needed)

@@ -204,6 +204,8 @@ pub struct Status {
     pub unparseable: Vec<Broken>,
     /// Credentials written into the files by hand.
     pub secrets: Vec<super::secrets::Sighting>,
+    /// Memory files git left unmerged (its merge driver did not run): `trilogy resolve`.
+    pub unmerged: Vec<String>,
     pub last_event: Option<Event>,
 }
 
@@ -259,11 +261,13 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             open_reports: r.reports()?.into_iter().filter(|x| x.open).collect(),
             unparseable: Vec::new(),
             secrets: super::secrets::in_files(r, ws.lang())?,
+            unmerged: Vec::new(),
             last_event: r.events(1)?.into_iter().next(),
         })
     })?;
     let mut status = out.value;
     status.unparseable = out.report.unparseable;
+    status.unmerged = super::gitmerge::unmerged(ws);
     status.area_line = area_line(&status.areas, ws.lang());
     Ok(status)
 }
