@@ -345,3 +345,27 @@ fn a_read_only_memory_folder_with_a_hand_edit_still_reads() {
         "the file is as the person left it"
     );
 }
+
+#[test]
+fn a_branch_checked_out_right_after_a_write_brings_its_own_memory() {
+    let ws = Ws::init();
+    git(ws.root(), &["init", "-q"]);
+    git(ws.root(), &["add", "-A"]);
+    git(ws.root(), &["commit", "-qm", "start"]);
+    git(ws.root(), &["branch", "other"]);
+    ws.ok(&[
+        "checkpoint",
+        "--session-done",
+        "only on this branch; tested",
+    ]);
+    git(ws.root(), &["commit", "-qam", "memory"]);
+    // moments after trilogy wrote the file, git puts the other branch's version in its place:
+    // that is the branch's memory, not a stale copy
+    git(ws.root(), &["checkout", "-q", "other"]);
+    ws.ok(&["status"]);
+    assert!(!ws.read("SESSIONS.md").contains("only on this branch"));
+    assert!(!live_bodies(&ws).join("\n").contains("only on this branch"));
+    git(ws.root(), &["checkout", "-q", "-"]);
+    ws.ok(&["status"]);
+    assert!(live_bodies(&ws).join("\n").contains("only on this branch"));
+}

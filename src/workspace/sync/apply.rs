@@ -82,7 +82,8 @@ impl Tx<'_> {
             // git kept from being written, and — when trilogy wrote the file within the last
             // second — those newer than every entry the save holds: the save was made from a
             // copy read before trilogy's write (a script's read-modify-write, `git stash` putting
-            // back what it saved). An entry edited in place is the person's doing either way.
+            // back what it saved). An entry edited in place is the person's doing either way, and
+            // so is a file exactly as git's index has it (a checkout or pull brought it).
             let old_body: HashMap<&str, &str> = entries
                 .iter()
                 .map(|e| (e.id.as_str(), e.body.as_str()))
@@ -97,7 +98,7 @@ impl Tx<'_> {
                     a.zip(b).is_some_and(|(a, b)| similar_text(a, b))
                 })
             };
-            let stale_copy = if self.recently_written(f)? {
+            let stale_copy = if !self.from_git.contains(&f) && self.recently_written(f)? {
                 let held: HashSet<&str> = theirs.iter().map(String::as_str).collect();
                 let newest = entries
                     .iter()
@@ -234,7 +235,7 @@ impl Tx<'_> {
 
     /// True when the version of `f` trilogy last wrote (or absorbed) is less than a second old:
     /// a save arriving now may come from a copy read before it.
-    fn recently_written(&self, f: FileKind) -> Result<bool> {
+    pub(super) fn recently_written(&self, f: FileKind) -> Result<bool> {
         const WINDOW_NS: i128 = 1_000_000_000;
         let Some(stamp) = self.store.stamp(f)? else {
             return Ok(false);

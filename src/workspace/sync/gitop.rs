@@ -48,6 +48,36 @@ pub fn in_progress(root: &Path) -> Option<&'static str> {
         .map(|(_, what)| *what)
 }
 
+/// True when `bytes` are exactly the version of `path` staged in git's index (after a
+/// checkout, a pull, a reset or a merge commit: git wrote the file, and its entries are the
+/// branch's, not a stale copy). False when git is missing, `path` is not tracked, or it differs.
+pub fn is_staged_version(root: &Path, path: &Path, bytes: &[u8]) -> bool {
+    use sha1::{Digest, Sha1};
+    let Ok(out) = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["ls-files", "-s", "--"])
+        .arg(path)
+        .stderr(std::process::Stdio::null())
+        .output()
+    else {
+        return false;
+    };
+    let listing = String::from_utf8_lossy(&out.stdout);
+    // `<mode> <object> <stage>\t<path>`, stage 0 for a merged file
+    let Some(object) = listing
+        .lines()
+        .find_map(|l| l.split_whitespace().nth(1).filter(|_| l.contains(" 0\t")))
+    else {
+        return false;
+    };
+    let mut h = Sha1::new();
+    h.update(format!("blob {}\0", bytes.len()).as_bytes());
+    h.update(bytes);
+    let id: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+    id == object
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -59,6 +59,8 @@ pub struct Tx<'w> {
     pending: HashMap<FileKind, u64>,
     /// The sequence number the first entry recorded in this transaction gets (or later).
     seq_floor: u64,
+    /// Files found exactly as git's index has them.
+    from_git: BTreeSet<FileKind>,
     /// Whether this transaction writes the files (a read of a read-only folder only absorbs).
     pub(super) project: bool,
     /// SHA-1 of each file as absorb saw it (`None`: missing).
@@ -129,6 +131,7 @@ impl<'w> Tx<'w> {
             deferred: BTreeSet::new(),
             pending: HashMap::new(),
             seq_floor: 1,
+            from_git: BTreeSet::new(),
             project: true,
             seen: HashMap::new(),
             moves: BTreeSet::new(),
@@ -353,7 +356,16 @@ impl<'w> Tx<'w> {
             }
             let strip = matches!(f, FileKind::Sessions | FileKind::Archive);
             match markdown::parse_bytes(&bytes, strip) {
-                Ok(p) => changed_docs.push((f, p)),
+                Ok(p) => {
+                    // a file git itself wrote (checkout, pull, reset) is the branch's version:
+                    // its removals are meant, whenever trilogy last wrote the file
+                    if self.recently_written(f)?
+                        && gitop::is_staged_version(&self.ws.root, &path, &bytes)
+                    {
+                        self.from_git.insert(f);
+                    }
+                    changed_docs.push((f, p))
+                }
                 Err(e) => {
                     self.report.unparseable.push(Broken {
                         file: f,
