@@ -154,14 +154,7 @@ fn ten_thousand_hand_written_areas_keep_the_session_start_short() {
     ws.write("SESSIONS.md", &sessions);
     let mut cmd = ws.std_cmd();
     cmd.args(["hook", "claude", "session-start"]);
-    let payload = serde_json::json!({
-        "session_id": "s1",
-        "hook_event_name": "SessionStart",
-        "source": "startup",
-        "cwd": ws.root().display().to_string(),
-        "transcript_path": "/nonexistent",
-    });
-    let out = run_guarded(cmd, &payload.to_string());
+    let out = run_guarded(cmd, &common::session_start_payload(&ws, "s1"));
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!text.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -54,18 +54,11 @@ fn session_start(ws: &Ws) -> (String, i32) {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let mut child = c.spawn().unwrap();
-    let payload = serde_json::json!({
-        "session_id": "s1",
-        "hook_event_name": "SessionStart",
-        "source": "startup",
-        "cwd": ws.root().display().to_string(),
-        "transcript_path": "/nonexistent",
-    });
     child
         .stdin
         .take()
         .unwrap()
-        .write_all(payload.to_string().as_bytes())
+        .write_all(common::session_start_payload(ws, "s1").as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
     (text(&out.stdout), out.status.code().unwrap_or(-1))

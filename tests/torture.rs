@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{Ws, text};
+use common::{Ws, git_output as git, text};
 use trilogy::config::Config;
 use trilogy::workspace::{Clock, Workspace};
 
@@ -351,19 +351,6 @@ fn with_hand_entry(s: &str, text: &str) -> Option<String> {
         &s[..pos],
         &s[pos..]
     ))
-}
-
-fn git(root: &std::path::Path, args: &[&str]) -> std::process::Output {
-    Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .expect("git is installed (.ci/run installs it)")
 }
 
 /// Checkpoints from `writers` threads, `per` each; returns the acknowledged tags.

@@ -231,16 +231,7 @@ fn temp_files_never_appear_in_the_memory_folder() {
 }
 
 fn git(root: &std::path::Path, args: &[&str]) {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .expect("git is installed (.ci/run installs it)");
+    let out = common::git_output(root, args);
     assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
 }
 

@@ -129,6 +129,32 @@ impl Ws {
     }
 }
 
+/// Run git in `root` with a fixed identity.
+pub fn git_output(root: &Path, args: &[&str]) -> Output {
+    std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .output()
+        .expect("git is installed (.ci/run installs it)")
+}
+
+/// The SessionStart payload Claude Code sends when a session starts in `ws`.
+pub fn session_start_payload(ws: &Ws, session: &str) -> String {
+    serde_json::json!({
+        "session_id": session,
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "cwd": ws.root().display().to_string(),
+        "transcript_path": "/nonexistent",
+    })
+    .to_string()
+}
+
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }

@@ -171,11 +171,7 @@ impl Tx<'_> {
             };
             match existing {
                 None => {
-                    let mut rec =
-                        self.new_entry(item.kind, item.heading.clone(), item.body.clone())?;
-                    rec.sort_date = item.sort_date;
-                    rec.state = item.state;
-                    rec.superseded_by = item.superseded_by.clone();
+                    let mut rec = self.entry_of(&item)?;
                     rec.origin = Origin::default();
                     if let Some(old) = replaced.get(&rec.id)
                         && old.sort_date == rec.sort_date
@@ -200,25 +196,8 @@ impl Tx<'_> {
                         )?;
                     }
                 }
-                Some(mut rec)
-                    if rec.state != item.state || rec.superseded_by != item.superseded_by =>
-                {
-                    let from = rec.state;
-                    rec.state = item.state;
-                    rec.superseded_by = item.superseded_by.clone();
-                    rec.replaced_by = None;
-                    self.put_entry(&rec)?;
-                    self.log(
-                        "state",
-                        vec![rec.id.clone()],
-                        &format!(
-                            "{}: {} → {}: {}",
-                            f.file_name(),
-                            from.as_str(),
-                            rec.state.as_str(),
-                            rec.heading
-                        ),
-                    )?;
+                Some(rec) if rec.state != item.state || rec.superseded_by != item.superseded_by => {
+                    self.take_state(f, rec, &item, "")?;
                 }
                 Some(_) => {}
             }
@@ -231,6 +210,42 @@ impl Tx<'_> {
             )?;
         }
         Ok(())
+    }
+
+    /// A new record of an entry found in a file (not yet stored).
+    pub(super) fn entry_of(&self, item: &Item) -> Result<EntryRecord> {
+        let mut rec = self.new_entry(item.kind, item.heading.clone(), item.body.clone())?;
+        rec.sort_date = item.sort_date;
+        rec.state = item.state;
+        rec.superseded_by = item.superseded_by.clone();
+        Ok(rec)
+    }
+
+    /// Give a stored entry the state the file shows for it, and log the change (`note` is
+    /// appended to the event's detail).
+    pub(super) fn take_state(
+        &mut self,
+        f: FileKind,
+        mut rec: EntryRecord,
+        item: &Item,
+        note: &str,
+    ) -> Result<()> {
+        let from = rec.state;
+        rec.state = item.state;
+        rec.superseded_by = item.superseded_by.clone();
+        rec.replaced_by = None;
+        self.put_entry(&rec)?;
+        self.log(
+            "state",
+            vec![rec.id.clone()],
+            &format!(
+                "{}: {} → {}: {}{note}",
+                f.file_name(),
+                from.as_str(),
+                rec.state.as_str(),
+                rec.heading
+            ),
+        )
     }
 
     /// True when the version of `f` trilogy last wrote (or absorbed) is less than a second old:

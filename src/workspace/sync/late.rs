@@ -22,6 +22,9 @@ use super::super::Workspace;
 use super::Tx;
 use super::apply::items_of;
 
+/// Appended to the log lines of entries taken from a late save.
+const LATE: &str = " (saved after trilogy replaced the file)";
+
 /// How long a displaced version is kept for a writer that still holds it.
 const GRACE: Duration = Duration::from_secs(120);
 
@@ -122,39 +125,17 @@ impl Tx<'_> {
         for item in items_of(f, &parsed.doc, self.today) {
             match self.store.entry(&item.id)? {
                 None => {
-                    let mut rec =
-                        self.new_entry(item.kind, item.heading.clone(), item.body.clone())?;
-                    rec.sort_date = item.sort_date;
-                    rec.state = item.state;
-                    rec.superseded_by = item.superseded_by.clone();
+                    let rec = self.entry_of(&item)?;
                     self.put_entry(&rec)?;
                     self.log(
                         "add",
                         vec![rec.id.clone()],
-                        &format!(
-                            "{}: {} (saved after trilogy replaced the file)",
-                            f.file_name(),
-                            rec.heading
-                        ),
+                        &format!("{}: {}{LATE}", f.file_name(), rec.heading),
                     )?;
                     kept += 1;
                 }
-                Some(mut rec) if matches!(rec.state, State::Removed | State::Replaced) => {
-                    let from = rec.state;
-                    rec.state = item.state;
-                    rec.replaced_by = None;
-                    self.put_entry(&rec)?;
-                    self.log(
-                        "state",
-                        vec![rec.id.clone()],
-                        &format!(
-                            "{}: {} → {}: {} (saved after trilogy replaced the file)",
-                            f.file_name(),
-                            from.as_str(),
-                            rec.state.as_str(),
-                            rec.heading
-                        ),
-                    )?;
+                Some(rec) if matches!(rec.state, State::Removed | State::Replaced) => {
+                    self.take_state(f, rec, &item, LATE)?;
                     kept += 1;
                 }
                 Some(_) => {}
