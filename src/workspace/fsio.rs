@@ -107,7 +107,12 @@ pub fn wait_quiet(path: &Path, quiet: std::time::Duration, limit: std::time::Dur
 /// True when the stamped file was modified within the racy window of now (either way, for
 /// clocks that disagree): another program may still be in the middle of writing it.
 pub fn is_fresh(stamp: &FileStamp) -> bool {
-    (now_ns() - stamp.mtime_ns).abs() <= RACY_WINDOW_NS
+    modified_within(stamp, RACY_WINDOW_NS)
+}
+
+/// True when the stamped file was modified less than `ns` nanoseconds from now, either way.
+pub fn modified_within(stamp: &FileStamp, ns: i128) -> bool {
+    (now_ns() - stamp.mtime_ns).abs() <= ns
 }
 
 /// The racy window on a filesystem that keeps sub-second mtimes: Linux stamps files from a

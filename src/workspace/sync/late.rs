@@ -44,6 +44,12 @@ fn parse_name(name: &str) -> Option<(FileKind, u64, i128)> {
     Some((f, len.parse().ok()?, mtime.parse().ok()?))
 }
 
+/// Whether a displaced version saved by someone else is kept: a program that saves in steps
+/// can pause for a while between them, so anything saved within the last ten seconds is.
+pub(super) fn worth_keeping(st: &FileStamp) -> bool {
+    super::fsio::modified_within(st, 10_000_000_000)
+}
+
 /// Where the version of `f` displaced with stat `st` is kept.
 pub(super) fn displaced_path(ws: &Workspace, f: FileKind, st: &FileStamp) -> Result<PathBuf> {
     let d = dir(ws)?;

@@ -485,7 +485,7 @@ impl<'w> Tx<'w> {
                 };
                 if let Some((_, st)) = &displaced
                     && intact
-                    && fsio::is_fresh(st)
+                    && late::worth_keeping(st)
                     && self.store.stamp(f)?.is_none_or(|s| s.sha1 != st.sha1)
                 {
                     keep_displaced.insert(f, st.clone());
