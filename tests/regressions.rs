@@ -438,3 +438,35 @@ fn archiving_round_after_round_keeps_the_archive_equal_to_its_rendering() {
     ws.ok(&["status"]);
     assert_eq!(ws.snapshot(), before, "a rebuild renders the same bytes");
 }
+
+#[test]
+fn an_edited_entry_shown_again_beside_its_correction_gets_a_place_of_its_own() {
+    let ws = Ws::init();
+    ws.ok(&["checkpoint", "--session-done", "alpha one; tested"]);
+    let original = ws.read("SESSIONS.md");
+    // corrected in place: the correction takes the original's place
+    ws.write(
+        "SESSIONS.md",
+        &original.replace("alpha one; tested", "alpha one, corrected; tested"),
+    );
+    ws.ok(&["status"]);
+    // then the original comes back beside it (a late save, a merge, a restored copy)
+    let now = ws.read("SESSIONS.md");
+    let at = now.find("\n## ").unwrap() + 1;
+    ws.write(
+        "SESSIONS.md",
+        &format!(
+            "{}## 2026-11-29\n完成：alpha one; tested\n\n{}",
+            &now[..at],
+            &now[at..]
+        ),
+    );
+    ws.ok(&["status"]);
+    let file = ws.read("SESSIONS.md");
+    assert!(
+        file.contains("alpha one; tested") && file.contains("alpha one, corrected"),
+        "{file}"
+    );
+    let doctor = ws.run(&["doctor"]);
+    assert!(doctor.status.success(), "{}", text(&doctor.stdout));
+}

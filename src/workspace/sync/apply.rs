@@ -231,6 +231,11 @@ impl Tx<'_> {
         note: &str,
     ) -> Result<()> {
         let from = rec.state;
+        if from == State::Replaced {
+            // its replacement took over its place (sequence number) when it was edited; shown
+            // again beside it, it needs a place of its own
+            rec.seq = self.store.next_seq()?;
+        }
         rec.state = item.state;
         rec.superseded_by = item.superseded_by.clone();
         rec.replaced_by = None;
