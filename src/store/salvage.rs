@@ -9,6 +9,7 @@ use redb::{
     ConcurrencyMode, Database, ReadableDatabase, ReadableTable, ReadableTableMetadata,
     TableDefinition,
 };
+use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::tables::{ENTRIES, EVENTS, REPORTS, SECTION_HISTORY, SECTIONS, encode, history_key};
@@ -291,55 +292,45 @@ impl WriteTx {
     }
 
     fn merge_events(&self, old: &[Event]) -> Result<usize> {
-        if old.is_empty() {
-            return Ok(0);
-        }
-        let last = old.iter().map(|e| e.seq).max().unwrap_or(0);
-        damage::guard(&self.path, || {
-            let mut t = self.txn.open_table(EVENTS).map_err(self.w())?;
-            let mut rebuilt: Vec<Event> = Vec::new();
-            for item in t.iter().map_err(self.w())? {
-                let (_, v) = item.map_err(self.w())?;
-                rebuilt.push(super::tables::decode_at(&self.path, v.value())?);
-            }
-            t.retain(|_, _| false).map_err(self.w())?;
-            for e in old {
-                t.insert(e.seq, encode(e)?.as_slice()).map_err(self.w())?;
-            }
-            let mut next = last;
-            for mut e in rebuilt {
-                next += 1;
-                e.seq = next;
-                t.insert(next, encode(&e)?.as_slice()).map_err(self.w())?;
-            }
-            self.set_meta("next_event", next)
-        })?;
-        Ok(old.len())
+        self.put_history_first(EVENTS, old, |e| e.seq, |e, n| e.seq = n, "next_event")
     }
 
     fn merge_reports(&self, old: &[Report]) -> Result<usize> {
+        self.put_history_first(REPORTS, old, |r| r.seq, |r, n| r.seq = n, "next_report")
+    }
+
+    /// Put `old` (the damaged store's log) back first in `table`, renumbering what the rebuild
+    /// already wrote after it; `next` is the meta key counting the table's sequence numbers.
+    fn put_history_first<T: Serialize + DeserializeOwned>(
+        &self,
+        table: TableDefinition<u64, &[u8]>,
+        old: &[T],
+        seq: fn(&T) -> u64,
+        set_seq: fn(&mut T, u64),
+        next: &str,
+    ) -> Result<usize> {
         if old.is_empty() {
             return Ok(0);
         }
-        let last = old.iter().map(|r| r.seq).max().unwrap_or(0);
+        let last = old.iter().map(seq).max().unwrap_or(0);
         damage::guard(&self.path, || {
-            let mut t = self.txn.open_table(REPORTS).map_err(self.w())?;
-            let mut rebuilt: Vec<Report> = Vec::new();
+            let mut t = self.txn.open_table(table).map_err(self.w())?;
+            let mut rebuilt: Vec<T> = Vec::new();
             for item in t.iter().map_err(self.w())? {
                 let (_, v) = item.map_err(self.w())?;
                 rebuilt.push(super::tables::decode_at(&self.path, v.value())?);
             }
             t.retain(|_, _| false).map_err(self.w())?;
-            for r in old {
-                t.insert(r.seq, encode(r)?.as_slice()).map_err(self.w())?;
+            for o in old {
+                t.insert(seq(o), encode(o)?.as_slice()).map_err(self.w())?;
             }
-            let mut next = last;
+            let mut n = last;
             for mut r in rebuilt {
-                next += 1;
-                r.seq = next;
-                t.insert(next, encode(&r)?.as_slice()).map_err(self.w())?;
+                n += 1;
+                set_seq(&mut r, n);
+                t.insert(n, encode(&r)?.as_slice()).map_err(self.w())?;
             }
-            self.set_meta("next_report", next)
+            self.set_meta(next, n)
         })?;
         Ok(old.len())
     }

@@ -252,19 +252,25 @@ impl Swapped {
             std::fs::remove_file(prev).map_err(|e| Error::io(prev, e))?;
             Undone::KeptTheirSave
         } else {
-            std::fs::create_dir_all(rescue_dir).map_err(|e| Error::io(rescue_dir, e))?;
-            let name = self
-                .path
-                .file_name()
-                .map_or("file".into(), |n| n.to_string_lossy().into_owned());
-            let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
-            let to = rescue_dir.join(format!("{name}.{stamp}"));
+            let to = rescue_path(rescue_dir, &self.path, None)?;
             std::fs::rename(prev, &to).map_err(|e| Error::io(&to, e))?;
             Undone::Rescued(to)
         };
         sync_dir(&self.path);
         Ok(outcome)
     }
+}
+
+/// A new path under `rescue_dir` (created if needed) for keeping a version of `file` that was
+/// taken out of it: `<name>[.<why>].<UTC time>`.
+pub fn rescue_path(rescue_dir: &Path, file: &Path, why: Option<&str>) -> Result<PathBuf> {
+    std::fs::create_dir_all(rescue_dir).map_err(|e| Error::io(rescue_dir, e))?;
+    let name = file
+        .file_name()
+        .map_or("file".into(), |n| n.to_string_lossy().into_owned());
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
+    let why = why.map(|w| format!(".{w}")).unwrap_or_default();
+    Ok(rescue_dir.join(format!("{name}{why}.{stamp}")))
 }
 
 fn sync_dir(path: &Path) {

@@ -244,6 +244,11 @@ impl Workspace {
         self.root.join(".trilogy")
     }
 
+    /// Where versions taken out of a file are kept for a person to look at, through the fence.
+    pub fn rescue_dir(&self) -> Result<PathBuf> {
+        self.inside(&self.state_dir().join("rescued"))
+    }
+
     pub fn index_dir(&self) -> PathBuf {
         self.state_dir().join("index")
     }
@@ -297,7 +302,7 @@ impl Workspace {
             let path = self.inside(&self.root.join(&self.config.boot_block_file))?;
             let block = boot_block(self.lang(), &self.config.memory_dir_name);
             self.ensure_state_dir()?;
-            let rescue_dir = self.inside(&self.state_dir().join("rescued"))?;
+            let rescue_dir = self.rescue_dir()?;
             let (outcome, rescued) = ensure_boot_block(&path, &block, &rescue_dir)?;
             out.boot_block = Some(outcome);
             out.rescued = rescued.map(|p| p.display().to_string());

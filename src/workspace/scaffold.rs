@@ -127,12 +127,7 @@ fn find_legacy(text: &str) -> Option<(usize, usize)> {
 
 /// Keep `removed` (taken out of `path`) under `rescue_dir`; returns where it went.
 fn rescue(rescue_dir: &Path, path: &Path, removed: &str) -> Result<std::path::PathBuf> {
-    std::fs::create_dir_all(rescue_dir).map_err(|e| Error::io(rescue_dir, e))?;
-    let name = path
-        .file_name()
-        .map_or("file".into(), |n| n.to_string_lossy().into_owned());
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
-    let to = rescue_dir.join(format!("{name}.legacy-block.{stamp}"));
+    let to = fsio::rescue_path(rescue_dir, path, Some("legacy-block"))?;
     fsio::write_atomic(&to, removed.as_bytes())?;
     Ok(to)
 }

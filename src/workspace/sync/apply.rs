@@ -84,20 +84,6 @@ impl Tx<'_> {
             // copy read before trilogy's write (a script's read-modify-write, `git stash` putting
             // back what it saved). An entry edited in place is the person's doing either way, and
             // so is a file exactly as git's index has it (a checkout or pull brought it).
-            let old_body: HashMap<&str, &str> = entries
-                .iter()
-                .map(|e| (e.id.as_str(), e.body.as_str()))
-                .collect();
-            let new_body: HashMap<&str, &str> = items
-                .iter()
-                .map(|i| (i.id.as_str(), i.body.as_str()))
-                .collect();
-            let is_edit = |old: &str, by: &Option<String>| {
-                by.as_deref().is_some_and(|new| {
-                    let (a, b) = (old_body.get(old), new_body.get(new));
-                    a.zip(b).is_some_and(|(a, b)| similar_text(a, b))
-                })
-            };
             let stale_copy = if !self.from_git.contains(&f) && self.recently_written(f)? {
                 let held: HashSet<&str> = theirs.iter().map(String::as_str).collect();
                 let newest = entries
@@ -110,9 +96,33 @@ impl Tx<'_> {
             } else {
                 None
             };
+            // which replacements are edits in place (only asked when a stale copy is possible)
+            let edited: HashSet<&str> = match stale_copy {
+                None => HashSet::new(),
+                Some(_) => {
+                    let old_body: HashMap<&str, &str> = entries
+                        .iter()
+                        .map(|e| (e.id.as_str(), e.body.as_str()))
+                        .collect();
+                    let new_body: HashMap<&str, &str> = items
+                        .iter()
+                        .map(|i| (i.id.as_str(), i.body.as_str()))
+                        .collect();
+                    left.iter()
+                        .filter(|(old, by)| {
+                            let new = by.as_deref().and_then(|n| new_body.get(n));
+                            old_body
+                                .get(old.as_str())
+                                .zip(new)
+                                .is_some_and(|(a, b)| similar_text(a, b))
+                        })
+                        .map(|(old, _)| old.as_str())
+                        .collect()
+                }
+            };
             let pending = self.pending.get(&f).copied();
             for (old, by) in &left {
-                let stale = stale_copy.filter(|_| !is_edit(old, by));
+                let stale = stale_copy.filter(|_| !edited.contains(old.as_str()));
                 let floor = [pending, stale].into_iter().flatten().min();
                 gone.push((old.clone(), by.clone(), floor));
             }
@@ -256,14 +266,10 @@ impl Tx<'_> {
     /// True when the version of `f` trilogy last wrote (or absorbed) is less than a second old:
     /// a save arriving now may come from a copy read before it.
     pub(super) fn recently_written(&self, f: FileKind) -> Result<bool> {
-        const WINDOW_NS: i128 = 1_000_000_000;
-        let Some(stamp) = self.store.stamp(f)? else {
-            return Ok(false);
-        };
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos() as i128);
-        Ok((now - stamp.mtime_ns).abs() <= WINDOW_NS)
+        Ok(self
+            .store
+            .stamp(f)?
+            .is_some_and(|s| super::fsio::modified_within(&s, 1_000_000_000)))
     }
 
     pub(super) fn apply_project(&mut self, doc: &Doc, fresh: bool) -> Result<()> {

@@ -10,7 +10,7 @@
 //! an older version of the file). After a grace period an unchanged displaced file is deleted.
 
 use std::os::unix::fs::MetadataExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::error::{Error, Result};
@@ -112,10 +112,8 @@ impl Tx<'_> {
             // PROJECT sections are edited in place: a late version cannot be merged entry by
             // entry, so it is kept whole for the person to look at
             _ => {
-                let rescue = self.ws.inside(&self.ws.state_dir().join("rescued"))?;
-                std::fs::create_dir_all(&rescue).map_err(|e| Error::io(&rescue, e))?;
-                let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
-                let to = rescue.join(format!("{}.late.{stamp}", f.file_name()));
+                let rescue = self.ws.rescue_dir()?;
+                let to = super::fsio::rescue_path(&rescue, Path::new(f.file_name()), Some("late"))?;
                 std::fs::copy(from, &to).map_err(|e| Error::io(&to, e))?;
                 self.report.absorbed.push(format!(
                     "{}: a save written after trilogy replaced the file was kept at {}",

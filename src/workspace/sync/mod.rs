@@ -272,9 +272,9 @@ impl<'w> Tx<'w> {
         }
         let mut changed_docs: Vec<(FileKind, Parsed)> = Vec::new();
         // while git rewrites the work tree the files are in flux: they are neither read nor
-        // written until it is done (entries recorded meanwhile are kept, see `pending`)
-        let git_busy = gitop::in_progress(&self.ws.root).is_some();
-        let files = if git_busy { &[] } else { files };
+        // written until it is done (entries recorded meanwhile are kept, see `pending`); git is
+        // asked only once a file needs reading, so an unchanged workspace pays nothing for it
+        let mut git_busy: Option<bool> = None;
         for &f in files {
             let path = self.ws.memory_file(f)?;
             let stamp = self.store.stamp(f)?;
@@ -284,6 +284,9 @@ impl<'w> Tx<'w> {
                 && fsio::stat_matches(&path, s, stamped_at)
             {
                 self.seen.insert(f, Some(s.sha1.clone()));
+                continue;
+            }
+            if *git_busy.get_or_insert_with(|| gitop::in_progress(&self.ws.root).is_some()) {
                 continue;
             }
             // someone else wrote the file: read it once they have stopped writing (a program may
@@ -377,7 +380,7 @@ impl<'w> Tx<'w> {
                 }
             }
         }
-        if fresh && !git_busy {
+        if fresh && git_busy != Some(true) {
             self.store.set_meta("absorbed_once", 1)?;
             self.changed = true;
         }
@@ -456,7 +459,7 @@ impl<'w> Tx<'w> {
             };
             plan.push((f, path, now, text));
         }
-        let rescue_dir = self.ws.inside(&self.ws.state_dir().join("rescued"))?;
+        let rescue_dir = self.ws.rescue_dir()?;
         let tmp_dir = self.ws.inside(&self.ws.state_dir().join("tmp"))?;
         // swap each changed file in; the bytes displaced must be the ones absorbed, else a
         // concurrent writer got in between: put everything back and start over
