@@ -199,8 +199,11 @@ fn both_sides_editing_one_section_conflict_only_there() {
         .replace("=======\ntheirs says this\n>>>>>>> theirs\n", "");
     ws.write("PROJECT.md", &resolved);
     ok(ws.root(), &["commit", "-qam", "merged"]);
-    // the first command after git is done writes what was recorded meanwhile
+    // reads leave the files to the next write; the first write after git is done writes what
+    // was recorded meanwhile
     ws.ok(&["status"]);
+    assert!(!ws.read("SESSIONS.md").contains("while conflicted"));
+    ws.ok(&["checkpoint", "--session-done", "after the merge; tested"]);
     assert!(ws.read("SESSIONS.md").contains("while conflicted"));
     assert_eq!(
         ws.json(&["read", "--section", "现状"])["text"],

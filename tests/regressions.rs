@@ -95,15 +95,22 @@ fn unclosed_fence_in_a_hand_entry_never_swallows_other_entries() {
         &s.replacen("# SESSIONS", "# SESSIONS log", 1),
     );
     ws.ok(&["status"]);
+    // kept where it was written, last, where its open fence hides nothing
     assert_eq!(
         headings(&ws.read("SESSIONS.md")),
-        ["2026-05-01", "2026-03-01"]
+        ["2026-03-01", "2026-05-01"]
     );
+    ws.ok(&["checkpoint", "--session-done", "above it; tested"]);
+    assert_eq!(
+        headings(&ws.read("SESSIONS.md")),
+        ["2026-11-29", "2026-03-01", "2026-05-01"]
+    );
+    assert!(ws.read("SESSIONS.md").ends_with("```\ncode not closed\n"));
     let before = ws.snapshot();
     std::fs::remove_dir_all(ws.root().join(".trilogy")).unwrap();
     ws.ok(&["status"]);
     assert_eq!(ws.snapshot(), before);
-    assert_eq!(ws.json(&["status"])["sessions_live"], 2);
+    assert_eq!(ws.json(&["status"])["sessions_live"], 3);
 }
 
 #[test]
@@ -121,7 +128,10 @@ fn pointer_count_follows_a_hand_edit_of_the_archive() {
     let a = ws.read("SESSIONS-archive.md");
     let cut = a.find("## 2026-01-01").unwrap();
     ws.write("SESSIONS-archive.md", a[..cut].trim_end());
+    // a read takes the edit in; the next write re-counts the pointer
     ws.ok(&["status"]);
+    assert!(ws.read("SESSIONS.md").contains("归档到 2 条"));
+    ws.ok(&["doctor", "--fix"]);
     assert!(
         ws.read("SESSIONS.md").contains("归档到 1 条"),
         "{}",

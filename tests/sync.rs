@@ -154,6 +154,8 @@ fn a_copy_read_before_trilogy_wrote_and_saved_after_removes_nothing() {
         };
         ws.write("SESSIONS.md", &saved);
         ws.ok(&["status"]);
+        assert!(ws.ok(&["read", "SESSIONS.md"]).contains(&tag));
+        ws.ok(&["doctor", "--fix"]);
         let file = ws.read("SESSIONS.md");
         assert!(file.contains(&tag), "{file}");
         assert!(!own || file.contains("the script's own entry"), "{file}");
@@ -268,8 +270,16 @@ fn deleted_memory_file_is_re_rendered() {
     let ws = seeded();
     let before = ws.read("SESSIONS.md");
     std::fs::remove_file(ws.path("SESSIONS.md")).unwrap();
-    ws.ok(&["status"]);
+    let status = ws.ok(&["status"]);
+    assert!(!ws.path("SESSIONS.md").exists(), "a read writes nothing");
+    assert!(status.contains("next write"), "{status}");
+    ws.ok(&["doctor", "--fix"]);
     assert_eq!(ws.read("SESSIONS.md"), before);
+    std::fs::remove_file(ws.path("SESSIONS.md")).unwrap();
+    ws.ok(&["checkpoint", "--session-done", "after the loss; tested"]);
+    let now = ws.read("SESSIONS.md");
+    assert_eq!(headings(&now).len(), headings(&before).len() + 1, "{now}");
+    assert!(now.contains("after the loss"));
 }
 
 #[test]
@@ -302,22 +312,21 @@ fn folder_in_the_original_formats_opens_keeps_content_and_is_stable() {
             );
         }
     }
-    let p = ws.read("PROJECT.md");
-    assert!(p.contains("## 这是什么\n\nA CLI that syncs dotfiles"));
-    assert!(p.contains("## 现状\n\nSync works"));
-    assert!(
-        p.contains("none yet"),
-        "legacy empty marker kept as written"
-    );
-    assert!(p.contains("## Custom section a person added\n\nKept as an unknown section."));
+    // opened as it is: not a byte changed by reading
+    for (name, bytes) in &first {
+        assert_eq!(
+            bytes,
+            &std::fs::read(fixture.join(name)).unwrap(),
+            "{name} as written"
+        );
+    }
     let s = ws.read("SESSIONS.md");
-    assert!(s.ends_with("> 更早的会话条目已归档到 3 条（见 `SESSIONS-archive.md`，不会自动注入，需要时用 `memory_read` 读取）。\n"));
     assert_eq!(s.matches("更早的会话条目已归档到").count(), 1);
     let a = headings(&ws.read("SESSIONS-archive.md"));
     assert_eq!(
         a,
-        ["2026-02-10 · 同步", "2026-02-01", "2026-01-10"],
-        "archive ordered newest first"
+        ["2026-02-01", "2026-01-10", "2026-02-10 · 同步"],
+        "archive in the order it was written"
     );
     let sessions = ws.json(&["read", "SESSIONS.md", "-n", "10"]);
     assert_eq!(
@@ -343,6 +352,18 @@ fn folder_in_the_original_formats_opens_keeps_content_and_is_stable() {
     assert!(ws.read("SESSIONS.md").contains(
         "Hand-written entry with a blank line after the heading\nand free prose, no labels at all."
     ));
+    // the first write renames the legacy headings, the bodies as written
+    let p = ws.read("PROJECT.md");
+    assert!(
+        p.contains("## 这是什么\n\nA CLI that syncs dotfiles"),
+        "{p}"
+    );
+    assert!(p.contains("## 现状\n\nSync works"));
+    assert!(
+        p.contains("none yet"),
+        "legacy empty marker kept as written"
+    );
+    assert!(p.contains("## Custom section a person added\n\nKept as an unknown section."));
 }
 
 #[test]
@@ -610,6 +631,8 @@ fn an_emptied_file_is_never_read_as_delete_everything() {
         .unwrap();
     let log_before = ws.ok(&["log", "-n", "1"]);
     ws.ok(&["status"]);
+    assert_eq!(ws.read("SESSIONS.md"), "", "a read writes nothing");
+    ws.ok(&["doctor", "--fix"]);
     assert_eq!(ws.read("SESSIONS.md"), s, "rendered again, nothing removed");
     assert_eq!(
         ws.ok(&["log", "-n", "1"]),

@@ -256,7 +256,7 @@ fn while_git_rewrites_the_tree_the_store_records_and_the_files_wait() {
     // git puts its version back and finishes
     std::fs::write(ws.path("SESSIONS.md"), &before).unwrap();
     std::fs::remove_dir(ws.root().join(".git/rebase-merge")).unwrap();
-    ws.ok(&["status"]);
+    ws.ok(&["doctor", "--fix"]);
     let file = ws.read("SESSIONS.md");
     assert!(
         file.contains("during the rebase") && file.contains("before the rebase"),

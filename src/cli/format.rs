@@ -135,13 +135,18 @@ pub fn status(s: &Status) -> String {
         s.root, s.store, s.lang
     );
     for f in &s.files {
+        let owed = if f.write_owed {
+            "  (the store has more: the next write, or doctor --fix, writes it)"
+        } else {
+            ""
+        };
         if f.exists {
             out.push_str(&format!(
-                "{:<22} {:>8} bytes  {:>6} entries\n",
+                "{:<22} {:>8} bytes  {:>6} entries{owed}\n",
                 f.file, f.bytes, f.entries
             ));
         } else {
-            out.push_str(&format!("{:<22} (absent)\n", f.file));
+            out.push_str(&format!("{:<22} (absent){owed}\n", f.file));
         }
     }
     let filled = s.sections.iter().filter(|x| !x.empty).count();
@@ -173,6 +178,12 @@ pub fn status(s: &Status) -> String {
     }
     for b in &s.unparseable {
         out.push_str(&format!("\nNOT PARSED: {b}\n"));
+    }
+    for b in &s.unclosed {
+        out.push_str(&format!(
+            "\nUNCLOSED FENCE: {}:{}: {}; the file still reads and records\n",
+            b.path, b.line, b.reason
+        ));
     }
     for x in &s.secrets {
         out.push_str(&format!("\nSECRET: {x}: {}\n", crate::ops::secrets::ACTION));

@@ -54,6 +54,19 @@ impl SearchIndex {
             }
         }
         keys.reverse();
+        if wm == 0 {
+            // a build from scratch: every file's prose, including any set before the store
+            // noted prose changes
+            for f in crate::model::FileKind::ALL {
+                let k = format!("p:{}", f.file_name());
+                let has_prose = r
+                    .preamble(f)?
+                    .is_some_and(|p| !crate::markdown::prose(&p).is_empty());
+                if has_prose && seen.insert(k.clone()) {
+                    keys.push(k);
+                }
+            }
+        }
         Ok((rebuild, target, keys))
     }
 

@@ -12,7 +12,7 @@ use chrono::NaiveDate;
 /// What is searchable: an entry in a file, or a PROJECT section.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchDoc {
-    /// `e:<id>` or `s:<section key>`.
+    /// `e:<id>`, `s:<section key>` or `p:<file name>` (a file's prose).
     pub key: String,
     pub kind: &'static str,
     pub file: &'static str,
@@ -62,6 +62,25 @@ impl SearchDoc {
         })
     }
 
+    /// The prose a person wrote above a file's entries (all of a file written without
+    /// headings): searchable like an entry of that file.
+    pub(super) fn of_prose(f: FileKind, preamble: &str) -> Option<SearchDoc> {
+        let prose = crate::markdown::prose(preamble);
+        if prose.is_empty() || crate::secrets::find(&prose).is_some() {
+            return None;
+        }
+        Some(SearchDoc {
+            key: format!("p:{}", f.file_name()),
+            kind: "prose",
+            file: f.file_name(),
+            area: String::new(),
+            state: State::Live.as_str(),
+            date: None,
+            heading: f.file_name().to_string(),
+            body: prose,
+        })
+    }
+
     pub(super) fn of_section(s: &SectionRecord) -> Option<SearchDoc> {
         (!s.removed && crate::secrets::in_section(s).is_none()).then(|| SearchDoc {
             key: format!("s:{}", s.key),
@@ -87,6 +106,11 @@ pub(super) fn load(
     }
     if let Some(k) = key.strip_prefix("s:") {
         return Ok(sections.get(k).and_then(SearchDoc::of_section));
+    }
+    if let Some(name) = key.strip_prefix("p:")
+        && let Some(f) = FileKind::from_name(name)
+    {
+        return Ok(r.preamble(f)?.and_then(|p| SearchDoc::of_prose(f, &p)));
     }
     Ok(None)
 }

@@ -41,7 +41,7 @@ pub use tokenizer::{MemoryTokenizer, is_cjk, tokens};
 
 /// Bump when the schema, the tokenizer or what is indexed changes: older indexes are rebuilt.
 /// 2: entries holding a credential are left out; areas are indexed composed (NFC).
-const SCHEMA_VERSION: u64 = 2;
+const SCHEMA_VERSION: u64 = 3;
 const TOKENIZER: &str = "memory";
 /// Heading matches count more than body matches.
 const HEADING_BOOST: f32 = 2.5;

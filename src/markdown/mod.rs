@@ -8,11 +8,13 @@
 //!
 //! This module is pure: no I/O, no store, no clock.
 
+mod layout;
 mod merge;
 mod parse;
 
+pub use layout::{Layout, Piece, Unit, text_hash};
 pub use merge::{MergeOutcome, merge_entries, merge_sections};
-pub use parse::{ParseError, Parsed, is_pointer_line, parse, parse_bytes};
+pub use parse::{ParseError, Parsed, Region, Shape, Unclosed, is_pointer_line, parse, parse_bytes};
 
 /// One `## ` block: the heading text and the lines below it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -74,6 +76,20 @@ pub fn render(doc: &Doc, trailer: Option<&str>) -> String {
     }
     out.push('\n');
     out
+}
+
+/// What a person wrote in a file's preamble: its text without the `# ` title and the
+/// blockquoted contract lines templates put there (trilogy's and the original plugin's alike),
+/// blank lines at either end trimmed.
+pub fn prose(preamble: &str) -> String {
+    let kept: Vec<&str> = preamble
+        .lines()
+        .filter(|l| {
+            let t = l.trim_start();
+            !(t.starts_with("# ") || t == "#" || t.starts_with('>'))
+        })
+        .collect();
+    crate::model::trim_blank_lines(&kept.join("\n")).to_string()
 }
 
 /// Normalise line endings to LF (CRLF and lone CR).
@@ -179,6 +195,17 @@ mod tests {
             render(&doc, Some("> p")),
             "# T\n\n> c\n\n## a\nx\n\n## b\n\n> p\n"
         );
+    }
+
+    #[test]
+    fn prose_is_the_preamble_without_title_and_contract() {
+        assert_eq!(
+            prose(
+                "# PROJECT\n\n> edit in place\n>\nIMPORTANT: never run migrations on prod\n\nmore"
+            ),
+            "IMPORTANT: never run migrations on prod\n\nmore"
+        );
+        assert_eq!(prose("# SESSIONS\n\n> append only"), "");
     }
 
     #[test]

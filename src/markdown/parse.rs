@@ -23,9 +23,67 @@ pub struct Parsed {
     pub lines: Vec<usize>,
     /// Archive pointer lines that were taken out (when asked to strip them).
     pub stripped: Vec<String>,
+    /// How the bytes sit around the blocks, so the file can be written back as it was.
+    pub shape: Shape,
+    /// A fence (or HTML block) that is never closed and so runs to the end of the file,
+    /// hiding the `## ` lines below it inside the block that opened it.
+    pub unclosed: Option<Unclosed>,
+}
+
+/// The text of a file around its parsed blocks: the head (everything above the first block)
+/// and each block, as written, with the whitespace that follows it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Shape {
+    /// The file starts with a byte-order mark.
+    pub bom: bool,
+    /// Every line ends with CRLF.
+    pub crlf: bool,
+    /// The head, then one region per block.
+    pub regions: Vec<Region>,
+}
+
+/// One stretch of a file: its text as written when that differs from how the parsed block
+/// (or preamble) renders, and the whitespace after it up to the next block (for the last
+/// region: to the end of the file, archive pointer included).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Region {
+    pub raw: Option<String>,
+    pub gap: String,
+    /// The region holds an unclosed fence: it swallows whatever follows it.
+    pub open_end: bool,
+}
+
+/// An unclosed fence: the 1-based line it opens on and how many `## ` lines it hides.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unclosed {
+    pub line: usize,
+    pub what: &'static str,
+    pub hidden: usize,
+}
+
+impl std::fmt::Display for Unclosed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "this {} is never closed, so the {} `## ` heading(s) below it are read as its text; close it to make them entries again",
+            self.what, self.hidden
+        )
+    }
 }
 
 impl Parsed {
+    /// The unclosed fence as an error, for a reader that must not let one hide headings (the
+    /// merge driver, which moves entries around).
+    pub fn require_closed(&self) -> Result<(), ParseError> {
+        match &self.unclosed {
+            None => Ok(()),
+            Some(u) => Err(ParseError {
+                line: u.line,
+                reason: u.to_string(),
+            }),
+        }
+    }
+
     /// The archived-entry count an original-style pointer line states (`… 12 条…`).
     pub fn pointer_count(&self) -> Option<u64> {
         self.stripped.iter().find_map(|line| {
@@ -57,11 +115,14 @@ pub fn parse_bytes(bytes: &[u8], strip_pointer: bool) -> Result<Parsed, ParseErr
 /// Parse text into a doc. With `strip_pointer`, archive pointer lines (outside code) are taken
 /// out wherever they are, so they never travel with an entry.
 pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
+    let crlf = text.contains("\r\n") && text.matches('\n').count() == text.matches("\r\n").count();
+    let bom = text.starts_with('\u{feff}');
     let text = normalize_newlines(text);
     let text = text.trim_start_matches('\u{feff}');
     let arena = Arena::new();
     let opts = Options::default();
     let root = parse_document(&arena, text, &opts);
+    let lines: Vec<&str> = text.split('\n').collect();
 
     let mut starts: Vec<usize> = Vec::new();
     let mut code_lines: Vec<(usize, usize)> = Vec::new();
@@ -75,7 +136,11 @@ pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
                 let top_level = node
                     .parent()
                     .is_some_and(|p| matches!(p.data.borrow().value, NodeValue::Document));
-                if top_level {
+                // as the original reads it: `##` at column 0; an indented one is body text
+                let column_zero = lines
+                    .get(start.line - 1)
+                    .is_some_and(|l| l.starts_with("##"));
+                if top_level && column_zero {
                     starts.push(start.line);
                 }
             }
@@ -104,8 +169,6 @@ pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
         }
     }
     let in_code = |line: usize| code_lines.iter().any(|(s, e)| line >= *s && line <= *e);
-
-    let lines: Vec<&str> = text.split('\n').collect();
     for (i, line) in lines.iter().enumerate() {
         let n = i + 1;
         if (line.starts_with("<<<<<<<") || line.starts_with(">>>>>>>")) && !in_code(n) {
@@ -116,21 +179,21 @@ pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
         }
     }
 
-    for (from, to, what) in &unclosed {
-        let swallowed = lines
+    // an unclosed fence runs to the end of the file as text of the block that opened it (the
+    // original plugin read it the same way): the file still reads, and says what it hides
+    let unclosed = unclosed.iter().find_map(|(from, to, what)| {
+        let hidden = lines
             .iter()
             .take(*to)
             .skip(*from)
-            .any(|l| l.starts_with("## "));
-        if swallowed {
-            return Err(ParseError {
-                line: *from,
-                reason: format!(
-                    "this {what} is never closed, so the `## ` headings below it are read as its text; close it (or delete it)"
-                ),
-            });
-        }
-    }
+            .filter(|l| l.starts_with("## "))
+            .count();
+        (hidden > 0).then_some(Unclosed {
+            line: *from,
+            what,
+            hidden,
+        })
+    });
 
     let mut stripped = Vec::new();
     let keep = |i: usize, stripped: &mut Vec<String>| -> bool {
@@ -168,11 +231,90 @@ pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
         let body = join(idx + 1, end, &mut stripped);
         blocks.push(Block { heading, body });
     }
+    let doc = Doc { preamble, blocks };
+    let shape = shape_of(
+        text,
+        &lines,
+        &starts,
+        &doc,
+        strip_pointer,
+        &in_code,
+        bom,
+        crlf,
+        unclosed.as_ref(),
+    );
     Ok(Parsed {
-        doc: Doc { preamble, blocks },
+        doc,
         lines: starts,
         stripped,
+        shape,
+        unclosed,
     })
+}
+
+/// The regions of `text` (head, then one per block starting at `starts`), each split into the
+/// text up to its last non-blank line and the whitespace after it; trailing archive pointer
+/// lines of the last region go with its whitespace, since the pointer follows the last block.
+#[allow(clippy::too_many_arguments)]
+fn shape_of(
+    text: &str,
+    lines: &[&str],
+    starts: &[usize],
+    doc: &Doc,
+    strip_pointer: bool,
+    in_code: &dyn Fn(usize) -> bool,
+    bom: bool,
+    crlf: bool,
+    unclosed: Option<&Unclosed>,
+) -> Shape {
+    let mut offsets = Vec::with_capacity(lines.len() + 1);
+    let mut at = 0;
+    for l in lines {
+        offsets.push(at.min(text.len()));
+        at += l.len() + 1;
+    }
+    offsets.push(text.len());
+    // region k covers lines [bounds[k], bounds[k + 1]) (0-based)
+    let mut bounds = vec![0];
+    bounds.extend(starts.iter().map(|l| l - 1));
+    bounds.push(lines.len());
+    let n = bounds.len() - 1;
+    let mut regions = Vec::with_capacity(n);
+    for k in 0..n {
+        let (a, b) = (bounds[k], bounds[k + 1]);
+        let region = &text[offsets[a]..offsets[b]];
+        let mut end = region.trim_end().len();
+        if strip_pointer && k == n - 1 {
+            loop {
+                let content = &region[..end];
+                let line_start = content.rfind('\n').map_or(0, |i| i + 1);
+                let line_no = a + content[..line_start].matches('\n').count() + 1;
+                if end > 0 && is_pointer_line(&content[line_start..]) && !in_code(line_no) {
+                    end = content[..line_start].trim_end().len();
+                } else {
+                    break;
+                }
+            }
+        }
+        let content = &region[..end];
+        let canonical = if k == 0 {
+            doc.preamble.clone()
+        } else {
+            let b = &doc.blocks[k - 1];
+            if b.body.is_empty() {
+                format!("## {}", b.heading)
+            } else {
+                format!("## {}\n{}", b.heading, b.body)
+            }
+        };
+        let open_end = unclosed.is_some_and(|u| u.line > a && u.line <= b);
+        regions.push(Region {
+            raw: (content != canonical).then(|| content.to_string()),
+            gap: region[end..].to_string(),
+            open_end,
+        });
+    }
+    Shape { bom, crlf, regions }
 }
 
 /// The archive pointer line, in any of the forms trilogy or the original plugin wrote:
@@ -245,13 +387,25 @@ mod tests {
     }
 
     #[test]
-    fn unclosed_fence_swallowing_headings_is_an_error() {
-        let e = parse("# S\n\n```\nopen\n\n## 2026-01-02\nx\n", false).unwrap_err();
-        assert_eq!(e.line, 3);
-        let e = parse("## a\n<!-- never closed\n\n## b\n", false).unwrap_err();
-        assert_eq!(e.line, 2);
-        // at the very end nothing is swallowed: fine
-        assert!(parse("## a\n```\nopen", false).is_ok());
+    fn an_unclosed_fence_runs_to_the_end_and_is_named() {
+        let p = parse("# S\n\n```\nopen\n\n## 2026-01-02\nx\n", false).unwrap();
+        assert_eq!(p.doc.blocks.len(), 0);
+        let u = p.unclosed.as_ref().unwrap();
+        assert_eq!((u.line, u.hidden), (3, 1));
+        assert_eq!(p.require_closed().unwrap_err().line, 3);
+        let p = parse("## a\n<!-- never closed\n\n## b\n", false).unwrap();
+        assert_eq!(p.doc.blocks.len(), 1);
+        assert_eq!(p.unclosed.unwrap().line, 2);
+        // at the very end nothing is swallowed: nothing to say
+        assert!(parse("## a\n```\nopen", false).unwrap().unclosed.is_none());
+    }
+
+    #[test]
+    fn an_indented_heading_is_body_text() {
+        let p = parse("## a\n  ## b\n##  c\n", false).unwrap();
+        let heads: Vec<&str> = p.doc.blocks.iter().map(|b| b.heading.as_str()).collect();
+        assert_eq!(heads, ["a", "c"]);
+        assert_eq!(p.doc.blocks[0].body, "  ## b");
     }
 
     #[test]

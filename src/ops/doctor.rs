@@ -364,6 +364,15 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
                 "run doctor --fix: it renders the file again",
             )),
             Some(bytes) if bytes == want.as_bytes() => {}
+            Some(_) if r.meta(&crate::workspace::pending_key(f))? > 0 => out.push(finding(
+                Level::Ok,
+                "files",
+                format!(
+                    "{} is read; the store's version of it (a renamed heading, an entry recorded while git was busy) is written by the next command that records something",
+                    path.display()
+                ),
+                "nothing, or run doctor --fix to write it now",
+            )),
             Some(bytes) => match markdown::parse_bytes(
                 &bytes,
                 matches!(f, FileKind::Sessions | FileKind::Archive),
@@ -385,6 +394,14 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
                 )),
             },
         }
+    }
+    for b in super::query::unclosed_fences(ws)? {
+        out.push(finding(
+            Level::Warn,
+            "files",
+            format!("{}:{}: {}", b.path, b.line, b.reason),
+            "close the fence (or delete its opening line); the file reads and records meanwhile",
+        ));
     }
     // the search index
     let dir = ws.index_dir();

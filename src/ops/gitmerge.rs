@@ -27,11 +27,13 @@ pub struct MergeReport {
 
 fn read_doc(path: &Path, strip: bool) -> Result<(Doc, Vec<String>)> {
     let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-    let p = markdown::parse_bytes(&bytes, strip).map_err(|e| Error::Unparseable {
-        path: path.to_path_buf(),
-        line: e.line,
-        reason: e.reason,
-    })?;
+    let p = markdown::parse_bytes(&bytes, strip)
+        .and_then(|p| p.require_closed().map(|()| p))
+        .map_err(|e| Error::Unparseable {
+            path: path.to_path_buf(),
+            line: e.line,
+            reason: e.reason,
+        })?;
     Ok((p.doc, p.stripped))
 }
 
@@ -73,7 +75,7 @@ pub fn merge_driver(base: &Path, ours: &Path, theirs: &Path, name: &str) -> Resu
     let pointer = o_ptr.into_iter().chain(t_ptr).find(|l| is_pointer_line(l));
     let text = markdown::render(&outcome.doc, pointer.as_deref());
     if outcome.conflicts == 0
-        && let Err(e) = markdown::parse(&text, strip)
+        && let Err(e) = markdown::parse(&text, strip).and_then(|p| p.require_closed())
     {
         // a merge that would not read back is not written: git's line merge takes over
         return Err(Error::Unparseable {

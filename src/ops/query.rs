@@ -174,6 +174,9 @@ pub struct FileStatus {
     pub exists: bool,
     pub bytes: u64,
     pub entries: u64,
+    /// The store holds what the file does not show yet (it was deleted, a git operation held
+    /// it, a legacy heading was renamed): the next command that records something writes it.
+    pub write_owed: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -202,6 +205,9 @@ pub struct Status {
     pub area_line: String,
     pub open_reports: Vec<Report>,
     pub unparseable: Vec<Broken>,
+    /// Fences never closed: the file reads and records, but the `## ` lines below the fence
+    /// are text of the entry that opened it.
+    pub unclosed: Vec<Broken>,
     /// Credentials written into the files by hand.
     pub secrets: Vec<super::secrets::Sighting>,
     /// Memory files git left unmerged (its merge driver did not run): `trilogy resolve`.
@@ -221,6 +227,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
                 path: path.display().to_string(),
                 exists: meta.is_some(),
                 bytes: meta.map_or(0, |m| m.len()),
+                write_owed: r.meta(&crate::workspace::pending_key(f))? > 0,
                 entries: match f {
                     FileKind::Project => r.sections()?.iter().filter(|s| !s.removed).count() as u64,
                     _ => r.file_count(f)?,
@@ -246,10 +253,10 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             memory_dir: ws.memory_dir().display().to_string(),
             store: ws.store_path().display().to_string(),
             lang: ws.lang().as_str(),
-            project_empty: sections
-                .iter()
-                .filter(|s| crate::model::section_slot(&s.heading).is_some())
-                .all(|s| s.empty),
+            project_empty: super::inject::project_is_empty(
+                &r.sections()?,
+                &crate::markdown::prose(&r.preamble(FileKind::Project)?.unwrap_or_default()),
+            ),
             sections,
             files,
             sessions_live: r.file_count(FileKind::Sessions)?,
@@ -260,6 +267,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             area_line: String::new(),
             open_reports: r.reports()?.into_iter().filter(|x| x.open).collect(),
             unparseable: Vec::new(),
+            unclosed: Vec::new(),
             secrets: super::secrets::in_files(r, ws.lang())?,
             unmerged: Vec::new(),
             last_event: r.events(1)?.into_iter().next(),
@@ -267,6 +275,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
     })?;
     let mut status = out.value;
     status.unparseable = out.report.unparseable;
+    status.unclosed = unclosed_fences(ws)?;
     status.unmerged = super::gitmerge::unmerged(ws);
     status.area_line = area_line(&status.areas, ws.lang());
     Ok(status)
@@ -371,4 +380,35 @@ pub(crate) fn find_section(
                 section_names_help()
             ))
         })
+}
+
+/// Largest archive that `status` and `doctor` read to look for an unclosed fence (the live
+/// files are always read).
+const FENCE_SCAN_LIMIT: u64 = 4 << 20;
+
+/// Unclosed fences in the memory files, with the line each opens on.
+pub fn unclosed_fences(ws: &Workspace) -> Result<Vec<Broken>> {
+    let mut out = Vec::new();
+    for f in FileKind::ALL {
+        let path = ws.memory_file(f)?;
+        let small = std::fs::metadata(&path).is_ok_and(|m| m.len() <= FENCE_SCAN_LIMIT);
+        if f == FileKind::Archive && !small {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        let strip = matches!(f, FileKind::Sessions | FileKind::Archive);
+        if let Ok(p) = crate::markdown::parse_bytes(&bytes, strip)
+            && let Some(u) = p.unclosed
+        {
+            out.push(Broken {
+                file: f,
+                path: path.display().to_string(),
+                line: u.line,
+                reason: u.to_string(),
+            });
+        }
+    }
+    Ok(out)
 }

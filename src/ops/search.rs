@@ -39,10 +39,10 @@ pub fn prepare(mut q: SearchQuery) -> Result<SearchQuery> {
         )));
     }
     if let Some(k) = &q.kind
-        && !["session", "decision", "section"].contains(&k.as_str())
+        && !["session", "decision", "section", "prose"].contains(&k.as_str())
     {
         return Err(Error::bad_input(format!(
-            "kind `{k}`: use session, decision or section"
+            "kind `{k}`: use session, decision, section or prose"
         )));
     }
     // areas are compared composed (NFC), as they are recorded

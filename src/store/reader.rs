@@ -119,6 +119,14 @@ pub trait Reader {
         self.raw_preamble(file.file_name())
     }
 
+    /// How `file` was laid out when last read or written, when that is not the canonical
+    /// rendering (see [`crate::markdown::Layout`]).
+    fn layout(&self, file: FileKind) -> Result<Option<crate::markdown::Layout>> {
+        self.raw_get(BytesTable::Files, &super::tables::layout_key(file))?
+            .map(|b| decode_at(self.path(), &b))
+            .transpose()
+    }
+
     fn stamp(&self, file: FileKind) -> Result<Option<FileStamp>> {
         self.raw_get(BytesTable::Files, file.file_name())?
             .map(|b| decode_at(self.path(), &b))

@@ -51,6 +51,11 @@ pub(super) fn live_decision(rec: &EntryRecord) -> bool {
     rec.file() == Some(FileKind::Decisions) && rec.state == crate::model::State::Live
 }
 
+/// Key in `files` of a file's layout.
+pub(super) fn layout_key(file: FileKind) -> String {
+    format!("layout:{}", file.file_name())
+}
+
 pub(super) fn count_key(file: FileKind) -> String {
     format!("count:{}", file.code())
 }

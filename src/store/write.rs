@@ -149,6 +149,30 @@ impl WriteTx {
             let mut t = self.txn.open_table(PREAMBLES).map_err(self.w())?;
             t.insert(file.file_name(), text).map_err(self.w())?;
             Ok(())
+        })?;
+        // the prose in it is searchable
+        self.note_change(&format!("p:{}", file.file_name()))
+    }
+
+    /// Record how `file` is laid out (`None`: canonically).
+    pub fn set_layout(
+        &self,
+        file: FileKind,
+        layout: Option<&crate::markdown::Layout>,
+    ) -> Result<()> {
+        damage::guard(&self.path, || {
+            let key = super::tables::layout_key(file);
+            let mut t = self.txn.open_table(FILES).map_err(self.w())?;
+            match layout {
+                Some(l) => {
+                    let bytes = encode(l)?;
+                    t.insert(key.as_str(), bytes.as_slice()).map_err(self.w())?;
+                }
+                None => {
+                    t.remove(key.as_str()).map_err(self.w())?;
+                }
+            }
+            Ok(())
         })
     }
 

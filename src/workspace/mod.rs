@@ -28,7 +28,8 @@ pub use scaffold::{
     template,
 };
 pub use sync::{
-    Broken, SyncReport, Tx, Written, crash_point, entry_block, pointer_line, render_file,
+    Broken, SyncReport, Tx, Written, crash_point, entry_block, pending_key, pointer_line,
+    render_file,
 };
 
 /// Where "now" comes from; tests and the demo pin the date.
@@ -408,18 +409,12 @@ impl Workspace {
         if found == Match::Settle {
             // the files are as written; record stamps that can now be trusted, so later reads
             // need no hashing (best effort: a read-only root still reads)
-            let _ = self.write("cli", |_| Ok(()));
+            let _ = self.write_mode("cli", false, |_| Ok(()));
             let rtx = store.read()?;
             return f(&rtx).map(clean);
         }
-        let synced = match self.write("cli", |_| Ok(())) {
-            Ok(s) => s,
-            // a memory folder that cannot be written still reads: the store takes the edit
-            Err(e) if e.kind() == crate::error::ErrorKind::Io => {
-                self.write_mode("cli", false, |_| Ok(()))?
-            }
-            Err(e) => return Err(e),
-        };
+        // a read never writes a memory file: the store takes what changed in them
+        let synced = self.write_mode("cli", false, |_| Ok(()))?;
         let rtx = store.read()?;
         Ok(Written {
             value: f(&rtx)?,

@@ -535,7 +535,7 @@ fn edit_section(
     }
     let order = match &current {
         Some(c) => c.order,
-        None => sections.iter().map(|s| s.order + 1).max().unwrap_or(0),
+        None => canonical_place(tx, &sections, &key)?,
     };
     let rec = SectionRecord {
         key: key.clone(),
@@ -554,6 +554,30 @@ fn edit_section(
     out.written.push(format!("PROJECT.md: {heading}"));
     out.dropped_lines.extend(dropped);
     Ok(())
+}
+
+/// Where a section the file lacks goes: one of the five fixed sections before the first fixed
+/// section that comes after it (those from there on move down one place), anything else last.
+fn canonical_place(tx: &mut Tx, sections: &[SectionRecord], key: &str) -> Result<u32> {
+    let slot = |k: &str| k.parse::<u32>().ok();
+    let end = sections.iter().map(|s| s.order + 1).max().unwrap_or(0);
+    let Some(k) = slot(key) else {
+        return Ok(end);
+    };
+    let next = sections
+        .iter()
+        .filter(|s| !s.removed && slot(&s.key).is_some_and(|t| t > k))
+        .map(|s| s.order)
+        .min();
+    let Some(at) = next else {
+        return Ok(end);
+    };
+    for s in sections.iter().filter(|s| s.order >= at) {
+        let mut moved = s.clone();
+        moved.order += 1;
+        tx.put_section(&moved)?;
+    }
+    Ok(at)
 }
 
 /// Move the oldest live sessions past `cap` into the archive.

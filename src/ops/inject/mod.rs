@@ -15,8 +15,7 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::error::Result;
 use crate::model::{
-    Dropped, EntryRecord, FileKind, Lang, SectionRecord, State, is_empty_body, section_slot,
-    sha1_hex,
+    Dropped, EntryRecord, FileKind, Lang, SectionRecord, State, is_empty_body, sha1_hex,
 };
 use crate::secrets::{in_entry, in_section};
 use crate::store::Reader;
@@ -98,6 +97,13 @@ pub struct Block {
     pub stale: Option<Staleness>,
 }
 
+/// True while PROJECT.md holds nothing but its template: every section says `暂无` / `none yet`
+/// (or nothing) and no prose stands above them. A file with only custom sections, or only prose,
+/// is filled in.
+pub fn project_is_empty(sections: &[SectionRecord], prose: &str) -> bool {
+    prose.trim().is_empty() && sections.iter().all(|s| s.removed || is_empty_body(&s.body))
+}
+
 /// PROJECT.md lagging behind the logs.
 #[derive(Debug, Clone, Serialize)]
 pub struct Staleness {
@@ -144,6 +150,7 @@ fn cut_to(text: &str, room: usize) -> &str {
 struct Parts<'a> {
     t: &'a Texts,
     sections: Vec<(String, String, bool)>,
+    decisions_prose: Option<String>,
     decisions: Vec<&'a EntryRecord>,
 }
 
@@ -192,22 +199,30 @@ pub fn assemble(
     let per_section = (project_share / 5).max(400);
     let mut cut_names = Vec::new();
     let mut capped: Vec<(String, String, bool)> = Vec::new();
-    for s in &sections {
-        let whole = section_text(s);
+    // text a person wrote above the sections (or a PROJECT.md with no sections at all) is
+    // project memory too: it goes first, under the same cap as a section
+    let project_prose = crate::markdown::prose(&r.preamble(FileKind::Project)?.unwrap_or_default());
+    let prose_part = (!project_prose.is_empty() && crate::secrets::find(&project_prose).is_none())
+        .then(|| (String::new(), project_prose.clone()));
+    let parts_of = sections
+        .iter()
+        .map(|s| (s.heading.clone(), section_text(s)));
+    for (heading, whole) in prose_part.into_iter().chain(parts_of) {
         if whole.len() <= per_section {
-            capped.push((s.heading.clone(), whole, false));
+            capped.push((heading, whole, false));
             continue;
         }
         let marker = t.section_cut(per_section.div_ceil(1024));
         let room = per_section.saturating_sub(marker.len() + 2).max(200);
         let kept = cut_to(&whole, room);
-        capped.push((s.heading.clone(), format!("{kept}\n\n{marker}"), true));
-        cut_names.push(s.heading.clone());
+        capped.push((heading.clone(), format!("{kept}\n\n{marker}"), true));
+        cut_names.push(if heading.is_empty() {
+            "PROJECT.md".to_string()
+        } else {
+            heading
+        });
     }
-    let project_empty = sections
-        .iter()
-        .filter(|s| section_slot(&s.heading).is_some())
-        .all(|s| is_empty_body(&s.body));
+    let project_empty = project_is_empty(&sections, &project_prose);
 
     // DECISIONS: live ones, newest first, whole entries within the share; the scan stops at
     // the first one that does not fit (the live count comes from a counter)
@@ -215,6 +230,17 @@ pub fn assemble(
     let mut kept_decisions: Vec<EntryRecord> = Vec::new();
     let mut first_left_out: Option<String> = None;
     let mut used = 0;
+    // prose a person wrote in DECISIONS.md (a file of reasons written as text) comes first,
+    // when it fits the share
+    let decisions_prose =
+        crate::markdown::prose(&r.preamble(FileKind::Decisions)?.unwrap_or_default());
+    let decisions_prose = (!decisions_prose.is_empty()
+        && crate::secrets::find(&decisions_prose).is_none()
+        && decisions_prose.len() <= decisions_share)
+        .then_some(decisions_prose);
+    if let Some(p) = &decisions_prose {
+        used += p.len() + 2;
+    }
     r.scan_file(FileKind::Decisions, 0, &mut |d| {
         if d.state != State::Live || in_entry(&d).is_some() {
             return Ok(true);
@@ -238,6 +264,7 @@ pub fn assemble(
     let parts = Parts {
         t,
         sections: capped,
+        decisions_prose,
         decisions: kept_decisions.iter().collect(),
     };
     let wanted = config.session_entries_injected as usize;
@@ -476,11 +503,18 @@ impl Ctx<'_> {
             if !project.is_empty() {
                 blocks.push(format!("{}\n{}", t.project_title, project));
             }
-            if !decisions.is_empty() {
+            let decision_parts: Vec<String> = parts
+                .decisions_prose
+                .iter()
+                .filter(|_| with_decisions)
+                .cloned()
+                .chain((!decisions.is_empty()).then(|| entries_text(decisions)))
+                .collect();
+            if !decision_parts.is_empty() {
                 blocks.push(format!(
                     "{}\n{}",
                     t.decisions_title,
-                    entries_text(decisions)
+                    decision_parts.join("\n\n")
                 ));
             }
             if !sessions.is_empty() {

@@ -141,7 +141,9 @@ impl Texts {
         match self.lang {
             Lang::Zh => format!(
                 "本次注入：PROJECT.md {} · DECISIONS.md {}/{} 条 · SESSIONS.md {}/{} 条 · 共 {} 字节，约 {} tokens（预算 {} 字节{cap}）",
-                if l.project_whole {
+                if l.project_bytes_shown == 0 {
+                    "空".to_string()
+                } else if l.project_whole {
                     "全文".to_string()
                 } else {
                     format!("{}（有删节）", kb(l.project_bytes_shown as u64))
@@ -156,7 +158,9 @@ impl Texts {
             ),
             Lang::En => format!(
                 "Injected: PROJECT.md {} · DECISIONS.md {}/{} · SESSIONS.md {}/{} · {} bytes, about {} tokens (budget {} bytes{cap})",
-                if l.project_whole {
+                if l.project_bytes_shown == 0 {
+                    "empty".to_string()
+                } else if l.project_whole {
                     "whole".to_string()
                 } else {
                     format!("{} (cut)", kb(l.project_bytes_shown as u64))

@@ -14,7 +14,7 @@ use crate::model::{
 };
 use crate::store::Reader;
 
-use super::Tx;
+use super::{Tx, render};
 
 impl Tx<'_> {
     pub(super) fn apply_docs(
@@ -30,6 +30,8 @@ impl Tx<'_> {
             FileKind::Project => 3,
         });
         let mut present: Vec<(FileKind, Item)> = Vec::new();
+        // how each file is laid out: its shape, and per unit (key, text read, store's text)
+        let mut shapes: Vec<(FileKind, markdown::Shape, Vec<LaidUnit>)> = Vec::new();
         // (id, replaced by, first sequence number never written to the file)
         let mut gone: Vec<(String, Option<String>, Option<u64>)> = Vec::new();
         for (f, parsed) in docs {
@@ -45,11 +47,28 @@ impl Tx<'_> {
                     self.log("preamble", vec![], f.file_name())?;
                 }
             }
+            let head = parsed.doc.preamble.clone();
+            let mut units = vec![(String::new(), head.clone(), head)];
             if f == FileKind::Project {
-                self.apply_project(&parsed.doc, fresh)?;
+                let keyed = self.apply_project(&parsed.doc, fresh)?;
+                for (b, (key, text)) in parsed.doc.blocks.iter().zip(keyed) {
+                    units.push((key, render::block_text(b), text));
+                }
+                shapes.push((f, parsed.shape, units));
                 continue;
             }
             let items = items_of(f, &parsed.doc, self.today);
+            for (b, item) in parsed.doc.blocks.iter().zip(&items) {
+                let store = render::block_text(&render::block_of(
+                    &item.heading,
+                    &item.body,
+                    item.state,
+                    item.superseded_by.as_deref(),
+                    self.lang(),
+                ));
+                units.push((item.id.clone(), render::block_text(b), store));
+            }
+            shapes.push((f, parsed.shape, units));
             let entries = self.store.file_entries(f, 0, usize::MAX)?;
             let current: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
             let theirs: Vec<String> = items.iter().map(|i| i.id.clone()).collect();
@@ -219,12 +238,18 @@ impl Tx<'_> {
                 &format!("{n} entries from {}", f.file_name()),
             )?;
         }
+        let archived = self.store.file_count(FileKind::Archive)?;
+        for (f, shape, units) in shapes {
+            let layout = markdown::Layout::of(&shape, units, archived);
+            self.store.set_layout(f, Some(&layout))?;
+        }
         Ok(())
     }
 
     /// A new record of an entry found in a file (not yet stored).
     pub(super) fn entry_of(&self, item: &Item) -> Result<EntryRecord> {
         let mut rec = self.new_entry(item.kind, item.heading.clone(), item.body.clone())?;
+        rec.id = item.id.clone();
         rec.sort_date = item.sort_date;
         rec.state = item.state;
         rec.superseded_by = item.superseded_by.clone();
@@ -263,16 +288,26 @@ impl Tx<'_> {
         )
     }
 
-    /// True when the version of `f` trilogy last wrote (or absorbed) is less than a second old:
-    /// a save arriving now may come from a copy read before it.
+    /// True when trilogy wrote the version of `f` it last saw, less than a second ago: a save
+    /// arriving now may come from a copy read before that write. (A version it only read was
+    /// someone's save: the next save is theirs to make.)
     pub(super) fn recently_written(&self, f: FileKind) -> Result<bool> {
+        if self.store.meta(&super::written_key(f))? == 0 {
+            return Ok(false);
+        }
         Ok(self
             .store
             .stamp(f)?
             .is_some_and(|s| super::fsio::modified_within(&s, 1_000_000_000)))
     }
 
-    pub(super) fn apply_project(&mut self, doc: &Doc, fresh: bool) -> Result<()> {
+    /// Absorb PROJECT.md; returns each block's section key and the store's rendering of it.
+    pub(super) fn apply_project(
+        &mut self,
+        doc: &Doc,
+        fresh: bool,
+    ) -> Result<Vec<(String, String)>> {
+        let mut keyed = Vec::with_capacity(doc.blocks.len());
         let lang = self.lang();
         let current: HashMap<String, SectionRecord> = self
             .store
@@ -304,6 +339,12 @@ impl Tx<'_> {
                 )?;
             }
             let order = i as u32;
+            // a renamed legacy heading is not how the person wrote it: the file takes the new
+            // name the next time it is written
+            keyed.push((
+                key.clone(),
+                render::block_text(&markdown::Block::new(block.heading.clone(), body.clone())),
+            ));
             match current.get(&key) {
                 None => {
                     let rec = SectionRecord {
@@ -348,9 +389,12 @@ impl Tx<'_> {
                 self.log("section-remove", vec![key], &rec.heading)?;
             }
         }
-        Ok(())
+        Ok(keyed)
     }
 }
+
+/// A unit of a file for its layout: key, the text the parser read, the store's text.
+type LaidUnit = (String, String, String);
 
 /// An entry as found in a file.
 pub(super) struct Item {
@@ -369,7 +413,7 @@ fn similar_text(a: &str, b: &str) -> bool {
 }
 
 /// Entries of a parsed entry file; an undated entry takes the date of the nearest dated entry
-/// above it (else below it, else today), so it keeps its place. Duplicates collapse.
+/// above it (else below it, else today), so it keeps its place. One item per block.
 pub(super) fn items_of(f: FileKind, doc: &Doc, today: NaiveDate) -> Vec<Item> {
     let dates: Vec<Option<NaiveDate>> = doc
         .blocks
@@ -402,9 +446,12 @@ pub(super) fn items_of(f: FileKind, doc: &Doc, today: NaiveDate) -> Vec<Item> {
             _ => (EntryKind::Session, State::Live, block.body.clone(), None),
         };
         let body = keep_readable(body);
-        let id = entry_id(kind, &block.heading, &body);
-        if !ids.insert(id.clone()) {
-            continue;
+        // the same entry twice in a file is two entries: the second gets an identity of its own
+        let mut id = entry_id(kind, &block.heading, &body);
+        let mut copy = 1;
+        while !ids.insert(id.clone()) {
+            copy += 1;
+            id = entry_id(kind, &block.heading, &format!("{body}\u{0}{copy}"));
         }
         out.push(Item {
             id,

@@ -72,6 +72,8 @@ pub struct Tx<'w> {
     /// written by splicing them onto the file instead of rendering it whole.
     archive_added: Vec<String>,
     archive_other: bool,
+    /// Stamps of the files absorbed (parsed) in this transaction.
+    absorbed: HashMap<FileKind, crate::model::FileStamp>,
     changed: bool,
     report: SyncReport,
 }
@@ -137,6 +139,7 @@ impl<'w> Tx<'w> {
             moves: BTreeSet::new(),
             archive_added: Vec::new(),
             archive_other: false,
+            absorbed: HashMap::new(),
             changed: false,
             report: SyncReport::default(),
         }
@@ -328,6 +331,13 @@ impl<'w> Tx<'w> {
                 Some(_) => false,
             };
             if missing {
+                if f == FileKind::Project && self.store.sections()?.is_empty() {
+                    // a folder that never had a PROJECT.md gets the template's five sections
+                    let template = super::scaffold::template(f, self.lang());
+                    if let Ok(p) = markdown::parse(template, false) {
+                        self.apply_project(&p.doc, true)?;
+                    }
+                }
                 let wanted =
                     f != FileKind::Archive || self.store.file_count(FileKind::Archive)? > 0;
                 if wanted {
@@ -354,6 +364,7 @@ impl<'w> Tx<'w> {
             let rendered = render_file(&self.store, f, self.lang())?;
             if rendered.as_bytes() == bytes.as_slice() {
                 self.store.set_stamp(f, &disk_stamp)?;
+                self.store.set_meta(&written_key(f), 0)?;
                 self.changed = true;
                 continue;
             }
@@ -367,6 +378,7 @@ impl<'w> Tx<'w> {
                     {
                         self.from_git.insert(f);
                     }
+                    self.absorbed.insert(f, disk_stamp.clone());
                     changed_docs.push((f, p))
                 }
                 Err(e) => {
@@ -425,10 +437,42 @@ impl<'w> Tx<'w> {
             return Ok(None);
         }
         pause_point("before-write");
-        let hold = match self.project {
-            false => Some("the memory folder cannot be written"),
-            true if self.write_order().is_empty() => None,
-            true => gitop::in_progress(&self.ws.root),
+        if !self.project {
+            // a read: the store takes what the files say, and the files stay exactly as they
+            // are; whatever they lack is written by the next command that records something
+            let absorbed = std::mem::take(&mut self.absorbed);
+            for (f, st) in &absorbed {
+                if !self.broken.contains_key(f) {
+                    self.store.set_stamp(*f, st)?;
+                    self.store.set_meta(&written_key(*f), 0)?;
+                    self.changed = true;
+                }
+            }
+            // a file the store would write differently (a renamed legacy heading, a missing
+            // file) is owed a write: the next command that records something makes it
+            for f in self.write_order() {
+                if self.pending.contains_key(&f) {
+                    continue;
+                }
+                let (text, laid) = render::render_laid(&self.store, f, self.lang())?;
+                let on_disk = self.seen.get(&f).cloned().flatten();
+                if on_disk == Some(sha1_hex(text.as_bytes())) {
+                    // the same bytes: keep the simplest layout that gives them
+                    self.store.set_layout(f, laid.as_ref())?;
+                } else {
+                    self.store.set_meta(&pending_key(f), self.seq_floor)?;
+                }
+                self.changed = true;
+            }
+            let report = std::mem::take(&mut self.report);
+            if self.changed || self.store.migrated() {
+                self.store.commit()?;
+            }
+            return Ok(Some(report));
+        }
+        let hold = match self.write_order().is_empty() {
+            true => None,
+            false => gitop::in_progress(&self.ws.root),
         };
         if let Some(why) = hold {
             // git is rewriting the work tree (or the folder is read-only): the store takes the
@@ -453,10 +497,11 @@ impl<'w> Tx<'w> {
             if self.seen.get(&f) != Some(&now.as_ref().map(|(_, st)| st.sha1.clone())) {
                 return Ok(None);
             }
-            let text = match self.spliced_archive(f, now.as_ref())? {
-                Some(t) => t,
-                None => render_file(&self.store, f, self.lang())?,
+            let (text, layout) = match self.spliced_archive(f, now.as_ref())? {
+                Some(t) => (t, None),
+                None => render::render_laid(&self.store, f, self.lang())?,
             };
+            self.store.set_layout(f, layout.as_ref())?;
             plan.push((f, path, now, text));
         }
         let rescue_dir = self.ws.rescue_dir()?;
@@ -527,6 +572,7 @@ impl<'w> Tx<'w> {
         }
         for (f, stamp) in changed_files {
             self.store.set_stamp(f, &stamp)?;
+            self.store.set_meta(&written_key(f), 1)?;
             if self.pending.contains_key(&f) {
                 self.store.set_meta(&pending_key(f), 0)?;
             }
@@ -542,8 +588,14 @@ impl<'w> Tx<'w> {
 }
 
 /// Store meta key: the first sequence number recorded while git kept `f` from being written.
-pub(crate) fn pending_key(f: FileKind) -> String {
+pub fn pending_key(f: FileKind) -> String {
     format!("pending_since:{}", f.file_name())
+}
+
+/// Store meta key: 1 when the stamp of `f` is of a version trilogy wrote itself (0: one it
+/// read, a person's save).
+pub(crate) fn written_key(f: FileKind) -> String {
+    format!("written_by_trilogy:{}", f.file_name())
 }
 
 /// Sleep at a named point when `TRILOGY_PAUSE_AT=<name>:<ms>` names it, so the race tests can

@@ -1,10 +1,10 @@
 //! Projection: a file's bytes rendered from the store, deterministic byte for byte, and the
 //! archive splice that avoids re-rendering 100k entries when only new ones arrive.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::error::Result;
-use crate::markdown::{self, Block, Doc};
+use crate::markdown::{self, Block, Doc, Layout, Piece};
 use crate::model::{self, EntryRecord, FileKind, Lang, State};
 use crate::store::Reader;
 
@@ -21,7 +21,11 @@ impl Tx<'_> {
         f: FileKind,
         now: Option<&(Vec<u8>, crate::model::FileStamp)>,
     ) -> Result<Option<String>> {
-        if f != FileKind::Archive || self.archive_other || self.archive_added.is_empty() {
+        if f != FileKind::Archive
+            || self.archive_other
+            || self.archive_added.is_empty()
+            || self.store.layout(f)?.is_some()
+        {
             return Ok(None);
         }
         let Some((bytes, disk)) = now else {
@@ -85,9 +89,26 @@ impl Tx<'_> {
 
 /// The block of a stored entry as it appears in its file.
 pub fn entry_block(rec: &EntryRecord, lang: Lang) -> Block {
-    let mut body = rec.body.clone();
-    if rec.state == State::Superseded {
-        let by = rec.superseded_by.as_deref().unwrap_or("");
+    block_of(
+        &rec.heading,
+        &rec.body,
+        rec.state,
+        rec.superseded_by.as_deref(),
+        lang,
+    )
+}
+
+/// The block of an entry with this heading, body and state.
+pub(super) fn block_of(
+    heading: &str,
+    body: &str,
+    state: State,
+    superseded_by: Option<&str>,
+    lang: Lang,
+) -> Block {
+    let mut body = body.to_string();
+    if state == State::Superseded {
+        let by = superseded_by.unwrap_or("");
         if !body.is_empty() {
             body.push('\n');
         }
@@ -95,7 +116,7 @@ pub fn entry_block(rec: &EntryRecord, lang: Lang) -> Block {
         body.push_str(by);
         body.truncate(body.trim_end().len());
     }
-    Block::new(rec.heading.clone(), body)
+    Block::new(heading.to_string(), body)
 }
 
 /// The pointer line left at the end of SESSIONS.md.
@@ -114,37 +135,175 @@ pub fn pointer_line(count: u64, lang: Lang) -> String {
 
 /// Render one file from the store: deterministic, byte for byte.
 pub fn render_file(r: &dyn Reader, f: FileKind, lang: Lang) -> Result<String> {
-    let preamble = match r.preamble(f)? {
+    Ok(render_laid(r, f, lang)?.0)
+}
+
+/// The text of a unit (a block) as the store renders it.
+pub fn block_text(b: &Block) -> String {
+    if b.body.is_empty() {
+        format!("## {}", b.heading)
+    } else {
+        format!("## {}\n{}", b.heading, b.body)
+    }
+}
+
+/// The head, the units and the pointer of a file, as the store renders them.
+pub(super) struct Parts {
+    pub head: String,
+    pub pieces: Vec<Piece>,
+    /// SESSIONS.md: entries in the archive, and the canonical pointer line.
+    pub pointer: Option<(u64, String)>,
+}
+
+pub(super) fn parts(r: &dyn Reader, f: FileKind, lang: Lang) -> Result<Parts> {
+    let head = match r.preamble(f)? {
         Some(p) => p,
         None => scaffold::template_preamble(f, lang),
     };
-    let mut doc = Doc {
-        preamble,
+    let pieces: Vec<Piece> = match f {
+        FileKind::Project => r
+            .sections()?
+            .into_iter()
+            .filter(|s| !s.removed)
+            .map(|s| Piece {
+                text: block_text(&Block::new(s.heading, s.body)),
+                key: s.key,
+            })
+            .collect(),
+        _ => r
+            .file_entries(f, 0, usize::MAX)?
+            .iter()
+            .map(|e| Piece {
+                text: block_text(&entry_block(e, lang)),
+                key: e.id.clone(),
+            })
+            .collect(),
+    };
+    let pointer = if f == FileKind::Sessions {
+        let archived = r.file_count(FileKind::Archive)?;
+        Some((archived, pointer_line(archived, lang)))
+    } else {
+        None
+    };
+    Ok(Parts {
+        head,
+        pieces,
+        pointer,
+    })
+}
+
+/// The canonical rendering of a file's parts: one blank line between units, one newline at
+/// the end.
+fn canonical(parts: &Parts) -> String {
+    let doc = Doc {
+        preamble: parts.head.clone(),
         blocks: Vec::new(),
     };
-    let mut trailer = None;
-    match f {
-        FileKind::Project => {
-            doc.blocks = r
-                .sections()?
-                .into_iter()
-                .filter(|s| !s.removed)
-                .map(|s| Block::new(s.heading, s.body))
-                .collect();
+    let mut text = markdown::render(&doc, None);
+    if text == "\n" {
+        text.clear();
+    } else {
+        text.truncate(text.len() - 1);
+    }
+    let mut push = |part: &str| {
+        if !text.is_empty() {
+            text.push_str("\n\n");
         }
-        _ => {
-            doc.blocks = r
-                .file_entries(f, 0, usize::MAX)?
-                .iter()
-                .map(|e| entry_block(e, lang))
-                .collect();
-            if f == FileKind::Sessions {
-                let archived = r.file_count(FileKind::Archive)?;
-                if archived > 0 {
-                    trailer = Some(pointer_line(archived, lang));
-                }
+        text.push_str(part);
+    };
+    for p in &parts.pieces {
+        push(&p.text);
+    }
+    if let Some((n, line)) = &parts.pointer
+        && *n > 0
+    {
+        push(line);
+    }
+    text.push('\n');
+    text
+}
+
+/// Render one file from the store in the layout it was last read or written in: the text, and
+/// the layout of that text (`None` when it is the canonical rendering).
+pub fn render_laid(r: &dyn Reader, f: FileKind, lang: Lang) -> Result<(String, Option<Layout>)> {
+    let parts = parts(r, f, lang)?;
+    let plain = canonical(&parts);
+    let Some(layout) = r.layout(f)? else {
+        return Ok((plain, None));
+    };
+    let ordered = arrange(r, f, &layout, parts.pieces)?;
+    let (text, laid) = layout.render(
+        &parts.head,
+        &ordered,
+        parts.pointer.as_ref().map(|(n, l)| (*n, l.as_str())),
+    );
+    if text == plain {
+        return Ok((text, None));
+    }
+    Ok((text, Some(laid)))
+}
+
+/// The units of a file in the order its layout gives: those it holds in their places, an
+/// entry that replaced one of them in that one's place, other new entries on top (newest
+/// first), a PROJECT section the file lacked at its canonical position.
+fn arrange(r: &dyn Reader, f: FileKind, layout: &Layout, pieces: Vec<Piece>) -> Result<Vec<Piece>> {
+    let mut fresh: HashMap<String, Piece> = HashMap::new();
+    let mut fresh_order: Vec<String> = Vec::new();
+    let mut kept: HashMap<String, Piece> = HashMap::new();
+    let known: HashSet<&str> = layout.units.iter().map(|u| u.key.as_str()).collect();
+    for p in pieces {
+        if known.contains(p.key.as_str()) {
+            kept.insert(p.key.clone(), p);
+        } else {
+            fresh_order.push(p.key.clone());
+            fresh.insert(p.key.clone(), p);
+        }
+    }
+    // an entry that replaced one of the file's (a correction) takes that one's place
+    let mut in_place: HashMap<&str, Piece> = HashMap::new();
+    if f != FileKind::Project && !fresh.is_empty() {
+        for u in &layout.units {
+            if !kept.contains_key(&u.key)
+                && let Some(rec) = r.entry(&u.key)?
+                && rec.state == State::Replaced
+                && let Some(by) = rec.replaced_by.as_deref()
+                && let Some(p) = fresh.remove(by)
+            {
+                in_place.insert(u.key.as_str(), p);
             }
         }
     }
-    Ok(markdown::render(&doc, trailer.as_deref()))
+    let mut out: Vec<Piece> = Vec::with_capacity(kept.len() + fresh.len() + in_place.len());
+    let mut placed_fresh = false;
+    for u in &layout.units {
+        let here = kept
+            .remove(&u.key)
+            .or_else(|| in_place.remove(u.key.as_str()));
+        let Some(p) = here else { continue };
+        if f != FileKind::Project && !placed_fresh {
+            placed_fresh = true;
+            // new entries go on top, above the first entry still in the file
+            out.extend(fresh_order.iter().filter_map(|k| fresh.remove(k)));
+        }
+        out.push(p);
+    }
+    let rest: Vec<Piece> = fresh_order.iter().filter_map(|k| fresh.remove(k)).collect();
+    if f != FileKind::Project {
+        // no entry of the file is left: the new ones are all there is
+        let mut all = rest;
+        all.extend(out);
+        return Ok(all);
+    }
+    for p in rest {
+        let slot = |key: &str| key.parse::<u32>().ok();
+        let at = match slot(&p.key) {
+            Some(s) => out
+                .iter()
+                .position(|q| slot(&q.key).is_some_and(|t| t > s))
+                .unwrap_or(out.len()),
+            None => out.len(),
+        };
+        out.insert(at, p);
+    }
+    Ok(out)
 }
