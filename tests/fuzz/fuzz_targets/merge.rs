@@ -1,6 +1,6 @@
 //! The git merge driver on three arbitrary documents: it never panics; a merge without
-//! conflict markers writes a file that parses (or is refused, leaving git's line merge to
-//! it); every entry (PROJECT: every section) that both sides kept is in the result. Run with
+//! conflict markers writes a file that parses with every fence closed (or is refused, leaving
+//! git's line merge to it); every entry (PROJECT: every section) that both sides kept is in the result. Run with
 //! `RUSTC_BOOTSTRAP=1 cargo fuzz run merge` from `tests/fuzz/`.
 //!
 //! Input: the first byte picks the memory file (PROJECT, DECISIONS, SESSIONS, the archive),
@@ -65,7 +65,12 @@ fuzz_target!(|data: &[u8]| {
     for (path, bytes) in [&base, &ours, &theirs].into_iter().zip(versions) {
         std::fs::write(path, bytes).expect("write a version");
     }
-    let parsed = versions.map(|v| parse_bytes(v, strip).ok());
+    // the driver moves entries around, so a fence left open above a heading is refused too
+    let parsed = versions.map(|v| {
+        parse_bytes(v, strip)
+            .and_then(|p| p.require_closed().map(|()| p))
+            .ok()
+    });
     let name = format!("memory/{}", kind.file_name());
     let report = match merge_driver(&base, &ours, &theirs, &name) {
         Ok(r) => r,
