@@ -192,7 +192,7 @@ pub fn run(keep: bool, overrides: &[String]) -> Result<()> {
 
     step(
         5,
-        "the next command absorbs both edits (actor file-edit) and re-renders deterministically",
+        "the next command absorbs both edits (actor file-edit); reading leaves the files as written",
     );
     run_cmd(&["log", "-n", "6"])?;
     run_cmd(&["read", "--section", "Run and test"])?;
