@@ -65,6 +65,10 @@ pub struct Config {
     /// How long a write waits for another writer before failing with "workspace busy".
     #[serde(alias = "lockTimeoutMs")]
     pub lock_timeout_ms: u64,
+    /// The model's context window in tokens, for hosts that do not say (and for the managed
+    /// block of hosts without hooks): the injection budget is at most 16% of it.
+    #[serde(alias = "windowTokens")]
+    pub window_tokens: Option<u64>,
 }
 
 impl Default for Config {
@@ -88,12 +92,13 @@ impl Default for Config {
             project_stale_days: 14,
             lang: Lang::Zh,
             lock_timeout_ms: 10_000,
+            window_tokens: None,
         }
     }
 }
 
 /// Every key: snake_case name and the original's camelCase alias.
-pub const KEYS: [(&str, &str); 18] = [
+pub const KEYS: [(&str, &str); 19] = [
     ("enabled", "enabled"),
     ("memory_dir_name", "memoryDirName"),
     ("project_root_strategy", "projectRootStrategy"),
@@ -112,6 +117,7 @@ pub const KEYS: [(&str, &str); 18] = [
     ("project_stale_days", "projectStaleDays"),
     ("lang", "lang"),
     ("lock_timeout_ms", "lockTimeoutMs"),
+    ("window_tokens", "windowTokens"),
 ];
 
 /// Where an effective value came from.

@@ -100,7 +100,7 @@ pub fn inject(env: &Env, a: InjectArgs) -> Result<()> {
         if i.injected {
             i.block.text.clone()
         } else {
-            String::new()
+            i.notice.clone().unwrap_or_default()
         }
     })
 }

@@ -179,6 +179,12 @@ pub fn status(s: &Status) -> String {
     for b in &s.unparseable {
         out.push_str(&format!("\nNOT PARSED: {b}\n"));
     }
+    if let Some(st) = &s.stale {
+        out.push_str(&format!(
+            "\nSTALE: PROJECT.md's last change is {} days older than the newest entry, with {} entries since: update it in place\n",
+            st.behind_days, st.entries_since
+        ));
+    }
     for b in &s.unclosed {
         out.push_str(&format!(
             "\nUNCLOSED FENCE: {}:{}: {}; the file still reads and records\n",

@@ -118,7 +118,8 @@ Examples:
   echo '{"decisions":[{"choice":"redb","over":"sqlite","because":"multi-process writes"}]}' | trilogy checkpoint
   trilogy checkpoint batch.json
 
-Limits: 16 KiB per field, 64 KiB per PROJECT section text, 256 KiB per call.
+Limits: 16 KiB per field (64 characters per area), 256 KiB per PROJECT section text, 512 KiB per call;
+a section longer than its injection share is cut when injected, never refused.
 Entries are dated today (local clock). A retried identical call writes nothing new."#;
 
 #[derive(Args, Debug)]

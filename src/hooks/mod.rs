@@ -169,6 +169,8 @@ fn handle(
             let inj = agent::inject(&ws, h, Some(id), source, limits)?;
             if inj.injected {
                 reply.stdout = context_json("SessionStart", &inj.block.text);
+            } else if let Some(notice) = &inj.notice {
+                reply.stdout = context_json("SessionStart", notice);
             }
         }
         "user-prompt-submit" => {

@@ -314,7 +314,11 @@ impl MemoryServer {
                     } else {
                         " · a memory file does not parse"
                     }
-                );
+                ) + if s.stale.is_some() {
+                    " · PROJECT.md may be stale"
+                } else {
+                    ""
+                };
                 Ok((serde_json::to_value(&s).unwrap_or(Value::Null), text))
             }
             _ => Err(Error::NotFound(format!("unknown tool `{name}`"))),

@@ -63,6 +63,10 @@ pub struct Injection {
     /// False when the session already has this exact block.
     pub injected: bool,
     pub block: Block,
+    /// A resumed session whose first block is still in its context: what changed since, in
+    /// place of a second whole block.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notice: Option<String>,
 }
 
 /// Limits for one host.
@@ -110,20 +114,34 @@ pub fn inject(
     let budget = Budget::effective(&ws.config, limits.window_tokens, limits.char_cap);
     let Some(id) = session else {
         let block = ws
-            .read(|r| assemble(r, &ws.config, ws.clock.today(), budget))?
+            .read(|r| {
+                assemble(r, &ws.config, ws.clock.today(), budget, &|| {
+                    super::file_date(ws, crate::model::FileKind::Project)
+                })
+            })?
             .value;
         return Ok(Injection {
             injected: true,
             block,
+            notice: None,
         });
     };
     validate_id(id)?;
     Ok(ws
         .write(&format!("hook:{host}"), |tx| {
-            let block = assemble(tx.store(), &ws.config, tx.today, budget)?;
+            let block = assemble(tx.store(), &ws.config, tx.today, budget, &|| {
+                super::file_date(ws, crate::model::FileKind::Project)
+            })?;
             let mut st = session_or_new(tx, id, host)?;
             let unchanged = st.digest.as_deref() == Some(block.digest.as_str());
-            let injected = source.lost_context() || !unchanged;
+            // a resumed session still holds its first block: it is told what changed since,
+            // not given the whole block again (a compacted or cleared one has lost it)
+            let resumed = source == Source::Resume && st.digest.is_some();
+            let mut notice = None;
+            if resumed && !unchanged {
+                notice = change_notice(ws, &foreign_changes(tx.store(), &st)?);
+            }
+            let injected = source.lost_context() || (!unchanged && !resumed);
             if injected {
                 st.digest = Some(block.digest.clone());
                 st.injected_at = Some(tx.now.clone());
@@ -136,7 +154,11 @@ pub fn inject(
             st.turn_start_event = st.seen_event;
             st.ended_at = None;
             tx.put_agent_session(&st)?;
-            Ok(Injection { injected, block })
+            Ok(Injection {
+                injected,
+                block,
+                notice,
+            })
         })?
         .value)
 }

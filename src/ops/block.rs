@@ -47,7 +47,11 @@ pub fn write_block(ws: &Workspace, file: &Path) -> Result<BlockOutcome> {
     let path = target(ws, file)?;
     let budget = Budget::effective(&ws.config, None, None);
     let block = ws
-        .read(|r| assemble(r, &ws.config, ws.clock.today(), budget))?
+        .read(|r| {
+            assemble(r, &ws.config, ws.clock.today(), budget, &|| {
+                super::file_date(ws, crate::model::FileKind::Project)
+            })
+        })?
         .value;
     let region = format!("{BLOCK_START}\n{}\n{BLOCK_END}\n", block.text);
     let outcome = ensure_region(&path, BLOCK_START, BLOCK_END, &region)?;

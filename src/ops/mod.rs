@@ -176,3 +176,32 @@ pub fn init(ws: &Workspace) -> Result<InitOutcome> {
         sync: synced.report,
     })
 }
+
+/// The date a memory file last changed on disk: its last commit when git tracks it (a fresh
+/// clone keeps that), else its modification time.
+pub fn file_date(ws: &Workspace, f: FileKind) -> Option<NaiveDate> {
+    let path = ws.file_path(f);
+    let committed = std::process::Command::new("git")
+        .arg("-C")
+        .arg(&ws.root)
+        .args([
+            "-c",
+            "core.fsmonitor=false",
+            "log",
+            "-1",
+            "--format=%cs",
+            "--",
+        ])
+        .arg(&path)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| {
+            NaiveDate::parse_from_str(String::from_utf8_lossy(&o.stdout).trim(), "%Y-%m-%d").ok()
+        });
+    committed.or_else(|| {
+        let modified = std::fs::metadata(&path).ok()?.modified().ok()?;
+        Some(chrono::DateTime::<chrono::Local>::from(modified).date_naive())
+    })
+}

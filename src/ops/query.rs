@@ -210,6 +210,8 @@ pub struct Status {
     pub unclosed: Vec<Broken>,
     /// Credentials written into the files by hand.
     pub secrets: Vec<super::secrets::Sighting>,
+    /// PROJECT.md lagging behind the logs (see `inject::staleness`).
+    pub stale: Option<super::inject::Staleness>,
     /// Memory files git left unmerged (its merge driver did not run): `trilogy resolve`.
     pub unmerged: Vec<String>,
     pub last_event: Option<Event>,
@@ -268,6 +270,9 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             open_reports: r.reports()?.into_iter().filter(|x| x.open).collect(),
             unparseable: Vec::new(),
             unclosed: Vec::new(),
+            stale: super::inject::staleness(r, &ws.config, &|| {
+                super::file_date(ws, FileKind::Project)
+            })?,
             secrets: super::secrets::in_files(r, ws.lang())?,
             unmerged: Vec::new(),
             last_event: r.events(1)?.into_iter().next(),

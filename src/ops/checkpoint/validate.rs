@@ -14,9 +14,9 @@ use super::CheckpointInput;
 /// Longest accepted string in one item field (bytes).
 pub const MAX_FIELD_BYTES: usize = 16 * 1024;
 /// Longest accepted PROJECT section text (bytes).
-pub const MAX_SECTION_BYTES: usize = 64 * 1024;
+pub const MAX_SECTION_BYTES: usize = 256 * 1024;
 /// Longest accepted batch, all fields together (bytes).
-pub const MAX_BATCH_BYTES: usize = 256 * 1024;
+pub const MAX_BATCH_BYTES: usize = 512 * 1024;
 
 /// Parse a JSON batch, with an error that points at the problem.
 pub fn parse_input(json: &str, source: &str) -> Result<CheckpointInput> {

@@ -48,8 +48,10 @@ impl Budget {
         host_chars: Option<usize>,
     ) -> Budget {
         let configured = (config.inject_budget_bytes as usize).max(MIN_BUDGET);
+        // the host's window, else the configured one
         let window_cap = window_tokens
             .filter(|w| *w > 0)
+            .or(config.window_tokens.filter(|w| *w > 0))
             .map(|w| (w as f64 * WINDOW_SHARE) as usize)
             .unwrap_or(configured);
         Budget {
@@ -75,6 +77,8 @@ pub struct Ledger {
     pub project_bytes_file: u64,
     pub project_whole: bool,
     pub sections_cut: Vec<String>,
+    /// The newest decision is shown cut to its cap (counted in `decisions_shown`).
+    pub decision_cut: bool,
     pub decisions_shown: usize,
     pub decisions_live: usize,
     pub sessions_shown: usize,
@@ -105,7 +109,7 @@ pub fn project_is_empty(sections: &[SectionRecord], prose: &str) -> bool {
 }
 
 /// PROJECT.md lagging behind the logs.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Staleness {
     pub behind_days: i64,
     pub entries_since: usize,
@@ -177,6 +181,7 @@ pub fn assemble(
     config: &Config,
     today: NaiveDate,
     budget: Budget,
+    file_date: &dyn Fn() -> Option<NaiveDate>,
 ) -> Result<Block> {
     let lang = config.lang;
     let t = texts(lang);
@@ -241,11 +246,26 @@ pub fn assemble(
     if let Some(p) = &decisions_prose {
         used += p.len() + 2;
     }
-    r.scan_file(FileKind::Decisions, 0, &mut |d| {
+    // the newest live decision is always there: one too large for what is left of the share
+    // is cut, like a PROJECT section, to at most half the share, and older ones fill the rest
+    let mut newest_cut = false;
+    r.scan_file(FileKind::Decisions, 0, &mut |mut d| {
         if d.state != State::Live || in_entry(&d).is_some() {
             return Ok(true);
         }
         let len = d.heading.len() + d.body.len() + 6;
+        if kept_decisions.is_empty() && used + len > decisions_share {
+            let cap = (decisions_share / 2).min(decisions_share.saturating_sub(used));
+            let marker = t.decision_cut(cap.div_ceil(1024).max(1));
+            let room = cap
+                .saturating_sub(marker.len() + d.heading.len() + 8)
+                .max(200);
+            d.body = format!("{}\n\n{marker}", cut_to(&d.body, room));
+            used += d.heading.len() + d.body.len() + 6;
+            newest_cut = true;
+            kept_decisions.push(d);
+            return Ok(true);
+        }
         if used + len > decisions_share {
             first_left_out = Some(d.id);
             return Ok(false);
@@ -260,7 +280,7 @@ pub fn assemble(
         None => kept_decisions.len(),
     };
 
-    let stale = staleness(r, config, &sessions)?;
+    let stale = staleness(r, config, file_date)?;
     let parts = Parts {
         t,
         sections: capped,
@@ -295,6 +315,7 @@ pub fn assemble(
         project_empty,
         stale: stale.as_ref(),
         cut_names: &cut_names,
+        newest_decision_cut: newest_cut,
         r,
     };
     for n in &counts {
@@ -356,35 +377,59 @@ fn pick_sessions<'a>(
         .collect()
 }
 
-fn staleness(
+/// Whether PROJECT.md lags behind the logs: its last change against the newest SESSIONS and
+/// DECISIONS entry dates. The last change is the newest section revision a command made; a
+/// revision that only absorbed the file (a hand edit, a pull, a fresh clone's import) is
+/// dated no later than `file_date` — the file's last commit, or its mtime outside git — so
+/// a clone does not make an old PROJECT.md look new.
+pub fn staleness(
     r: &dyn Reader,
     config: &Config,
-    sessions: &[EntryRecord],
+    file_date: &dyn Fn() -> Option<NaiveDate>,
 ) -> Result<Option<Staleness>> {
     if config.project_stale_days <= 0 {
         return Ok(None);
     }
-    let mut last: Option<NaiveDate> = None;
+    let mut made: Option<NaiveDate> = None;
+    let mut absorbed: Option<NaiveDate> = None;
     for s in r.sections()? {
         if let Some(rev) = r.section_history(&s.key)?.last()
             && let Ok(at) = chrono::DateTime::parse_from_rfc3339(&rev.at)
         {
             let d = at.date_naive();
-            last = Some(last.map_or(d, |l: NaiveDate| l.max(d)));
+            let slot = if rev.actor == "file-edit" {
+                &mut absorbed
+            } else {
+                &mut made
+            };
+            *slot = Some(slot.map_or(d, |l: NaiveDate| l.max(d)));
         }
     }
-    let (Some(project), Some(newest)) = (last, sessions.iter().filter_map(|e| e.date()).max())
-    else {
+    if absorbed > made
+        && let Some(on_disk) = file_date()
+    {
+        absorbed = absorbed.map(|d| d.min(on_disk));
+    }
+    let Some(project) = made.max(absorbed) else {
+        return Ok(None);
+    };
+    let mut dates: Vec<NaiveDate> = Vec::new();
+    for f in [FileKind::Sessions, FileKind::Decisions] {
+        r.scan_file(f, 0, &mut |e| {
+            if let Some(d) = e.date() {
+                dates.push(d);
+            }
+            Ok(true)
+        })?;
+    }
+    let Some(newest) = dates.iter().max().copied() else {
         return Ok(None);
     };
     let behind = (newest - project).num_days();
     if behind < config.project_stale_days {
         return Ok(None);
     }
-    let entries_since = sessions
-        .iter()
-        .filter(|e| e.date().is_some_and(|d| d > project))
-        .count();
+    let entries_since = dates.iter().filter(|d| **d > project).count();
     Ok(Some(Staleness {
         behind_days: behind,
         entries_since,
@@ -407,6 +452,8 @@ struct Ctx<'a> {
     project_empty: bool,
     stale: Option<&'a Staleness>,
     cut_names: &'a [String],
+    /// The newest decision is shown cut (it alone is over half the decisions' share).
+    newest_decision_cut: bool,
     r: &'a dyn Reader,
 }
 
@@ -452,6 +499,10 @@ impl Ctx<'_> {
         if project_tail_cut {
             omitted.push(t.omit_project_tail.to_string());
         }
+        let decision_cut = self.newest_decision_cut && !decisions.is_empty();
+        if decision_cut {
+            omitted.push(t.omit_decision_tail.to_string());
+        }
         if decisions.len() < self.decisions_live {
             omitted
                 .push(t.omit_decisions(self.decisions_live - decisions.len(), self.decisions_live));
@@ -473,6 +524,7 @@ impl Ctx<'_> {
             project_bytes_file: file_len(FileKind::Project)?,
             project_whole: self.cut_names.is_empty() && !project_tail_cut,
             sections_cut: self.cut_names.to_vec(),
+            decision_cut,
             decisions_shown: decisions.len(),
             decisions_live: self.decisions_live,
             sessions_shown: sessions.len(),

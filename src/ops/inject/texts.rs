@@ -15,6 +15,7 @@ pub struct Texts {
     pub sessions_title: &'static str,
     pub truncated: &'static str,
     pub omit_project_tail: &'static str,
+    pub omit_decision_tail: &'static str,
     pub bootstrap: &'static str,
     pub nudge: &'static str,
 }
@@ -35,6 +36,7 @@ static ZH: Texts = Texts {
     sessions_title: "--- SESSIONS.md（按区域挑出的近期条目，最新在前）---",
     truncated: "[后面的部分超出注入预算，没有注入]",
     omit_project_tail: "PROJECT.md 的后半部分",
+    omit_decision_tail: "DECISIONS.md 最新一条超出其份额的部分",
     bootstrap: "===== 项目记忆还是空的：先把它填起来 =====\n\
 1. 读 README、构建和测试配置、入口与目录结构；真的跑一遍测试命令，记下结果。\n\
 2. 用 memory_checkpoint 依次填好 PROJECT 的五节，每句都要有读过的文件或跑过的命令作依据；没有内容的节写「暂无」。\n\
@@ -52,6 +54,7 @@ static EN: Texts = Texts {
     sessions_title: "--- SESSIONS.md (recent entries chosen by area, newest first) ---",
     truncated: "[the rest did not fit the injection budget]",
     omit_project_tail: "the end of PROJECT.md",
+    omit_decision_tail: "the part of the newest DECISIONS.md entry over its share",
     bootstrap: "===== Project memory is empty: fill it in first =====\n\
 1. Read the README, the build and test configuration, the entry point and the layout; actually run the test command and note the result.\n\
 2. Fill the five PROJECT sections in order with memory_checkpoint, each claim backed by a file you read or a command you ran; write \"None yet\" where there is nothing.\n\
@@ -70,6 +73,17 @@ impl Texts {
             Lang::Zh => format!("[本节超出 {cap_kb} KB 的注入上限，只注入了开头；请就地精简]"),
             Lang::En => format!(
                 "[this section is over its {cap_kb} KB injection cap; only its start is here: trim it in place]"
+            ),
+        }
+    }
+
+    pub fn decision_cut(&self, cap_kb: usize) -> String {
+        match self.lang {
+            Lang::Zh => format!(
+                "[这条决定超出 {cap_kb} KB 的注入上限，只注入了开头；全文用 memory_read 读取]"
+            ),
+            Lang::En => format!(
+                "[this decision is over its {cap_kb} KB injection cap; only its start is here: read it whole with memory_read]"
             ),
         }
     }
@@ -204,10 +218,10 @@ impl Texts {
     pub fn stale(&self, behind_days: i64, entries_since: usize) -> String {
         match self.lang {
             Lang::Zh => format!(
-                "[PROJECT.md 可能过时：它最后一次修改比最新的会话记录早 {behind_days} 天，其间有 {entries_since} 条会话。项目若有变化，请就地更新它。]"
+                "[PROJECT.md 可能过时：它最后一次修改比最新的会话或决定记录早 {behind_days} 天，其间有 {entries_since} 条记录。项目若有变化，请就地更新它。]"
             ),
             Lang::En => format!(
-                "[PROJECT.md may be stale: its last change is {behind_days} days older than the newest session entry, with {entries_since} entries since. If the project changed, update it in place.]"
+                "[PROJECT.md may be stale: its last change is {behind_days} days older than the newest session or decision entry, with {entries_since} entries since. If the project changed, update it in place.]"
             ),
         }
     }
