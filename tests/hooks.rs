@@ -79,6 +79,9 @@ fn host_sequence_start_prompt_tool_stop_prompt_compact() {
             .current_dir(ws.root())
             .env("TRILOGY_TODAY", common::TODAY)
             .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+            // as Claude Code runs hooks: in the project, which it names
+            .env("CLAUDE_PROJECT_DIR", ws.root())
+            .env("XDG_STATE_HOME", ws.state.path())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()

@@ -94,6 +94,7 @@ pub fn inject(env: &Env, a: InjectArgs) -> Result<()> {
     let limits = HostLimits {
         window_tokens: a.window_tokens,
         char_cap: a.max_chars,
+        byte_cap: None,
     };
     let inj = agent::inject(&env.ws, &a.host, a.session.as_deref(), source, limits)?;
     format::print(env, &inj, |i| {

@@ -17,7 +17,7 @@ use crate::ops::{
     self, CheckpointInput, DecisionInput, EntryFilter, LogQuery, ProjectInput, ReadTarget,
     SessionInput,
 };
-use crate::workspace::{Workspace, open_workspace};
+use crate::workspace::Workspace;
 
 const EXIT_CODES: &str = "\
 Exit codes:
@@ -288,12 +288,13 @@ struct Env {
 }
 
 fn build_env(cli: &Cli) -> Result<Env> {
-    let start = match &cli.root {
-        Some(r) => r.clone(),
-        None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
-    };
     let env: Vec<(String, String)> = std::env::vars().collect();
-    let (ws, loaded) = open_workspace(&start, &env, &cli.set)?;
+    let wanted = crate::workspace::Wanted {
+        explicit: cli.root.as_deref(),
+        host: crate::workspace::host_dirs(&env),
+        cwd: None,
+    };
+    let (ws, loaded, _) = crate::workspace::open_located(&wanted, &env, &cli.set)?;
     Ok(Env {
         json: cli.json,
         loaded,

@@ -10,10 +10,15 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::ops::agent::{self, HostLimits, Source, ToolKind};
-use crate::workspace::{Workspace, open_workspace};
+use crate::workspace::Workspace;
+
+mod pinned;
 
 /// Characters Claude Code keeps of a hook's context; the rest goes to a file it only previews.
 pub const CLAUDE_CONTEXT_CHARS: usize = 10_000;
+/// What Codex keeps of a hook's context: it keeps about 10 KB and cuts the middle out of
+/// anything longer, so the block is kept to 10,000 characters of at most 10,000 bytes.
+const CODEX_CONTEXT_CHARS: usize = 10_000;
 
 /// Agent hosts with hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,8 +48,12 @@ impl Host {
             window_tokens: None,
             char_cap: match self {
                 Host::Claude => Some(CLAUDE_CONTEXT_CHARS),
-                // Codex documents no cap; the byte budget applies
-                Host::Codex => None,
+                // Codex cuts the middle out of a hook's context past about 10 KB
+                Host::Codex => Some(CODEX_CONTEXT_CHARS),
+            },
+            byte_cap: match self {
+                Host::Claude => None,
+                Host::Codex => Some(CODEX_CONTEXT_CHARS),
             },
         }
     }
@@ -137,22 +146,35 @@ fn handle(
     }
     let id = str_field(&input, "session_id")
         .ok_or_else(|| Error::bad_input("no session_id in the hook input"))?;
-    let project_dir = env
-        .iter()
-        .find(|(k, _)| k == "CLAUDE_PROJECT_DIR")
-        .map(|(_, v)| PathBuf::from(v));
+    let host_dirs = crate::workspace::host_dirs(env);
     let cwd = str_field(&input, "cwd")
         .map(PathBuf::from)
-        .or(project_dir)
+        .or_else(|| host_dirs.first().cloned())
         .ok_or_else(|| Error::bad_input("no cwd in the hook input"))?;
-    if !cwd.is_dir() {
+    // a session keeps the workspace of its first hook: an agent that `cd`s elsewhere does
+    // not move its memory
+    let fixed = pinned::root(env, host.as_str(), id);
+    if fixed.is_none() && !cwd.is_dir() {
         return Err(Error::bad_input(format!(
             "cwd {} is not a directory",
             cwd.display()
         )));
     }
-    let (ws, _) = open_workspace(&cwd, env, &[])?;
+    let wanted = crate::workspace::Wanted {
+        explicit: fixed.as_deref(),
+        host: host_dirs,
+        cwd: Some(&cwd),
+    };
+    let (ws, _, located) = crate::workspace::open_located(&wanted, env, &[])?;
     reply.root = Some(ws.root.clone());
+    let home = env
+        .iter()
+        .find(|(k, _)| k == "HOME")
+        .map(|(_, v)| PathBuf::from(v));
+    let may_scaffold = located.may_scaffold(home.as_deref());
+    if fixed.is_none() && (ws.has_memory() || may_scaffold) {
+        pinned::pin(env, host.as_str(), id, &ws.root);
+    }
     if !ws.config.enabled {
         return Ok(());
     }
@@ -160,7 +182,7 @@ fn handle(
     let h = host.as_str();
     match event {
         "session-start" => {
-            if !ready(&ws)? || !ws.config.inject_on_session_start {
+            if !ready(&ws, may_scaffold)? || !ws.config.inject_on_session_start {
                 return Ok(());
             }
             let source = str_field(&input, "source")
@@ -210,12 +232,13 @@ fn handle(
     Ok(())
 }
 
-/// Make sure the workspace has memory, scaffolding it when configured.
-fn ready(ws: &Workspace) -> Result<bool> {
+/// Make sure the workspace has memory, scaffolding it when configured and when the folder is
+/// a project's root (never a folder a user-scope hook happened to run in, such as `$HOME`).
+fn ready(ws: &Workspace, may_scaffold: bool) -> Result<bool> {
     if ws.has_memory() {
         return Ok(true);
     }
-    if !ws.config.auto_scaffold {
+    if !ws.config.auto_scaffold || !may_scaffold {
         return Ok(false);
     }
     crate::ops::init(ws)?;

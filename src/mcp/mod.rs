@@ -23,7 +23,10 @@ use crate::index::{ArchiveMode, SearchQuery};
 use crate::model::{FileKind, agent_actor};
 use crate::ops::{self, EntryFilter, ReadTarget};
 use crate::schema;
-use crate::workspace::{Workspace, open_workspace};
+use crate::workspace::Workspace;
+
+/// How long the server waits for a client to answer its roots request before falling back.
+const ROOTS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
 
 const INSTRUCTIONS: &str = "Project memory for this repository: memory/PROJECT.md (what the project is now), \
 memory/DECISIONS.md (why), memory/SESSIONS.md (what happened). It is loaded at session start; \
@@ -161,9 +164,10 @@ impl MemoryServer {
         }
     }
 
-    /// The workspace: `--root`, else the client's first root, else the host's project-dir
-    /// variable, else the working directory. (Roots are deprecated by the newest protocol but
-    /// are what hosts send today.)
+    /// The workspace, by the one rule (`workspace::locate`): `--root`, else the client's roots
+    /// (the one holding memory) and the host's project directory, else memory found above the
+    /// working directory. (Roots are deprecated by the newest protocol but are what hosts send
+    /// today.)
     #[allow(deprecated)]
     async fn workspace(&self, ctx: &RequestContext<RoleServer>) -> Result<Arc<Workspace>> {
         if let Some(ws) = self
@@ -174,31 +178,34 @@ impl MemoryServer {
         {
             return Ok(ws);
         }
-        let var = |k: &str| {
-            self.setup
-                .env
-                .iter()
-                .find(|(n, _)| n == k)
-                .map(|(_, v)| PathBuf::from(v))
-        };
-        let mut start = self.setup.root.clone();
-        if start.is_none() {
+        // the client's roots (file URIs, percent-encoded), then the host's project directory
+        let mut host: Vec<PathBuf> = Vec::new();
+        if self.setup.root.is_none() {
             let wants_roots = ctx
                 .peer
                 .peer_info()
                 .is_some_and(|info| info.capabilities.roots.is_some());
-            if wants_roots && let Ok(roots) = ctx.peer.list_roots().await {
-                start = roots
-                    .roots
-                    .iter()
-                    .find_map(|r| r.uri.strip_prefix("file://").map(PathBuf::from));
+            if wants_roots {
+                // a client that announces roots but never answers must not hang every call
+                let asked = tokio::time::timeout(ROOTS_TIMEOUT, ctx.peer.list_roots()).await;
+                if let Ok(Ok(roots)) = asked {
+                    host.extend(
+                        roots
+                            .roots
+                            .iter()
+                            .filter_map(|r| crate::workspace::path_of_uri(&r.uri)),
+                    );
+                }
             }
         }
-        let start = match start.or_else(|| var("CLAUDE_PROJECT_DIR")) {
-            Some(p) => p,
-            None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
+        host.extend(crate::workspace::host_dirs(&self.setup.env));
+        let wanted = crate::workspace::Wanted {
+            explicit: self.setup.root.as_deref(),
+            host,
+            cwd: None,
         };
-        let (ws, _) = open_workspace(&start, &self.setup.env, &self.setup.overrides)?;
+        let (ws, _, _) =
+            crate::workspace::open_located(&wanted, &self.setup.env, &self.setup.overrides)?;
         let ws = Arc::new(ws);
         *self
             .ws

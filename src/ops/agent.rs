@@ -76,6 +76,8 @@ pub struct HostLimits {
     pub window_tokens: Option<u64>,
     /// Characters the host keeps of a hook's output.
     pub char_cap: Option<usize>,
+    /// Bytes the host keeps of a hook's output.
+    pub byte_cap: Option<usize>,
 }
 
 fn new_session(tx: &Tx, id: &str, host: &str) -> AgentSession {
@@ -111,7 +113,10 @@ pub fn inject(
     source: Source,
     limits: HostLimits,
 ) -> Result<Injection> {
-    let budget = Budget::effective(&ws.config, limits.window_tokens, limits.char_cap);
+    let mut budget = Budget::effective(&ws.config, limits.window_tokens, limits.char_cap);
+    if let Some(cap) = limits.byte_cap {
+        budget.bytes = budget.bytes.min(cap);
+    }
     let Some(id) = session else {
         let block = ws
             .read(|r| {

@@ -7,6 +7,7 @@
 
 mod fence;
 mod fsio;
+mod locate;
 mod scaffold;
 mod sync;
 
@@ -23,6 +24,7 @@ use crate::store::{Reader, Store};
 
 pub use fence::{Fence, beneath, is_under};
 pub use fsio::write_atomic;
+pub use locate::{Found, Located, find_memory, holds_memory, locate, path_of_uri, repository_root};
 pub use scaffold::{
     BOOT_END, BOOT_START, BootOutcome, boot_block, ensure_boot_block, ensure_region, remove_region,
     template,
@@ -109,6 +111,26 @@ pub fn discover_root(start: &Path, config: &Config) -> PathBuf {
     start
 }
 
+/// Where a surface looks for its workspace (see [`locate`]).
+#[derive(Debug, Clone, Default)]
+pub struct Wanted<'a> {
+    /// `--root`.
+    pub explicit: Option<&'a Path>,
+    /// The host's project directories and the client's roots, in order.
+    pub host: Vec<PathBuf>,
+    /// The working directory (a hook's payload `cwd`).
+    pub cwd: Option<&'a Path>,
+}
+
+/// The host project directories named in the environment.
+pub fn host_dirs(env: &[(String, String)]) -> Vec<PathBuf> {
+    ["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"]
+        .iter()
+        .filter_map(|k| env.iter().find(|(n, v)| n == k && !v.is_empty()))
+        .map(|(_, v)| PathBuf::from(v))
+        .collect()
+}
+
 /// Find the root for `start`, load the layered settings (with that root's `trilogy.toml`) and
 /// the clock overrides from `env` (`TRILOGY_TODAY`, `TRILOGY_NOW_MS`).
 pub fn open_workspace(
@@ -116,6 +138,20 @@ pub fn open_workspace(
     env: &[(String, String)],
     overrides: &[String],
 ) -> Result<(Workspace, crate::config::Loaded)> {
+    let wanted = Wanted {
+        explicit: Some(start),
+        ..Wanted::default()
+    };
+    open_located(&wanted, env, overrides).map(|(ws, loaded, _)| (ws, loaded))
+}
+
+/// Locate the root with the one rule ([`locate`]) — or, with `project_root_strategy =
+/// "marker"`, the nearest marker above the working directory — then load the settings.
+pub fn open_located(
+    wanted: &Wanted,
+    env: &[(String, String)],
+    overrides: &[String],
+) -> Result<(Workspace, crate::config::Loaded, Located)> {
     use crate::config::{LoadArgs, load};
     let mut args = LoadArgs {
         user_file: LoadArgs::default_user_file(env),
@@ -124,7 +160,28 @@ pub fn open_workspace(
         overrides: overrides.to_vec(),
     };
     let first = load(&args)?;
-    let root = discover_root(start, &first.config);
+    let cwd = match wanted.cwd {
+        Some(c) => c.to_path_buf(),
+        None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
+    };
+    let mut located = locate(
+        wanted.explicit,
+        &wanted.host,
+        &cwd,
+        &first.config.memory_dir_name,
+    )?;
+    if first.config.project_root_strategy == RootStrategy::Marker
+        && matches!(located.found, Found::Repository | Found::Here)
+    {
+        located.root = discover_root(&cwd, &first.config);
+    }
+    let root = if located.found == Found::Explicit
+        && first.config.project_root_strategy == RootStrategy::Marker
+    {
+        discover_root(&located.root, &first.config)
+    } else {
+        located.root.clone()
+    };
     // the project's own settings are read only from a regular file inside it: a committed
     // `trilogy.toml` linked to a file elsewhere would echo that file in error messages
     let ws_file = root.join("trilogy.toml");
@@ -152,7 +209,7 @@ pub fn open_workspace(
         })
         .transpose()?;
     let ws = Workspace::new(root, loaded.config.clone(), Clock { today, now_ms });
-    Ok((ws, loaded))
+    Ok((ws, loaded, located))
 }
 
 impl Workspace {

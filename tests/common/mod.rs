@@ -13,6 +13,8 @@ pub const TODAY: &str = "2026-11-29";
 /// A temporary workspace root.
 pub struct Ws {
     pub dir: tempfile::TempDir,
+    /// Where hooks pin sessions to their workspace (`XDG_STATE_HOME`), outside the project.
+    pub state: tempfile::TempDir,
 }
 
 impl Ws {
@@ -20,6 +22,10 @@ impl Ws {
         Ws {
             dir: tempfile::Builder::new()
                 .prefix("trilogy-test-")
+                .tempdir()
+                .unwrap(),
+            state: tempfile::Builder::new()
+                .prefix("trilogy-state-")
                 .tempdir()
                 .unwrap(),
         }
@@ -53,6 +59,7 @@ impl Ws {
         let mut c = Command::cargo_bin("trilogy").unwrap();
         c.arg("--root").arg(self.root());
         c.env("TRILOGY_TODAY", TODAY)
+            .env("XDG_STATE_HOME", self.state.path())
             .env("TRILOGY_CONFIG", self.root().join("no-user-config.toml"))
             .env_remove("TRILOGY_LANG")
             .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES");
@@ -64,6 +71,7 @@ impl Ws {
         let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"));
         c.arg("--root").arg(self.root());
         c.env("TRILOGY_TODAY", TODAY)
+            .env("XDG_STATE_HOME", self.state.path())
             .env("TRILOGY_CONFIG", self.root().join("no-user-config.toml"))
             .env_remove("TRILOGY_LANG")
             .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES");

@@ -1,0 +1,66 @@
+//! The workspace each agent session started in, kept outside any project so a later hook of
+//! the same session finds it whatever its `cwd` says: `$XDG_STATE_HOME/trilogy/sessions/`
+//! (else `~/.local/state/trilogy/sessions/`), one small file per session holding the root.
+//! Best effort: a session that cannot be pinned falls back to the location rule.
+
+use std::path::{Path, PathBuf};
+
+use sha1::{Digest, Sha1};
+
+fn dir(env: &[(String, String)]) -> Option<PathBuf> {
+    let var = |k: &str| {
+        env.iter()
+            .find(|(n, v)| n == k && !v.is_empty())
+            .map(|(_, v)| PathBuf::from(v))
+    };
+    let base = var("XDG_STATE_HOME").or_else(|| var("HOME").map(|h| h.join(".local/state")))?;
+    Some(base.join("trilogy").join("sessions"))
+}
+
+fn file(env: &[(String, String)], host: &str, id: &str) -> Option<PathBuf> {
+    let digest = Sha1::digest(format!("{host}\n{id}").as_bytes());
+    let name: String = digest[..10].iter().map(|b| format!("{b:02x}")).collect();
+    Some(dir(env)?.join(name))
+}
+
+/// The root the session was pinned to, when it is still a folder.
+pub fn root(env: &[(String, String)], host: &str, id: &str) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(file(env, host, id)?).ok()?;
+    let root = PathBuf::from(text.trim_end_matches('\n'));
+    (root.is_absolute() && root.is_dir()).then_some(root)
+}
+
+/// Pin the session to `root` (best effort).
+pub fn pin(env: &[(String, String)], host: &str, id: &str, root: &Path) {
+    let Some(path) = file(env, host, id) else {
+        return;
+    };
+    let Some(parent) = path.parent() else { return };
+    if std::fs::create_dir_all(parent).is_err() {
+        return;
+    }
+    sweep(parent);
+    let text = format!("{}\n", root.display());
+    if let Err(e) = crate::workspace::write_atomic(&path, text.as_bytes()) {
+        tracing::debug!(error = %e, "could not pin the session's workspace");
+    }
+}
+
+/// Sessions pinned more than thirty days ago are over: their files go.
+fn sweep(dir: &Path) {
+    let month = std::time::Duration::from_secs(30 * 24 * 3600);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for e in entries.flatten() {
+        let old = e
+            .metadata()
+            .and_then(|m| m.modified())
+            .ok()
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age > month);
+        if old {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+}

@@ -1,0 +1,243 @@
+//! Which folder's memory a command, a hook or an MCP server uses — one rule for every surface:
+//!
+//! 1. an explicit `--root`, which must exist (a mistyped one is an error, never a new folder);
+//! 2. the host's project directory (`CLAUDE_PROJECT_DIR`, `GEMINI_PROJECT_DIR`, the MCP
+//!    client's roots, percent-decoded; of several, the one that holds memory);
+//! 3. the nearest folder at or above the working directory that already holds trilogy memory
+//!    (`.trilogy/`, or the memory folder with one of its files), not above the repository
+//!    root — so an agent that `cd`s into `src/` keeps the project's memory;
+//! 4. the repository root (git's top level) around the working directory, else the working
+//!    directory itself.
+//!
+//! Memory is created only where a person or a host asked for it: an explicit root, the host's
+//! project directory, or a repository root — never in `$HOME` or `/` because a hook installed
+//! for the user ran outside a project.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+/// How a root was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Found {
+    /// `--root`.
+    Explicit,
+    /// The host's project directory or the client's roots.
+    Host,
+    /// A folder at or above the working directory that holds memory.
+    Memory,
+    /// The repository around the working directory.
+    Repository,
+    /// The working directory, outside any repository.
+    Here,
+}
+
+/// A located root.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    pub root: PathBuf,
+    pub found: Found,
+}
+
+impl Located {
+    /// Whether memory may be created here when there is none yet.
+    pub fn may_scaffold(&self, home: Option<&Path>) -> bool {
+        let root = &self.root;
+        if root.parent().is_none() || home.is_some_and(|h| same(h, root)) {
+            return matches!(self.found, Found::Explicit);
+        }
+        !matches!(self.found, Found::Here)
+    }
+}
+
+fn same(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// The path of a `file://` URI as MCP clients send roots: percent-decoded, with an optional
+/// `localhost` host, and Windows drive paths (`file:///C:/x`) without their leading slash.
+/// Other schemes and hosts are not local folders: `None`.
+pub fn path_of_uri(uri: &str) -> Option<PathBuf> {
+    let rest = uri.strip_prefix("file://")?;
+    let rest = rest.strip_prefix("localhost").unwrap_or(rest);
+    if !rest.starts_with('/') {
+        return None;
+    }
+    let bytes: Vec<u8> = percent_encoding::percent_decode_str(rest).collect();
+    let text = String::from_utf8(bytes).ok()?;
+    let b = text.as_bytes();
+    let drive = b.len() >= 3 && b[0] == b'/' && b[1].is_ascii_alphabetic() && b[2] == b':';
+    Some(PathBuf::from(if drive { &text[1..] } else { &text }))
+}
+
+/// True when `dir` holds trilogy memory.
+pub fn holds_memory(dir: &Path, memory_dir_name: &str) -> bool {
+    if dir.join(".trilogy").is_dir() {
+        return true;
+    }
+    let mem = dir.join(memory_dir_name);
+    ["PROJECT.md", "DECISIONS.md", "SESSIONS.md"]
+        .iter()
+        .any(|f| mem.join(f).is_file())
+}
+
+/// The repository root around `start`: the nearest folder at or above it with `.git`.
+pub fn repository_root(start: &Path) -> Option<PathBuf> {
+    start
+        .ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+}
+
+/// The nearest folder at or above `start` that holds memory, looking no higher than the
+/// repository root (a nested repository stops the walk at its own root).
+pub fn find_memory(start: &Path, memory_dir_name: &str) -> Option<PathBuf> {
+    for dir in start.ancestors() {
+        if holds_memory(dir, memory_dir_name) {
+            return Some(dir.to_path_buf());
+        }
+        if dir.join(".git").exists() {
+            break;
+        }
+    }
+    None
+}
+
+/// Apply the rule. `host` lists the host's project directories and client roots in the
+/// order given; `cwd` is the working directory (a hook's payload `cwd`).
+pub fn locate(
+    explicit: Option<&Path>,
+    host: &[PathBuf],
+    cwd: &Path,
+    memory_dir_name: &str,
+) -> Result<Located> {
+    let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    if let Some(r) = explicit {
+        if !r.is_dir() {
+            return Err(Error::bad_input(format!(
+                "--root {}: no such folder; create it first (trilogy never creates a root it was pointed at)",
+                r.display()
+            )));
+        }
+        return Ok(Located {
+            root: abs(r),
+            found: Found::Explicit,
+        });
+    }
+    let hosts: Vec<PathBuf> = host.iter().filter(|p| p.is_dir()).map(|p| abs(p)).collect();
+    if let Some(h) = hosts
+        .iter()
+        .find(|h| holds_memory(h, memory_dir_name))
+        .or(hosts.first())
+    {
+        return Ok(Located {
+            root: h.clone(),
+            found: Found::Host,
+        });
+    }
+    let cwd = abs(cwd);
+    if let Some(m) = find_memory(&cwd, memory_dir_name) {
+        return Ok(Located {
+            root: m,
+            found: Found::Memory,
+        });
+    }
+    if let Some(r) = repository_root(&cwd) {
+        return Ok(Located {
+            root: r,
+            found: Found::Repository,
+        });
+    }
+    Ok(Located {
+        root: cwd,
+        found: Found::Here,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_are_decoded() {
+        let p = |u: &str| path_of_uri(u).map(|p| p.display().to_string());
+        assert_eq!(
+            p("file:///home/u/my%20proj%20%E9%A1%B9%E7%9B%AE").as_deref(),
+            Some("/home/u/my proj 项目")
+        );
+        assert_eq!(p("file:///a%2Fb").as_deref(), Some("/a/b"));
+        assert_eq!(p("file://localhost/srv/x").as_deref(), Some("/srv/x"));
+        assert_eq!(
+            p("file:///C:/Users/u/proj").as_deref(),
+            Some("C:/Users/u/proj")
+        );
+        assert_eq!(p("file:///c%3A/x").as_deref(), Some("c:/x"));
+        assert_eq!(p("https://example.com/x"), None);
+        assert_eq!(p("file://otherhost/x"), None);
+        assert_eq!(p("file:///%FF"), None, "not UTF-8");
+    }
+
+    #[test]
+    fn the_walk_finds_memory_above_and_stops_at_the_repository() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("repo/.git")).unwrap();
+        std::fs::create_dir_all(root.join("repo/memory")).unwrap();
+        std::fs::write(root.join("repo/memory/SESSIONS.md"), "# S\n").unwrap();
+        std::fs::create_dir_all(root.join("repo/src/deep")).unwrap();
+        let got = locate(None, &[], &root.join("repo/src/deep"), "memory").unwrap();
+        assert_eq!(got.root, root.join("repo"));
+        assert_eq!(got.found, Found::Memory);
+        // a nested repository (a submodule) without memory: its own root, not the outer one
+        std::fs::create_dir_all(root.join("repo/vendor/lib/.git")).unwrap();
+        std::fs::create_dir_all(root.join("repo/vendor/lib/src")).unwrap();
+        let got = locate(None, &[], &root.join("repo/vendor/lib/src"), "memory").unwrap();
+        assert_eq!(got.root, root.join("repo/vendor/lib"));
+        assert_eq!(got.found, Found::Repository);
+        // memory above the repository is not looked for
+        std::fs::create_dir_all(root.join("outer/.trilogy")).unwrap();
+        std::fs::create_dir_all(root.join("outer/inner/.git")).unwrap();
+        let got = locate(None, &[], &root.join("outer/inner"), "memory").unwrap();
+        assert_eq!(got.root, root.join("outer/inner"));
+        // outside any repository and any memory: the folder itself, where nothing is created
+        std::fs::create_dir_all(root.join("loose")).unwrap();
+        let got = locate(None, &[], &root.join("loose"), "memory").unwrap();
+        assert_eq!(got.found, Found::Here);
+        assert!(!got.may_scaffold(None));
+    }
+
+    #[test]
+    fn host_roots_win_and_the_one_with_memory_is_chosen() {
+        let t = tempfile::tempdir().unwrap();
+        let a = t.path().join("a");
+        let b = t.path().join("b");
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(b.join(".trilogy")).unwrap();
+        let got = locate(None, &[a.clone(), b.clone()], t.path(), "memory").unwrap();
+        assert_eq!(got.root, b);
+        let got = locate(None, &[a.clone()], t.path(), "memory").unwrap();
+        assert_eq!((got.root, got.found), (a, Found::Host));
+    }
+
+    #[test]
+    fn a_missing_explicit_root_is_an_error_and_home_gets_nothing() {
+        let t = tempfile::tempdir().unwrap();
+        let e = locate(Some(&t.path().join("typo")), &[], t.path(), "memory").unwrap_err();
+        assert!(e.to_string().contains("no such folder"), "{e}");
+        let home = Located {
+            root: t.path().to_path_buf(),
+            found: Found::Repository,
+        };
+        assert!(!home.may_scaffold(Some(t.path())));
+        assert!(home.may_scaffold(None));
+        let slash = Located {
+            root: PathBuf::from("/"),
+            found: Found::Host,
+        };
+        assert!(!slash.may_scaffold(None));
+    }
+}

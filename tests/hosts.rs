@@ -1,0 +1,274 @@
+//! Memory follows the project, not the agent's working directory: one location rule for the
+//! CLI, the hooks and the MCP server (percent-encoded client roots, `cd` into a subfolder, a
+//! hook run outside any project, a mistyped `--root`).
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::Stdio;
+
+use common::{Ws, git_output, text};
+use serde_json::{Value, json};
+
+/// Run a Claude hook the way Claude Code does: from `cwd`, naming the project when given.
+fn hook(ws: &Ws, event: &str, payload: &Value, cwd: &Path, project: Option<&Path>) -> String {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"));
+    c.args(["hook", "claude", event])
+        .current_dir(cwd)
+        .env("TRILOGY_TODAY", common::TODAY)
+        .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+        .env("XDG_STATE_HOME", ws.state.path())
+        .env("HOME", ws.state.path())
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(p) = project {
+        c.env("CLAUDE_PROJECT_DIR", p);
+    }
+    let mut child = c.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "hooks exit 0: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// The binary with the test environment and no `--root`.
+fn bare(ws: &Ws) -> std::process::Command {
+    let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"));
+    c.env("TRILOGY_TODAY", common::TODAY)
+        .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+        .env("XDG_STATE_HOME", ws.state.path());
+    c
+}
+
+fn start(session: &str, cwd: &Path, source: &str) -> Value {
+    json!({"session_id": session, "hook_event_name": "SessionStart", "source": source,
+           "cwd": cwd.display().to_string(), "transcript_path": "/nonexistent"})
+}
+
+#[test]
+fn a_cd_into_a_subfolder_keeps_the_projects_memory() {
+    let ws = Ws::init();
+    assert!(git_output(ws.root(), &["init", "-q"]).status.success());
+    ws.ok(&[
+        "checkpoint",
+        "--session-done",
+        "the project's own entry; tested",
+    ]);
+    let sub = ws.root().join("src/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    let first = hook(
+        &ws,
+        "session-start",
+        &start("s-cd", ws.root(), "startup"),
+        ws.root(),
+        None,
+    );
+    assert!(first.contains("the project's own entry"), "{first}");
+    // the agent ran `cd src/deep`; Claude Code now reports that cwd, and /compact asks again
+    let again = hook(
+        &ws,
+        "session-start",
+        &start("s-cd", &sub, "compact"),
+        &sub,
+        None,
+    );
+    assert!(again.contains("the project's own entry"), "{again}");
+    assert!(!sub.join("memory").exists() && !ws.root().join("src/memory").exists());
+    assert!(!sub.join(".trilogy").exists());
+    // a new session started in the subfolder finds the memory above it
+    let fresh = hook(
+        &ws,
+        "session-start",
+        &start("s-sub", &sub, "startup"),
+        &sub,
+        None,
+    );
+    assert!(fresh.contains("the project's own entry"), "{fresh}");
+    // and a session keeps its workspace even when its cwd leaves the project
+    let elsewhere = tempfile::tempdir().unwrap();
+    let away = hook(
+        &ws,
+        "session-start",
+        &start("s-cd", elsewhere.path(), "compact"),
+        elsewhere.path(),
+        None,
+    );
+    assert!(away.contains("the project's own entry"), "{away}");
+    assert!(
+        std::fs::read_dir(elsewhere.path())
+            .unwrap()
+            .next()
+            .is_none()
+    );
+}
+
+#[test]
+fn a_user_scope_hook_outside_any_project_creates_nothing() {
+    let ws = Ws::new();
+    let home = ws.root();
+    let out = hook(
+        &ws,
+        "session-start",
+        &start("s-home", home, "startup"),
+        home,
+        None,
+    );
+    assert_eq!(out, "", "no block where there is no project");
+    let made: Vec<_> = std::fs::read_dir(home)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name())
+        .collect();
+    assert!(
+        made.is_empty(),
+        "nothing created in a folder that is no project: {made:?}"
+    );
+    // the same folder named by the host as its project gets memory
+    let out = hook(
+        &ws,
+        "session-start",
+        &start("s-proj", home, "startup"),
+        home,
+        Some(home),
+    );
+    assert!(ws.path("SESSIONS.md").exists(), "{out}");
+    // and a repository root gets memory too
+    let repo = Ws::new();
+    assert!(git_output(repo.root(), &["init", "-q"]).status.success());
+    let sub = repo.root().join("pkg");
+    std::fs::create_dir_all(&sub).unwrap();
+    hook(
+        &repo,
+        "session-start",
+        &start("s-repo", &sub, "startup"),
+        &sub,
+        None,
+    );
+    assert!(repo.path("SESSIONS.md").exists(), "at the repository root");
+    assert!(!sub.join("memory").exists(), "never in the subfolder");
+}
+
+#[test]
+fn a_mistyped_root_is_an_error_and_no_folder_appears() {
+    let ws = Ws::init();
+    let typo = ws.root().join("no-such-project");
+    let out = bare(&ws)
+        .arg("--root")
+        .arg(&typo)
+        .args(["checkpoint", "--session-done", "x; tested"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("no such folder"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!typo.exists());
+}
+
+/// Drive `trilogy mcp` (no `--root`) as a host that announces `roots`: answer the server's
+/// `roots/list` with `roots` (or never, when `None`) and return `memory_status`'s root.
+fn mcp_root_with(ws: &Ws, cwd: &Path, roots: Option<Value>) -> String {
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"))
+        .arg("mcp")
+        .current_dir(cwd)
+        .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |v: Value| writeln!(stdin, "{v}").unwrap();
+    send(
+        json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":false}},"clientInfo":{"name":"host","version":"1"}}}),
+    );
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    send(
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_status","arguments":{}}}),
+    );
+    loop {
+        line.clear();
+        assert!(
+            reader.read_line(&mut line).unwrap() > 0,
+            "the server hung up"
+        );
+        let v: Value = serde_json::from_str(&line).unwrap();
+        if v["method"] == "roots/list" {
+            if let Some(r) = &roots {
+                send(json!({"jsonrpc":"2.0","id":v["id"],"result":{"roots":r}}));
+            }
+            continue;
+        }
+        if v["id"] == 1 {
+            drop(stdin);
+            let _ = child.wait();
+            return v["result"]["structuredContent"]["root"]
+                .as_str()
+                .or_else(|| v["result"]["content"][0]["text"].as_str())
+                .unwrap_or_default()
+                .to_string();
+        }
+    }
+}
+
+#[test]
+fn percent_encoded_client_roots_reach_the_real_folder() {
+    let parent = tempfile::tempdir().unwrap();
+    let project = parent.path().join("my proj 项目");
+    std::fs::create_dir_all(&project).unwrap();
+    let ws = Ws::new();
+    let out = bare(&ws)
+        .arg("--root")
+        .arg(&project)
+        .arg("init")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut uri = String::from("file://");
+    for b in project.display().to_string().bytes() {
+        if b.is_ascii_alphanumeric() || b"/-_.".contains(&b) {
+            uri.push(b as char);
+        } else {
+            uri.push_str(&format!("%{b:02X}"));
+        }
+    }
+    let elsewhere = tempfile::tempdir().unwrap();
+    let root = mcp_root_with(
+        &ws,
+        elsewhere.path(),
+        Some(json!([{"uri": uri, "name": "p"}])),
+    );
+    assert!(root.contains("my proj 项目"), "{root}");
+    let leaked: Vec<_> = std::fs::read_dir(parent.path())
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(leaked.len(), 1, "no folder named with the escapes appears");
+    assert!(
+        std::fs::read_dir(elsewhere.path())
+            .unwrap()
+            .next()
+            .is_none()
+    );
+}
+
+#[test]
+fn a_client_that_never_answers_roots_does_not_hang_the_server() {
+    let ws = Ws::init();
+    let root = mcp_root_with(&ws, ws.root(), None);
+    assert!(root.contains(&ws.root().display().to_string()), "{root}");
+}
