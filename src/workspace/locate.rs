@@ -219,7 +219,7 @@ mod tests {
         std::fs::create_dir_all(b.join(".trilogy")).unwrap();
         let got = locate(None, &[a.clone(), b.clone()], t.path(), "memory").unwrap();
         assert_eq!(got.root, b);
-        let got = locate(None, &[a.clone()], t.path(), "memory").unwrap();
+        let got = locate(None, std::slice::from_ref(&a), t.path(), "memory").unwrap();
         assert_eq!((got.root, got.found), (a, Found::Host));
     }
 
