@@ -177,6 +177,7 @@ fn a_mistyped_root_is_an_error_and_no_folder_appears() {
 
 /// Drive `trilogy mcp` (no `--root`) as a host that announces `roots`: answer the server's
 /// `roots/list` with `roots` (or never, when `None`) and return `memory_status`'s root.
+#[allow(clippy::zombie_processes)] // a failed assertion ends the test process, and the child with it
 fn mcp_root_with(ws: &Ws, cwd: &Path, roots: Option<Value>) -> String {
     let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"))
         .arg("mcp")
