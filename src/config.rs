@@ -65,6 +65,10 @@ pub struct Config {
     /// How long a write waits for another writer before failing with "workspace busy".
     #[serde(alias = "lockTimeoutMs")]
     pub lock_timeout_ms: u64,
+    /// Folder (relative to the project root) whose `PROJECT.md`, `DECISIONS.md`, `SESSIONS.md`
+    /// and `boot-block.md` scaffolding uses instead of the built-in templates, file by file.
+    #[serde(alias = "templatesDir")]
+    pub templates_dir: Option<String>,
 }
 
 impl Default for Config {
@@ -88,12 +92,13 @@ impl Default for Config {
             project_stale_days: 14,
             lang: Lang::Zh,
             lock_timeout_ms: 10_000,
+            templates_dir: None,
         }
     }
 }
 
 /// Every key: snake_case name and the original's camelCase alias.
-pub const KEYS: [(&str, &str); 18] = [
+pub const KEYS: [(&str, &str); 19] = [
     ("enabled", "enabled"),
     ("memory_dir_name", "memoryDirName"),
     ("project_root_strategy", "projectRootStrategy"),
@@ -112,6 +117,7 @@ pub const KEYS: [(&str, &str); 18] = [
     ("project_stale_days", "projectStaleDays"),
     ("lang", "lang"),
     ("lock_timeout_ms", "lockTimeoutMs"),
+    ("templates_dir", "templatesDir"),
 ];
 
 /// Where an effective value came from.
@@ -197,7 +203,9 @@ const MAX_LOCK_TIMEOUT_MS: i64 = 600_000;
 /// nothing that could break out of the text it is written into.
 fn check_value(key: &str, v: &toml::Value) -> std::result::Result<(), String> {
     match (key, v) {
-        ("memory_dir_name" | "boot_block_file", toml::Value::String(s)) => check_rel_path(s),
+        ("memory_dir_name" | "boot_block_file" | "templates_dir", toml::Value::String(s)) => {
+            check_rel_path(s)
+        }
         ("project_root_markers", toml::Value::Array(items)) => items
             .iter()
             .filter_map(toml::Value::as_str)
@@ -397,6 +405,9 @@ mod tests {
             ("memory_dir_name = \"./\"", "project folder itself"),
             ("project_root_markers = [\"../..\"]", "climbs out"),
             ("lock_timeout_ms = 99999999999", "longer than"),
+            ("templates_dir = \"/etc\"", "absolute"),
+            ("templatesDir = \"../elsewhere\"", "climbs out"),
+            ("templates_dir = \".trilogy\"", "never writes"),
         ] {
             let f = write(dir.path(), "trilogy.toml", &format!("{line}\n"));
             let e = load(&LoadArgs {

@@ -183,7 +183,7 @@ pub fn hook(a: &HookArgs) -> i32 {
     0
 }
 
-fn install_options(env: &Env, a: &InstallArgs) -> Result<InstallOptions> {
+fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOptions> {
     let target = Target::parse(&a.host).ok_or_else(|| {
         Error::bad_input(format!("unknown host `{}`; choose claude or codex", a.host))
     })?;
@@ -200,8 +200,12 @@ fn install_options(env: &Env, a: &InstallArgs) -> Result<InstallOptions> {
         command: a.command(),
         root: env.ws.root.clone(),
         home,
-        lang: env.ws.lang(),
-        memory_dir_name: env.ws.config.memory_dir_name.clone(),
+        // removing needs only the markers: a broken template must not stand in the way
+        boot_block: if remove {
+            String::new()
+        } else {
+            env.ws.boot_block_text()?
+        },
     })
 }
 
@@ -254,7 +258,7 @@ pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
         )?;
         return format::print(env, &done, |d| d.join("\n"));
     }
-    let opts = install_options(env, &a)?;
+    let opts = install_options(env, &a, remove)?;
     let changes = if remove {
         install::uninstall(&opts)?
     } else {
