@@ -107,10 +107,17 @@ fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
 }
 
-/// Run one hook event. Never fails: problems become a log line.
-pub fn run(host: Host, event: &str, stdin: &str, env: &[(String, String)]) -> Reply {
+/// Run one hook event with the environment `env` and the `key=value` config `overrides` of
+/// the command line (`--set`). Never fails: problems become a log line.
+pub fn run(
+    host: Host,
+    event: &str,
+    stdin: &str,
+    env: &[(String, String)],
+    overrides: &[String],
+) -> Reply {
     let mut reply = Reply::default();
-    if let Err(e) = handle(host, event, stdin, env, &mut reply) {
+    if let Err(e) = handle(host, event, stdin, env, overrides, &mut reply) {
         reply.stdout.clear();
         reply.log = Some(format!("{} {event}: {e}", host.as_str()));
     }
@@ -122,6 +129,7 @@ fn handle(
     event: &str,
     stdin: &str,
     env: &[(String, String)],
+    overrides: &[String],
     reply: &mut Reply,
 ) -> Result<()> {
     if !EVENTS.contains(&event) {
@@ -151,7 +159,7 @@ fn handle(
             cwd.display()
         )));
     }
-    let (ws, _) = open_workspace(&cwd, env, &[])?;
+    let (ws, _) = open_workspace(&cwd, env, overrides)?;
     reply.root = Some(ws.root.clone());
     if !ws.config.enabled {
         return Ok(());
@@ -283,7 +291,7 @@ mod tests {
             ("session-start", r#"{"session_id":"s"}"#),
             ("nonsense", r#"{"session_id":"s","cwd":"/"}"#),
         ] {
-            let r = run(Host::Claude, event, stdin, &[]);
+            let r = run(Host::Claude, event, stdin, &[], &[]);
             assert_eq!(r.stdout, "", "{event} {stdin}");
             assert!(r.log.is_some(), "{event} {stdin}");
         }
