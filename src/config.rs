@@ -69,6 +69,10 @@ pub struct Config {
     /// block of hosts without hooks): the injection budget is at most 16% of it.
     #[serde(alias = "windowTokens")]
     pub window_tokens: Option<u64>,
+    /// Folder (relative to the project root) whose `PROJECT.md`, `DECISIONS.md`, `SESSIONS.md`
+    /// and `boot-block.md` scaffolding uses instead of the built-in templates, file by file.
+    #[serde(alias = "templatesDir")]
+    pub templates_dir: Option<String>,
 }
 
 impl Default for Config {
@@ -93,12 +97,13 @@ impl Default for Config {
             lang: Lang::Zh,
             lock_timeout_ms: 10_000,
             window_tokens: None,
+            templates_dir: None,
         }
     }
 }
 
 /// Every key: snake_case name and the original's camelCase alias.
-pub const KEYS: [(&str, &str); 19] = [
+pub const KEYS: [(&str, &str); 20] = [
     ("enabled", "enabled"),
     ("memory_dir_name", "memoryDirName"),
     ("project_root_strategy", "projectRootStrategy"),
@@ -118,6 +123,7 @@ pub const KEYS: [(&str, &str); 19] = [
     ("lang", "lang"),
     ("lock_timeout_ms", "lockTimeoutMs"),
     ("window_tokens", "windowTokens"),
+    ("templates_dir", "templatesDir"),
 ];
 
 /// Where an effective value came from.
@@ -203,7 +209,9 @@ const MAX_LOCK_TIMEOUT_MS: i64 = 600_000;
 /// nothing that could break out of the text it is written into.
 fn check_value(key: &str, v: &toml::Value) -> std::result::Result<(), String> {
     match (key, v) {
-        ("memory_dir_name" | "boot_block_file", toml::Value::String(s)) => check_rel_path(s),
+        ("memory_dir_name" | "boot_block_file" | "templates_dir", toml::Value::String(s)) => {
+            check_rel_path(s)
+        }
         ("project_root_markers", toml::Value::Array(items)) => items
             .iter()
             .filter_map(toml::Value::as_str)
@@ -403,6 +411,9 @@ mod tests {
             ("memory_dir_name = \"./\"", "project folder itself"),
             ("project_root_markers = [\"../..\"]", "climbs out"),
             ("lock_timeout_ms = 99999999999", "longer than"),
+            ("templates_dir = \"/etc\"", "absolute"),
+            ("templatesDir = \"../elsewhere\"", "climbs out"),
+            ("templates_dir = \".trilogy\"", "never writes"),
         ] {
             let f = write(dir.path(), "trilogy.toml", &format!("{line}\n"));
             let e = load(&LoadArgs {

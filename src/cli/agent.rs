@@ -159,8 +159,9 @@ pub fn sessions(env: &Env, a: SessionsArgs) -> Result<()> {
     }
 }
 
-/// Run a hook. Always exits 0: a hook must never block the user or break the host.
-pub fn hook(a: &HookArgs) -> i32 {
+/// Run a hook with the `--set` overrides. Always exits 0: a hook must never block the user or
+/// break the host.
+pub fn hook(a: &HookArgs, overrides: &[String]) -> i32 {
     let mut stdin = String::new();
     let _ = std::io::stdin().read_to_string(&mut stdin);
     let env: Vec<(String, String)> = std::env::vars().collect();
@@ -171,7 +172,7 @@ pub fn hook(a: &HookArgs) -> i32 {
         );
         return 0;
     };
-    let reply = hooks::run(host, &a.event, &stdin, &env);
+    let reply = hooks::run(host, &a.event, &stdin, &env, overrides);
     if let Some(line) = &reply.log {
         eprintln!("trilogy hook: {line}");
         // hosts run hooks in the session's directory: log there when the input named none
@@ -184,7 +185,7 @@ pub fn hook(a: &HookArgs) -> i32 {
     0
 }
 
-fn install_options(env: &Env, a: &InstallArgs) -> Result<InstallOptions> {
+fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOptions> {
     let target = Target::parse(&a.host).ok_or_else(|| {
         Error::bad_input(format!("unknown host `{}`; choose claude or codex", a.host))
     })?;
@@ -201,8 +202,12 @@ fn install_options(env: &Env, a: &InstallArgs) -> Result<InstallOptions> {
         command: a.command(),
         root: env.ws.root.clone(),
         home,
-        lang: env.ws.lang(),
-        memory_dir_name: env.ws.config.memory_dir_name.clone(),
+        // removing needs only the markers: a broken template must not stand in the way
+        boot_block: if remove {
+            String::new()
+        } else {
+            env.ws.boot_block_text()?
+        },
     })
 }
 
@@ -255,7 +260,7 @@ pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
         )?;
         return format::print(env, &done, |d| d.join("\n"));
     }
-    let opts = install_options(env, &a)?;
+    let opts = install_options(env, &a, remove)?;
     let changes = if remove {
         install::uninstall(&opts)?
     } else {
@@ -338,17 +343,9 @@ pub fn search(env: &Env, a: SearchArgs) -> Result<()> {
 }
 
 pub fn reindex(env: &Env) -> Result<()> {
-    use std::io::IsTerminal;
-    let tty = std::io::stderr().is_terminal() && !env.json;
-    let mut progress = |done: usize, total: usize| {
-        if tty {
-            eprint!("\rindexing {done}/{total}");
-            if done == total {
-                eprintln!();
-            }
-        }
-    };
-    let n = crate::ops::search::reindex(&env.ws, &mut progress)?;
+    let mut bar = super::progress::Bar::stderr("indexing", env.json);
+    let n = crate::ops::search::reindex(&env.ws, &mut |done, total| bar.update(done, total))?;
+    drop(bar);
     format::print(env, &serde_json::json!({ "documents": n }), |_| {
         format!("indexed {n} documents")
     })

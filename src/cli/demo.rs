@@ -8,8 +8,10 @@ use crate::model::{FileKind, Lang};
 use crate::ops::{CheckpointInput, DecisionInput, ProjectInput, SessionInput};
 use crate::workspace::{Clock, Workspace};
 
-fn step(n: u32, title: &str) {
-    println!("\n\x1b[1m[{n}] {title}\x1b[0m");
+use super::style::Style;
+
+fn step(style: Style, n: u32, title: &str) {
+    println!("\n{}", style.bold(&format!("[{n}] {title}")));
 }
 
 fn show_cmd(args: &[&str]) -> Result<()> {
@@ -31,7 +33,7 @@ fn show_cmd(args: &[&str]) -> Result<()> {
     Ok(())
 }
 
-pub fn run(keep: bool, overrides: &[String]) -> Result<()> {
+pub fn run(keep: bool, overrides: &[String], style: Style) -> Result<()> {
     let loaded = config::load(&LoadArgs {
         overrides: overrides.to_vec(),
         ..Default::default()
@@ -64,12 +66,14 @@ pub fn run(keep: bool, overrides: &[String]) -> Result<()> {
     println!("trilogy demo: a throwaway workspace at {root_s}");
 
     step(
+        style,
         1,
         "scaffold: memory/ from templates, plus the boot block in AGENTS.md",
     );
     run_cmd(&["init"])?;
 
     step(
+        style,
         2,
         "record: one checkpoint with PROJECT edits, a decision and two sessions",
     );
@@ -144,10 +148,11 @@ pub fn run(keep: bool, overrides: &[String]) -> Result<()> {
     run_cmd(&["checkpoint", &batch.display().to_string()])?;
     std::fs::remove_file(&batch).map_err(|e| Error::io(&batch, e))?;
 
-    step(3, "the files are rendered from the store");
+    step(style, 3, "the files are rendered from the store");
     run_cmd(&["read", "SESSIONS.md"])?;
 
     step(
+        style,
         4,
         "a person edits the files by hand: an entry in the middle of SESSIONS.md, a PROJECT line",
     );
@@ -191,6 +196,7 @@ pub fn run(keep: bool, overrides: &[String]) -> Result<()> {
     );
 
     step(
+        style,
         5,
         "the next command absorbs both edits (actor file-edit); reading leaves the files as written",
     );
@@ -198,12 +204,14 @@ pub fn run(keep: bool, overrides: &[String]) -> Result<()> {
     run_cmd(&["read", "--section", "Run and test"])?;
 
     step(
+        style,
         6,
         "what an agent sees at session start: the block with its ledger (within the byte budget)",
     );
     run_cmd(&["inject", "--max-chars", "10000"])?;
 
     step(
+        style,
         7,
         "search finds a Chinese phrase by its parts, and code names by their words",
     );
@@ -216,7 +224,7 @@ pub fn run(keep: bool, overrides: &[String]) -> Result<()> {
         },
     ])?;
 
-    step(8, "status");
+    step(style, 8, "status");
     run_cmd(&["status"])?;
 
     println!("\nwhere everything is:");

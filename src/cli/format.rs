@@ -11,9 +11,14 @@ use super::Env;
 
 /// Write a line to stdout; a closed pipe (`trilogy log | head`) ends the process quietly.
 pub fn emit(text: &str) {
+    emit_bytes(format!("{text}\n").as_bytes());
+}
+
+/// Write `bytes` to stdout as they are, ending the process quietly on a closed pipe.
+pub fn emit_bytes(bytes: &[u8]) {
     use std::io::Write;
     let mut out = std::io::stdout().lock();
-    if let Err(e) = writeln!(out, "{text}").and_then(|_| out.flush()) {
+    if let Err(e) = out.write_all(bytes).and_then(|_| out.flush()) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             std::process::exit(0);
         }

@@ -2,21 +2,22 @@
 //! The only module that names clap; the only place (with `main`) that prints.
 
 mod agent;
+mod checkpoint;
 mod demo;
 mod format;
+mod progress;
+mod shell;
+mod style;
 
-use std::io::Read;
+use std::ffi::OsString;
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, ColorChoice, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::config;
 use crate::error::{Error, Result};
 use crate::model::FileKind;
-use crate::ops::{
-    self, CheckpointInput, DecisionInput, EntryFilter, LogQuery, ProjectInput, ReadTarget,
-    SessionInput,
-};
+use crate::ops::{self, EntryFilter, LogQuery, ReadTarget};
 use crate::workspace::Workspace;
 
 const EXIT_CODES: &str = "\
@@ -55,6 +56,9 @@ struct Cli {
     /// Override a config key for this command (repeatable), e.g. --set lang=en
     #[arg(long = "set", global = true, value_name = "KEY=VALUE")]
     set: Vec<String>,
+    /// Colour the output: auto (only on a terminal, and not when NO_COLOR is set), always, never
+    #[arg(long, global = true, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    color: ColorChoice,
     #[command(subcommand)]
     command: Command,
 }
@@ -64,8 +68,8 @@ enum Command {
     /// Create memory/ from templates (never overwriting) and the boot block in AGENTS.md
     Init,
     /// Record sessions, decisions and PROJECT edits (JSON batch on stdin or a file, or flags)
-    #[command(after_help = CHECKPOINT_HELP)]
-    Checkpoint(Box<CheckpointArgs>),
+    #[command(after_help = checkpoint::CHECKPOINT_HELP)]
+    Checkpoint(Box<checkpoint::CheckpointArgs>),
     /// Print a memory file, one PROJECT section, or entries filtered by area, date and count
     Read(ReadArgs),
     /// Show files, counts, areas, open reports and files that do not parse
@@ -105,77 +109,10 @@ enum Command {
     Uninstall(agent::InstallArgs),
     /// Keep the session-start block in a managed region of a file, for hosts without hooks
     Block(agent::BlockArgs),
-}
-
-const CHECKPOINT_HELP: &str = r#"Batch shape (all parts optional):
-  {"sessions":  [{"done": "...", "area": "...", "open": "...", "next": "..."}],
-   "decisions": [{"choice": "...", "over": "...", "because": "...", "supersedes": "..."}],
-   "project":   [{"section": "现状", "text": "..."} or {"section": "State", "line": "...", "replaces": "..."}],
-   "notes": "what looks stale or wrong, left for the user"}
-
-Examples:
-  trilogy checkpoint --session-done "fixed the lock timeout; cargo test passes" --area store
-  echo '{"decisions":[{"choice":"redb","over":"sqlite","because":"multi-process writes"}]}' | trilogy checkpoint
-  trilogy checkpoint batch.json
-
-Limits: 16 KiB per field (64 characters per area), 256 KiB per PROJECT section text, 512 KiB per call;
-a section longer than its injection share is cut when injected, never refused.
-Entries are dated today (local clock). A retried identical call writes nothing new."#;
-
-#[derive(Args, Debug)]
-struct CheckpointArgs {
-    /// JSON batch file (`-` for stdin; stdin is read when no quick flag is given)
-    file: Option<PathBuf>,
-    /// Quick session entry: what is true now and how it was verified
-    #[arg(long, value_name = "TEXT")]
-    session_done: Option<String>,
-    /// Area of the quick session entry
-    #[arg(long, value_name = "AREA")]
-    area: Option<String>,
-    /// What is unfinished (quick session entry)
-    #[arg(long, value_name = "TEXT")]
-    open: Option<String>,
-    /// The next concrete action (quick session entry)
-    #[arg(long, value_name = "TEXT")]
-    next: Option<String>,
-    /// Quick decision: the choice, one line
-    #[arg(long, value_name = "CHOICE")]
-    decision: Option<String>,
-    /// What the decision rejected
-    #[arg(long, value_name = "TEXT")]
-    over: Option<String>,
-    /// The constraint that forced the decision
-    #[arg(long, value_name = "TEXT")]
-    because: Option<String>,
-    /// An earlier decision (id, heading or choice) the quick decision replaces
-    #[arg(long, value_name = "DECISION")]
-    supersedes: Option<String>,
-    /// PROJECT section for --text or --line
-    #[arg(long, value_name = "NAME")]
-    section: Option<String>,
-    /// New body of --section
-    #[arg(long, value_name = "TEXT", requires = "section")]
-    text: Option<String>,
-    /// One line to add to --section (or to put in place of --replaces)
-    #[arg(
-        long,
-        value_name = "LINE",
-        requires = "section",
-        conflicts_with = "text"
-    )]
-    line: Option<String>,
-    /// Exact existing line of --section that --line replaces
-    #[arg(long, value_name = "LINE", requires = "line")]
-    replaces: Option<String>,
-    /// Things that look stale or wrong, stored as a report for the user
-    #[arg(long, value_name = "TEXT")]
-    notes: Option<String>,
-    /// Who is writing, as recorded in the event log
-    #[arg(long, default_value = "cli")]
-    actor: String,
-    /// The agent session writing (its own writes are not announced back to it)
-    #[arg(long, value_name = "ID", conflicts_with = "actor")]
-    agent_session: Option<String>,
+    /// Print the shell completion script (bash, zsh, fish, powershell or elvish)
+    Completions(shell::CompletionsArgs),
+    /// Print the man page (roff)
+    Man,
 }
 
 #[derive(Args, Debug)]
@@ -302,9 +239,37 @@ fn build_env(cli: &Cli) -> Result<Env> {
     })
 }
 
+/// The `--color` choice among raw arguments (the last one wins), so that clap's own help and
+/// errors, printed while parsing, follow it too.
+fn color_choice(args: &[OsString]) -> ColorChoice {
+    let mut choice = ColorChoice::Auto;
+    let mut it = args.iter().skip(1).map(|a| a.to_string_lossy());
+    while let Some(a) = it.next() {
+        if a == "--" {
+            break;
+        }
+        let value = match a.strip_prefix("--color") {
+            Some("") => it.next().map(|v| v.into_owned()),
+            Some(rest) => rest.strip_prefix('=').map(str::to_string),
+            None => None,
+        };
+        if let Some(c) = value.and_then(|v| ColorChoice::from_str(&v, true).ok()) {
+            choice = c;
+        }
+    }
+    choice
+}
+
+fn parse(args: Vec<OsString>) -> std::result::Result<Cli, clap::Error> {
+    let matches = Cli::command()
+        .color(color_choice(&args))
+        .try_get_matches_from(args)?;
+    Cli::from_arg_matches(&matches)
+}
+
 /// Run the CLI; returns the process exit code.
 pub fn run() -> i32 {
-    let cli = match Cli::try_parse() {
+    let cli = match parse(std::env::args_os().collect()) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
@@ -326,11 +291,12 @@ pub fn run() -> i32 {
 }
 
 fn dispatch(cli: Cli) -> Result<()> {
-    if let Command::Demo(a) = &cli.command {
-        return demo::run(a.keep, &cli.set);
-    }
-    if let Command::Hook(a) = &cli.command {
-        std::process::exit(agent::hook(a));
+    match &cli.command {
+        Command::Demo(a) => return demo::run(a.keep, &cli.set, style::Style::stdout(cli.color)),
+        Command::Completions(a) => return shell::completions(a),
+        Command::Man => return shell::man(),
+        Command::Hook(a) => std::process::exit(agent::hook(a, &cli.set)),
+        _ => {}
     }
     if let Command::MergeDriver(a) = &cli.command {
         let code = match ops::gitmerge::merge_driver(&a.base, &a.ours, &a.theirs, &a.path) {
@@ -363,7 +329,7 @@ fn dispatch(cli: Cli) -> Result<()> {
             let out = ops::init(&env.ws)?;
             format::print(&env, &out, format::init)
         }
-        Command::Checkpoint(a) => cmd_checkpoint(&env, *a),
+        Command::Checkpoint(a) => checkpoint::checkpoint(&env, *a),
         Command::Read(a) => cmd_read(&env, a),
         Command::Status => {
             let s = ops::status(&env.ws)?;
@@ -461,85 +427,13 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Install(a) => agent::install(&env, a, false),
         Command::Uninstall(a) => agent::install(&env, a, true),
         Command::Block(a) => agent::block(&env, a),
-        Command::Demo(_) | Command::Hook(_) | Command::Mcp(_) | Command::MergeDriver(_) => {
-            unreachable!("handled above")
-        }
+        Command::Demo(_)
+        | Command::Completions(_)
+        | Command::Man
+        | Command::Hook(_)
+        | Command::Mcp(_)
+        | Command::MergeDriver(_) => unreachable!("handled above"),
     }
-}
-
-fn quick_input(a: &CheckpointArgs) -> Option<CheckpointInput> {
-    let mut input = CheckpointInput::default();
-    if let Some(done) = &a.session_done {
-        input.sessions.push(SessionInput {
-            done: done.clone(),
-            area: a.area.clone(),
-            open: a.open.clone(),
-            next: a.next.clone(),
-        });
-    }
-    if let Some(choice) = &a.decision {
-        input.decisions.push(DecisionInput {
-            choice: choice.clone(),
-            over: a.over.clone(),
-            because: a.because.clone(),
-            area: None,
-            supersedes: a.supersedes.clone(),
-        });
-    }
-    if let Some(section) = &a.section {
-        input.project.push(ProjectInput {
-            section: section.clone(),
-            text: a.text.clone(),
-            line: a.line.clone(),
-            replaces: a.replaces.clone(),
-        });
-    }
-    input.notes = a.notes.clone();
-    let any = !input.sessions.is_empty()
-        || !input.decisions.is_empty()
-        || !input.project.is_empty()
-        || input.notes.is_some();
-    any.then_some(input)
-}
-
-fn cmd_checkpoint(env: &Env, a: CheckpointArgs) -> Result<()> {
-    let quick = quick_input(&a);
-    let input = match (&a.file, quick) {
-        (Some(_), Some(_)) => {
-            return Err(Error::bad_input(
-                "give a JSON batch file or quick flags, not both",
-            ));
-        }
-        (None, Some(q)) => q,
-        (file, None) => {
-            let (text, source) = match file {
-                Some(p) if p.as_os_str() != "-" => (
-                    std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?,
-                    p.display().to_string(),
-                ),
-                _ => {
-                    let mut s = String::new();
-                    std::io::stdin()
-                        .read_to_string(&mut s)
-                        .map_err(|e| Error::io("<stdin>", e))?;
-                    (s, "stdin".to_string())
-                }
-            };
-            if text.trim().is_empty() {
-                return Err(Error::bad_input(format!(
-                    "{source}: empty input; pipe a JSON batch or use quick flags (see `trilogy checkpoint --help`)"
-                )));
-            }
-            ops::parse_input(&text, &source)?
-        }
-    };
-    let actor = match &a.agent_session {
-        Some(id) => crate::model::agent_actor(id),
-        None => a.actor.clone(),
-    };
-    let out = ops::checkpoint(&env.ws, &actor, &input)?;
-    format::warn_sync(&out.report);
-    format::print(env, &out.value, format::checkpoint)
 }
 
 pub(crate) fn parse_date(flag: &str, v: &Option<String>) -> Result<Option<chrono::NaiveDate>> {
@@ -592,5 +486,56 @@ fn cmd_read(env: &Env, a: ReadArgs) -> Result<()> {
         format::print(env, &outs, |o: &Vec<ops::ReadOutput>| {
             o.iter().map(format::read).collect::<Vec<_>>().join("\n")
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn choice(args: &[&str]) -> ColorChoice {
+        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+        color_choice(&args)
+    }
+
+    #[test]
+    fn color_choice_is_found_before_parsing_for_clap_own_output() {
+        assert_eq!(choice(&["trilogy", "status"]), ColorChoice::Auto);
+        assert_eq!(
+            choice(&["trilogy", "--color", "never", "--help"]),
+            ColorChoice::Never
+        );
+        assert_eq!(
+            choice(&["trilogy", "read", "--color=always"]),
+            ColorChoice::Always
+        );
+        assert_eq!(
+            choice(&["trilogy", "--color=never", "--color", "always"]),
+            ColorChoice::Always
+        );
+        assert_eq!(
+            choice(&["trilogy", "search", "--", "--color=never"]),
+            ColorChoice::Auto
+        );
+    }
+
+    #[test]
+    fn color_is_a_global_option_and_parses_with_any_command() {
+        let cli = parse(
+            ["trilogy", "status", "--color", "never"]
+                .iter()
+                .map(OsString::from)
+                .collect(),
+        )
+        .unwrap();
+        assert_eq!(cli.color, ColorChoice::Never);
+        assert!(
+            parse(vec![
+                "trilogy".into(),
+                "--color=sometimes".into(),
+                "status".into()
+            ])
+            .is_err()
+        );
     }
 }

@@ -116,10 +116,17 @@ fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
 }
 
-/// Run one hook event. Never fails: problems become a log line.
-pub fn run(host: Host, event: &str, stdin: &str, env: &[(String, String)]) -> Reply {
+/// Run one hook event with the environment `env` and the `key=value` config `overrides` of
+/// the command line (`--set`). Never fails: problems become a log line.
+pub fn run(
+    host: Host,
+    event: &str,
+    stdin: &str,
+    env: &[(String, String)],
+    overrides: &[String],
+) -> Reply {
     let mut reply = Reply::default();
-    if let Err(e) = handle(host, event, stdin, env, &mut reply) {
+    if let Err(e) = handle(host, event, stdin, env, overrides, &mut reply) {
         reply.stdout.clear();
         reply.log = Some(format!("{} {event}: {e}", host.as_str()));
     }
@@ -131,6 +138,7 @@ fn handle(
     event: &str,
     stdin: &str,
     env: &[(String, String)],
+    overrides: &[String],
     reply: &mut Reply,
 ) -> Result<()> {
     if !EVENTS.contains(&event) {
@@ -165,7 +173,7 @@ fn handle(
         host: host_dirs,
         cwd: Some(&cwd),
     };
-    let (ws, _, located) = crate::workspace::open_located(&wanted, env, &[])?;
+    let (ws, _, located) = crate::workspace::open_located(&wanted, env, overrides)?;
     reply.root = Some(ws.root.clone());
     let home = env
         .iter()
@@ -308,7 +316,7 @@ mod tests {
             ("session-start", r#"{"session_id":"s"}"#),
             ("nonsense", r#"{"session_id":"s","cwd":"/"}"#),
         ] {
-            let r = run(Host::Claude, event, stdin, &[]);
+            let r = run(Host::Claude, event, stdin, &[], &[]);
             assert_eq!(r.stdout, "", "{event} {stdin}");
             assert!(r.log.is_some(), "{event} {stdin}");
         }

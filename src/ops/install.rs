@@ -12,10 +12,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::error::{Error, Result};
-use crate::model::Lang;
-use crate::workspace::{
-    BOOT_END, BOOT_START, boot_block, ensure_region, remove_region, write_atomic,
-};
+use crate::workspace::{BOOT_END, BOOT_START, ensure_region, remove_region, write_atomic};
 
 /// Hosts `install` knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,8 +56,8 @@ pub struct InstallOptions {
     pub command: String,
     pub root: PathBuf,
     pub home: PathBuf,
-    pub lang: Lang,
-    pub memory_dir_name: String,
+    /// The boot block `install claude` keeps in `CLAUDE.md` (see `Workspace::boot_block_text`).
+    pub boot_block: String,
 }
 
 /// One file `install` looked at.
@@ -446,12 +443,7 @@ pub fn install(opts: &InstallOptions) -> Result<Vec<FileChange>> {
     if opts.target == Target::Claude && opts.scope == Scope::Project {
         // Claude Code reads CLAUDE.md, not AGENTS.md
         let md = confine(opts, opts.root.join("CLAUDE.md"))?;
-        let outcome = ensure_region(
-            &md,
-            BOOT_START,
-            BOOT_END,
-            &boot_block(opts.lang, &opts.memory_dir_name),
-        )?;
+        let outcome = ensure_region(&md, BOOT_START, BOOT_END, &opts.boot_block)?;
         changes.push(FileChange {
             path: md.display().to_string(),
             action: match outcome {
@@ -522,8 +514,7 @@ mod tests {
             command: "trilogy".into(),
             root: dir.to_path_buf(),
             home: dir.join("home"),
-            lang: Lang::En,
-            memory_dir_name: "memory".into(),
+            boot_block: crate::workspace::boot_block(crate::model::Lang::En, "memory"),
         }
     }
 

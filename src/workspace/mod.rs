@@ -341,24 +341,29 @@ impl Workspace {
     /// Create the memory folder and any missing file from the templates (never overwriting),
     /// and write the boot block when configured.
     pub fn scaffold(&self) -> Result<Scaffolded> {
+        // every template is read before anything is written: a bad one changes nothing
+        let mut missing = Vec::new();
+        for f in [FileKind::Project, FileKind::Decisions, FileKind::Sessions] {
+            let path = self.memory_file(f)?;
+            // a store that already knows this file re-renders it; only a new workspace gets templates
+            if !path.exists() && !self.store_path().exists() {
+                missing.push((f, path, self.file_template(f)?));
+            }
+        }
+        let block = if self.config.write_boot_block {
+            Some(self.boot_block_text()?)
+        } else {
+            None
+        };
         let dir = self.memory_dir();
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
         let mut out = Scaffolded::default();
-        for f in [FileKind::Project, FileKind::Decisions, FileKind::Sessions] {
-            let path = self.memory_file(f)?;
-            if path.exists() {
-                continue;
-            }
-            // a store that already knows this file re-renders it; only a new workspace gets templates
-            if self.store_path().exists() {
-                continue;
-            }
-            fsio::write_atomic(&path, template(f, self.lang()).as_bytes())?;
+        for (f, path, text) in missing {
+            fsio::write_atomic(&path, text.as_bytes())?;
             out.created.push(f.file_name().to_string());
         }
-        if self.config.write_boot_block {
+        if let Some(block) = block {
             let path = self.inside(&self.root.join(&self.config.boot_block_file))?;
-            let block = boot_block(self.lang(), &self.config.memory_dir_name);
             self.ensure_state_dir()?;
             let rescue_dir = self.rescue_dir()?;
             let (outcome, rescued) = ensure_boot_block(&path, &block, &rescue_dir)?;

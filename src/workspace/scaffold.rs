@@ -1,12 +1,19 @@
 //! Templates, scaffolding (never overwriting) and the boot block kept in `AGENTS.md`.
+//!
+//! The templates are built in, per language; a project may put its own in `templates_dir`,
+//! file by file. Those are read through the workspace fence, like every file of the project.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::markdown;
 use crate::model::{FileKind, Lang};
 
-use super::fsio;
+use super::{Workspace, fsio};
+
+/// The file in `templates_dir` that replaces the built-in boot block body.
+const BOOT_BLOCK_TEMPLATE: &str = "boot-block.md";
 
 /// Start and end markers around our block in the boot block file.
 pub const BOOT_START: &str = "<!-- trilogy:start -->";
@@ -41,10 +48,85 @@ pub fn boot_block(lang: Lang, memory_dir: &str) -> String {
         Lang::Zh => include_str!("../../templates/zh/boot-block.md"),
         Lang::En => include_str!("../../templates/en/boot-block.md"),
     };
+    wrap_boot_block(body, memory_dir)
+}
+
+fn wrap_boot_block(body: &str, memory_dir: &str) -> String {
     format!(
         "{BOOT_START}\n{}\n{BOOT_END}\n",
         body.replace("{dir}", memory_dir).trim_end()
     )
+}
+
+impl Workspace {
+    /// The text a new memory file `f` starts from: `templates_dir/<file>` when the project has
+    /// one, else the built-in template.
+    pub fn file_template(&self, f: FileKind) -> Result<Cow<'static, str>> {
+        Ok(match self.own_template(f.file_name())? {
+            Some(text) => Cow::Owned(text),
+            None => Cow::Borrowed(template(f, self.lang())),
+        })
+    }
+
+    /// The boot block, between our markers: its body from `templates_dir/boot-block.md` when
+    /// the project has one (`{dir}` stands for the memory folder), else the built-in one.
+    pub fn boot_block_text(&self) -> Result<String> {
+        let dir = &self.config.memory_dir_name;
+        let Some(body) = self.own_template(BOOT_BLOCK_TEMPLATE)? else {
+            return Ok(boot_block(self.lang(), dir));
+        };
+        if let Some(marker) = [BOOT_START, BOOT_END]
+            .into_iter()
+            .find(|m| body.contains(m))
+        {
+            return Err(Error::bad_input(format!(
+                "template {}: holds `{marker}`, which trilogy puts around the block itself; delete that line",
+                self.template_path(BOOT_BLOCK_TEMPLATE).display()
+            )));
+        }
+        Ok(wrap_boot_block(&body, dir))
+    }
+
+    fn template_path(&self, name: &str) -> std::path::PathBuf {
+        let dir = self.config.templates_dir.as_deref().unwrap_or_default();
+        self.root.join(dir).join(name)
+    }
+
+    /// `name` from `templates_dir`, or `None` when no such folder or file is configured or
+    /// present. Read through the fence: a link leaving the project is refused.
+    fn own_template(&self, name: &str) -> Result<Option<String>> {
+        if self.config.templates_dir.is_none() {
+            return Ok(None);
+        }
+        let shown = self.template_path(name);
+        let path = self.inside(&shown)?;
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => {
+                return Err(Error::Io {
+                    path: shown,
+                    message: format!(
+                        "cannot read this template ({e}); make it a readable file, or delete it to use the built-in one"
+                    ),
+                });
+            }
+        };
+        let text = String::from_utf8(bytes).map_err(|e| {
+            Error::bad_input(format!(
+                "template {}: not UTF-8 text (invalid byte at offset {}); save it as UTF-8, or delete it to use the built-in one",
+                shown.display(),
+                e.utf8_error().valid_up_to()
+            ))
+        })?;
+        if text.trim().is_empty() {
+            return Err(Error::bad_input(format!(
+                "template {}: empty; write the template into it, or delete it to use the built-in one",
+                shown.display()
+            )));
+        }
+        Ok(Some(text))
+    }
 }
 
 /// What writing the boot block did.
