@@ -218,3 +218,31 @@ fn a_forty_thousand_character_section_is_accepted_and_cut_at_injection() {
     assert!(block.contains("本节超出"), "cut with its marker");
     assert!(block.len() < long.len(), "cut");
 }
+
+#[test]
+fn rebuilding_the_store_from_the_markdown_reports_its_progress() {
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("memory")).unwrap();
+    let mut text = String::from("# SESSIONS\n");
+    for i in 0..4500 {
+        text.push_str(&format!(
+            "\n## 2026-01-{:02}\n完成：entry {i}; tested\n",
+            i % 28 + 1
+        ));
+    }
+    std::fs::write(dir.path().join("memory/SESSIONS.md"), &text).unwrap();
+    let ws = trilogy::workspace::Workspace::new(
+        dir.path().to_path_buf(),
+        trilogy::config::Config::default(),
+        trilogy::workspace::Clock::default(),
+    );
+    let seen: Arc<Mutex<Vec<(usize, usize)>>> = Arc::default();
+    let log = seen.clone();
+    ws.on_progress(Box::new(move |d, t| log.lock().unwrap().push((d, t))));
+    trilogy::ops::status(&ws).unwrap();
+    let seen = seen.lock().unwrap();
+    assert!(seen.len() >= 3, "{seen:?}");
+    assert_eq!(seen.last(), Some(&(4500, 4500)));
+    assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "{seen:?}");
+}

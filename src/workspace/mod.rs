@@ -75,7 +75,12 @@ pub struct Workspace {
     fence: OnceLock<Fence>,
     /// The search index, kept open by a long-lived process (the MCP server).
     index: Mutex<Option<Arc<crate::index::SearchIndex>>>,
+    /// Told `(done, total)` while a store is rebuilt from the Markdown (a fresh clone).
+    progress: Mutex<Option<ProgressFn>>,
 }
+
+/// A `(done, total)` progress callback.
+pub type ProgressFn = Box<dyn FnMut(usize, usize) + Send>;
 
 /// What scaffolding created.
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -221,6 +226,24 @@ impl Workspace {
             store: OnceLock::new(),
             fence: OnceLock::new(),
             index: Mutex::new(None),
+            progress: Mutex::new(None),
+        }
+    }
+
+    /// Report the progress of rebuilding the store from the Markdown to `f` (a surface's
+    /// progress bar).
+    pub fn on_progress(&self, f: ProgressFn) {
+        *self.progress.lock().unwrap_or_else(|p| p.into_inner()) = Some(f);
+    }
+
+    pub(crate) fn progress(&self, done: usize, total: usize) {
+        if let Some(f) = self
+            .progress
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .as_mut()
+        {
+            f(done, total);
         }
     }
 

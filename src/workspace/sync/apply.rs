@@ -188,7 +188,11 @@ impl Tx<'_> {
         }
         let mut imported: BTreeMap<FileKind, usize> = BTreeMap::new();
         let mut inserted: HashSet<String> = HashSet::new();
-        for (f, item) in present {
+        let total = present.len();
+        for (n, (f, item)) in present.into_iter().enumerate() {
+            if fresh && (n % 2000 == 0 || n + 1 == total) {
+                self.ws.progress(n + 1, total);
+            }
             // a fresh store holds no entries yet: skip the lookups (a bulk import is 100k of them)
             let existing = if fresh {
                 if !inserted.insert(item.id.clone()) {
