@@ -377,6 +377,8 @@ pub struct Fields {
     pub over: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub because: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub area: Option<String>,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub extra: String,
 }
@@ -384,21 +386,23 @@ pub struct Fields {
 /// Read labelled fields out of a body, accepting both label sets, with or without a space
 /// after the colon. Continuation lines belong to the field above until a blank line.
 pub fn read_fields(body: &str) -> Fields {
-    const LABELS: [(&str, usize); 12] = [
+    const LABELS: [(&str, usize); 14] = [
         ("完成", 0),
         ("未完成", 1),
         ("下一步", 2),
         ("选择", 3),
         ("放弃", 4),
         ("因为", 5),
+        ("区域", 6),
         ("done", 0),
         ("open", 1),
         ("next", 2),
         ("chose", 3),
         ("over", 4),
         ("because", 5),
+        ("area", 6),
     ];
-    let mut slots: [Option<String>; 6] = Default::default();
+    let mut slots: [Option<String>; 7] = Default::default();
     let mut extra: Vec<&str> = Vec::new();
     let mut current: Option<usize> = None;
     for line in body.lines() {
@@ -430,7 +434,7 @@ pub fn read_fields(body: &str) -> Fields {
             },
         }
     }
-    let [done, open, next, chose, over, because] = slots;
+    let [done, open, next, chose, over, because, area] = slots;
     Fields {
         done,
         open,
@@ -438,6 +442,7 @@ pub fn read_fields(body: &str) -> Fields {
         chose,
         over,
         because,
+        area,
         extra: extra.join("\n").trim().to_string(),
     }
 }
@@ -486,8 +491,16 @@ impl EntryRecord {
         heading_date(&self.heading)
     }
 
+    /// A session's area is in its heading; a decision's in its `区域：` / `Area:` line.
     pub fn area(&self) -> String {
-        heading_area(&self.heading)
+        match self.kind {
+            EntryKind::Session => heading_area(&self.heading),
+            EntryKind::Decision => read_fields(&self.body)
+                .area
+                .map(|a| area_name(&a))
+                .filter(|a| !a.is_empty())
+                .unwrap_or_else(|| CATCH_ALL_AREA.to_string()),
+        }
     }
 }
 
@@ -703,6 +716,13 @@ mod tests {
         assert_eq!(f.done.as_deref(), Some("did it\nmore"));
         assert_eq!(f.open.as_deref(), Some("x\nDone: ignored twice"));
         assert_eq!(f.extra, "prose");
+        let f = read_fields("Chose: x\nBecause: y\nArea: infra");
+        assert_eq!(
+            f.because.as_deref(),
+            Some("y"),
+            "the area is not part of the reason"
+        );
+        assert_eq!(f.area.as_deref(), Some("infra"));
         let f = read_fields("Done:a\nNext: b");
         assert_eq!(f.done.as_deref(), Some("a"));
         assert_eq!(f.next.as_deref(), Some("b"));

@@ -94,6 +94,20 @@ mod tests {
         }
     }
 
+    /// Gemini CLI skips validating a tool's parameters when its schema carries an `$id`.
+    #[test]
+    fn tool_schemas_carry_no_id() {
+        for (name, text) in [
+            ("checkpoint", CHECKPOINT_INPUT),
+            ("read", READ_INPUT),
+            ("search", SEARCH_INPUT),
+            ("status", STATUS_INPUT),
+        ] {
+            let v: Value = serde_json::from_str(text).unwrap();
+            assert!(v.get("$id").is_none(), "{name}");
+        }
+    }
+
     #[test]
     fn config_schema_lists_every_key_with_its_default() {
         let s: Value = serde_json::from_str(CONFIG).unwrap();

@@ -273,3 +273,125 @@ fn a_client_that_never_answers_roots_does_not_hang_the_server() {
     let root = mcp_root_with(&ws, ws.root(), None);
     assert!(root.contains(&ws.root().display().to_string()), "{root}");
 }
+
+#[test]
+fn a_decisions_area_is_its_own_field_and_filters() {
+    let ws = Ws::init();
+    let batch = json!({"decisions": [{"choice": "use redb", "because": "multi-process writes", "area": "infra"}]});
+    ws.ok_stdin(&["checkpoint"], &batch.to_string());
+    let v = ws.json(&["read", "DECISIONS.md", "--area", "infra"]);
+    let entries = v["entries"].as_array().unwrap();
+    assert_eq!(entries.len(), 1, "{v}");
+    assert_eq!(entries[0]["fields"]["because"], "multi-process writes");
+    assert_eq!(entries[0]["fields"]["area"], "infra");
+}
+
+#[test]
+fn the_language_chosen_at_init_stays_the_workspaces() {
+    let ws = Ws::new();
+    ws.ok(&["init", "--set", "lang=en"]);
+    let toml = std::fs::read_to_string(ws.root().join("trilogy.toml")).unwrap();
+    assert!(toml.contains("lang = \"en\""), "{toml}");
+    ws.ok(&["checkpoint", "--session-done", "later entry; tested"]);
+    let s = ws.read("SESSIONS.md");
+    assert!(s.contains("Done: later entry; tested"), "{s}");
+    // a project that already chose keeps its choice
+    let zh = Ws::new();
+    std::fs::write(zh.root().join("trilogy.toml"), "lang = \"zh\"\n").unwrap();
+    zh.ok(&["init", "--set", "lang=en"]);
+    assert_eq!(
+        std::fs::read_to_string(zh.root().join("trilogy.toml")).unwrap(),
+        "lang = \"zh\"\n"
+    );
+}
+
+#[test]
+fn hooks_exit_zero_on_a_missing_event_and_input_that_is_not_utf8() {
+    let ws = Ws::init();
+    let out = bare(&ws)
+        .args(["hook", "claude"])
+        .current_dir(ws.root())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("no event"),
+        "{}",
+        text(&out.stderr)
+    );
+    let mut child = bare(&ws)
+        .args(["hook", "claude", "session-start"])
+        .current_dir(ws.root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"session_id\":\"\xff\"}")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stderr).contains("not UTF-8"),
+        "{}",
+        text(&out.stderr)
+    );
+    let log = std::fs::read_to_string(ws.root().join(".trilogy/hooks.log")).unwrap();
+    assert!(log.contains("not UTF-8") && !log.contains("EOF"), "{log}");
+}
+
+#[test]
+fn the_mcp_server_rejects_out_of_range_limits_and_exits_0_when_the_client_leaves_early() {
+    let ws = Ws::init();
+    // stdin closed before any handshake
+    let out = bare(&ws)
+        .arg("--root")
+        .arg(ws.root())
+        .arg("mcp")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let mut child = bare(&ws)
+        .arg("--root")
+        .arg(ws.root())
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |v: Value| writeln!(stdin, "{v}").unwrap();
+    send(
+        json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}),
+    );
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    for (i, (tool, args)) in [
+        ("memory_read", json!({"limit": 0})),
+        ("memory_read", json!({"limit": 201})),
+        ("memory_search", json!({"query": "x", "limit": 21})),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        send(
+            json!({"jsonrpc":"2.0","id":i + 1,"method":"tools/call","params":{"name":tool,"arguments":args}}),
+        );
+        line.clear();
+        reader.read_line(&mut line).unwrap();
+        let v: Value = serde_json::from_str(&line).unwrap();
+        assert_eq!(v["result"]["isError"], true, "{line}");
+        assert!(line.contains("use a number from 1 to"), "{line}");
+    }
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

@@ -51,9 +51,9 @@ enum SessionsCmd {
 #[derive(Args, Debug)]
 pub struct HookArgs {
     /// claude or codex
-    pub host: String,
+    pub host: Option<String>,
     /// session-start, user-prompt-submit, post-tool-use, stop or session-end
-    pub event: String,
+    pub event: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -162,17 +162,34 @@ pub fn sessions(env: &Env, a: SessionsArgs) -> Result<()> {
 /// Run a hook with the `--set` overrides. Always exits 0: a hook must never block the user or
 /// break the host.
 pub fn hook(a: &HookArgs, overrides: &[String]) -> i32 {
-    let mut stdin = String::new();
-    let _ = std::io::stdin().read_to_string(&mut stdin);
+    // hooks always exit 0: a host must never fail the agent's turn because of trilogy
+    let mut input = Vec::new();
+    let _ = std::io::stdin().read_to_end(&mut input);
     let env: Vec<(String, String)> = std::env::vars().collect();
-    let Some(host) = Host::parse(&a.host) else {
-        eprintln!(
-            "trilogy hook: unknown host `{}` (claude or codex); nothing done",
-            a.host
-        );
+    let host_name = a.host.as_deref().unwrap_or_default();
+    let Some(host) = Host::parse(host_name) else {
+        eprintln!("trilogy hook: unknown host `{host_name}` (claude or codex); nothing done");
         return 0;
     };
-    let reply = hooks::run(host, &a.event, &stdin, &env, overrides);
+    let Some(event) = a.event.as_deref() else {
+        eprintln!("trilogy hook {host_name}: no event given (e.g. session-start); nothing done");
+        return 0;
+    };
+    let stdin = match String::from_utf8(input) {
+        Ok(s) => s,
+        Err(e) => {
+            let line = format!(
+                "{host_name} {event}: the hook input is not UTF-8 (at byte {}); nothing done",
+                e.utf8_error().valid_up_to()
+            );
+            eprintln!("trilogy hook: {line}");
+            if let Ok(cwd) = std::env::current_dir() {
+                hooks::write_log(Some(&cwd), &line);
+            }
+            return 0;
+        }
+    };
+    let reply = hooks::run(host, event, &stdin, &env, overrides);
     if let Some(line) = &reply.log {
         eprintln!("trilogy hook: {line}");
         // hosts run hooks in the session's directory: log there when the input named none

@@ -330,6 +330,15 @@ fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Init => {
             let out = ops::init(&env.ws)?;
+            // a language chosen for this command alone becomes the workspace's
+            let chosen = env
+                .loaded
+                .sources
+                .get("lang")
+                .is_some_and(|from| from == "--set" || from.starts_with("env "));
+            if chosen {
+                ops::persist_lang(&env.ws)?;
+            }
             format::print(&env, &out, format::init)
         }
         Command::Checkpoint(a) => checkpoint::checkpoint(&env, *a),

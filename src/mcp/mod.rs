@@ -257,7 +257,7 @@ impl MemoryServer {
                         area: r.area,
                         since: date("since", &r.since)?,
                         until: date("until", &r.until)?,
-                        limit: r.limit.unwrap_or(15).min(200),
+                        limit: in_range("limit", r.limit, 1, 200)?.unwrap_or(15),
                     })
                 } else {
                     ReadTarget::File(file.unwrap_or(FileKind::Project))
@@ -278,7 +278,7 @@ impl MemoryServer {
                 let s: SearchArgs = args(name, a)?;
                 let q = SearchQuery {
                     text: s.query,
-                    limit: s.limit.unwrap_or(0),
+                    limit: in_range("limit", s.limit, 1, 20)?.unwrap_or(0),
                     kind: s.kind,
                     area: s.area,
                     since: date("since", &s.since)?,
@@ -415,6 +415,17 @@ impl ServerHandler for MemoryServer {
 }
 
 /// The method a malformed input line is turned into, so it gets a parse-error reply.
+/// A numeric argument within the bounds its schema states; outside them, a tool error that
+/// says the bounds (never a silent clamp: `limit: 0` used to answer nothing).
+fn in_range(name: &str, v: Option<usize>, lo: usize, hi: usize) -> Result<Option<usize>> {
+    match v {
+        Some(n) if n < lo || n > hi => Err(Error::bad_input(format!(
+            "`{name}` = {n}: use a number from {lo} to {hi}"
+        ))),
+        v => Ok(v),
+    }
+}
+
 const PARSE_ERROR_METHOD: &str = "trilogy/parse-error";
 
 /// The method a request holding a lone UTF-16 surrogate is turned into, so it gets an
@@ -561,10 +572,16 @@ pub fn serve(
         .map_err(|e| Error::Internal(format!("tokio runtime: {e}")))?;
     rt.block_on(async move {
         let input = filtered_stdin(tokio::runtime::Handle::current());
-        let service = server
-            .serve((input, tokio::io::stdout()))
-            .await
-            .map_err(|e| Error::Internal(format!("mcp handshake: {e}")))?;
+        let service = match server.serve((input, tokio::io::stdout())).await {
+            Ok(s) => s,
+            // the client went away before it said hello: nothing to serve, nothing wrong
+            Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
+            Err(e) => {
+                return Err(Error::BadInput(format!(
+                    "the MCP client's handshake failed: {e}"
+                )));
+            }
+        };
         service
             .waiting()
             .await

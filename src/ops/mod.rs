@@ -177,6 +177,30 @@ pub fn init(ws: &Workspace) -> Result<InitOutcome> {
     })
 }
 
+/// Keep the language a workspace was created in: `init --set lang=en` (or `TRILOGY_LANG`)
+/// writes `lang` into the project's `trilogy.toml`, so later entries get labels in the
+/// files' own language whoever writes them. A `trilogy.toml` that already sets `lang` is
+/// left alone. Returns whether the file was written.
+pub fn persist_lang(ws: &Workspace) -> Result<bool> {
+    let path = ws.inside(&ws.root.join("trilogy.toml"))?;
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(crate::error::Error::io(&path, e)),
+    };
+    let mut doc: toml_edit::DocumentMut =
+        text.parse().map_err(|e| crate::error::Error::Config {
+            source_name: path.display().to_string(),
+            message: format!("{e}"),
+        })?;
+    if doc.contains_key("lang") || doc.contains_key("Lang") {
+        return Ok(false);
+    }
+    doc["lang"] = toml_edit::value(ws.lang().as_str());
+    crate::workspace::write_atomic(&path, doc.to_string().as_bytes())?;
+    Ok(true)
+}
+
 /// The date a memory file last changed on disk: its last commit when git tracks it (a fresh
 /// clone keeps that), else its modification time.
 pub fn file_date(ws: &Workspace, f: FileKind) -> Option<NaiveDate> {
