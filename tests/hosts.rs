@@ -395,3 +395,41 @@ fn the_mcp_server_rejects_out_of_range_limits_and_exits_0_when_the_client_leaves
     drop(stdin);
     assert!(child.wait().unwrap().success());
 }
+
+#[test]
+fn doctor_names_host_settings_that_call_a_trilogy_that_does_not_run() {
+    let ws = Ws::init();
+    std::fs::create_dir_all(ws.root().join(".claude")).unwrap();
+    std::fs::write(
+        ws.root().join(".claude/settings.json"),
+        r#"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"/nowhere/bin/trilogy hook claude session-start"}]}]}}"#,
+    )
+    .unwrap();
+    let out = ws
+        .cmd()
+        .env("HOME", ws.state.path())
+        .args(["doctor"])
+        .output()
+        .unwrap();
+    let report = text(&out.stdout);
+    assert!(!out.status.success(), "{report}");
+    assert!(
+        report.contains("/nowhere/bin/trilogy") && report.contains("does not resolve"),
+        "{report}"
+    );
+    // installed with the absolute path of a trilogy that exists, all is well
+    std::fs::remove_file(ws.root().join(".claude/settings.json")).unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("trilogy");
+    ws.ok(&["install", "claude", "--command", bin.to_str().unwrap()]);
+    let out = ws
+        .cmd()
+        .env("HOME", ws.state.path())
+        .args(["doctor"])
+        .output()
+        .unwrap();
+    assert!(
+        !text(&out.stdout).contains("does not resolve"),
+        "{}",
+        text(&out.stdout)
+    );
+}

@@ -16,6 +16,8 @@ use crate::workspace::{BOOT_END, BOOT_START, Workspace, render_file};
 
 use super::block::{BLOCK_END, BLOCK_START};
 
+mod hosts;
+
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -459,6 +461,14 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
             "compare each with its memory file, copy over what is missing, then delete it",
         ));
     }
+    // hosts whose settings call a trilogy that does not run here
+    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+    let home = var("HOME").map(std::path::PathBuf::from);
+    out.extend(hosts::check(
+        &ws.root,
+        home.as_deref(),
+        var("PATH").as_deref(),
+    ));
     // managed regions must have both markers
     for (file, start, end) in [
         (ws.config.boot_block_file.as_str(), BOOT_START, BOOT_END),
