@@ -19,6 +19,8 @@ pub struct SearchDoc {
     pub area: String,
     pub state: &'static str,
     pub date: Option<NaiveDate>,
+    /// Store order: an entry's insertion sequence (higher = newer); 0 for sections and prose.
+    pub seq: u64,
     pub heading: String,
     pub body: String,
 }
@@ -57,6 +59,7 @@ impl SearchDoc {
             area: e.area().to_lowercase(),
             state: e.state.as_str(),
             date: e.date(),
+            seq: e.seq,
             heading: e.heading.clone(),
             body: e.body.clone(),
         })
@@ -76,6 +79,7 @@ impl SearchDoc {
             area: String::new(),
             state: State::Live.as_str(),
             date: None,
+            seq: 0,
             heading: f.file_name().to_string(),
             body: prose,
         })
@@ -89,9 +93,27 @@ impl SearchDoc {
             area: String::new(),
             state: State::Live.as_str(),
             date: None,
+            seq: 0,
             heading: s.heading.clone(),
             body: s.text().to_string(),
         })
+    }
+}
+
+impl SearchDoc {
+    /// What a hit shows of this document: its whole text.
+    pub(super) fn text(&self) -> String {
+        whole_text(self.kind, &self.heading, &self.body)
+    }
+}
+
+/// The whole text of a document of `kind`: an entry's heading line and body as its file shows
+/// them, a PROJECT section's text, a file's prose.
+pub(super) fn whole_text(kind: &str, heading: &str, body: &str) -> String {
+    match kind {
+        "section" | "prose" => body.to_string(),
+        _ if body.is_empty() => format!("## {heading}"),
+        _ => format!("## {heading}\n{body}"),
     }
 }
 

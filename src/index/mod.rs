@@ -41,7 +41,8 @@ pub use tokenizer::{MemoryTokenizer, is_cjk, tokens};
 
 /// Bump when the schema, the tokenizer or what is indexed changes: older indexes are rebuilt.
 /// 2: entries holding a credential are left out; areas are indexed composed (NFC).
-const SCHEMA_VERSION: u64 = 3;
+/// 4: entries carry their store order (equal scores rank the newer first).
+const SCHEMA_VERSION: u64 = 4;
 const TOKENIZER: &str = "memory";
 /// Heading matches count more than body matches.
 const HEADING_BOOST: f32 = 2.5;
@@ -55,6 +56,7 @@ pub(super) struct Fields {
     area: Field,
     state: Field,
     date: Field,
+    seq: Field,
     heading: Field,
     body: Field,
 }
@@ -75,6 +77,7 @@ fn schema() -> (Schema, Fields) {
         area: b.add_text_field("area", STRING | STORED),
         state: b.add_text_field("state", STRING | STORED),
         date: b.add_i64_field("date", INDEXED | STORED | FAST),
+        seq: b.add_u64_field("seq", STORED),
         heading: b.add_text_field("heading", text.clone()),
         body: b.add_text_field("body", text),
     };
