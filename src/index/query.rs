@@ -13,14 +13,19 @@
 //! Order. Higher score first, scores compared (and reported) to three decimals; equal scores
 //! rank live before superseded before archived, then the newest first (by date, undated last,
 //! then by store order), then by id. A workspace answers a query in the same order every time.
+//! State, date and store order are one number in an index column (`doc::recency`), so ties
+//! are ordered without loading the documents; they are ordered among the candidates the
+//! index hands over (the limit, the pending keys and [`RESCORE_WINDOW`] more, by score).
 
 use std::cmp::Ordering;
-use std::collections::HashSet;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::ops::Bound;
 
 use chrono::NaiveDate;
 use serde::Serialize;
 use tantivy::collector::TopDocs;
+use tantivy::columnar::Column;
 use tantivy::query::{
     BooleanQuery, BoostQuery, EnableScoring, Occur, PhraseQuery, Query, RangeQuery, TermQuery,
 };
@@ -30,7 +35,9 @@ use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
 use super::bm25::Bm25;
 use super::doc::{Pending, SearchDoc, whole_text};
 use super::tokenizer::{is_cjk, lone_cjk};
-use super::{HEADING_BOOST, PHRASE_BOOST, RESCORE_WINDOW, SearchIndex, days, index_err, terms};
+use super::{
+    HEADING_BOOST, PHRASE_BOOST, RECENCY, RESCORE_WINDOW, SearchIndex, days, index_err, terms,
+};
 use crate::error::{Error, Result};
 use crate::model::State;
 
@@ -80,9 +87,9 @@ pub struct Hit {
     /// The whole document: an entry's `## heading` line and body, a PROJECT section's text, a
     /// file's prose.
     pub text: String,
-    /// Store order: of two entries of one date, the newer has the higher.
+    /// State, date and store order for equal scores: the higher ranks first.
     #[serde(skip)]
-    pub seq: u64,
+    pub recency: u64,
 }
 
 /// A query's terms, by what they can do (see the module header).
@@ -270,10 +277,13 @@ impl SearchIndex {
                 .collect();
             self.add_bonus(searcher, &PhraseQuery::new(phrase), PHRASE_BOOST, &mut top)?;
         }
-        for (score, _) in top.iter_mut() {
-            *score = rounded(*score);
-        }
-        top.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let recency = self.recency_of(searcher, &top)?;
+        let mut ranked: Vec<(f32, u64, DocAddress)> = top
+            .iter()
+            .zip(recency)
+            .map(|(&(score, addr), r)| (rounded(score), r, addr))
+            .collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
         let wanted: HashSet<&str> = pass
             .required
             .iter()
@@ -281,13 +291,18 @@ impl SearchIndex {
             .map(String::as_str)
             .collect();
         let mut hits: Vec<Hit> = Vec::new();
-        for (score, addr) in top {
-            // past the limit only what ties with the last one taken: the order below decides
-            if hits.len() >= want && hits.last().is_some_and(|h| h.score > score) {
+        for (score, recency, addr) in ranked {
+            // past the limit only what ties with the last one taken on score and recency too
+            // (documents with neither a date nor a store order): the id decides below
+            if hits.len() >= want
+                && hits
+                    .last()
+                    .is_some_and(|h| (h.score, h.recency) != (score, recency))
+            {
                 break;
             }
             let doc: TantivyDocument = searcher.doc(addr).map_err(|e| index_err(&self.dir, e))?;
-            if let Some(hit) = self.hit(&doc, score, &wanted, &stale, pass.weak) {
+            if let Some(hit) = self.hit(&doc, (score, recency), &wanted, &stale, pass.weak) {
                 hits.push(hit);
             }
         }
@@ -310,7 +325,7 @@ impl SearchIndex {
                     state: d.state.to_string(),
                     date: d.date,
                     text: d.text(),
-                    seq: d.seq,
+                    recency: d.recency(),
                 });
             }
         }
@@ -323,7 +338,7 @@ impl SearchIndex {
     fn hit(
         &self,
         doc: &TantivyDocument,
-        score: f32,
+        (score, recency): (f32, u64),
         wanted: &HashSet<&str>,
         stale: &HashSet<&str>,
         weak: bool,
@@ -357,11 +372,28 @@ impl SearchIndex {
             weak,
             state: get(self.f.state),
             date,
-            seq: doc
-                .get_first(self.f.seq)
-                .and_then(|v| v.as_u64())
-                .unwrap_or(0),
+            recency,
         })
+    }
+
+    /// The recency of each candidate (see `doc::recency`), read from the index's column.
+    fn recency_of(&self, searcher: &Searcher, top: &[(f32, DocAddress)]) -> Result<Vec<u64>> {
+        let mut columns: HashMap<u32, Column<u64>> = HashMap::new();
+        let mut out = Vec::with_capacity(top.len());
+        for (_, addr) in top {
+            let column = match columns.entry(addr.segment_ord) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => e.insert(
+                    searcher
+                        .segment_reader(addr.segment_ord)
+                        .fast_fields()
+                        .u64(RECENCY)
+                        .map_err(|e| index_err(&self.dir, e))?,
+                ),
+            };
+            out.push(column.first(addr.doc_id).unwrap_or(0));
+        }
+        Ok(out)
     }
 
     /// Add the score of `query`, boosted, to each candidate it matches.
@@ -425,16 +457,9 @@ fn rounded(score: f32) -> f32 {
 
 /// The order of hits (see the module header).
 fn ranking(a: &Hit, b: &Hit) -> Ordering {
-    let state = |h: &Hit| match h.state.as_str() {
-        s if s == State::Live.as_str() => 0,
-        s if s == State::Superseded.as_str() => 1,
-        _ => 2,
-    };
     b.score
         .total_cmp(&a.score)
-        .then_with(|| state(a).cmp(&state(b)))
-        .then_with(|| b.date.cmp(&a.date))
-        .then_with(|| b.seq.cmp(&a.seq))
+        .then_with(|| b.recency.cmp(&a.recency))
         .then_with(|| a.id.cmp(&b.id))
 }
 
@@ -460,6 +485,7 @@ fn snippet(heading: &str, body: &str, wanted: &HashSet<&str>) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::doc::recency;
     use super::*;
 
     #[test]
@@ -474,6 +500,7 @@ mod tests {
     #[test]
     fn ties_rank_live_then_newest_then_store_order_then_id() {
         let hit = |id: &str, state: &str, date: Option<&str>, seq: u64| Hit {
+            recency: recency(state, date.map(|d| d.parse().unwrap()), seq),
             id: id.into(),
             kind: "session".into(),
             file: "SESSIONS.md".into(),
@@ -484,7 +511,6 @@ mod tests {
             state: state.into(),
             date: date.map(|d| d.parse().unwrap()),
             text: String::new(),
-            seq,
         };
         let mut hits = vec![
             hit("a", "archived", Some("2026-11-05"), 9),
