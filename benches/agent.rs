@@ -18,7 +18,7 @@
 //!     `[inject] WARNING` line).
 //! - `search/100k`:
 //!   - `warm/<query>`: `SearchIndex::search` on an index that is open and caught up, six
-//!     queries (Chinese, English, mixed). Target: p50 ≤ 1 ms. A pooled per-call p50/p90/p99
+//!     queries (Chinese, English, mixed), each hit with its whole entry. Target: p50 ≤ 1 ms. A pooled per-call p50/p90/p99
 //!     over all six is measured by hand afterwards and printed as `[search] pooled`.
 //!   - `first_query/<query>`: open the index, check it against the store (`sync`, a no-op
 //!     here) and query: what a fresh process does. Target ≤ 10 ms. `ops_search/<query>`
@@ -378,9 +378,17 @@ fn search(c: &mut Criterion, fx: &mut Fixture) {
     for (id, text) in QUERIES {
         let hits = index.search(&query(text), &Pending::default()).unwrap();
         assert!(!hits.is_empty(), "{id}: no hit");
+        assert!(
+            hits.iter().all(|h| !h.text.is_empty()),
+            "{id}: every hit carries its whole entry"
+        );
         eprintln!(
-            "[search] {id:<22} top: {} · {} ({:.2})",
-            hits[0].file, hits[0].heading, hits[0].score
+            "[search] {id:<22} top: {} · {} ({:.2}), {} hits, {} bytes of entry text",
+            hits[0].file,
+            hits[0].heading,
+            hits[0].score,
+            hits.len(),
+            hits.iter().map(|h| h.text.len()).sum::<usize>()
         );
     }
     let precise = index

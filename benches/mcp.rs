@@ -11,7 +11,8 @@
 //! - `ping` (diagnostic) and `tools/list`: the round-trip floor (stdio, framing, rmcp dispatch);
 //! - `memory_read {"section":"现状"}`: target p50 ≤ 200 µs at 100k;
 //! - `memory_search {"query":…}`, six Chinese/English/mixed queries round-robin, after one warm
-//!   search of each: target p50 ≤ 2 ms at 100k;
+//!   search of each (which checks that every hit carries its whole entry, `text`, and prints
+//!   the reply's size): target p50 ≤ 2 ms at 100k;
 //! - `memory_checkpoint {"sessions":[{"done":"… tested"}]}`, unique text each time: target
 //!   p50 ≤ 3× the fsync floor, measured in the same loop (one floor sample before every
 //!   checkpoint): write 4 KiB to a temp file in the workspace directory, fsync, rename.
@@ -412,8 +413,27 @@ fn run_scale(n: usize, bin: &Path, iters: usize, checkpoints: usize) -> ScaleRep
         let (d, r) = srv.call("memory_search", json!({"query": q}));
         let hits = r["structuredContent"]["hits"]
             .as_array()
-            .map_or(0, |a| a.len());
-        eprintln!("[{scale}] warm search `{q}`: {} — {hits} hits", fmt(d));
+            .cloned()
+            .unwrap_or_default();
+        // every hit carries its whole entry (cut at 2 KB), in the structured result and the
+        // text: what is timed is the answer an agent reads without a call per hit
+        let texts: usize = hits
+            .iter()
+            .map(|h| {
+                let t = h["text"].as_str().unwrap_or("");
+                assert!(
+                    !t.is_empty() && t.len() <= 2048 && text_of(&r).contains(t),
+                    "memory_search `{q}`: a hit without its whole entry: {h}"
+                );
+                t.len()
+            })
+            .sum();
+        eprintln!(
+            "[{scale}] warm search `{q}`: {} — {} hits, {texts} bytes of entry text, {} bytes of reply",
+            fmt(d),
+            hits.len(),
+            srv.line.len()
+        );
     }
     let mut search = Stats::new(format!("{scale} memory_search (pooled)"));
     for i in 0..iters.max(QUERIES.len()) {

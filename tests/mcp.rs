@@ -262,6 +262,61 @@ async fn bad_calls_are_tool_errors_with_precise_messages_and_write_nothing() {
     assert_eq!(ws.snapshot(), before, "nothing was written");
 }
 
+#[tokio::test(flavor = "current_thread")]
+async fn memory_search_answers_with_whole_entries_and_marks_weak_hits() {
+    let ws = Ws::init();
+    let batch = json!({"sessions": [{
+        "done": "wired the loader to the new parser; cargo test passes",
+        "open": "Windows paths with backslashes still fail",
+        "next": "normalise separators in the loader",
+        "area": "parser"
+    }, {
+        "done": "修复了重启后丢条目的问题，测试通过"
+    }]});
+    ws.ok_stdin(&["checkpoint"], &batch.to_string());
+    let client = ().serve(TokioChildProcess::new(server_cmd(&ws)).unwrap()).await.unwrap();
+    let search = |q: &'static str| {
+        let client = &client;
+        async move {
+            let r = client
+                .call_tool(call("memory_search", json!({"query": q})))
+                .await
+                .unwrap();
+            assert_ne!(r.is_error, Some(true), "{}", result_text(&r));
+            let text = r.content[0].as_text().unwrap().text.clone();
+            (r.structured_content.unwrap()["hits"].clone(), text)
+        }
+    };
+    let whole = [
+        "完成：wired the loader to the new parser; cargo test passes",
+        "未完成：Windows paths with backslashes still fail",
+        "下一步：normalise separators in the loader",
+    ];
+    let (hits, text) = search("backslashes").await;
+    assert_eq!(hits.as_array().unwrap().len(), 1, "{hits}");
+    assert_eq!(hits[0]["snippet"], whole[1]);
+    assert_eq!(hits[0]["weak"], false);
+    for line in whole {
+        assert!(
+            hits[0]["text"].as_str().unwrap().contains(line),
+            "{line}: {hits}"
+        );
+        assert!(text.contains(line), "the text result holds {line}: {text}");
+    }
+    assert!(!text.contains("weak"), "{text}");
+
+    let (hits, _) = search("boot block 重复").await;
+    assert_eq!(hits.as_array().unwrap().len(), 0, "{hits}");
+    let (hits, text) = search("重").await;
+    assert_eq!(hits.as_array().unwrap().len(), 1, "{hits}");
+    assert_eq!(hits[0]["weak"], true);
+    assert!(
+        text.contains("weak") && text.contains("重启后丢条目"),
+        "{text}"
+    );
+    client.cancel().await.unwrap();
+}
+
 #[test]
 fn raw_transcript_every_stdout_byte_is_a_frame() {
     let ws = Ws::init();

@@ -342,21 +342,7 @@ pub fn search(env: &Env, a: SearchArgs) -> Result<()> {
         },
     };
     let out = crate::ops::search::search(&env.ws, q)?;
-    format::print(env, &out, |o| {
-        if o.hits.is_empty() {
-            return "no match".into();
-        }
-        o.hits
-            .iter()
-            .map(|h| {
-                format!(
-                    "{} · {}  [{} {}, {:.2}]\n  {}",
-                    h.file, h.heading, h.kind, h.id, h.score, h.snippet
-                )
-            })
-            .collect::<Vec<_>>()
-            .join("\n")
-    })
+    format::print(env, &out, format::search)
 }
 
 pub fn reindex(env: &Env) -> Result<()> {

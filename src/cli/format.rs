@@ -4,6 +4,8 @@ use serde::Serialize;
 
 use crate::config::{KEYS, Loaded};
 use crate::error::{ErrorKind, Result};
+use crate::index::Hit;
+use crate::ops::search::SearchOutcome;
 use crate::ops::{CheckpointOutcome, InitOutcome, LogView, ReadOutput, RestoreOutcome, Status};
 use crate::workspace::SyncReport;
 
@@ -131,6 +133,47 @@ pub fn read(o: &ReadOutput) -> String {
                 .collect::<Vec<_>>()
                 .join("\n")
         }
+    }
+}
+
+/// Each hit: its line, then its whole entry indented, the best-matching line marked `>`.
+pub fn search(o: &SearchOutcome) -> String {
+    if o.hits.is_empty() {
+        return "no match".into();
+    }
+    let hit = |h: &Hit| {
+        let weak = if h.weak {
+            ", weak: single characters"
+        } else {
+            ""
+        };
+        let mut s = format!(
+            "{} · {}  [{} {}, {:.2}{weak}]",
+            h.file, h.heading, h.kind, h.id, h.score
+        );
+        let mut marked = false;
+        for line in h.text.lines() {
+            let best = !marked && is_snippet(line, &h.snippet);
+            marked |= best;
+            s.push_str(if best { "\n  > " } else { "\n    " });
+            s.push_str(line);
+        }
+        if !marked {
+            s.push_str(&format!("\n  > {}", h.snippet));
+        }
+        s
+    };
+    o.hits.iter().map(hit).collect::<Vec<_>>().join("\n\n")
+}
+
+/// Whether `line` of a hit's text is its snippet (trimmed, shortened with `…` when long, the
+/// heading without its `## `).
+fn is_snippet(line: &str, snippet: &str) -> bool {
+    let line = line.trim();
+    let line = line.strip_prefix("## ").unwrap_or(line);
+    match snippet.strip_suffix('…') {
+        Some(start) => line.starts_with(start),
+        None => line == snippet,
     }
 }
 

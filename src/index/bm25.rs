@@ -111,6 +111,14 @@ impl Bm25 {
             .sum()
     }
 
+    /// Whether pending document `i` holds any of `terms`, in its heading or its body.
+    pub(super) fn holds_any(&self, i: usize, terms: &[String]) -> bool {
+        let (heading, body) = &self.tokens[i];
+        terms
+            .iter()
+            .any(|t| heading.contains(t) || body.contains(t))
+    }
+
     /// The score the index would give pending document `i` for the query `ordered` (its
     /// tokens in order).
     pub(super) fn score(&self, i: usize, ordered: &[String]) -> f32 {

@@ -167,6 +167,7 @@ impl SearchIndex {
         doc.add_text(self.f.area, &d.area);
         doc.add_text(self.f.state, d.state);
         doc.add_i64(self.f.date, d.date.map_or(0, days));
+        doc.add_u64(self.f.recency, d.recency());
         doc.add_text(self.f.heading, &d.heading);
         doc.add_text(self.f.body, &d.body);
         doc

@@ -19,6 +19,8 @@ pub struct SearchDoc {
     pub area: String,
     pub state: &'static str,
     pub date: Option<NaiveDate>,
+    /// Store order: an entry's insertion sequence (higher = newer); 0 for sections and prose.
+    pub seq: u64,
     pub heading: String,
     pub body: String,
 }
@@ -57,6 +59,7 @@ impl SearchDoc {
             area: e.area().to_lowercase(),
             state: e.state.as_str(),
             date: e.date(),
+            seq: e.seq,
             heading: e.heading.clone(),
             body: e.body.clone(),
         })
@@ -76,6 +79,7 @@ impl SearchDoc {
             area: String::new(),
             state: State::Live.as_str(),
             date: None,
+            seq: 0,
             heading: f.file_name().to_string(),
             body: prose,
         })
@@ -89,9 +93,48 @@ impl SearchDoc {
             area: String::new(),
             state: State::Live.as_str(),
             date: None,
+            seq: 0,
             heading: s.heading.clone(),
             body: s.text().to_string(),
         })
+    }
+}
+
+impl SearchDoc {
+    /// What a hit shows of this document: its whole text.
+    pub(super) fn text(&self) -> String {
+        whole_text(self.kind, &self.heading, &self.body)
+    }
+
+    /// See [`recency`].
+    pub(super) fn recency(&self) -> u64 {
+        recency(self.state, self.date, self.seq)
+    }
+}
+
+/// State, date and store order in one number, for documents with equal scores: the higher
+/// ranks first. Live before superseded before archived, then the later date (undated last),
+/// then the later in store order. Bits: state 58–59, days since 0001-01-01 36–57, store
+/// order 0–35 (each capped at its width; dates reach past the year 9999).
+pub(super) fn recency(state: &str, date: Option<NaiveDate>, seq: u64) -> u64 {
+    let state: u64 = if state == State::Live.as_str() {
+        2
+    } else if state == State::Superseded.as_str() {
+        1
+    } else {
+        0
+    };
+    let day = date.map_or(0, |d| super::days(d).clamp(0, (1 << 22) - 1) as u64);
+    (state << 58) | (day << 36) | seq.min((1 << 36) - 1)
+}
+
+/// The whole text of a document of `kind`: an entry's heading line and body as its file shows
+/// them, a PROJECT section's text, a file's prose.
+pub(super) fn whole_text(kind: &str, heading: &str, body: &str) -> String {
+    match kind {
+        "section" | "prose" => body.to_string(),
+        _ if body.is_empty() => format!("## {heading}"),
+        _ => format!("## {heading}\n{body}"),
     }
 }
 

@@ -41,8 +41,11 @@ pub use tokenizer::{MemoryTokenizer, is_cjk, tokens};
 
 /// Bump when the schema, the tokenizer or what is indexed changes: older indexes are rebuilt.
 /// 2: entries holding a credential are left out; areas are indexed composed (NFC).
-const SCHEMA_VERSION: u64 = 3;
+/// 4: documents carry their recency (equal scores rank live and newer first).
+const SCHEMA_VERSION: u64 = 4;
 const TOKENIZER: &str = "memory";
+/// The column ordering documents of equal score (see `doc::recency`).
+const RECENCY: &str = "recency";
 /// Heading matches count more than body matches.
 const HEADING_BOOST: f32 = 2.5;
 const PHRASE_BOOST: f32 = 3.0;
@@ -55,6 +58,7 @@ pub(super) struct Fields {
     area: Field,
     state: Field,
     date: Field,
+    recency: Field,
     heading: Field,
     body: Field,
 }
@@ -75,6 +79,7 @@ fn schema() -> (Schema, Fields) {
         area: b.add_text_field("area", STRING | STORED),
         state: b.add_text_field("state", STRING | STORED),
         date: b.add_i64_field("date", INDEXED | STORED | FAST),
+        recency: b.add_u64_field(RECENCY, FAST),
         heading: b.add_text_field("heading", text.clone()),
         body: b.add_text_field("body", text),
     };

@@ -1,21 +1,43 @@
 //! Queries: what a search asks, what it answers, and how the index and the pending changes
 //! are ranked together.
+//!
+//! Which documents are hits. A query's terms are its words (code names and their parts,
+//! stemmed English), its CJK pairs and its single CJK characters. A document is a hit when it
+//! holds at least one of the query's words or pairs; single characters add to its score but
+//! never make a hit by themselves, so `boot block 重复` finds nothing in a workspace that holds
+//! only 重 somewhere. A character the query holds by itself (a run of one CJK character: `锁`,
+//! the `第` of `第 4242 次会话`) is a word of the query too, but a weak one: documents matching
+//! nothing but such characters are returned only when no document matches a word or a pair
+//! (so always for a query made of single characters), and are marked `weak`.
+//!
+//! Order. Higher score first, scores compared (and reported) to three decimals; equal scores
+//! rank live before superseded before archived, then the newest first (by date, undated last,
+//! then by store order), then by id. A workspace answers a query in the same order every time.
+//! State, date and store order are one number in an index column (`doc::recency`), so ties
+//! are ordered without loading the documents; they are ordered among the candidates the
+//! index hands over (the limit, the pending keys and [`RESCORE_WINDOW`] more, by score).
 
-use std::collections::HashSet;
+use std::cmp::Ordering;
+use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::ops::Bound;
 
 use chrono::NaiveDate;
 use serde::Serialize;
 use tantivy::collector::TopDocs;
+use tantivy::columnar::Column;
 use tantivy::query::{
     BooleanQuery, BoostQuery, EnableScoring, Occur, PhraseQuery, Query, RangeQuery, TermQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Value};
-use tantivy::{DocAddress, DocSet, TantivyDocument, Term};
+use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
 
 use super::bm25::Bm25;
-use super::doc::{Pending, SearchDoc};
-use super::{HEADING_BOOST, PHRASE_BOOST, RESCORE_WINDOW, SearchIndex, days, index_err, terms};
+use super::doc::{Pending, SearchDoc, whole_text};
+use super::tokenizer::{is_cjk, lone_cjk};
+use super::{
+    HEADING_BOOST, PHRASE_BOOST, RECENCY, RESCORE_WINDOW, SearchIndex, days, index_err, terms,
+};
 use crate::error::{Error, Result};
 use crate::model::State;
 
@@ -56,9 +78,69 @@ pub struct Hit {
     /// The best-matching line.
     pub snippet: String,
     pub score: f32,
+    /// Matched nothing but single CJK characters the query holds by themselves (see the
+    /// module header): returned only because nothing matched a word or a pair.
+    pub weak: bool,
     pub state: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub date: Option<NaiveDate>,
+    /// The whole document: an entry's `## heading` line and body, a PROJECT section's text, a
+    /// file's prose.
+    pub text: String,
+    /// State, date and store order for equal scores: the higher ranks first.
+    #[serde(skip)]
+    pub recency: u64,
+}
+
+/// A query's terms, by what they can do (see the module header).
+struct Terms {
+    /// Every term in query order: the phrase bonus.
+    ordered: Vec<String>,
+    /// Words and CJK pairs, each once: one of them makes a hit.
+    strong: Vec<String>,
+    /// Single CJK characters, each once: they add to a hit's score.
+    chars: Vec<String>,
+    /// The characters the query holds by themselves, each once: weak hits.
+    lone: Vec<String>,
+}
+
+impl Terms {
+    fn of(text: &str) -> Terms {
+        let ordered = terms(text);
+        let (mut strong, mut chars) = (Vec::new(), Vec::new());
+        for t in &ordered {
+            let mut cs = t.chars();
+            let single = matches!((cs.next(), cs.next()), (Some(c), None) if is_cjk(c));
+            push_new(if single { &mut chars } else { &mut strong }, t);
+        }
+        let mut lone = Vec::new();
+        for c in lone_cjk(text) {
+            for t in terms(c) {
+                push_new(&mut lone, &t);
+            }
+        }
+        Terms {
+            ordered,
+            strong,
+            chars,
+            lone,
+        }
+    }
+}
+
+fn push_new(v: &mut Vec<String>, t: &str) {
+    if !v.iter().any(|x| x == t) {
+        v.push(t.to_string());
+    }
+}
+
+/// One ranking pass: the documents holding any of `required` are hits, scored on `required`
+/// and `bonus` together, plus the phrase bonus for `ordered`.
+struct Pass<'a> {
+    required: &'a [String],
+    bonus: &'a [String],
+    ordered: &'a [String],
+    weak: bool,
 }
 
 impl SearchIndex {
@@ -97,24 +179,10 @@ impl SearchIndex {
         v
     }
 
-    /// Run a search; `pending` holds the changes the index has not applied yet.
-    pub fn search(&self, q: &SearchQuery, pending: &Pending) -> Result<Vec<Hit>> {
-        let tail = pending.docs.as_slice();
-        let ordered = terms(&q.text);
-        let mut distinct: Vec<String> = Vec::new();
-        for t in &ordered {
-            if !distinct.contains(t) {
-                distinct.push(t.clone());
-            }
-        }
-        if distinct.is_empty() {
-            return Err(Error::bad_input(format!(
-                "`{}` has no searchable words or characters",
-                q.text.trim()
-            )));
-        }
+    /// Any of `terms`, in the heading (boosted) or the body.
+    fn any_of(&self, terms: &[String]) -> BooleanQuery {
         let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for t in &distinct {
+        for t in terms {
             let h = TermQuery::new(
                 Term::from_field_text(self.f.heading, t),
                 IndexRecordOption::WithFreqs,
@@ -129,21 +197,62 @@ impl SearchIndex {
             );
             should.push((Occur::Should, Box::new(b)));
         }
+        BooleanQuery::new(should)
+    }
+
+    /// Run a search; `pending` holds the changes the index has not applied yet.
+    pub fn search(&self, q: &SearchQuery, pending: &Pending) -> Result<Vec<Hit>> {
+        let t = Terms::of(&q.text);
+        if t.ordered.is_empty() {
+            return Err(Error::bad_input(format!(
+                "`{}` has no searchable words or characters",
+                q.text.trim()
+            )));
+        }
+        let reader = self.reader()?;
+        let searcher = reader.searcher();
+        let mut hits = Vec::new();
+        if !t.strong.is_empty() {
+            let pass = Pass {
+                required: &t.strong,
+                bonus: &t.chars,
+                ordered: &t.ordered,
+                weak: false,
+            };
+            hits = self.rank(&searcher, q, pending, &pass)?;
+        }
+        if hits.is_empty() && !t.lone.is_empty() {
+            let pass = Pass {
+                required: &t.lone,
+                bonus: &[],
+                ordered: &t.ordered,
+                weak: true,
+            };
+            hits = self.rank(&searcher, q, pending, &pass)?;
+        }
+        Ok(hits)
+    }
+
+    /// One pass over the index and the pending documents.
+    fn rank(
+        &self,
+        searcher: &Searcher,
+        q: &SearchQuery,
+        pending: &Pending,
+        pass: &Pass,
+    ) -> Result<Vec<Hit>> {
         // without filters the query is the bare union of term queries, which tantivy answers
         // with block-max WAND (skipping documents that cannot reach the top); nested in a
         // filtering query it would score every match of every term
         let filters = self.filters(q);
+        let any = self.any_of(pass.required);
         let query = if filters.is_empty() {
-            BooleanQuery::new(should)
+            any
         } else {
-            let mut clauses: Vec<(Occur, Box<dyn Query>)> =
-                vec![(Occur::Must, Box::new(BooleanQuery::new(should)))];
+            let mut clauses: Vec<(Occur, Box<dyn Query>)> = vec![(Occur::Must, Box::new(any))];
             clauses.extend(filters);
             BooleanQuery::new(clauses)
         };
-
-        let reader = self.reader()?;
-        let searcher = reader.searcher();
         let stale: HashSet<&str> = pending.keys.iter().map(String::as_str).collect();
         let want = q.limit.max(1);
         let mut top = searcher
@@ -152,85 +261,151 @@ impl SearchIndex {
                 &TopDocs::with_limit(want + stale.len() + RESCORE_WINDOW).order_by_score(),
             )
             .map_err(|e| index_err(&self.dir, e))?;
-        // phrase bonus, as a rescoring of the candidates (a phrase clause in the query itself
-        // would keep tantivy from skipping low-scoring blocks): the query's tokens at
-        // consecutive positions. For CJK this is the query as a contiguous substring
-        // (characters and pairs interleave the same way).
-        if ordered.len() >= 2 && ordered.len() <= 32 {
-            let phrase: Vec<Term> = ordered
+        // the characters and the phrase, as rescorings of the candidates: clauses of the query
+        // itself would keep tantivy from skipping low-scoring blocks, and characters would
+        // make hits. The phrase is the query's tokens at consecutive positions; for CJK this
+        // is the query as a contiguous substring (characters and pairs interleave the same
+        // way).
+        if !pass.bonus.is_empty() {
+            self.add_bonus(searcher, &self.any_of(pass.bonus), 1.0, &mut top)?;
+        }
+        if pass.ordered.len() >= 2 && pass.ordered.len() <= 32 {
+            let phrase: Vec<Term> = pass
+                .ordered
                 .iter()
                 .map(|t| Term::from_field_text(self.f.body, t))
                 .collect();
-            self.add_phrase_bonus(&searcher, PhraseQuery::new(phrase), &mut top)?;
+            self.add_bonus(searcher, &PhraseQuery::new(phrase), PHRASE_BOOST, &mut top)?;
         }
-        let wanted: HashSet<&str> = distinct.iter().map(String::as_str).collect();
-        let mut hits = Vec::new();
-        for (score, addr) in top {
-            if hits.len() >= want {
+        let recency = self.recency_of(searcher, &top)?;
+        let mut ranked: Vec<(f32, u64, DocAddress)> = top
+            .iter()
+            .zip(recency)
+            .map(|(&(score, addr), r)| (rounded(score), r, addr))
+            .collect();
+        ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then(b.1.cmp(&a.1)));
+        let wanted: HashSet<&str> = pass
+            .required
+            .iter()
+            .chain(pass.bonus)
+            .map(String::as_str)
+            .collect();
+        let mut hits: Vec<Hit> = Vec::new();
+        for (score, recency, addr) in ranked {
+            // past the limit only what ties with the last one taken on score and recency too
+            // (documents with neither a date nor a store order): the id decides below
+            if hits.len() >= want
+                && hits
+                    .last()
+                    .is_some_and(|h| (h.score, h.recency) != (score, recency))
+            {
                 break;
             }
             let doc: TantivyDocument = searcher.doc(addr).map_err(|e| index_err(&self.dir, e))?;
-            let get = |f: Field| {
-                doc.get_first(f)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("")
-                    .to_string()
-            };
-            let key = get(self.f.key);
-            if stale.contains(key.as_str()) {
-                continue;
+            if let Some(hit) = self.hit(&doc, (score, recency), &wanted, &stale, pass.weak) {
+                hits.push(hit);
             }
-            let date = doc
-                .get_first(self.f.date)
-                .and_then(|v| v.as_i64())
-                .filter(|d| *d > 0)
-                .and_then(|d| NaiveDate::from_num_days_from_ce_opt(d as i32));
-            let body = get(self.f.body);
-            let heading = get(self.f.heading);
-            hits.push(Hit {
-                id: key[2..].to_string(),
-                kind: get(self.f.kind),
-                file: get(self.f.file),
-                snippet: snippet(&heading, &body, &wanted),
-                heading,
-                score,
-                state: get(self.f.state),
-                date,
-            });
         }
-        let bm25 = Bm25::new(&searcher, &self.f, &distinct, tail, &self.dir)?;
-        for (i, d) in tail.iter().enumerate() {
-            if !self.tail_passes(d, q) {
-                continue;
-            }
-            let score = bm25.score(i, &ordered);
-            if score > 0.0 {
+        let tail = pending.docs.as_slice();
+        if !tail.is_empty() {
+            let terms: Vec<String> = pass.required.iter().chain(pass.bonus).cloned().collect();
+            let bm25 = Bm25::new(searcher, &self.f, &terms, tail, &self.dir)?;
+            for (i, d) in tail.iter().enumerate() {
+                if !self.tail_passes(d, q) || !bm25.holds_any(i, pass.required) {
+                    continue;
+                }
                 hits.push(Hit {
                     id: d.key[2..].to_string(),
                     kind: d.kind.to_string(),
                     file: d.file.to_string(),
                     snippet: snippet(&d.heading, &d.body, &wanted),
                     heading: d.heading.clone(),
-                    score,
+                    score: rounded(bm25.score(i, pass.ordered)),
+                    weak: pass.weak,
                     state: d.state.to_string(),
                     date: d.date,
+                    text: d.text(),
+                    recency: d.recency(),
                 });
             }
         }
-        hits.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.id.cmp(&b.id)));
+        hits.sort_by(ranking);
         hits.truncate(want);
         Ok(hits)
     }
 
-    /// Add the boosted score of `phrase` to each candidate it matches, and re-sort.
-    fn add_phrase_bonus(
+    /// The hit a stored document makes; `None` when the index holds an outdated version.
+    fn hit(
         &self,
-        searcher: &tantivy::Searcher,
-        phrase: PhraseQuery,
+        doc: &TantivyDocument,
+        (score, recency): (f32, u64),
+        wanted: &HashSet<&str>,
+        stale: &HashSet<&str>,
+        weak: bool,
+    ) -> Option<Hit> {
+        let get = |f: Field| {
+            doc.get_first(f)
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string()
+        };
+        let key = get(self.f.key);
+        if stale.contains(key.as_str()) {
+            return None;
+        }
+        let date = doc
+            .get_first(self.f.date)
+            .and_then(|v| v.as_i64())
+            .filter(|d| *d > 0)
+            .and_then(|d| NaiveDate::from_num_days_from_ce_opt(d as i32));
+        let kind = get(self.f.kind);
+        let body = get(self.f.body);
+        let heading = get(self.f.heading);
+        Some(Hit {
+            id: key.get(2..).unwrap_or_default().to_string(),
+            text: whole_text(&kind, &heading, &body),
+            kind,
+            file: get(self.f.file),
+            snippet: snippet(&heading, &body, wanted),
+            heading,
+            score,
+            weak,
+            state: get(self.f.state),
+            date,
+            recency,
+        })
+    }
+
+    /// The recency of each candidate (see `doc::recency`), read from the index's column.
+    fn recency_of(&self, searcher: &Searcher, top: &[(f32, DocAddress)]) -> Result<Vec<u64>> {
+        let mut columns: HashMap<u32, Column<u64>> = HashMap::new();
+        let mut out = Vec::with_capacity(top.len());
+        for (_, addr) in top {
+            let column = match columns.entry(addr.segment_ord) {
+                Entry::Occupied(e) => e.into_mut(),
+                Entry::Vacant(e) => e.insert(
+                    searcher
+                        .segment_reader(addr.segment_ord)
+                        .fast_fields()
+                        .u64(RECENCY)
+                        .map_err(|e| index_err(&self.dir, e))?,
+                ),
+            };
+            out.push(column.first(addr.doc_id).unwrap_or(0));
+        }
+        Ok(out)
+    }
+
+    /// Add the score of `query`, boosted, to each candidate it matches.
+    fn add_bonus(
+        &self,
+        searcher: &Searcher,
+        query: &dyn Query,
+        boost: f32,
         top: &mut [(f32, DocAddress)],
     ) -> Result<()> {
         let err = |e| index_err(&self.dir, e);
-        let weight = phrase
+        let weight = query
             .weight(EnableScoring::enabled_from_searcher(searcher))
             .map_err(err)?;
         let mut order: Vec<usize> = (0..top.len()).collect();
@@ -240,7 +415,7 @@ impl SearchIndex {
             let (seg, doc) = (top[i].1.segment_ord, top[i].1.doc_id);
             if current.as_ref().is_none_or(|(s, _)| *s != seg) {
                 let scorer = weight
-                    .scorer(searcher.segment_reader(seg), PHRASE_BOOST)
+                    .scorer(searcher.segment_reader(seg), boost)
                     .map_err(err)?;
                 current = Some((seg, scorer));
             }
@@ -256,7 +431,6 @@ impl SearchIndex {
                 top[i].0 += scorer.score();
             }
         }
-        top.sort_by(|a, b| b.0.total_cmp(&a.0));
         Ok(())
     }
 
@@ -276,6 +450,19 @@ impl SearchIndex {
     }
 }
 
+/// A score to three decimals: what hits are compared and reported by.
+fn rounded(score: f32) -> f32 {
+    (score * 1000.0).round() / 1000.0
+}
+
+/// The order of hits (see the module header).
+fn ranking(a: &Hit, b: &Hit) -> Ordering {
+    b.score
+        .total_cmp(&a.score)
+        .then_with(|| b.recency.cmp(&a.recency))
+        .then_with(|| a.id.cmp(&b.id))
+}
+
 /// The line sharing the most terms with the query (the heading when nothing better).
 fn snippet(heading: &str, body: &str, wanted: &HashSet<&str>) -> String {
     let mut best = (0usize, heading);
@@ -293,5 +480,53 @@ fn snippet(heading: &str, body: &str, wanted: &HashSet<&str>) -> String {
     match line.char_indices().nth(200) {
         Some((i, _)) => format!("{}…", &line[..i]),
         None => line.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::doc::recency;
+    use super::*;
+
+    #[test]
+    fn query_terms_are_words_pairs_characters_and_lone_characters() {
+        let t = Terms::of("boot 重复 锁");
+        assert_eq!(t.strong, ["boot", "重复"]);
+        assert_eq!(t.chars, ["重", "复", "锁"]);
+        assert_eq!(t.lone, ["锁"], "only 锁 stands by itself");
+        assert_eq!(t.ordered, ["boot", "重", "重复", "复", "锁"]);
+    }
+
+    #[test]
+    fn ties_rank_live_then_newest_then_store_order_then_id() {
+        let hit = |id: &str, state: &str, date: Option<&str>, seq: u64| Hit {
+            recency: recency(state, date.map(|d| d.parse().unwrap()), seq),
+            id: id.into(),
+            kind: "session".into(),
+            file: "SESSIONS.md".into(),
+            heading: String::new(),
+            snippet: String::new(),
+            score: 1.5,
+            weak: false,
+            state: state.into(),
+            date: date.map(|d| d.parse().unwrap()),
+            text: String::new(),
+        };
+        let mut hits = vec![
+            hit("a", "archived", Some("2026-11-05"), 9),
+            hit("b", "live", None, 0),
+            hit("c", "live", Some("2026-11-01"), 1),
+            hit("d", "live", Some("2026-11-03"), 2),
+            hit("e", "live", Some("2026-11-03"), 3),
+            hit("f", "superseded", Some("2026-11-04"), 4),
+            hit("g", "live", Some("2026-11-03"), 3),
+        ];
+        let mut better = hit("z", "archived", None, 0);
+        better.score = 1.501;
+        hits.push(better);
+        hits.reverse();
+        hits.sort_by(ranking);
+        let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
+        assert_eq!(ids, ["z", "e", "g", "d", "c", "b", "f", "a"]);
     }
 }

@@ -138,6 +138,22 @@ pub fn tokens(text: &str) -> Vec<Token> {
     out
 }
 
+/// The CJK characters `text` holds by themselves (each a run of one CJK character), in order:
+/// the single characters a query means as words, not as parts of a longer run.
+pub fn lone_cjk(text: &str) -> Vec<&str> {
+    let chars: Vec<(usize, char)> = text.char_indices().collect();
+    let cjk_at = |k: Option<usize>| {
+        k.and_then(|k| chars.get(k))
+            .is_some_and(|(_, c)| is_cjk(*c))
+    };
+    chars
+        .iter()
+        .enumerate()
+        .filter(|&(k, &(_, c))| is_cjk(c) && !cjk_at(k.checked_sub(1)) && !cjk_at(Some(k + 1)))
+        .map(|(_, &(i, c))| &text[i..i + c.len_utf8()])
+        .collect()
+}
+
 impl Tokenizer for MemoryTokenizer {
     type TokenStream<'a> = VecTokenStream;
 
@@ -161,6 +177,14 @@ mod tests {
     fn cjk_gives_characters_and_overlapping_pairs() {
         assert_eq!(texts("沙箱禁"), ["沙", "沙箱", "箱", "箱禁", "禁"]);
         assert_eq!(texts("a管道b"), ["a", "管", "管道", "道", "b"]);
+    }
+
+    #[test]
+    fn lone_characters_are_runs_of_one() {
+        assert_eq!(lone_cjk("第 4242 次会话"), ["第"]);
+        assert_eq!(lone_cjk("锁 a门b 重复"), ["锁", "门"]);
+        assert!(lone_cjk("boot block 重复").is_empty());
+        assert!(lone_cjk("plain words").is_empty());
     }
 
     #[test]

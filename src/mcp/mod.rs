@@ -47,7 +47,9 @@ const READ_DESC: &str = "Read the project memory from the store: a whole file (`
 (SESSIONS-archive.md) is only read here, never injected.";
 const SEARCH_DESC: &str = "Search sessions, decisions and PROJECT sections, live and archived, by words in \
 Chinese, English or code names (a Chinese phrase with a character missing still matches; `parseSessions` finds \
-`parse_sessions`). Returns the best-matching line of each hit.";
+`parse_sessions`). Each hit carries its whole entry (cut at about 2 KB, marked) and its best-matching line. \
+A hit needs one of the query's words or Chinese character pairs; a match on single characters alone comes \
+only when nothing better does, marked `weak`.";
 const STATUS_DESC: &str = "Workspace, file sizes, entry counts, areas, open reports left by `notes`, files that \
 do not parse, staleness of PROJECT.md, and the last write.";
 
@@ -300,7 +302,24 @@ impl MemoryServer {
                 } else {
                     out.hits
                         .iter()
-                        .map(|h| format!("{} · {}\n{}", h.file, h.heading, h.snippet))
+                        .enumerate()
+                        .map(|(i, h)| {
+                            format!(
+                                "[{}] {} · {} {} · {}{}\nbest line: {}\n{}",
+                                i + 1,
+                                h.file,
+                                h.kind,
+                                h.id,
+                                h.state,
+                                if h.weak {
+                                    " · weak (single characters only)"
+                                } else {
+                                    ""
+                                },
+                                h.snippet,
+                                h.text
+                            )
+                        })
                         .collect::<Vec<_>>()
                         .join("\n\n")
                 };

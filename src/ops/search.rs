@@ -1,6 +1,7 @@
 //! `search`: the `memory_search` operation. Validates the query, brings the index up to the
 //! store (or reads what it has not applied yet from the store), and ranks entries and PROJECT
-//! sections across the live files and the archive. A damaged index is rebuilt; an index that
+//! sections across the live files and the archive; each hit carries its whole entry, cut at
+//! [`HIT_TEXT_BYTES`] with a marker saying so. A damaged index is rebuilt; an index that
 //! cannot be used at all leaves the answer to the store. `reindex` builds a new index beside
 //! the live one and swaps it in, so searches meanwhile never fail.
 
@@ -8,6 +9,7 @@ use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::index::{Hit, Progress, SearchIndex, SearchQuery};
+use crate::model::Lang;
 use crate::workspace::Workspace;
 
 /// Longest accepted query (bytes).
@@ -15,6 +17,36 @@ pub const MAX_QUERY_BYTES: usize = 4096;
 /// Results when the caller does not say; the most a call returns.
 pub const DEFAULT_LIMIT: usize = 5;
 pub const MAX_LIMIT: usize = 20;
+/// The most of an entry's text a hit carries (bytes, with the cut marker): enough for a
+/// session or a decision whole, so one search answers without a read per hit.
+pub const HIT_TEXT_BYTES: usize = 2048;
+
+/// The line that ends a hit text cut at [`HIT_TEXT_BYTES`].
+pub fn cut_marker(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Zh => "[后面的部分超出 2 KB，没有列出；memory_read 读得到全文]",
+        Lang::En => "[the rest is over 2 KB and not shown; memory_read reads it whole]",
+    }
+}
+
+/// `text` as a hit carries it: whole up to [`HIT_TEXT_BYTES`]; longer, cut at the last line
+/// end in the second half of the room (else inside a line, marked `…`) and ended by
+/// [`cut_marker`] on a line of its own.
+pub fn bound_text(text: &str, lang: Lang) -> String {
+    if text.len() <= HIT_TEXT_BYTES {
+        return text.to_string();
+    }
+    let marker = cut_marker(lang);
+    let room = HIT_TEXT_BYTES - marker.len() - "…\n".len();
+    let mut end = room;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    match text[..end].rfind('\n') {
+        Some(nl) if nl >= room / 2 => format!("{}\n{marker}", text[..nl].trim_end()),
+        _ => format!("{}…\n{marker}", &text[..end]),
+    }
+}
 
 #[derive(Debug, Clone, Serialize)]
 pub struct SearchOutcome {
@@ -62,7 +94,12 @@ pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
     ws.require_memory()?;
     let dir = ws.inside(&ws.index_dir())?;
     let answer = |index: &SearchIndex, tail: crate::index::Pending| -> Result<SearchOutcome> {
-        let hits = index.search(&q, &tail)?;
+        let mut hits = index.search(&q, &tail)?;
+        for h in &mut hits {
+            if h.text.len() > HIT_TEXT_BYTES {
+                h.text = bound_text(&h.text, ws.lang());
+            }
+        }
         Ok(SearchOutcome {
             query: q.text.clone(),
             hits,
@@ -130,4 +167,33 @@ pub fn reindex(ws: &Workspace, progress: Progress) -> Result<u64> {
     let n = ws.read(|r| crate::index::rebuild(&dir, r, progress))?.value;
     ws.forget_search_index();
     Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_texts_are_cut_at_a_line_end_and_marked() {
+        let short = "## 2026-11-29\n完成：x";
+        assert_eq!(bound_text(short, Lang::Zh), short);
+        let lines: String = (0..400).map(|i| format!("line {i} 中文内容\n")).collect();
+        let cut = bound_text(&lines, Lang::En);
+        assert!(cut.len() <= HIT_TEXT_BYTES, "{}", cut.len());
+        assert!(cut.len() > HIT_TEXT_BYTES * 3 / 4, "{}", cut.len());
+        let (kept, marker) = cut.rsplit_once('\n').unwrap();
+        assert_eq!(marker, cut_marker(Lang::En));
+        assert!(lines.starts_with(&format!("{kept}\n")), "cut at a line end");
+    }
+
+    #[test]
+    fn a_text_without_line_ends_is_cut_at_a_character() {
+        let one_line = "长".repeat(5000);
+        let cut = bound_text(&one_line, Lang::Zh);
+        assert!(cut.len() <= HIT_TEXT_BYTES, "{}", cut.len());
+        let (kept, marker) = cut.rsplit_once('\n').unwrap();
+        assert_eq!(marker, cut_marker(Lang::Zh));
+        let kept = kept.strip_suffix('…').unwrap();
+        assert!(one_line.starts_with(kept) && kept.len() > HIT_TEXT_BYTES / 2);
+    }
 }
