@@ -1,0 +1,83 @@
+//! Is PROJECT.md empty (only its template), and does it lag behind the logs: the two
+//! judgements about PROJECT.md that the block, `status` and `memory_status` share.
+
+use chrono::NaiveDate;
+use serde::Serialize;
+
+use crate::config::Config;
+use crate::error::Result;
+use crate::model::{FileKind, SectionRecord, is_empty_body};
+use crate::store::Reader;
+
+/// True while PROJECT.md holds nothing but its template: every section says `暂无` / `none yet`
+/// (or nothing) and no prose stands above them. A file with only custom sections, or only prose,
+/// is filled in.
+pub fn project_is_empty(sections: &[SectionRecord], prose: &str) -> bool {
+    prose.trim().is_empty() && sections.iter().all(|s| s.removed || is_empty_body(&s.body))
+}
+
+/// PROJECT.md lagging behind the logs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Staleness {
+    pub behind_days: i64,
+    pub entries_since: usize,
+}
+
+/// Whether PROJECT.md lags behind the logs: its last change against the newest SESSIONS and
+/// DECISIONS entry dates. The last change is the newest section revision a command made; a
+/// revision that only absorbed the file (a hand edit, a pull, a fresh clone's import) is
+/// dated no later than `file_date` — the file's last commit, or its mtime outside git — so
+/// a clone does not make an old PROJECT.md look new.
+pub fn staleness(
+    r: &dyn Reader,
+    config: &Config,
+    file_date: &dyn Fn() -> Option<NaiveDate>,
+) -> Result<Option<Staleness>> {
+    if config.project_stale_days <= 0 {
+        return Ok(None);
+    }
+    let mut made: Option<NaiveDate> = None;
+    let mut absorbed: Option<NaiveDate> = None;
+    for s in r.sections()? {
+        if let Some(rev) = r.section_history(&s.key)?.last()
+            && let Ok(at) = chrono::DateTime::parse_from_rfc3339(&rev.at)
+        {
+            let d = at.date_naive();
+            let slot = if rev.actor == "file-edit" {
+                &mut absorbed
+            } else {
+                &mut made
+            };
+            *slot = Some(slot.map_or(d, |l: NaiveDate| l.max(d)));
+        }
+    }
+    if absorbed > made
+        && let Some(on_disk) = file_date()
+    {
+        absorbed = absorbed.map(|d| d.min(on_disk));
+    }
+    let Some(project) = made.max(absorbed) else {
+        return Ok(None);
+    };
+    let mut dates: Vec<NaiveDate> = Vec::new();
+    for f in [FileKind::Sessions, FileKind::Decisions] {
+        r.scan_file(f, 0, &mut |e| {
+            if let Some(d) = e.date() {
+                dates.push(d);
+            }
+            Ok(true)
+        })?;
+    }
+    let Some(newest) = dates.iter().max().copied() else {
+        return Ok(None);
+    };
+    let behind = (newest - project).num_days();
+    if behind < config.project_stale_days {
+        return Ok(None);
+    }
+    let entries_since = dates.iter().filter(|d| **d > project).count();
+    Ok(Some(Staleness {
+        behind_days: behind,
+        entries_since,
+    }))
+}
