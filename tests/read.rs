@@ -91,10 +91,19 @@ fn marker_strategy_climbs_to_the_repository_root() {
     assert!(out.status.success(), "{}", common::text(&out.stderr));
     assert!(ws.root().join("memory/PROJECT.md").exists());
     assert!(!nested.join("memory").exists());
-    // the default strategy uses the directory itself
+    // the default strategy finds the memory above the working directory too
     let mut c = assert_cmd::Command::cargo_bin("trilogy").unwrap();
     c.current_dir(&nested)
         .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+        .arg("init")
+        .assert()
+        .success();
+    assert!(!nested.join("memory").exists());
+    // and an explicit root is used as it is
+    let mut c = assert_cmd::Command::cargo_bin("trilogy").unwrap();
+    c.current_dir(&nested)
+        .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+        .args(["--root", "."])
         .arg("init")
         .assert()
         .success();
