@@ -50,15 +50,15 @@ enum SessionsCmd {
 
 #[derive(Args, Debug)]
 pub struct HookArgs {
-    /// claude or codex
+    /// claude, codex or gemini
     pub host: String,
-    /// session-start, user-prompt-submit, post-tool-use, stop or session-end
+    /// session-start, user-prompt-submit, post-tool-use, stop, pre-compact or session-end
     pub event: String,
 }
 
 #[derive(Args, Debug)]
 pub struct InstallArgs {
-    /// claude, codex, dsh or git (the merge driver)
+    /// claude, codex, gemini, dsh or git (the merge driver)
     host: String,
     /// project: this repository's settings (committable); user: your home's settings
     #[arg(long, default_value = "project", value_parser = ["project", "user"])]
@@ -167,7 +167,7 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> i32 {
     let env: Vec<(String, String)> = std::env::vars().collect();
     let Some(host) = Host::parse(&a.host) else {
         eprintln!(
-            "trilogy hook: unknown host `{}` (claude or codex); nothing done",
+            "trilogy hook: unknown host `{}` (claude, codex or gemini); nothing done",
             a.host
         );
         return 0;
@@ -187,11 +187,20 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> i32 {
 
 fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOptions> {
     let target = Target::parse(&a.host).ok_or_else(|| {
-        Error::bad_input(format!("unknown host `{}`; choose claude or codex", a.host))
+        Error::bad_input(format!(
+            "unknown host `{}`; choose claude, codex, gemini, dsh or git",
+            a.host
+        ))
     })?;
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .ok_or_else(|| Error::bad_input("HOME is not set; it locates the user settings"))?;
+    // where install records what it made, beside the pinned sessions
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".local/state"))
+        .join("trilogy");
     Ok(InstallOptions {
         target,
         scope: if a.scope == "user" {
@@ -208,6 +217,7 @@ fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOp
         } else {
             env.ws.boot_block_text()?
         },
+        state: Some(state),
     })
 }
 

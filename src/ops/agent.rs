@@ -211,7 +211,8 @@ pub fn change_notice(ws: &Workspace, events: &[Event]) -> Option<String> {
 }
 
 /// What a prompt gets appended: the owed nudge, then the change notice. Starts a new turn.
-/// A session never seen before gets the whole block (the host never had it).
+/// A session without the block — never seen before (the hooks were installed mid-session,
+/// or only a tool hook ran), or whose host compacted it away — gets the whole block first.
 pub fn prompt_submitted(
     ws: &Workspace,
     host: &str,
@@ -219,15 +220,21 @@ pub fn prompt_submitted(
     limits: HostLimits,
 ) -> Result<Option<String>> {
     validate_id(id)?;
-    let known = ws.read(|r| r.agent_session(id))?.value.is_some();
-    if !known {
+    let has_block = ws
+        .read(|r| r.agent_session(id))?
+        .value
+        .is_some_and(|s| s.digest.is_some());
+    let mut parts = Vec::new();
+    if !has_block {
         let inj = inject(ws, host, Some(id), Source::Startup, limits)?;
-        return Ok(inj.injected.then_some(inj.block.text));
+        if inj.injected {
+            parts.push(inj.block.text);
+        }
     }
     Ok(ws
         .write(&format!("hook:{host}"), |tx| {
             let mut st = session_or_new(tx, id, host)?;
-            let mut parts = Vec::new();
+            let mut parts = parts.clone();
             if st.nudge_owed {
                 parts.push(texts(ws.lang()).nudge.to_string());
                 st.nudge_owed = false;
@@ -342,6 +349,18 @@ pub fn turn_ended(
             Ok(owed)
         })?
         .value)
+}
+
+/// The host is about to compact the session's context and has no way to give it a block
+/// afterwards: its next prompt gets the whole block again.
+pub fn context_lost(ws: &Workspace, host: &str, id: &str) -> Result<()> {
+    validate_id(id)?;
+    ws.write(&format!("hook:{host}"), |tx| {
+        let mut st = session_or_new(tx, id, host)?;
+        st.digest = None;
+        tx.put_agent_session(&st)
+    })?;
+    Ok(())
 }
 
 /// The host session ended.

@@ -385,7 +385,9 @@ impl Workspace {
             fsio::write_atomic(&path, text.as_bytes())?;
             out.created.push(f.file_name().to_string());
         }
-        if let Some(block) = block {
+        if let Some(block) = block
+            && !self.pointed_by_host()?
+        {
             let path = self.inside(&self.root.join(&self.config.boot_block_file))?;
             self.ensure_state_dir()?;
             let rescue_dir = self.rescue_dir()?;
@@ -394,6 +396,25 @@ impl Workspace {
             out.rescued = rescued.map(|p| p.display().to_string());
         }
         Ok(out)
+    }
+
+    /// True when `boot_block_file` has no boot block yet and a host's own pointer file
+    /// (`CLAUDE.md`, `GEMINI.md`, written by `install`) has one: one pointer per host is
+    /// enough, so scaffolding adds none of its own.
+    fn pointed_by_host(&self) -> Result<bool> {
+        let has_block = |name: &str| -> Result<bool> {
+            let path = self.inside(&self.root.join(name))?;
+            Ok(std::fs::read_to_string(&path).is_ok_and(|t| t.contains(BOOT_START)))
+        };
+        if has_block(&self.config.boot_block_file)? {
+            return Ok(false);
+        }
+        for host_file in ["CLAUDE.md", "GEMINI.md"] {
+            if host_file != self.config.boot_block_file && has_block(host_file)? {
+                return Ok(true);
+            }
+        }
+        Ok(false)
     }
 
     fn ensure_state_dir(&self) -> Result<()> {
