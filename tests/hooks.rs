@@ -856,7 +856,7 @@ fn run_installed(ws: &Ws, settings: &Value, event: &str, env_var: &str, payload:
 }
 
 #[test]
-fn gemini_sequence_start_prompt_tool_turn_end_compress_prompt() {
+fn gemini_sequence_start_prompt_tool_turn_end_resume() {
     let ws = Ws::new();
     let bin = assert_cmd::cargo::cargo_bin("trilogy");
     ws.ok(&["install", "gemini", "--command", bin.to_str().unwrap()]);
@@ -923,12 +923,10 @@ fn gemini_sequence_start_prompt_tool_turn_end_compress_prompt() {
         json!({"prompt": "next", "prompt_response": "ok"}),
     );
     assert_eq!(run("BeforeAgent", json!({"prompt": "again"})), "");
-    // compression loses the block and Gemini has no SessionStart after it: the next prompt
-    // brings the whole block back, once
-    assert_eq!(run("PreCompress", json!({"trigger": "auto"})), "");
+    // a resumed Gemini session no longer holds its first block: it gets the whole block again
     let back = context(
-        &run("BeforeAgent", json!({"prompt": "after"})),
-        "BeforeAgent",
+        &run("SessionStart", json!({"source": "resume"})),
+        "SessionStart",
     );
     assert!(back.starts_with("===== 项目记忆"), "{back}");
     assert_eq!(run("BeforeAgent", json!({"prompt": "more"})), "");

@@ -52,7 +52,7 @@ enum SessionsCmd {
 pub struct HookArgs {
     /// claude, codex or gemini
     pub host: String,
-    /// session-start, user-prompt-submit, post-tool-use, stop, pre-compact or session-end
+    /// session-start, user-prompt-submit, post-tool-use, stop or session-end
     pub event: String,
 }
 
@@ -95,6 +95,7 @@ pub fn inject(env: &Env, a: InjectArgs) -> Result<()> {
         window_tokens: a.window_tokens,
         char_cap: a.max_chars,
         byte_cap: None,
+        resume_loses_context: false,
     };
     let inj = agent::inject(&env.ws, &a.host, a.session.as_deref(), source, limits)?;
     format::print(env, &inj, |i| {

@@ -5,9 +5,11 @@
 //!
 //! The events, by the names the CLI takes and the hosts' own: `session-start` (SessionStart
 //! everywhere), `user-prompt-submit` (UserPromptSubmit; Gemini's BeforeAgent),
-//! `post-tool-use` (PostToolUse; Gemini's AfterTool), `stop` (Stop; Gemini's AfterAgent),
-//! `pre-compact` (Gemini's PreCompress: Gemini has no SessionStart after a compaction, so the
-//! block it loses comes back with the next prompt) and `session-end` (SessionEnd).
+//! `post-tool-use` (PostToolUse; Gemini's AfterTool), `stop` (Stop; Gemini's AfterAgent) and
+//! `session-end` (SessionEnd). Gemini has no event after a compression (its PreCompress fires
+//! before every compression check, compressed or not), so there the block does not come back
+//! after one; and a Gemini session resumed does not hold the context its first SessionStart
+//! gave (measured with 0.61.0), so a resume gets the whole block again.
 
 mod transcript;
 
@@ -60,6 +62,7 @@ impl Host {
     fn limits(self) -> HostLimits {
         HostLimits {
             window_tokens: None,
+            resume_loses_context: self == Host::Gemini,
             char_cap: match self {
                 Host::Claude => Some(CLAUDE_CONTEXT_CHARS),
                 Host::Codex | Host::Gemini => None,
@@ -82,12 +85,11 @@ impl Host {
 }
 
 /// Hook events, by the names the CLI takes.
-pub const EVENTS: [&str; 6] = [
+pub const EVENTS: [&str; 5] = [
     "session-start",
     "user-prompt-submit",
     "post-tool-use",
     "stop",
-    "pre-compact",
     "session-end",
 ];
 
@@ -255,11 +257,6 @@ fn handle(
                 _ => None,
             };
             agent::turn_ended(&ws, h, id, facts)?;
-        }
-        "pre-compact" => {
-            if ws.has_memory() {
-                agent::context_lost(&ws, h, id)?;
-            }
         }
         "session-end" => {
             if ws.has_memory() {

@@ -78,6 +78,9 @@ pub struct HostLimits {
     pub char_cap: Option<usize>,
     /// Bytes the host keeps of a hook's output.
     pub byte_cap: Option<usize>,
+    /// A resumed session no longer holds the block its start gave (Gemini CLI): a resume
+    /// gets the whole block, like a compaction.
+    pub resume_loses_context: bool,
 }
 
 fn new_session(tx: &Tx, id: &str, host: &str) -> AgentSession {
@@ -141,12 +144,14 @@ pub fn inject(
             let unchanged = st.digest.as_deref() == Some(block.digest.as_str());
             // a resumed session still holds its first block: it is told what changed since,
             // not given the whole block again (a compacted or cleared one has lost it)
-            let resumed = source == Source::Resume && st.digest.is_some();
+            let lost =
+                source.lost_context() || (source == Source::Resume && limits.resume_loses_context);
+            let resumed = source == Source::Resume && st.digest.is_some() && !lost;
             let mut notice = None;
             if resumed && !unchanged {
                 notice = change_notice(ws, &foreign_changes(tx.store(), &st)?);
             }
-            let injected = source.lost_context() || (!unchanged && !resumed);
+            let injected = lost || (!unchanged && !resumed);
             if injected {
                 st.digest = Some(block.digest.clone());
                 st.injected_at = Some(tx.now.clone());
@@ -211,8 +216,8 @@ pub fn change_notice(ws: &Workspace, events: &[Event]) -> Option<String> {
 }
 
 /// What a prompt gets appended: the owed nudge, then the change notice. Starts a new turn.
-/// A session without the block — never seen before (the hooks were installed mid-session,
-/// or only a tool hook ran), or whose host compacted it away — gets the whole block first.
+/// A session without the block — never seen before (the hooks were installed mid-session),
+/// or seen only by a tool hook — gets the whole block first.
 pub fn prompt_submitted(
     ws: &Workspace,
     host: &str,
@@ -349,18 +354,6 @@ pub fn turn_ended(
             Ok(owed)
         })?
         .value)
-}
-
-/// The host is about to compact the session's context and has no way to give it a block
-/// afterwards: its next prompt gets the whole block again.
-pub fn context_lost(ws: &Workspace, host: &str, id: &str) -> Result<()> {
-    validate_id(id)?;
-    ws.write(&format!("hook:{host}"), |tx| {
-        let mut st = session_or_new(tx, id, host)?;
-        st.digest = None;
-        tx.put_agent_session(&st)
-    })?;
-    Ok(())
 }
 
 /// The host session ended.

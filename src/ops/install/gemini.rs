@@ -13,9 +13,10 @@ use super::settings::{self, HookSpec, Settings};
 use super::{FileChange, InstallOptions, Scope, Target, shell_quote};
 use crate::error::Result;
 
-/// Gemini's events and the ones `trilogy hook` takes. It has no prompt-time compaction source:
-/// `PreCompress` tells trilogy the block will be lost, and the next prompt brings it back.
-pub(super) const SPECS: [HookSpec; 6] = [
+/// Gemini's events and the ones `trilogy hook` takes. Not `PreCompress`: Gemini CLI fires it
+/// before every compression check, whether or not it then compresses, so it cannot tell that
+/// the block was lost (and Gemini has no SessionStart after a compression).
+pub(super) const SPECS: [HookSpec; 5] = [
     HookSpec {
         event: "SessionStart",
         matcher: None,
@@ -38,12 +39,6 @@ pub(super) const SPECS: [HookSpec; 6] = [
         event: "AfterAgent",
         matcher: None,
         arg: "stop",
-        timeout: 10,
-    },
-    HookSpec {
-        event: "PreCompress",
-        matcher: None,
-        arg: "pre-compact",
         timeout: 10,
     },
     HookSpec {
