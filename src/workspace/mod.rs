@@ -386,7 +386,7 @@ impl Workspace {
             out.created.push(f.file_name().to_string());
         }
         if let Some(block) = block
-            && !self.pointed_by_host()?
+            && !self.pointed_by_host()
         {
             let path = self.inside(&self.root.join(&self.config.boot_block_file))?;
             self.ensure_state_dir()?;
@@ -401,20 +401,17 @@ impl Workspace {
     /// True when `boot_block_file` has no boot block yet and a host's own pointer file
     /// (`CLAUDE.md`, `GEMINI.md`, written by `install`) has one: one pointer per host is
     /// enough, so scaffolding adds none of its own.
-    fn pointed_by_host(&self) -> Result<bool> {
-        let has_block = |name: &str| -> Result<bool> {
-            let path = self.inside(&self.root.join(name))?;
-            Ok(std::fs::read_to_string(&path).is_ok_and(|t| t.contains(BOOT_START)))
+    fn pointed_by_host(&self) -> bool {
+        // a file that is no plain file inside the workspace holds no pointer of ours
+        let has_block = |name: &str| {
+            self.inside(&self.root.join(name)).is_ok_and(|path| {
+                std::fs::read_to_string(path).is_ok_and(|t| t.contains(BOOT_START))
+            })
         };
-        if has_block(&self.config.boot_block_file)? {
-            return Ok(false);
-        }
-        for host_file in ["CLAUDE.md", "GEMINI.md"] {
-            if host_file != self.config.boot_block_file && has_block(host_file)? {
-                return Ok(true);
-            }
-        }
-        Ok(false)
+        !has_block(&self.config.boot_block_file)
+            && ["CLAUDE.md", "GEMINI.md"]
+                .iter()
+                .any(|f| *f != self.config.boot_block_file && has_block(f))
     }
 
     fn ensure_state_dir(&self) -> Result<()> {

@@ -67,7 +67,7 @@ pub(super) fn install(
         .collect();
     settings::add_hooks(&s, Target::Codex, &groups, rec)?;
     changes.push(s.save(rec)?);
-    changes.push(config(opts, rec, false)?.expect("install always reports the file"));
+    changes.extend(config(opts, rec, false)?);
     if opts.scope == Scope::Project {
         changes.push(super::add_pointer(opts, "AGENTS.md", rec)?);
     }
