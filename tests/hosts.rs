@@ -111,6 +111,25 @@ fn a_cd_into_a_subfolder_keeps_the_projects_memory() {
 }
 
 #[test]
+fn a_host_started_in_a_subfolder_gets_the_projects_memory() {
+    let ws = Ws::init();
+    assert!(git_output(ws.root(), &["init", "-q"]).status.success());
+    ws.ok(&["checkpoint", "--session-done", "the root entry; tested"]);
+    let sub = ws.root().join("pkg/deep");
+    std::fs::create_dir_all(&sub).unwrap();
+    // Claude Code and Gemini CLI name the folder they were started in as the project
+    let out = hook(
+        &ws,
+        "session-start",
+        &start("s-sub-host", &sub, "startup"),
+        &sub,
+        Some(&sub),
+    );
+    assert!(out.contains("the root entry"), "{out}");
+    assert!(!sub.join("memory").exists() && !sub.join(".trilogy").exists());
+}
+
+#[test]
 fn a_user_scope_hook_outside_any_project_creates_nothing() {
     let ws = Ws::new();
     let home = ws.root();

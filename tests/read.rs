@@ -91,13 +91,17 @@ fn marker_strategy_climbs_to_the_repository_root() {
     assert!(out.status.success(), "{}", common::text(&out.stderr));
     assert!(ws.root().join("memory/PROJECT.md").exists());
     assert!(!nested.join("memory").exists());
-    // the default strategy finds the memory above the working directory too
+    // the default strategy finds the memory above the folder, up to the repository root,
+    // and creates none in the subfolder
     let mut c = assert_cmd::Command::cargo_bin("trilogy").unwrap();
-    c.current_dir(&nested)
+    let out = c
+        .current_dir(&nested)
         .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
-        .arg("init")
-        .assert()
-        .success();
+        .args(["init", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::text(&out.stderr));
+    assert!(common::text(&out.stdout).contains(&ws.root().display().to_string()));
     assert!(!nested.join("memory").exists());
     // and an explicit root is used as it is
     let mut c = assert_cmd::Command::cargo_bin("trilogy").unwrap();

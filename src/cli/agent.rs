@@ -50,7 +50,7 @@ enum SessionsCmd {
 
 #[derive(Args, Debug)]
 pub struct HookArgs {
-    /// claude or codex
+    /// claude, codex or gemini
     pub host: Option<String>,
     /// session-start, user-prompt-submit, post-tool-use, stop or session-end
     pub event: Option<String>,
@@ -58,7 +58,7 @@ pub struct HookArgs {
 
 #[derive(Args, Debug)]
 pub struct InstallArgs {
-    /// claude, codex, dsh or git (the merge driver)
+    /// claude, codex, gemini, dsh or git (the merge driver)
     host: String,
     /// project: this repository's settings (committable); user: your home's settings
     #[arg(long, default_value = "project", value_parser = ["project", "user"])]
@@ -95,6 +95,7 @@ pub fn inject(env: &Env, a: InjectArgs) -> Result<()> {
         window_tokens: a.window_tokens,
         char_cap: a.max_chars,
         byte_cap: None,
+        resume_loses_context: false,
     };
     let inj = agent::inject(&env.ws, &a.host, a.session.as_deref(), source, limits)?;
     format::print(env, &inj, |i| {
@@ -168,7 +169,9 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> i32 {
     let env: Vec<(String, String)> = std::env::vars().collect();
     let host_name = a.host.as_deref().unwrap_or_default();
     let Some(host) = Host::parse(host_name) else {
-        eprintln!("trilogy hook: unknown host `{host_name}` (claude or codex); nothing done");
+        eprintln!(
+            "trilogy hook: unknown host `{host_name}` (claude, codex or gemini); nothing done"
+        );
         return 0;
     };
     let Some(event) = a.event.as_deref() else {
@@ -204,11 +207,20 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> i32 {
 
 fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOptions> {
     let target = Target::parse(&a.host).ok_or_else(|| {
-        Error::bad_input(format!("unknown host `{}`; choose claude or codex", a.host))
+        Error::bad_input(format!(
+            "unknown host `{}`; choose claude, codex, gemini, dsh or git",
+            a.host
+        ))
     })?;
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .ok_or_else(|| Error::bad_input("HOME is not set; it locates the user settings"))?;
+    // where install records what it made, beside the pinned sessions
+    let state = std::env::var_os("XDG_STATE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .unwrap_or_else(|| home.join(".local/state"))
+        .join("trilogy");
     Ok(InstallOptions {
         target,
         scope: if a.scope == "user" {
@@ -225,6 +237,7 @@ fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOp
         } else {
             env.ws.boot_block_text()?
         },
+        state: Some(state),
     })
 }
 

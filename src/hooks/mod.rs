@@ -1,6 +1,15 @@
-//! Host hooks: `trilogy hook claude|codex <event>` reads the host's JSON on stdin and answers
-//! in the host's format. A hook never blocks the user and never breaks the host: whatever goes
-//! wrong, it exits 0 with nothing on stdout and leaves one line in `.trilogy/hooks.log`.
+//! Host hooks: `trilogy hook claude|codex|gemini <event>` reads the host's JSON on stdin and
+//! answers in the host's format. A hook never blocks the user and never breaks the host:
+//! whatever goes wrong, it exits 0 with nothing on stdout and leaves one line in
+//! `.trilogy/hooks.log`.
+//!
+//! The events, by the names the CLI takes and the hosts' own: `session-start` (SessionStart
+//! everywhere), `user-prompt-submit` (UserPromptSubmit; Gemini's BeforeAgent),
+//! `post-tool-use` (PostToolUse; Gemini's AfterTool), `stop` (Stop; Gemini's AfterAgent) and
+//! `session-end` (SessionEnd). Gemini has no event after a compression (its PreCompress fires
+//! before every compression check, compressed or not), so there the block does not come back
+//! after one; and a Gemini session resumed does not hold the context its first SessionStart
+//! gave (measured with 0.61.0), so a resume gets the whole block again.
 
 mod transcript;
 
@@ -16,15 +25,18 @@ mod pinned;
 
 /// Characters Claude Code keeps of a hook's context; the rest goes to a file it only previews.
 pub const CLAUDE_CONTEXT_CHARS: usize = 10_000;
-/// What Codex keeps of a hook's context: it keeps about 10 KB and cuts the middle out of
-/// anything longer, so the block is kept to 10,000 characters of at most 10,000 bytes.
-const CODEX_CONTEXT_CHARS: usize = 10_000;
+/// Bytes (UTF-8) Codex keeps of a hook's context whole. Measured with Codex 0.171.0: a
+/// context of 10,000 bytes reaches the model as it is, one of 10,001 bytes — ASCII or CJK —
+/// is replaced by a "truncated output" warning, its head and tail with the middle cut out,
+/// and the path of a file holding the whole.
+pub const CODEX_CONTEXT_BYTES: usize = 10_000;
 
 /// Agent hosts with hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Host {
     Claude,
     Codex,
+    Gemini,
 }
 
 impl Host {
@@ -32,6 +44,7 @@ impl Host {
         match s {
             "claude" => Some(Host::Claude),
             "codex" => Some(Host::Codex),
+            "gemini" => Some(Host::Gemini),
             _ => None,
         }
     }
@@ -40,21 +53,33 @@ impl Host {
         match self {
             Host::Claude => "claude",
             Host::Codex => "codex",
+            Host::Gemini => "gemini",
         }
     }
 
+    /// What the host keeps of a hook's context. Gemini CLI (0.61.0, measured up to
+    /// 1,000,000 characters) keeps it all: only the configured budget applies.
     fn limits(self) -> HostLimits {
         HostLimits {
             window_tokens: None,
+            resume_loses_context: self == Host::Gemini,
             char_cap: match self {
                 Host::Claude => Some(CLAUDE_CONTEXT_CHARS),
-                // Codex cuts the middle out of a hook's context past about 10 KB
-                Host::Codex => Some(CODEX_CONTEXT_CHARS),
+                Host::Codex | Host::Gemini => None,
             },
             byte_cap: match self {
-                Host::Claude => None,
-                Host::Codex => Some(CODEX_CONTEXT_CHARS),
+                Host::Codex => Some(CODEX_CONTEXT_BYTES),
+                Host::Claude | Host::Gemini => None,
             },
+        }
+    }
+
+    /// The host's name for the event whose context an answer carries.
+    fn event_name(self, event: &str) -> &'static str {
+        match (self, event) {
+            (_, "session-start") => "SessionStart",
+            (Host::Gemini, _) => "BeforeAgent",
+            _ => "UserPromptSubmit",
         }
     }
 }
@@ -89,14 +114,15 @@ fn context_json(event: &str, text: &str) -> String {
     .to_string()
 }
 
-/// Classify a tool call for work detection.
+/// Classify a tool call for work detection. MCP tools are `mcp__<server>__<tool>` in Claude
+/// Code and Codex, `mcp_<server>_<tool>` in Gemini CLI.
 pub fn tool_kind(name: &str, input: &Value) -> ToolKind {
-    let ours = name.starts_with("mcp__") && name.contains("trilogy");
+    let ours = name.starts_with("mcp_") && name.contains("trilogy");
     if ours && name.ends_with("memory_checkpoint") {
         return ToolKind::Record;
     }
     match name {
-        "Bash" | "PowerShell" | "shell" | "exec_command" => {
+        "Bash" | "PowerShell" | "shell" | "exec_command" | "run_shell_command" => {
             let cmd = input
                 .get("command")
                 .map(|c| c.to_string())
@@ -107,7 +133,8 @@ pub fn tool_kind(name: &str, input: &Value) -> ToolKind {
                 ToolKind::Work
             }
         }
-        "Edit" | "Write" | "NotebookEdit" | "MultiEdit" | "apply_patch" => ToolKind::Work,
+        "Edit" | "Write" | "NotebookEdit" | "MultiEdit" | "apply_patch" | "write_file"
+        | "replace" => ToolKind::Work,
         _ => ToolKind::Other,
     }
 }
@@ -197,10 +224,11 @@ fn handle(
                 .and_then(Source::parse)
                 .unwrap_or(Source::Startup);
             let inj = agent::inject(&ws, h, Some(id), source, limits)?;
+            let name = host.event_name(event);
             if inj.injected {
-                reply.stdout = context_json("SessionStart", &inj.block.text);
+                reply.stdout = context_json(name, &inj.block.text);
             } else if let Some(notice) = &inj.notice {
-                reply.stdout = context_json("SessionStart", notice);
+                reply.stdout = context_json(name, notice);
             }
         }
         "user-prompt-submit" => {
@@ -208,7 +236,7 @@ fn handle(
                 return Ok(());
             }
             if let Some(text) = agent::prompt_submitted(&ws, h, id, limits)? {
-                reply.stdout = context_json("UserPromptSubmit", &text);
+                reply.stdout = context_json(host.event_name(event), &text);
             }
         }
         "post-tool-use" => {
@@ -298,6 +326,16 @@ mod tests {
         assert_eq!(
             tool_kind("mcp__trilogy__memory_search", &none),
             ToolKind::Other
+        );
+        assert_eq!(
+            tool_kind("mcp_trilogy_memory_checkpoint", &none),
+            ToolKind::Record
+        );
+        assert_eq!(tool_kind("mcp_trilogy_memory_read", &none), ToolKind::Other);
+        assert_eq!(tool_kind("write_file", &none), ToolKind::Work);
+        assert_eq!(
+            tool_kind("run_shell_command", &serde_json::json!({"command": "ls"})),
+            ToolKind::Work
         );
         let cmd = serde_json::json!({"command": "trilogy checkpoint --session-done x"});
         assert_eq!(tool_kind("Bash", &cmd), ToolKind::Record);

@@ -57,9 +57,14 @@ only when nothing better does, marked `weak`.";
 const STATUS_DESC: &str = "Workspace, file sizes, entry counts, areas, open reports left by `notes`, files that \
 do not parse, staleness of PROJECT.md, and the last write.";
 
+/// A tool's input schema as clients get it: without `$id`, which a client compiling every
+/// tool into one validator (Gemini CLI) sees twice and refuses, dropping the validation.
 fn schema_object(text: &str) -> Arc<Map<String, Value>> {
     match serde_json::from_str::<Value>(text) {
-        Ok(Value::Object(m)) => Arc::new(m),
+        Ok(Value::Object(mut m)) => {
+            m.remove("$id");
+            Arc::new(m)
+        }
         // the schemas are compiled in and checked by tests
         _ => Arc::new(Map::new()),
     }

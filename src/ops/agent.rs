@@ -78,6 +78,9 @@ pub struct HostLimits {
     pub char_cap: Option<usize>,
     /// Bytes the host keeps of a hook's output.
     pub byte_cap: Option<usize>,
+    /// A resumed session no longer holds the block its start gave (Gemini CLI): a resume
+    /// gets the whole block, like a compaction.
+    pub resume_loses_context: bool,
 }
 
 fn new_session(tx: &Tx, id: &str, host: &str) -> AgentSession {
@@ -141,12 +144,14 @@ pub fn inject(
             let unchanged = st.digest.as_deref() == Some(block.digest.as_str());
             // a resumed session still holds its first block: it is told what changed since,
             // not given the whole block again (a compacted or cleared one has lost it)
-            let resumed = source == Source::Resume && st.digest.is_some();
+            let lost =
+                source.lost_context() || (source == Source::Resume && limits.resume_loses_context);
+            let resumed = source == Source::Resume && st.digest.is_some() && !lost;
             let mut notice = None;
             if resumed && !unchanged {
                 notice = change_notice(ws, &foreign_changes(tx.store(), &st)?);
             }
-            let injected = source.lost_context() || (!unchanged && !resumed);
+            let injected = lost || (!unchanged && !resumed);
             if injected {
                 st.digest = Some(block.digest.clone());
                 st.injected_at = Some(tx.now.clone());
@@ -211,7 +216,8 @@ pub fn change_notice(ws: &Workspace, events: &[Event]) -> Option<String> {
 }
 
 /// What a prompt gets appended: the owed nudge, then the change notice. Starts a new turn.
-/// A session never seen before gets the whole block (the host never had it).
+/// A session without the block — never seen before (the hooks were installed mid-session),
+/// or seen only by a tool hook — gets the whole block first.
 pub fn prompt_submitted(
     ws: &Workspace,
     host: &str,
@@ -219,15 +225,21 @@ pub fn prompt_submitted(
     limits: HostLimits,
 ) -> Result<Option<String>> {
     validate_id(id)?;
-    let known = ws.read(|r| r.agent_session(id))?.value.is_some();
-    if !known {
+    let has_block = ws
+        .read(|r| r.agent_session(id))?
+        .value
+        .is_some_and(|s| s.digest.is_some());
+    let mut parts = Vec::new();
+    if !has_block {
         let inj = inject(ws, host, Some(id), Source::Startup, limits)?;
-        return Ok(inj.injected.then_some(inj.block.text));
+        if inj.injected {
+            parts.push(inj.block.text);
+        }
     }
     Ok(ws
         .write(&format!("hook:{host}"), |tx| {
             let mut st = session_or_new(tx, id, host)?;
-            let mut parts = Vec::new();
+            let mut parts = parts.clone();
             if st.nudge_owed {
                 parts.push(texts(ws.lang()).nudge.to_string());
                 st.nudge_owed = false;

@@ -2,7 +2,9 @@
 //!
 //! 1. an explicit `--root`, which must exist (a mistyped one is an error, never a new folder);
 //! 2. the host's project directory (`CLAUDE_PROJECT_DIR`, `GEMINI_PROJECT_DIR`, the MCP
-//!    client's roots, percent-decoded; of several, the one that holds memory);
+//!    client's roots, percent-decoded; of several, the one that holds memory) — or, when it
+//!    holds none, the nearest folder above it that does, not above the repository root (an
+//!    agent started in `src/` keeps the project's memory);
 //! 3. the nearest folder at or above the working directory that already holds trilogy memory
 //!    (`.trilogy/`, or the memory folder with one of its files), not above the repository
 //!    root — so an agent that `cd`s into `src/` keeps the project's memory;
@@ -129,11 +131,19 @@ pub fn locate(
         });
     }
     let hosts: Vec<PathBuf> = host.iter().filter(|p| p.is_dir()).map(|p| abs(p)).collect();
-    if let Some(h) = hosts
-        .iter()
-        .find(|h| holds_memory(h, memory_dir_name))
-        .or(hosts.first())
-    {
+    if let Some(h) = hosts.iter().find(|h| holds_memory(h, memory_dir_name)) {
+        return Ok(Located {
+            root: h.clone(),
+            found: Found::Host,
+        });
+    }
+    if let Some(m) = hosts.iter().find_map(|h| find_memory(h, memory_dir_name)) {
+        return Ok(Located {
+            root: m,
+            found: Found::Memory,
+        });
+    }
+    if let Some(h) = hosts.first() {
         return Ok(Located {
             root: h.clone(),
             found: Found::Host,
@@ -221,6 +231,11 @@ mod tests {
         assert_eq!(got.root, b);
         let got = locate(None, std::slice::from_ref(&a), t.path(), "memory").unwrap();
         assert_eq!((got.root, got.found), (a, Found::Host));
+        // a host started in a subfolder of a project with memory: the project's
+        let sub = b.join("src");
+        std::fs::create_dir_all(&sub).unwrap();
+        let got = locate(None, std::slice::from_ref(&sub), t.path(), "memory").unwrap();
+        assert_eq!((got.root, got.found), (b, Found::Memory));
     }
 
     #[test]

@@ -385,7 +385,9 @@ impl Workspace {
             fsio::write_atomic(&path, text.as_bytes())?;
             out.created.push(f.file_name().to_string());
         }
-        if let Some(block) = block {
+        if let Some(block) = block
+            && !self.pointed_by_host()
+        {
             let path = self.inside(&self.root.join(&self.config.boot_block_file))?;
             self.ensure_state_dir()?;
             let rescue_dir = self.rescue_dir()?;
@@ -394,6 +396,22 @@ impl Workspace {
             out.rescued = rescued.map(|p| p.display().to_string());
         }
         Ok(out)
+    }
+
+    /// True when `boot_block_file` has no boot block yet and a host's own pointer file
+    /// (`CLAUDE.md`, `GEMINI.md`, written by `install`) has one: one pointer per host is
+    /// enough, so scaffolding adds none of its own.
+    fn pointed_by_host(&self) -> bool {
+        // a file that is no plain file inside the workspace holds no pointer of ours
+        let has_block = |name: &str| {
+            self.inside(&self.root.join(name)).is_ok_and(|path| {
+                std::fs::read_to_string(path).is_ok_and(|t| t.contains(BOOT_START))
+            })
+        };
+        !has_block(&self.config.boot_block_file)
+            && ["CLAUDE.md", "GEMINI.md"]
+                .iter()
+                .any(|f| *f != self.config.boot_block_file && has_block(f))
     }
 
     fn ensure_state_dir(&self) -> Result<()> {

@@ -252,14 +252,26 @@ fn find_region(path: &Path, text: &str, start: &str, end: &str) -> Result<Option
         });
     };
     let mut e = s + rel + end.len();
-    if text[e..].starts_with('\n') {
+    if text[e..].starts_with("\r\n") {
+        e += 2;
+    } else if text[e..].starts_with('\n') {
         e += 1;
     }
     Ok(Some((s, e)))
 }
 
+/// The line end a file uses: CRLF when every line ends so, else LF.
+fn newline_of(text: &str) -> &'static str {
+    if text.contains("\r\n") && !text.replace("\r\n", "").contains('\n') {
+        "\r\n"
+    } else {
+        "\n"
+    }
+}
+
 /// Keep `block` (which starts with `start` and ends with `end` and a newline) in `path`:
-/// replaced in place when present, appended otherwise. Written only when the bytes change.
+/// replaced in place when present, appended otherwise, with the file's own line ends. Written
+/// only when the bytes change.
 pub fn ensure_region(path: &Path, start: &str, end: &str, block: &str) -> Result<BootOutcome> {
     let Some(text) = read_text(path)? else {
         if let Some(dir) = path.parent() {
@@ -268,8 +280,10 @@ pub fn ensure_region(path: &Path, start: &str, end: &str, block: &str) -> Result
         fsio::write_atomic(path, block.as_bytes())?;
         return Ok(BootOutcome::Created);
     };
+    let nl = newline_of(&text);
+    let block = block.replace("\r\n", "\n").replace('\n', nl);
     let (new, outcome) = if let Some((s, e)) = find_region(path, &text, start, end)? {
-        if &text[s..e] == block {
+        if text[s..e] == block {
             return Ok(BootOutcome::Unchanged);
         }
         (
@@ -278,7 +292,11 @@ pub fn ensure_region(path: &Path, start: &str, end: &str, block: &str) -> Result
         )
     } else {
         let head = text.trim_end();
-        let sep = if head.is_empty() { "" } else { "\n\n" };
+        let sep = if head.is_empty() {
+            String::new()
+        } else {
+            nl.repeat(2)
+        };
         (format!("{head}{sep}{block}"), BootOutcome::Appended)
     };
     fsio::write_atomic(path, new.as_bytes())?;
@@ -293,12 +311,13 @@ pub fn remove_region(path: &Path, start: &str, end: &str) -> Result<bool> {
     let Some((s, e)) = find_region(path, &text, start, end)? else {
         return Ok(false);
     };
+    let nl = newline_of(&text);
     let rest = format!("{}{}", text[..s].trim_end(), &text[e..]);
     let rest = rest.trim_end();
     if rest.trim().is_empty() {
         std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
     } else {
-        fsio::write_atomic(path, format!("{rest}\n").as_bytes())?;
+        fsio::write_atomic(path, format!("{rest}{nl}").as_bytes())?;
     }
     Ok(true)
 }

@@ -476,6 +476,7 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
     for (file, start, end) in [
         (ws.config.boot_block_file.as_str(), BOOT_START, BOOT_END),
         ("CLAUDE.md", BOOT_START, BOOT_END),
+        ("GEMINI.md", BOOT_START, BOOT_END),
         (super::block::DEFAULT_BLOCK_FILE, BLOCK_START, BLOCK_END),
     ] {
         let path = ws.root.join(file);

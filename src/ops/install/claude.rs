@@ -1,0 +1,122 @@
+//! Claude Code: hooks and the allow rule for our tools in `.claude/settings.json`, the MCP
+//! server in `.mcp.json` (`--scope user`: `~/.claude/settings.json`, `~/.claude.json`), and the
+//! pointer in `CLAUDE.md`, which Claude Code reads (it does not read `AGENTS.md`).
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use super::record::Record;
+use super::settings::{self, HookSpec, Settings};
+use super::{FileChange, InstallOptions, MCP_SERVER_NAME, Scope, Target, shell_quote};
+use crate::error::Result;
+
+/// The permission rule that lets every tool of our server run without a prompt (they only
+/// read and write the memory files).
+fn rule() -> String {
+    format!("mcp__{MCP_SERVER_NAME}")
+}
+
+pub(super) const SPECS: [HookSpec; 5] = [
+    HookSpec {
+        event: "SessionStart",
+        matcher: Some("startup|resume|clear|compact"),
+        arg: "session-start",
+        timeout: 10,
+    },
+    HookSpec {
+        event: "UserPromptSubmit",
+        matcher: None,
+        arg: "user-prompt-submit",
+        timeout: 10,
+    },
+    HookSpec {
+        event: "PostToolUse",
+        matcher: Some("Edit|Write|NotebookEdit|MultiEdit|Bash|PowerShell|mcp__trilogy__.*"),
+        arg: "post-tool-use",
+        timeout: 10,
+    },
+    HookSpec {
+        event: "Stop",
+        matcher: None,
+        arg: "stop",
+        timeout: 10,
+    },
+    HookSpec {
+        event: "SessionEnd",
+        matcher: None,
+        arg: "session-end",
+        timeout: 5,
+    },
+];
+
+fn base(opts: &InstallOptions) -> PathBuf {
+    match opts.scope {
+        Scope::Project => opts.root.clone(),
+        Scope::User => opts.home.clone(),
+    }
+}
+
+fn settings_path(opts: &InstallOptions) -> PathBuf {
+    base(opts).join(".claude").join("settings.json")
+}
+
+fn mcp_path(opts: &InstallOptions) -> PathBuf {
+    match opts.scope {
+        Scope::Project => opts.root.join(".mcp.json"),
+        Scope::User => opts.home.join(".claude.json"),
+    }
+}
+
+pub(super) fn handler(opts: &InstallOptions, spec: &HookSpec) -> Value {
+    json!({
+        "type": "command",
+        "command": format!("{} hook claude {}", shell_quote(&opts.command), spec.arg),
+        "timeout": spec.timeout,
+    })
+}
+
+pub(super) fn install(
+    opts: &InstallOptions,
+    rec: &mut Record,
+    changes: &mut Vec<FileChange>,
+) -> Result<()> {
+    let s = Settings::load(settings::confine(opts, settings_path(opts))?)?;
+    let groups: Vec<_> = SPECS
+        .iter()
+        .map(|spec| (spec, settings::group(spec, handler(opts, spec))))
+        .collect();
+    settings::add_hooks(&s, Target::Claude, &groups, rec)?;
+    settings::allow(&s, &rule(), rec)?;
+    changes.push(s.save(rec)?);
+    let mcp = Settings::load(settings::confine(opts, mcp_path(opts))?)?;
+    let entry = json!({"type": "stdio", "command": opts.command, "args": ["mcp"]});
+    settings::add_mcp(&mcp, &entry, rec)?;
+    changes.push(mcp.save(rec)?);
+    if opts.scope == Scope::Project {
+        changes.push(super::add_pointer(opts, "CLAUDE.md", rec)?);
+    }
+    Ok(())
+}
+
+pub(super) fn uninstall(
+    opts: &InstallOptions,
+    rec: &mut Record,
+    changes: &mut Vec<FileChange>,
+) -> Result<()> {
+    let mcp = Settings::load(settings::confine(opts, mcp_path(opts))?)?;
+    if mcp.original.is_some() {
+        settings::remove_mcp(&mcp, rec)?;
+    }
+    changes.extend(mcp.finish(rec)?);
+    let s = Settings::load(settings::confine(opts, settings_path(opts))?)?;
+    if s.original.is_some() {
+        settings::remove_hooks(&s, Target::Claude, &SPECS, rec)?;
+        settings::disallow(&s, &rule(), rec)?;
+    }
+    changes.extend(s.finish(rec)?);
+    if opts.scope == Scope::Project {
+        changes.extend(super::remove_pointer(opts, "CLAUDE.md", true, rec)?);
+    }
+    Ok(())
+}

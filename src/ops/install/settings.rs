@@ -1,0 +1,407 @@
+//! A host's JSON settings file edited in place: only the nodes trilogy adds or removes change,
+//! every other byte (order, spacing, comments, CRLF line ends) stays as the user wrote it. The
+//! pieces every JSON host shares live here: hook groups, the MCP server entry, a permission
+//! rule, and writing or removing the file with what [`Record`] says install made.
+
+use std::path::{Path, PathBuf};
+
+use jsonc_parser::ParseOptions;
+use jsonc_parser::cst::{CstArray, CstInputValue, CstNode, CstObject, CstRootNode};
+use serde_json::{Map, Value};
+
+use super::record::{Made, Record};
+use super::{FileChange, InstallOptions, MCP_SERVER_NAME, Target};
+use crate::error::{Error, Result};
+use crate::workspace::write_atomic;
+
+/// One hook trilogy registers.
+pub(super) struct HookSpec {
+    /// The host's event name.
+    pub event: &'static str,
+    pub matcher: Option<&'static str>,
+    /// The event name `trilogy hook <host>` takes.
+    pub arg: &'static str,
+    /// Seconds.
+    pub timeout: u64,
+}
+
+/// True when every line of `text` ends with CRLF (and there is at least one).
+pub(super) fn is_crlf(text: &str) -> bool {
+    text.contains("\r\n") && !text.replace("\r\n", "").contains('\n')
+}
+
+/// `text` with the line ends of the file it goes into.
+pub(super) fn line_ends(text: String, crlf: bool) -> String {
+    if crlf {
+        text.replace("\r\n", "\n").replace('\n', "\r\n")
+    } else {
+        text
+    }
+}
+
+pub(super) fn parse_error(path: &Path, reason: String) -> Error {
+    Error::Unparseable {
+        path: path.to_path_buf(),
+        line: 1,
+        reason: format!("{reason}; nothing was changed"),
+    }
+}
+
+/// A file inside the project is written only through the workspace fence (a cloned repository
+/// may commit `.claude/settings.json` as a link to a file elsewhere); user files are the user's.
+pub(super) fn confine(opts: &InstallOptions, path: PathBuf) -> Result<PathBuf> {
+    if crate::workspace::is_under(&opts.root, &path) {
+        crate::workspace::beneath(&opts.root, &path)
+    } else {
+        Ok(path)
+    }
+}
+
+/// Read `path` as text; `None` when it does not exist.
+pub(super) fn read_optional(path: &Path) -> Result<Option<String>> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// Write `text` to `path` when it differs from `original`, creating the folder (and noting
+/// what was created). Returns the action.
+pub(super) fn write_text(
+    path: &Path,
+    original: Option<&str>,
+    text: &str,
+    rec: &mut Record,
+) -> Result<&'static str> {
+    if original == Some(text) {
+        return Ok("unchanged");
+    }
+    if let Some(dir) = path.parent()
+        && !dir.exists()
+    {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        rec.note(Made::Dir, dir, "");
+    }
+    write_atomic(path, text.as_bytes())?;
+    if original.is_some() {
+        Ok("updated")
+    } else {
+        rec.note(Made::File, path, "");
+        Ok("created")
+    }
+}
+
+/// After `uninstall`: the file goes when install made it and nothing is left in it (`empty`),
+/// else it is written back; then its folder goes when install made it and it is empty.
+pub(super) fn write_or_remove(
+    path: &Path,
+    original: &str,
+    text: &str,
+    empty: bool,
+    rec: &Record,
+) -> Result<FileChange> {
+    let action = if empty && rec.undo(Made::File, path, "", true) {
+        std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
+        "removed"
+    } else if original == text {
+        "unchanged"
+    } else {
+        write_atomic(path, text.as_bytes())?;
+        "updated"
+    };
+    remove_made_dir(path, rec);
+    Ok(FileChange {
+        path: path.display().to_string(),
+        action,
+    })
+}
+
+/// Remove the folder of `path` when install made it and it is empty now.
+pub(super) fn remove_made_dir(path: &Path, rec: &Record) {
+    if let Some(dir) = path.parent()
+        && rec.undo(Made::Dir, dir, "", false)
+    {
+        // fails, as it should, when anything is left in it
+        let _ = std::fs::remove_dir(dir);
+    }
+}
+
+/// A JSON settings file.
+pub(super) struct Settings {
+    pub path: PathBuf,
+    pub original: Option<String>,
+    root: CstRootNode,
+    crlf: bool,
+}
+
+impl Settings {
+    pub fn load(path: PathBuf) -> Result<Settings> {
+        let original = read_optional(&path)?;
+        let text = original
+            .as_deref()
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or("{}\n");
+        let root = CstRootNode::parse(text, &ParseOptions::default())
+            .map_err(|e| parse_error(&path, format!("not valid JSON ({e})")))?;
+        Ok(Settings {
+            crlf: is_crlf(text),
+            path,
+            original,
+            root,
+        })
+    }
+
+    pub fn object(&self) -> Result<CstObject> {
+        self.root
+            .object_value_or_create()
+            .ok_or_else(|| parse_error(&self.path, "the settings are not a JSON object".into()))
+    }
+
+    fn text(&self) -> String {
+        let text = self.root.to_string();
+        let nl = if self.crlf { "\r\n" } else { "\n" };
+        let text = if text.ends_with('\n') {
+            text
+        } else {
+            format!("{text}{nl}")
+        };
+        line_ends(text, self.crlf)
+    }
+
+    /// Write the file after `install`.
+    pub fn save(self, rec: &mut Record) -> Result<FileChange> {
+        let text = self.text();
+        Ok(FileChange {
+            action: write_text(&self.path, self.original.as_deref(), &text, rec)?,
+            path: self.path.display().to_string(),
+        })
+    }
+
+    /// Write the file after `uninstall`, or remove it when install made it and it is empty.
+    pub fn finish(self, rec: &Record) -> Result<Option<FileChange>> {
+        let Some(original) = self.original.as_deref() else {
+            return Ok(None);
+        };
+        let empty = self.object()?.properties().is_empty();
+        write_or_remove(&self.path, original, &self.text(), empty, rec).map(Some)
+    }
+}
+
+pub(super) fn input_value(v: &Value) -> CstInputValue {
+    match v {
+        Value::Null => CstInputValue::Null,
+        Value::Bool(b) => CstInputValue::Bool(*b),
+        Value::Number(n) => CstInputValue::Number(n.to_string()),
+        Value::String(s) => CstInputValue::String(s.clone()),
+        Value::Array(a) => CstInputValue::Array(a.iter().map(input_value).collect()),
+        Value::Object(o) => {
+            CstInputValue::Object(o.iter().map(|(k, v)| (k.clone(), input_value(v))).collect())
+        }
+    }
+}
+
+/// Is this handler one of ours (for this host)? Recognised by its command,
+/// `… trilogy hook <host> <event>`.
+pub(super) fn is_ours(handler: &Value, target: Target) -> bool {
+    let Some(cmd) = handler.get("command").and_then(Value::as_str) else {
+        return false;
+    };
+    let marker = format!(" hook {} ", target.name());
+    let Some(pos) = cmd.find(&marker) else {
+        return false;
+    };
+    let program = cmd[..pos].trim().trim_matches(|c| c == '\'' || c == '"');
+    Path::new(program)
+        .file_name()
+        .is_some_and(|n| n == "trilogy")
+}
+
+/// Remove our handlers from the groups of one event; a group left empty by that goes too.
+fn strip_ours(groups: &CstArray, target: Target) {
+    for group in groups.elements() {
+        let Some(handlers) = group.as_object().and_then(|g| g.array_value("hooks")) else {
+            continue;
+        };
+        let all = handlers.elements();
+        let ours: Vec<CstNode> = all
+            .iter()
+            .filter(|h| h.to_serde_value().is_some_and(|v| is_ours(&v, target)))
+            .cloned()
+            .collect();
+        if !ours.is_empty() && ours.len() == all.len() {
+            group.remove();
+        } else {
+            ours.into_iter().for_each(CstNode::remove);
+        }
+    }
+}
+
+/// The group holding one handler.
+pub(super) fn group(spec: &HookSpec, handler: Value) -> Value {
+    let mut g = Map::new();
+    if let Some(m) = spec.matcher {
+        g.insert("matcher".into(), Value::String(m.into()));
+    }
+    g.insert("hooks".into(), Value::Array(vec![handler]));
+    Value::Object(g)
+}
+
+/// Merge our hook groups into `hooks`, replacing an older handler of ours.
+pub(super) fn add_hooks(
+    s: &Settings,
+    target: Target,
+    groups: &[(&HookSpec, Value)],
+    rec: &mut Record,
+) -> Result<()> {
+    let obj = s.object()?;
+    if obj.get("hooks").is_none() {
+        rec.note(Made::Key, &s.path, "hooks");
+    }
+    let hooks = obj
+        .object_value_or_create("hooks")
+        .ok_or_else(|| parse_error(&s.path, "`hooks` is not an object".into()))?;
+    for (spec, desired) in groups {
+        if hooks.get(spec.event).is_none() {
+            rec.note(Made::Key, &s.path, &format!("hooks.{}", spec.event));
+        }
+        let list = hooks.array_value_or_create(spec.event).ok_or_else(|| {
+            parse_error(&s.path, format!("`hooks.{}` is not an array", spec.event))
+        })?;
+        if list
+            .elements()
+            .iter()
+            .any(|g| g.to_serde_value().as_ref() == Some(desired))
+        {
+            continue;
+        }
+        strip_ours(&list, target);
+        list.append(input_value(desired));
+    }
+    Ok(())
+}
+
+/// Take our hook groups out; containers install made go when they are left empty.
+pub(super) fn remove_hooks(
+    s: &Settings,
+    target: Target,
+    specs: &[HookSpec],
+    rec: &Record,
+) -> Result<()> {
+    let obj = s.object()?;
+    let Some(hooks) = obj.object_value("hooks") else {
+        return Ok(());
+    };
+    for spec in specs {
+        if let Some(list) = hooks.array_value(spec.event) {
+            strip_ours(&list, target);
+            let key = format!("hooks.{}", spec.event);
+            if list.elements().is_empty()
+                && rec.undo(Made::Key, &s.path, &key, true)
+                && let Some(p) = hooks.get(spec.event)
+            {
+                p.remove();
+            }
+        }
+    }
+    if hooks.properties().is_empty()
+        && rec.undo(Made::Key, &s.path, "hooks", true)
+        && let Some(p) = obj.get("hooks")
+    {
+        p.remove();
+    }
+    Ok(())
+}
+
+/// Set our entry in `mcpServers`.
+pub(super) fn add_mcp(s: &Settings, desired: &Value, rec: &mut Record) -> Result<()> {
+    let obj = s.object()?;
+    if obj.get("mcpServers").is_none() {
+        rec.note(Made::Key, &s.path, "mcpServers");
+    }
+    let servers = obj
+        .object_value_or_create("mcpServers")
+        .ok_or_else(|| parse_error(&s.path, "`mcpServers` is not an object".into()))?;
+    match servers.get(MCP_SERVER_NAME) {
+        Some(p) if p.value().and_then(|v| v.to_serde_value()).as_ref() == Some(desired) => {}
+        Some(p) => p.set_value(input_value(desired)),
+        None => {
+            servers.append(MCP_SERVER_NAME, input_value(desired));
+        }
+    }
+    Ok(())
+}
+
+/// Take our entry out of `mcpServers`; `mcpServers` goes when install made it and it is empty.
+pub(super) fn remove_mcp(s: &Settings, rec: &Record) -> Result<()> {
+    let obj = s.object()?;
+    let Some(servers) = obj.object_value("mcpServers") else {
+        return Ok(());
+    };
+    if let Some(p) = servers.get(MCP_SERVER_NAME) {
+        p.remove();
+    }
+    if servers.properties().is_empty()
+        && rec.undo(Made::Key, &s.path, "mcpServers", true)
+        && let Some(p) = obj.get("mcpServers")
+    {
+        p.remove();
+    }
+    Ok(())
+}
+
+/// Add `rule` to `permissions.allow` (Claude Code's allow list).
+pub(super) fn allow(s: &Settings, rule: &str, rec: &mut Record) -> Result<()> {
+    let obj = s.object()?;
+    if obj.get("permissions").is_none() {
+        rec.note(Made::Key, &s.path, "permissions");
+    }
+    let perms = obj
+        .object_value_or_create("permissions")
+        .ok_or_else(|| parse_error(&s.path, "`permissions` is not an object".into()))?;
+    if perms.get("allow").is_none() {
+        rec.note(Made::Key, &s.path, "permissions.allow");
+    }
+    let list = perms
+        .array_value_or_create("allow")
+        .ok_or_else(|| parse_error(&s.path, "`permissions.allow` is not an array".into()))?;
+    if !list
+        .elements()
+        .iter()
+        .any(|e| e.to_serde_value().as_ref().and_then(Value::as_str) == Some(rule))
+    {
+        list.append(CstInputValue::String(rule.into()));
+        rec.note(Made::Entry, &s.path, rule);
+    }
+    Ok(())
+}
+
+/// Take `rule` out of `permissions.allow` when install added it.
+pub(super) fn disallow(s: &Settings, rule: &str, rec: &Record) -> Result<()> {
+    let obj = s.object()?;
+    let Some(perms) = obj.object_value("permissions") else {
+        return Ok(());
+    };
+    if let Some(list) = perms.array_value("allow") {
+        if rec.undo(Made::Entry, &s.path, rule, true) {
+            for e in list.elements() {
+                if e.to_serde_value().as_ref().and_then(Value::as_str) == Some(rule) {
+                    e.remove();
+                }
+            }
+        }
+        if list.elements().is_empty()
+            && rec.undo(Made::Key, &s.path, "permissions.allow", true)
+            && let Some(p) = perms.get("allow")
+        {
+            p.remove();
+        }
+    }
+    if perms.properties().is_empty()
+        && rec.undo(Made::Key, &s.path, "permissions", true)
+        && let Some(p) = obj.get("permissions")
+    {
+        p.remove();
+    }
+    Ok(())
+}
