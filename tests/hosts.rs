@@ -452,3 +452,25 @@ fn doctor_names_host_settings_that_call_a_trilogy_that_does_not_run() {
         text(&out.stdout)
     );
 }
+
+#[test]
+fn install_says_when_the_command_would_not_run_and_what_codex_still_needs() {
+    let ws = Ws::init();
+    let out = ws.run(&["install", "claude", "--command", "/nowhere/trilogy"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("not on PATH") && err.contains("--command /"),
+        "{err}"
+    );
+    let bin = assert_cmd::cargo::cargo_bin("trilogy");
+    let out = ws.run(&["install", "claude", "--command", bin.to_str().unwrap()]);
+    assert!(
+        !text(&out.stderr).contains("not on PATH"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = ws.run(&["install", "codex", "--command", bin.to_str().unwrap()]);
+    let err = text(&out.stderr);
+    assert!(err.contains("trust") && err.contains("/hooks"), "{err}");
+}

@@ -296,6 +296,11 @@ pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
     } else {
         install::install(&opts)?
     };
+    if !remove {
+        for note in setup_notes(&a.host, &opts.command) {
+            eprintln!("note: {note}");
+        }
+    }
     format::print(env, &changes, |c| {
         if c.is_empty() {
             return "nothing to change".into();
@@ -305,6 +310,26 @@ pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
             .collect::<Vec<_>>()
             .join("\n")
     })
+}
+
+/// What the user still has to do for the host to run what `install` wrote.
+fn setup_notes(host: &str, command: &str) -> Vec<String> {
+    let mut notes = Vec::new();
+    let path = std::env::var("PATH").ok();
+    if !crate::ops::doctor::resolves(command, path.as_deref()) {
+        let exe = std::env::current_exe()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| "/absolute/path/to/trilogy".into());
+        notes.push(format!(
+            "`{command}` is not on PATH here, so the host's hooks and tools would fail: put it on PATH, or run `trilogy install {host} --command {exe}`"
+        ));
+    }
+    if host == "codex" {
+        notes.push(
+            "Codex reads a project's .codex/ only once the project is trusted: run `codex` here once and trust it, then review the hooks once with `/hooks`; the memory tools are pre-approved (`default_tools_approval_mode`), so `codex exec` can record".into(),
+        );
+    }
+    notes
 }
 
 pub fn block(env: &Env, a: BlockArgs) -> Result<()> {

@@ -62,7 +62,7 @@ fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
 }
 
 /// Whether `program` runs: an absolute path that exists, or a name found on `path`.
-pub(super) fn resolves(program: &str, path: Option<&str>) -> bool {
+pub fn resolves(program: &str, path: Option<&str>) -> bool {
     let p = Path::new(program);
     if p.is_absolute() || program.contains('/') {
         return p.is_file();

@@ -17,6 +17,8 @@ use crate::workspace::{BOOT_END, BOOT_START, Workspace, render_file};
 use super::block::{BLOCK_END, BLOCK_START};
 
 mod hosts;
+
+pub use hosts::resolves;
 mod repair;
 
 use repair::{rebuild_store, set_aside};
