@@ -40,8 +40,15 @@ pub fn pin(env: &[(String, String)], host: &str, id: &str, root: &Path) {
         return;
     }
     sweep(parent);
+    // whole or absent (temp file + rename), but not synced: a pin lost to a power cut costs
+    // nothing the location rule does not find again, and a sync would cost every session start
     let text = format!("{}\n", root.display());
-    if let Err(e) = crate::workspace::write_atomic(&path, text.as_bytes()) {
+    let written = tempfile::NamedTempFile::new_in(parent).and_then(|mut t| {
+        use std::io::Write;
+        t.write_all(text.as_bytes())?;
+        t.persist(&path).map(drop).map_err(|e| e.error)
+    });
+    if let Err(e) = written {
         tracing::debug!(error = %e, "could not pin the session's workspace");
     }
 }
