@@ -1,0 +1,48 @@
+"""Session-start hook, two trilogy binaries side by side, next to the spawn floor.
+
+Usage: python3 benches/session_start_compare.py OLD_BINARY NEW_BINARY
+
+Builds a workspace of 200 live sessions and 800 (1k) or 99,800 (100k) archived ones for each
+binary, then runs `trilogy hook claude session-start` (a new session id per call, so every call
+injects and pins its session) 60 times per binary, alternating, and `/bin/true` as the floor in
+the same loop. Prints medians and their ratio to the floor.
+"""
+import sys
+import subprocess, time, json, os, shutil, statistics, tempfile
+def ws(n_live, n_arch):
+    d = tempfile.mkdtemp(prefix="b1k-")
+    os.makedirs(d + "/memory")
+    s = "# SESSIONS\n"
+    for i in range(n_live):
+        s += f"\n## 2026-11-{i%28+1:02d} · area{i%3}\n完成：live entry {i} about the sync engine; cargo test passes\n"
+    a = "# SESSIONS ARCHIVE\n"
+    for i in range(n_arch):
+        a += f"\n## 2025-{i%12+1:02d}-{i%28+1:02d}\n完成：archived entry {i}; tested\n"
+    open(d + "/memory/SESSIONS.md", "w").write(s)
+    open(d + "/memory/SESSIONS-archive.md", "w").write(a)
+    return d
+env = dict(os.environ, TRILOGY_CONFIG="/nonexistent.toml")
+BIN = {"old": sys.argv[1], "new": sys.argv[2]}
+def run(binary, root, sid):
+    payload = json.dumps({"session_id": sid, "hook_event_name": "SessionStart", "source": "startup", "cwd": root, "transcript_path": "/nonexistent"})
+    e = dict(env, CLAUDE_PROJECT_DIR=root, XDG_STATE_HOME=root + "/.state")
+    t = time.perf_counter()
+    p = subprocess.run([binary, "hook", "claude", "session-start"], input=payload.encode(), capture_output=True, env=e)
+    dt = time.perf_counter() - t
+    assert p.returncode == 0 and b"additionalContext" in p.stdout, p.stderr
+    return dt
+def floor():
+    t = time.perf_counter(); subprocess.run(["/bin/true"], input=b"{}", capture_output=True); return time.perf_counter() - t
+for n_live, n_arch, label in [(200, 800, "1k"), (200, 99800, "100k")]:
+    res = {"old": [], "new": [], "floor": []}
+    roots = {}
+    for b in ["old", "new"]:
+        roots[b] = ws(n_live, n_arch)
+        subprocess.run([BIN[b], "--root", roots[b], "status"], capture_output=True, env=env)
+    for i in range(60):
+        for b in ["old", "new"]:
+            res[b].append(run(BIN[b], roots[b], f"s{i}"))
+        res["floor"].append(floor())
+    m = {k: statistics.median(v) * 1000 for k, v in res.items()}
+    print(f"{label}: session-start hook median old {m['old']:.2f} ms ({m['old']/m['floor']:.1f}x floor), new {m['new']:.2f} ms ({m['new']/m['floor']:.1f}x floor), spawn floor {m['floor']:.2f} ms")
+    for r in roots.values(): shutil.rmtree(r)
