@@ -46,8 +46,8 @@ pub fn print<T: Serialize>(env: &Env, v: &T, human: impl Fn(&T) -> String) -> Re
 
 /// Tell the user, on stderr, about files left untouched and edits absorbed.
 pub fn warn_sync(r: &SyncReport) {
-    for a in &r.absorbed {
-        eprintln!("trilogy: absorbed from the files: {a}");
+    for line in absorbed_lines(&r.absorbed) {
+        eprintln!("trilogy: absorbed from the files: {line}");
     }
     for b in &r.unparseable {
         eprintln!("trilogy: warning: {b}");
@@ -311,4 +311,48 @@ pub fn config(l: &Loaded) -> String {
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Most changes absorbed from the files to show one per line; past that, a count per kind of
+/// change (`add ×300`), so pasting a long history by hand does not flood the terminal.
+const ABSORBED_SHOWN: usize = 8;
+
+fn absorbed_lines(absorbed: &[String]) -> Vec<String> {
+    if absorbed.len() <= ABSORBED_SHOWN {
+        return absorbed.to_vec();
+    }
+    let mut counts: Vec<(String, usize)> = Vec::new();
+    for a in absorbed {
+        let op = a.split_whitespace().next().unwrap_or_default().to_string();
+        match counts.iter_mut().find(|(o, _)| *o == op) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((op, 1)),
+        }
+    }
+    let summary = counts
+        .iter()
+        .map(|(op, n)| format!("{op} ×{n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    vec![format!(
+        "{} changes ({summary}); `trilogy log` lists them",
+        absorbed.len()
+    )]
+}
+
+#[cfg(test)]
+mod absorbed_tests {
+    use super::absorbed_lines;
+
+    #[test]
+    fn a_long_list_of_absorbed_changes_becomes_one_line_of_counts() {
+        let few: Vec<String> = (0..3).map(|i| format!("add SESSIONS.md: {i}")).collect();
+        assert_eq!(absorbed_lines(&few), few);
+        let mut many: Vec<String> = (0..300).map(|i| format!("add SESSIONS.md: {i}")).collect();
+        many.push("remove SESSIONS.md: old".into());
+        assert_eq!(
+            absorbed_lines(&many),
+            ["301 changes (add ×300, remove ×1); `trilogy log` lists them"]
+        );
+    }
 }
