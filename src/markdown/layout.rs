@@ -236,11 +236,7 @@ mod tests {
             parsed.doc.preamble.clone(),
         )];
         for (i, b) in parsed.doc.blocks.iter().enumerate() {
-            let t = if b.body.is_empty() {
-                format!("## {}", b.heading)
-            } else {
-                format!("## {}\n{}", b.heading, b.body)
-            };
+            let t = b.text();
             v.push((format!("k{i}"), t.clone(), t));
         }
         v

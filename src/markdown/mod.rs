@@ -48,31 +48,38 @@ pub const POINTER_PREFIXES: [&str; 2] = [
     "> Older session entries archived",
 ];
 
+impl Block {
+    /// The block as a file holds it: `## heading`, then the body on the lines below.
+    pub fn text(&self) -> String {
+        if self.body.is_empty() {
+            format!("## {}", self.heading)
+        } else {
+            format!("## {}\n{}", self.heading, self.body)
+        }
+    }
+}
+
 /// Render a doc, with an optional trailer line (the archive pointer) after the blocks.
 pub fn render(doc: &Doc, trailer: Option<&str>) -> String {
+    let blocks: Vec<String> = doc.blocks.iter().map(Block::text).collect();
+    join_units(&doc.preamble, blocks.iter().map(String::as_str), trailer)
+}
+
+/// The canonical file of a preamble (trailing whitespace trimmed, left out when empty),
+/// rendered units and a trailer: one blank line between parts, one newline at the end.
+pub fn join_units<'a>(
+    preamble: &'a str,
+    units: impl Iterator<Item = &'a str>,
+    trailer: Option<&'a str>,
+) -> String {
     let mut out = String::new();
-    let mut push = |part: &str| {
+    let preamble = preamble.trim_end();
+    let head = (!preamble.is_empty()).then_some(preamble);
+    for part in head.into_iter().chain(units).chain(trailer) {
         if !out.is_empty() {
             out.push_str("\n\n");
         }
         out.push_str(part);
-    };
-    let preamble = doc.preamble.trim_end();
-    if !preamble.is_empty() {
-        push(preamble);
-    }
-    for b in &doc.blocks {
-        let mut s = String::with_capacity(b.heading.len() + b.body.len() + 4);
-        s.push_str("## ");
-        s.push_str(&b.heading);
-        if !b.body.is_empty() {
-            s.push('\n');
-            s.push_str(&b.body);
-        }
-        push(&s);
-    }
-    if let Some(t) = trailer {
-        push(t);
     }
     out.push('\n');
     out

@@ -300,12 +300,7 @@ fn shape_of(
         let canonical = if k == 0 {
             doc.preamble.clone()
         } else {
-            let b = &doc.blocks[k - 1];
-            if b.body.is_empty() {
-                format!("## {}", b.heading)
-            } else {
-                format!("## {}\n{}", b.heading, b.body)
-            }
+            doc.blocks[k - 1].text()
         };
         let open_end = unclosed.is_some_and(|u| u.line > a && u.line <= b);
         regions.push(Region {

@@ -52,21 +52,22 @@ impl Tx<'_> {
             if f == FileKind::Project {
                 let keyed = self.apply_project(&parsed.doc, fresh)?;
                 for (b, (key, text)) in parsed.doc.blocks.iter().zip(keyed) {
-                    units.push((key, render::block_text(b), text));
+                    units.push((key, b.text(), text));
                 }
                 shapes.push((f, parsed.shape, units));
                 continue;
             }
             let items = items_of(f, &parsed.doc, self.today);
             for (b, item) in parsed.doc.blocks.iter().zip(&items) {
-                let store = render::block_text(&render::block_of(
+                let store = render::block_of(
                     &item.heading,
                     &item.body,
                     item.state,
                     item.superseded_by.as_deref(),
                     self.lang(),
-                ));
-                units.push((item.id.clone(), render::block_text(b), store));
+                )
+                .text();
+                units.push((item.id.clone(), b.text(), store));
             }
             shapes.push((f, parsed.shape, units));
             let entries = self.store.file_entries(f, 0, usize::MAX)?;
@@ -347,7 +348,7 @@ impl Tx<'_> {
             // name the next time it is written
             keyed.push((
                 key.clone(),
-                render::block_text(&markdown::Block::new(block.heading.clone(), body.clone())),
+                markdown::Block::new(block.heading.clone(), body.clone()).text(),
             ));
             match current.get(&key) {
                 None => {

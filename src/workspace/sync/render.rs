@@ -138,15 +138,6 @@ pub fn render_file(r: &dyn Reader, f: FileKind, lang: Lang) -> Result<String> {
     Ok(render_laid(r, f, lang)?.0)
 }
 
-/// The text of a unit (a block) as the store renders it.
-pub fn block_text(b: &Block) -> String {
-    if b.body.is_empty() {
-        format!("## {}", b.heading)
-    } else {
-        format!("## {}\n{}", b.heading, b.body)
-    }
-}
-
 /// The head, the units and the pointer of a file, as the store renders them.
 pub(super) struct Parts {
     pub head: String,
@@ -166,7 +157,7 @@ pub(super) fn parts(r: &dyn Reader, f: FileKind, lang: Lang) -> Result<Parts> {
             .into_iter()
             .filter(|s| !s.removed)
             .map(|s| Piece {
-                text: block_text(&Block::new(s.heading, s.body)),
+                text: Block::new(s.heading, s.body).text(),
                 key: s.key,
             })
             .collect(),
@@ -174,7 +165,7 @@ pub(super) fn parts(r: &dyn Reader, f: FileKind, lang: Lang) -> Result<Parts> {
             .file_entries(f, 0, usize::MAX)?
             .iter()
             .map(|e| Piece {
-                text: block_text(&entry_block(e, lang)),
+                text: entry_block(e, lang).text(),
                 key: e.id.clone(),
             })
             .collect(),
@@ -192,35 +183,18 @@ pub(super) fn parts(r: &dyn Reader, f: FileKind, lang: Lang) -> Result<Parts> {
     })
 }
 
-/// The canonical rendering of a file's parts: one blank line between units, one newline at
-/// the end.
+/// The canonical rendering of a file's parts.
 fn canonical(parts: &Parts) -> String {
-    let doc = Doc {
-        preamble: parts.head.clone(),
-        blocks: Vec::new(),
-    };
-    let mut text = markdown::render(&doc, None);
-    if text == "\n" {
-        text.clear();
-    } else {
-        text.truncate(text.len() - 1);
-    }
-    let mut push = |part: &str| {
-        if !text.is_empty() {
-            text.push_str("\n\n");
-        }
-        text.push_str(part);
-    };
-    for p in &parts.pieces {
-        push(&p.text);
-    }
-    if let Some((n, line)) = &parts.pointer
-        && *n > 0
-    {
-        push(line);
-    }
-    text.push('\n');
-    text
+    let pointer = parts
+        .pointer
+        .as_ref()
+        .filter(|(n, _)| *n > 0)
+        .map(|(_, line)| line.as_str());
+    markdown::join_units(
+        &parts.head,
+        parts.pieces.iter().map(|p| p.text.as_str()),
+        pointer,
+    )
 }
 
 /// Render one file from the store in the layout it was last read or written in: the text, and
