@@ -93,6 +93,8 @@ enum Command {
     Resolve(ResolveArgs),
     /// Serve the MCP tools (memory_checkpoint, memory_read, memory_search, memory_status) on stdio
     Mcp(McpArgs),
+    /// Serve the memory panel on 127.0.0.1 (prints its URL with a per-launch token)
+    Serve(ServeArgs),
     /// Search entries and PROJECT sections in Chinese, English or code names
     Search(agent::SearchArgs),
     /// Rebuild the search index from the store
@@ -211,6 +213,16 @@ struct McpArgs {
 }
 
 #[derive(Args, Debug)]
+struct ServeArgs {
+    /// Port on 127.0.0.1 (0 picks a free one)
+    #[arg(long, default_value_t = 7788)]
+    port: u16,
+    /// Open the panel in the default browser
+    #[arg(long)]
+    open: bool,
+}
+
+#[derive(Args, Debug)]
 struct DemoArgs {
     /// Keep the demo workspace instead of deleting it at the end
     #[arg(long)]
@@ -321,6 +333,9 @@ fn dispatch(cli: Cli) -> Result<()> {
     if let Command::Mcp(a) = &cli.command {
         return crate::mcp::serve(cli.root.clone(), cli.set.clone(), a.agent_session.clone());
     }
+    if let Command::Serve(a) = &cli.command {
+        return serve(&cli, a);
+    }
     let env = build_env(&cli)?;
     if !env.loaded.config.enabled && !matches!(cli.command, Command::Config) {
         return Err(Error::bad_input(
@@ -330,6 +345,8 @@ fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Init => {
             let out = ops::init(&env.ws)?;
+            let vars: Vec<(String, String)> = std::env::vars().collect();
+            crate::registry::touch_quietly(&vars, &env.ws, true);
             // a language chosen for this command alone becomes the workspace's
             let chosen = env
                 .loaded
@@ -444,8 +461,56 @@ fn dispatch(cli: Cli) -> Result<()> {
         | Command::Man
         | Command::Hook(_)
         | Command::Mcp(_)
+        | Command::Serve(_)
         | Command::MergeDriver(_) => unreachable!("handled above"),
     }
+}
+
+/// `trilogy serve`: the URL (or `{url, port, token}` with --json) as the first stdout line,
+/// flushed at once (scripts and tests read it), then serve until Ctrl-C.
+fn serve(cli: &Cli, a: &ServeArgs) -> Result<()> {
+    let opts = crate::web::Options {
+        port: a.port,
+        overrides: cli.set.clone(),
+    };
+    let json = cli.json;
+    let open = a.open;
+    crate::web::serve(opts, |launch| {
+        if json {
+            let v = serde_json::to_string(launch)
+                .map_err(|e| Error::Internal(format!("json output: {e}")))?;
+            format::emit(&v);
+        } else {
+            format::emit(&launch.url);
+        }
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        if !json {
+            eprintln!(
+                "trilogy: serving the memory panel on 127.0.0.1:{} (Ctrl-C stops it)",
+                launch.port
+            );
+        }
+        if open {
+            let opener = if cfg!(target_os = "macos") {
+                "open"
+            } else {
+                "xdg-open"
+            };
+            let started = std::process::Command::new(opener)
+                .arg(&launch.url)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn();
+            if let Err(e) = started {
+                eprintln!(
+                    "trilogy: could not open a browser with `{opener}` ({e}); open the URL above yourself"
+                );
+            }
+        }
+        Ok(())
+    })
 }
 
 pub(crate) fn parse_date(flag: &str, v: &Option<String>) -> Result<Option<chrono::NaiveDate>> {
