@@ -57,6 +57,11 @@ pub fn restore_entry(
             )));
         }
         let from = rec.state.as_str();
+        if rec.state == State::Replaced {
+            // its replacement took its place (sequence number) among entries of its date:
+            // back beside it, it needs a place of its own
+            rec.seq = tx.store().next_seq()?;
+        }
         rec.state = State::Live;
         rec.replaced_by = None;
         rec.superseded_by = None;
@@ -100,6 +105,11 @@ pub fn restore_text(ws: &Workspace, text: &str, actor: &str) -> Result<Written<R
             ));
         };
         let from = rec.state.as_str();
+        if rec.state == State::Replaced {
+            // its replacement took its place (sequence number) among entries of its date:
+            // back beside it, it needs a place of its own
+            rec.seq = tx.store().next_seq()?;
+        }
         rec.state = State::Live;
         rec.replaced_by = None;
         rec.superseded_by = None;
