@@ -29,6 +29,7 @@ pub use scaffold::{
     BOOT_END, BOOT_START, BootOutcome, BootPresence, boot_block, boot_presence, ensure_boot_block,
     ensure_region, remove_boot_block, remove_region, template,
 };
+pub(crate) use sync::CLEARED;
 pub use sync::{
     Broken, ClearedCounts, SyncReport, Tx, Written, crash_point, entry_block, entry_ids,
     pending_key, pointer_line, render_file,
