@@ -565,3 +565,47 @@ fn restore_by_text_brings_back_the_archived_entry_that_holds_it() {
     ws.ok_stdin(&["restore", "--text", "-"], "第二条\n");
     assert!(ws.read("SESSIONS.md").contains("第二条"));
 }
+
+#[test]
+fn an_original_bundle_merges_into_a_workspace_with_memory_archive_included() {
+    let ws = Ws::init();
+    session(&ws, "这边自己的记录；测过", "构建");
+    let file = write_bundle(&ws, "old.json", &original_bundle());
+    let v = ws.json(&["import", &file]);
+    assert_eq!(v["mode"], "merge");
+    assert_eq!(
+        v["added"], 4,
+        "one decision, one session, two archived: {v}"
+    );
+    let s = ws.read("SESSIONS.md");
+    assert_eq!(headings(&s).len(), 2, "{s}");
+    assert!(
+        s.contains("这边自己的记录") && s.contains("导出 CSV"),
+        "{s}"
+    );
+    assert_eq!(s.matches("> 更早的会话条目已归档到").count(), 1, "{s}");
+    assert!(
+        s.contains("> 更早的会话条目已归档到 2 条"),
+        "the pointer counts the archive: {s}"
+    );
+    let a = ws.read("SESSIONS-archive.md");
+    assert!(a.starts_with("# SESSIONS ARCHIVE"), "{a}");
+    assert_eq!(headings(&a), vec!["2026-01-02 · 导入", "2026-01-01"]);
+    // the empty PROJECT sections take the bundle's text
+    assert!(ws.read("PROJECT.md").contains("一个记账小工具"));
+    let hit = ws.json(&["search", "银行流水"]);
+    assert_eq!(hit["hits"][0]["file"], "SESSIONS-archive.md", "{hit}");
+    // a second archive batch merges in: only the entry not there yet is added
+    let mut more = original_bundle();
+    more["files"] = json!({
+        "SESSIONS-archive.md": format!("{O_ARCHIVE}\n## 2025-12-20 · 导入\n完成：更早的一条；测过\n"),
+    });
+    let file = write_bundle(&ws, "more.json", &more);
+    let v = ws.json(&["import", &file]);
+    assert_eq!(
+        (v["added"].clone(), v["already_present"].clone()),
+        (json!(1), json!(2)),
+        "{v}"
+    );
+    assert_eq!(headings(&ws.read("SESSIONS-archive.md")).len(), 3);
+}

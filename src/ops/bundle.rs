@@ -56,6 +56,8 @@ pub enum ImportMode {
 #[derive(Debug, Clone, Serialize)]
 pub struct ImportOutcome {
     pub root: String,
+    /// (`memoryDir`, as the original's `/import` answered)
+    #[serde(rename = "memoryDir")]
     pub memory_dir: String,
     /// `empty` (the files taken byte for byte), `merge` or `replace`.
     pub mode: &'static str,
