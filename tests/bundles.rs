@@ -609,3 +609,29 @@ fn an_original_bundle_merges_into_a_workspace_with_memory_archive_included() {
     );
     assert_eq!(headings(&ws.read("SESSIONS-archive.md")).len(), 3);
 }
+
+#[test]
+fn a_clear_that_dies_before_its_commit_loses_nothing() {
+    let ws = Ws::init();
+    session(&ws, "崩溃前的记录；测过", "构建");
+    let before = ws.snapshot();
+    let out = ws
+        .cmd()
+        .args(["clear", "--yes"])
+        .env("TRILOGY_CRASH_AT", "before-commit")
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "the process died");
+    // the store never recorded the clear: the next command writes the files back as they were
+    ws.ok(&["init"]);
+    assert_eq!(ws.snapshot(), before);
+    let log = ws.json(&["log", "-n", "3"]);
+    assert!(
+        log["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|e| e["op"] != "clear"),
+        "{log}"
+    );
+}
