@@ -2,6 +2,7 @@
 //! The only module that names clap; the only place (with `main`) that prints.
 
 mod agent;
+mod bundle;
 mod checkpoint;
 mod demo;
 mod format;
@@ -109,8 +110,19 @@ enum Command {
     Install(agent::InstallArgs),
     /// Remove trilogy's hooks from an agent host's settings
     Uninstall(agent::InstallArgs),
-    /// Keep the session-start block in a managed region of a file, for hosts without hooks
-    Block(agent::BlockArgs),
+    /// The boot block in AGENTS.md (status, remove, rewrite), or the session-start block in a
+    /// managed region of a file for hosts without hooks (--file F)
+    #[command(long_about = bundle::BLOCK_HELP)]
+    Block(bundle::BlockArgs),
+    /// Write the memory files as one JSON bundle (the original plugin's format)
+    #[command(long_about = bundle::EXPORT_HELP)]
+    Export(bundle::ExportArgs),
+    /// Load a bundle: merged by entry, or --replace; a bad bundle changes nothing
+    #[command(long_about = bundle::IMPORT_HELP)]
+    Import(bundle::ImportArgs),
+    /// Delete the memory files and the boot block (every entry stays restorable); needs --yes
+    #[command(long_about = bundle::CLEAR_HELP)]
+    Clear(bundle::ClearArgs),
     /// Print the shell completion script (bash, zsh, fish, powershell or elvish)
     Completions(shell::CompletionsArgs),
     /// Print the man page (roff)
@@ -152,10 +164,17 @@ struct LogArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  trilogy restore 3fa9c2            # an entry, by id (see `trilogy log`)
+  trilogy restore --text \"部署脚本\"  # the archived entry containing this text
+  trilogy restore --section 现状 --revision 3")]
 struct RestoreArgs {
     /// Entry id (or a unique prefix of at least 4 characters)
-    #[arg(required_unless_present = "section")]
+    #[arg(required_unless_present_any = ["section", "text"])]
     id: Option<String>,
+    /// Restore the archived entry whose text contains this (`-` reads it from stdin)
+    #[arg(long, value_name = "TEXT", conflicts_with_all = ["id", "section"])]
+    text: Option<String>,
     /// Restore a PROJECT section instead (with --revision)
     #[arg(
         long,
@@ -377,6 +396,18 @@ fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Restore(a) => {
             let out = match (&a.id, &a.section, a.revision) {
+                _ if a.text.is_some() => {
+                    let text = match a.text.as_deref() {
+                        Some("-") => {
+                            let mut s = String::new();
+                            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+                                .map_err(|e| Error::io("<stdin>", e))?;
+                            s
+                        }
+                        t => t.unwrap_or_default().to_string(),
+                    };
+                    ops::restore_text(&env.ws, &text, "cli")?
+                }
                 (Some(id), _, _) => ops::restore_entry(&env.ws, "cli", id)?,
                 (None, Some(s), Some(r)) => ops::restore_section(&env.ws, "cli", s, r)?,
                 _ => {
@@ -455,7 +486,10 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Sessions(a) => agent::sessions(&env, a),
         Command::Install(a) => agent::install(&env, a, false),
         Command::Uninstall(a) => agent::install(&env, a, true),
-        Command::Block(a) => agent::block(&env, a),
+        Command::Block(a) => bundle::block(&env, a),
+        Command::Export(a) => bundle::export(&env, a),
+        Command::Import(a) => bundle::import(&env, a),
+        Command::Clear(a) => bundle::clear(&env, a),
         Command::Demo(_)
         | Command::Completions(_)
         | Command::Man
