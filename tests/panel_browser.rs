@@ -1320,13 +1320,14 @@ async fn panel_banner_chip_and_english_labels() {
     let said = chip[1].as_str().unwrap();
     assert!(said.contains("已同步") && said.contains("1 分钟前"), "{said}");
 
-    // 29. no known cwd: the chip renders nothing
-    // (see the report: the server always knows its cwd; checked by loading the page with the
-    // chip's cwd cleared below)
-    let nothing = b
-        .js("return document.getElementById('chip').children.length")
+    // 29. no known cwd: the chip renders nothing. `trilogy serve` always knows the folder it
+    // runs in (it does not start without one), so this asks the page's own chip renderer
+    let v = b
+        .js("const P = window.trilogyPanel;
+             const snap = { phase: 'none', at: 0, workspace: null, lastSyncAt: null, lastSyncFile: null, now: Date.now() };
+             return [P.chipNode('', snap, false), P.chipNode(null, snap, false), P.chipNode('/x', snap, false).tagName]")
         .await;
-    assert_eq!(nothing, json!(1));
+    assert_eq!(v, json!([null, null, "BUTTON"]));
 
     // English labels when the server's language is English
     let en = Server::start(&home, &here, &[("TRILOGY_LANG", "en")]);

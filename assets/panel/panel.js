@@ -615,12 +615,15 @@
   }
 
   function renderChip() {
-    const seat = $("chip");
-    const snap = chip.snapshot;
-    if (chip.cwd === "" || snap === null) {
-      seat.replaceChildren();
-      return;
-    }
+    const node = chipNode(chip.cwd, chip.snapshot, chip.busy);
+    if (node === null) $("chip").replaceChildren();
+    else fill($("chip"), node);
+  }
+
+  /** The chip for a `/status` reading of `cwd`: nothing without a cwd or a reading, a button
+   * when the folder has no memory (it creates it), else a plain status span. */
+  function chipNode(cwd, snap, initBusy) {
+    if (typeof cwd !== "string" || cwd === "" || snap === null || typeof snap !== "object") return null;
     const now = typeof snap.now === "number" ? snap.now : Date.now();
     const phase = typeof snap.phase === "string" ? snap.phase : "idle";
     // a finished write announces itself briefly, then settles
@@ -644,10 +647,9 @@
       h("span", { class: "tp-chip-label" }, label),
       synced ? h("span", { class: "tp-chip-ago" }, `· ${agoText(snap.lastSyncAt, now)}`) : null,
     ];
-    const node = canInit
-      ? h("button", { ...attrs, type: "button", disabled: chip.busy, onclick: chipInit }, parts)
+    return canInit
+      ? h("button", { ...attrs, type: "button", disabled: initBusy, onclick: chipInit }, parts)
       : h("span", attrs, parts);
-    fill(seat, node);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -1380,7 +1382,7 @@
   }
 
   // what the tests (and a curious user in the console) can reach: pure helpers only
-  window.trilogyPanel = { exportFileName, exportBundle, archiveEntries, agoText };
+  window.trilogyPanel = { exportFileName, exportBundle, archiveEntries, agoText, chipNode };
 
   start();
 })();

@@ -1,12 +1,13 @@
 //! `restore`: bring back an archived, removed, replaced or superseded entry (it returns to its
-//! date position, because files are ordered by date), or an earlier revision of a section.
+//! date position, because files are ordered by date), or an earlier revision of a section —
+//! or, as the original's panel did, the archived entry that contains a given text.
 
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::model::{SectionRecord, State};
+use crate::model::{FileKind, SectionRecord, State};
 use crate::store::Reader;
-use crate::workspace::{Workspace, Written};
+use crate::workspace::{Workspace, Written, entry_block};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RestoreOutcome {
@@ -56,6 +57,59 @@ pub fn restore_entry(
             )));
         }
         let from = rec.state.as_str();
+        if rec.state == State::Replaced {
+            // its replacement took its place (sequence number) among entries of its date:
+            // back beside it, it needs a place of its own
+            rec.seq = tx.store().next_seq()?;
+        }
+        rec.state = State::Live;
+        rec.replaced_by = None;
+        rec.superseded_by = None;
+        tx.put_entry(&rec)?;
+        tx.log("restore", vec![rec.id.clone()], &rec.heading)?;
+        Ok(RestoreOutcome {
+            id: rec.id.clone(),
+            heading: rec.heading.clone(),
+            from,
+            to: State::Live.as_str(),
+        })
+    })
+}
+
+/// Restore the archived entry whose text (heading line and body, as the archive holds it)
+/// contains `text`, trimmed: the original's restore by text. The first such entry in archive
+/// order (newest first) comes back to SESSIONS.md.
+pub fn restore_text(ws: &Workspace, text: &str, actor: &str) -> Result<Written<RestoreOutcome>> {
+    let needle = text.replace("\r\n", "\n");
+    let needle = needle.trim();
+    if needle.is_empty() {
+        return Err(Error::bad_input(
+            "no text given; give the archived entry's text (or a unique part of it)",
+        ));
+    }
+    ws.require_memory()?;
+    let lang = ws.lang();
+    ws.write(actor, |tx| {
+        let mut found = None;
+        tx.store().scan_file(FileKind::Archive, 0, &mut |e| {
+            if entry_block(&e, lang).text().contains(needle) {
+                found = Some(e);
+                return Ok(false);
+            }
+            Ok(true)
+        })?;
+        let Some(mut rec) = found else {
+            return Err(Error::NotFound(
+                "no archived entry contains that text; `trilogy read SESSIONS-archive.md` shows the archive"
+                    .into(),
+            ));
+        };
+        let from = rec.state.as_str();
+        if rec.state == State::Replaced {
+            // its replacement took its place (sequence number) among entries of its date:
+            // back beside it, it needs a place of its own
+            rec.seq = tx.store().next_seq()?;
+        }
         rec.state = State::Live;
         rec.replaced_by = None;
         rec.superseded_by = None;
