@@ -13,6 +13,7 @@ mod api;
 mod assets;
 mod extra;
 pub mod fence;
+mod writes;
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -228,7 +229,7 @@ async fn dispatch(
             return r;
         }
     }
-    if !api::is_endpoint(name) && !extra::is_endpoint(name) {
+    if !api::is_endpoint(name) && !writes::is_endpoint(name) && !extra::is_endpoint(name) {
         return error(404, &format!("未知端点：{path}"));
     }
     let body = if body.iter().all(u8::is_ascii_whitespace) {
@@ -248,15 +249,15 @@ async fn dispatch(
     let app2 = app.clone();
     let answered = tokio::task::spawn_blocking(move || {
         let app = app2;
-        match api::route(&app, &req) {
-            Some(r) => r,
-            None => extra::route(&app, &req).unwrap_or_else(|| {
+        api::route(&app, &req)
+            .or_else(|| writes::route(&app, &req))
+            .or_else(|| extra::route(&app, &req))
+            .unwrap_or_else(|| {
                 Err(ApiError::new(
                     404,
                     format!("未知端点：/trilogy/{}", req.name),
                 ))
-            }),
-        }
+            })
     })
     .await;
     match answered {
@@ -275,6 +276,11 @@ pub(crate) fn wrong_method(req: &Request, allowed: &str) -> ApiError {
             req.name, req.method
         ),
     )
+}
+
+/// `v` as a JSON answer.
+pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> ApiResult {
+    serde_json::to_value(v).map_err(|e| ApiError::new(500, format!("internal error: json: {e}")))
 }
 
 /// A random per-launch token: 32 hex digits from the system's random source.
