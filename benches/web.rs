@@ -221,7 +221,7 @@ fn run_scale(n: usize, bin: &Path, iters: usize) -> Vec<Stats> {
     } else {
         iters
     };
-    let label = if n % 1000 == 0 {
+    let label = if n.is_multiple_of(1000) {
         format!("{}k", n / 1000)
     } else {
         n.to_string()
