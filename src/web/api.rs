@@ -252,7 +252,7 @@ fn files(app: &App, req: &Request) -> ApiResult {
         };
         files.insert(f.file_name().into(), v);
     }
-    let staleness = staleness(&ws, mtimes, sessions_text.as_deref())?;
+    let staleness = staleness(app, &ws, mtimes, sessions_text.as_deref())?;
     let name = instruction_name(app, &ws);
     let ipath = ws.root.join(&name);
     let itext = ws
@@ -280,6 +280,7 @@ fn files(app: &App, req: &Request) -> ApiResult {
 /// workspace has a store; a folder only the original plugin wrote is judged by mtimes as the
 /// original did.
 fn staleness(
+    app: &App,
     ws: &Workspace,
     mtimes: [Option<i64>; 3],
     sessions: Option<&str>,
@@ -305,8 +306,19 @@ fn staleness(
         return Ok(base(false, "no-memory", 0, 0));
     };
     if ws.store_path().exists() {
+        // judged again only when the store changed or PROJECT.md was touched (the judgement
+        // scans every entry and may ask git for the file's date)
         let lag = ws
-            .read(|r| crate::ops::inject::lag(r, &|| crate::ops::file_date(ws, FileKind::Project)))?
+            .read(|r| {
+                let key = (r.change_seq()?, r.store_id()?, project_ms);
+                if let Some(hit) = app.lag_cache(&ws.root, key) {
+                    return Ok(hit);
+                }
+                let lag =
+                    crate::ops::inject::lag(r, &|| crate::ops::file_date(ws, FileKind::Project))?;
+                app.keep_lag(&ws.root, key, lag.clone());
+                Ok(lag)
+            })?
             .value;
         let (behind, since) = lag.map_or((0, 0), |l| (l.behind_days, l.entries_since));
         return Ok(base(

@@ -11,7 +11,7 @@ use chrono::Datelike;
 use serde_json::{Value, json};
 
 use super::api::{open, root_of};
-use super::{ApiError, ApiResult, App, Request, wrong_method};
+use super::{ApiError, ApiResult, App, Request, to_json, wrong_method};
 use crate::index::{ArchiveMode, SearchQuery};
 use crate::model::{FileKind, State};
 
@@ -160,8 +160,4 @@ fn weeks(app: &App, req: &Request) -> ApiResult {
         .map(|(week, areas)| json!({ "week": week, "areas": areas }))
         .collect();
     Ok(json!({ "weeks": list }))
-}
-
-fn to_json<T: serde::Serialize>(v: &T) -> ApiResult {
-    serde_json::to_value(v).map_err(|e| ApiError::new(500, format!("internal error: json: {e}")))
 }

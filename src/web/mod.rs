@@ -13,6 +13,7 @@ mod api;
 mod assets;
 mod extra;
 pub mod fence;
+mod writes;
 
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, SocketAddr};
@@ -67,7 +68,12 @@ pub(crate) struct App {
     workspaces: Mutex<HashMap<PathBuf, Arc<Workspace>>>,
     /// Writes this server made, by root: (phase, Unix ms).
     activity: Mutex<HashMap<String, (Phase, i64)>>,
+    /// PROJECT.md's lag per root, with the (change, store, PROJECT mtime) it was judged at.
+    lags: Mutex<HashMap<PathBuf, (LagKey, Option<crate::ops::inject::Staleness>)>>,
 }
+
+/// What a judged lag depends on: the store's change counter and identity, PROJECT.md's mtime.
+pub(crate) type LagKey = (u64, u64, i64);
 
 impl App {
     /// The workspace at `root` (an absolute folder that exists), opened once.
@@ -80,6 +86,24 @@ impl App {
         let ws = Arc::new(ws);
         held.insert(root.to_path_buf(), ws.clone());
         Ok(ws)
+    }
+
+    pub fn lag_cache(
+        &self,
+        root: &Path,
+        key: LagKey,
+    ) -> Option<Option<crate::ops::inject::Staleness>> {
+        let held = self.lags.lock().unwrap_or_else(|p| p.into_inner());
+        held.get(root)
+            .filter(|(k, _)| *k == key)
+            .map(|(_, v)| v.clone())
+    }
+
+    pub fn keep_lag(&self, root: &Path, key: LagKey, lag: Option<crate::ops::inject::Staleness>) {
+        self.lags
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(root.to_path_buf(), (key, lag));
     }
 
     pub fn mark(&self, root: &str, phase: Phase) {
@@ -228,7 +252,7 @@ async fn dispatch(
             return r;
         }
     }
-    if !api::is_endpoint(name) && !extra::is_endpoint(name) {
+    if !api::is_endpoint(name) && !writes::is_endpoint(name) && !extra::is_endpoint(name) {
         return error(404, &format!("未知端点：{path}"));
     }
     let body = if body.iter().all(u8::is_ascii_whitespace) {
@@ -248,15 +272,15 @@ async fn dispatch(
     let app2 = app.clone();
     let answered = tokio::task::spawn_blocking(move || {
         let app = app2;
-        match api::route(&app, &req) {
-            Some(r) => r,
-            None => extra::route(&app, &req).unwrap_or_else(|| {
+        api::route(&app, &req)
+            .or_else(|| writes::route(&app, &req))
+            .or_else(|| extra::route(&app, &req))
+            .unwrap_or_else(|| {
                 Err(ApiError::new(
                     404,
                     format!("未知端点：/trilogy/{}", req.name),
                 ))
-            }),
-        }
+            })
     })
     .await;
     match answered {
@@ -275,6 +299,11 @@ pub(crate) fn wrong_method(req: &Request, allowed: &str) -> ApiError {
             req.name, req.method
         ),
     )
+}
+
+/// `v` as a JSON answer.
+pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> ApiResult {
+    serde_json::to_value(v).map_err(|e| ApiError::new(500, format!("internal error: json: {e}")))
 }
 
 /// A random per-launch token: 32 hex digits from the system's random source.
@@ -323,6 +352,7 @@ pub fn serve(opts: Options, announce: impl FnOnce(&Launch) -> Result<()>) -> Res
             overrides: opts.overrides,
             workspaces: Mutex::new(HashMap::new()),
             activity: Mutex::new(HashMap::new()),
+            lags: Mutex::new(HashMap::new()),
         });
         api::seed(&app);
         announce(&Launch {
