@@ -125,7 +125,10 @@ impl Home {
         self.run(
             root,
             &["checkpoint", "--json"],
-            &[("TRILOGY_TODAY", date), ("TRILOGY_SESSIONS_MAX_ENTRIES", "3")],
+            &[
+                ("TRILOGY_TODAY", date),
+                ("TRILOGY_SESSIONS_MAX_ENTRIES", "3"),
+            ],
             Some(&batch.to_string()),
         );
     }
@@ -152,7 +155,11 @@ fn age(path: &Path, ago: Duration) {
 /// entries.
 fn alpha(home: &Home, name: &str) -> PathBuf {
     let root = home.folder(name);
-    std::fs::write(root.join("AGENTS.md"), "# Agents\n\nUse tabs, not spaces.\n").unwrap();
+    std::fs::write(
+        root.join("AGENTS.md"),
+        "# Agents\n\nUse tabs, not spaces.\n",
+    )
+    .unwrap();
     home.run(&root, &["init"], &[], None);
     home.checkpoint(
         &root,
@@ -530,7 +537,8 @@ impl Browser {
             .await;
         assert_eq!(mark, json!(true));
         self.click("[data-test-click=\"pick\"]").await;
-        self.js("document.querySelector('[data-test-click=\"pick\"]').removeAttribute('data-test-click'); return true").await;
+        // the list is drawn anew on a pick, so the mark is usually gone already
+        self.js("const e = document.querySelector('[data-test-click=\"pick\"]'); if (e) e.removeAttribute('data-test-click'); return true").await;
         self.until_with(
             "the detail to show the picked workspace",
             "const r = document.getElementById('detail-root'); const t = document.getElementById('file-text');
@@ -603,7 +611,11 @@ async fn panel_reads_workspaces_and_edits_only_the_instruction_file() {
         1,
         "one /files read at opening"
     );
-    assert_eq!(b.requests("boot").await.len(), 1, "one /boot read at opening");
+    assert_eq!(
+        b.requests("boot").await.len(),
+        1,
+        "one /boot read at opening"
+    );
     assert_eq!(
         b.requests("workspaces").await.len(),
         1,
@@ -617,7 +629,11 @@ async fn panel_reads_workspaces_and_edits_only_the_instruction_file() {
         .await;
     b.pick(other).await;
     let files = b.requests("files").await;
-    assert_eq!(files.len(), 2, "a second /files read for the picked workspace");
+    assert_eq!(
+        files.len(),
+        2,
+        "a second /files read for the picked workspace"
+    );
     let want = format!("root={}", uri_component(other));
     assert!(
         files[1].contains(&want),
@@ -630,12 +646,14 @@ async fn panel_reads_workspaces_and_edits_only_the_instruction_file() {
         "the picked workspace's PROJECT.md"
     );
     let layout = b
-        .js("const s = document.getElementById('side').getBoundingClientRect();
+        .js(
+            "const s = document.getElementById('side').getBoundingClientRect();
              const d = document.getElementById('detail').getBoundingClientRect();
              return { sideRight: s.right, detailLeft: d.left, sideTop: s.top, detailTop: d.top,
                       same: window.__side === document.getElementById('side-list'),
                       rows: document.querySelectorAll('#side-list .tp-item').length,
-                      visible: document.getElementById('side').offsetParent !== null }")
+                      visible: document.getElementById('side').offsetParent !== null }",
+        )
         .await;
     assert!(
         layout["sideRight"].as_f64() <= layout["detailLeft"].as_f64(),
@@ -709,7 +727,9 @@ async fn panel_reads_workspaces_and_edits_only_the_instruction_file() {
         .await;
     let on_disk = std::fs::read_to_string(&agents).unwrap();
     assert_eq!(opened.as_str().unwrap(), on_disk);
-    assert!(on_disk.contains("Use tabs, not spaces.") && on_disk.contains("<!-- trilogy:start -->"));
+    assert!(
+        on_disk.contains("Use tabs, not spaces.") && on_disk.contains("<!-- trilogy:start -->")
+    );
     assert!(!b.exists("#boot-remove").await && !b.exists("#boot-rewrite").await);
 
     // 11. cancel closes it, with no POST
@@ -728,7 +748,11 @@ async fn panel_reads_workspaces_and_edits_only_the_instruction_file() {
         "return document.getElementById('instruction-edit').offsetParent !== null",
     )
     .await;
-    let editor = b.client.find(Locator::Id("instruction-edit")).await.unwrap();
+    let editor = b
+        .client
+        .find(Locator::Id("instruction-edit"))
+        .await
+        .unwrap();
     editor.send_keys("\nKeep commits small.\n").await.unwrap();
     let draft = b
         .js("return document.getElementById('instruction-edit').value")
@@ -813,7 +837,11 @@ async fn panel_reads_workspaces_and_edits_only_the_instruction_file() {
             .await,
         json!(0)
     );
-    assert_eq!(b.requests("save").await.len(), 1, "no save from the archive");
+    assert_eq!(
+        b.requests("save").await.len(),
+        1,
+        "no save from the archive"
+    );
 
     // search: the memory_search ranking, whole entries shown
     let cli = home.json(&a_root, &["search", "-n", "20", "panel verified Chromium"]);
@@ -835,7 +863,10 @@ async fn panel_reads_workspaces_and_edits_only_the_instruction_file() {
         .await;
     let shown = shown.as_array().unwrap();
     assert_eq!(
-        shown.iter().map(|h| h[0].as_str().unwrap()).collect::<Vec<_>>(),
+        shown
+            .iter()
+            .map(|h| h[0].as_str().unwrap())
+            .collect::<Vec<_>>(),
         want_ids,
         "the panel's order is memory_search's"
     );
@@ -878,10 +909,7 @@ async fn panel_reads_workspaces_and_edits_only_the_instruction_file() {
         .await;
     let row_text = row_text.as_str().unwrap();
     let injected = s["injected_ids"].as_array().unwrap().len();
-    assert!(
-        row_text.contains(&format!("{injected} 条")),
-        "{row_text}"
-    );
+    assert!(row_text.contains(&format!("{injected} 条")), "{row_text}");
     let dropped = s["dropped"]["sessions"].as_array().unwrap().len();
     assert!(dropped > 0, "the 700-character cap drops log entries: {s}");
     assert!(
@@ -934,22 +962,28 @@ async fn panel_exports_imports_restores_and_clears() {
     let d_root = home.folder("delta");
     home.run(&d_root, &["init"], &[], None);
     let a_root = alpha(&home, "alpha");
-    // a hand edit removes the newest live session: restorable from the history pane
-    let sessions = read(&a_root, "SESSIONS.md");
-    let cut = sessions
-        .find("## 2026-11-29")
-        .expect("the newest session entry");
-    let end = sessions[cut + 3..]
-        .find("\n## ")
-        .map(|i| cut + 3 + i + 1)
-        .unwrap();
+    // a hand edit rewrites a decision; absorbed by the next command, the old text is a
+    // replaced entry, restorable from the history pane
+    let decisions = read(&a_root, "DECISIONS.md");
+    assert!(
+        decisions.contains("因为：phrase queries and BM25"),
+        "{decisions}"
+    );
     std::fs::write(
-        a_root.join("memory/SESSIONS.md"),
-        format!("{}{}", &sessions[..cut], &sessions[end..]),
+        a_root.join("memory/DECISIONS.md"),
+        decisions.replace(
+            "因为：phrase queries and BM25",
+            "因为：phrase queries, BM25 and CJK pairs",
+        ),
     )
     .unwrap();
-    home.run(&a_root, &["status"], &[], None);
-    assert!(!read(&a_root, "SESSIONS.md").contains("the panel restores archived entries"));
+    home.run(
+        &a_root,
+        &["checkpoint", "--notes", "the README lists an old flag"],
+        &[],
+        None,
+    );
+    assert!(read(&a_root, "DECISIONS.md").contains("CJK pairs"));
 
     let server = Server::start(&home, &a_root, &[]);
     let b = Browser::launch().await;
@@ -964,10 +998,7 @@ async fn panel_exports_imports_restores_and_clears() {
     // 20. the archive tab: one 恢复这条 per dated entry, none for the header
     b.tab("归档").await;
     let archive = read(&a_root, "SESSIONS-archive.md");
-    let dated = archive
-        .lines()
-        .filter(|l| l.starts_with("## 20"))
-        .count();
+    let dated = archive.lines().filter(|l| l.starts_with("## 20")).count();
     assert_eq!(dated, 2, "the fixture archives two entries: {archive}");
     let offered = b
         .until(
@@ -985,10 +1016,12 @@ async fn panel_exports_imports_restores_and_clears() {
 
     // 13. export and import are one group, on one row, even with the archive hint shown
     let group = b
-        .js("const e = document.getElementById('export'), i = document.getElementById('import');
+        .js(
+            "const e = document.getElementById('export'), i = document.getElementById('import');
              return { same: e.parentElement === i.parentElement, group: e.parentElement.className,
                       row: e.getBoundingClientRect().top === i.getBoundingClientRect().top,
-                      hint: document.getElementById('archive-hint').offsetParent !== null }")
+                      hint: document.getElementById('archive-hint').offsetParent !== null }",
+        )
         .await;
     assert_eq!(
         group,
@@ -1027,10 +1060,9 @@ async fn panel_exports_imports_restores_and_clears() {
             || saved == format!("alpha-memory-{after}.json"),
         "download named {saved}"
     );
-    let bundle: Value = serde_json::from_str(
-        &std::fs::read_to_string(b.downloads.path().join(&saved)).unwrap(),
-    )
-    .unwrap();
+    let bundle: Value =
+        serde_json::from_str(&std::fs::read_to_string(b.downloads.path().join(&saved)).unwrap())
+            .unwrap();
     assert_eq!(bundle["kind"], "dsh-trilogy/memory-bundle");
     assert_eq!(bundle["version"], 1);
     for f in [
@@ -1066,43 +1098,53 @@ async fn panel_exports_imports_restores_and_clears() {
     )
     .await;
 
-    // restore of a removed entry, from the history pane, by id
+    // restore of a replaced entry, from the history pane, by id
     b.click_text("#insight-tabs", "可恢复").await;
     let mark = b
         .until_with(
-            "the removed entry in the history",
+            "the replaced decision in the history",
             "const e = [...document.querySelectorAll('#history .tp-history')]
                .find(x => x.querySelector('pre').textContent.includes(arguments[0]));
              if (!e) return null;
              e.querySelector('.tp-history-restore').setAttribute('data-test-click', 'history');
              return e.dataset.state;",
-            vec![json!("the panel restores archived entries")],
+            vec![json!("因为：phrase queries and BM25")],
         )
         .await;
-    assert_eq!(mark, "removed");
+    assert_eq!(mark, "replaced");
+    let states = b
+        .js("return [...document.querySelectorAll('#history .tp-history')].map(x => x.dataset.state).sort()")
+        .await;
+    assert_eq!(
+        states,
+        json!(["archived", "replaced", "superseded"]),
+        "one archived entry left, the replaced and the superseded decision"
+    );
     b.click("[data-test-click=\"history\"]").await;
     b.status("已恢复").await;
-    b.until_with(
-        "the restored entry in the log",
-        "const t = document.getElementById('file-text'); return !!t && t.textContent.includes(arguments[0])",
-        vec![json!("the panel restores archived entries")],
-    )
-    .await;
-    assert!(read(&a_root, "SESSIONS.md").contains("the panel restores archived entries"));
-    // ... and the event log names the panel as the writer
-    b.click_text("#insight-tabs", "变更记录").await;
+    assert!(read(&a_root, "DECISIONS.md").contains("因为：phrase queries and BM25"));
+    b.tab("决策").await;
     b.until(
-        "a panel event",
-        "return !!document.querySelector('#events-table .tp-actor[data-actor=\"panel\"]')",
+        "the restored decision on screen",
+        "const t = document.getElementById('file-text'); return !!t && t.textContent.includes('因为：phrase queries and BM25')",
     )
     .await;
+    // ... and the event log names who did what: the panel's restores, the hand edit, the CLI
+    b.click_text("#insight-tabs", "变更记录").await;
+    let who = b
+        .until(
+            "a panel event",
+            "const a = [...document.querySelectorAll('#events-table .tp-actor')];
+             return a.some(x => x.dataset.actor === 'panel') ? [...new Set(a.map(x => x.textContent))].sort() : null",
+        )
+        .await;
+    assert_eq!(who, json!(["命令行", "手改文件", "面板"]));
 
     // 15. import into the other workspace: POST {root, bundle}, re-read, 已导入 2 个文件
     b.pick(&d_root).await;
     let bundle_path = home.dir.path().join("bundle.json");
     let decisions = "# DECISIONS\n\n## 2026-10-01 — ship the panel\n选择：ship the panel\n放弃：a desktop app\n因为：the browser is everywhere\n";
-    let sessions_text =
-        "# SESSIONS\n\n## 2026-10-02 · panel\n完成：the panel imports bundles, verified in Chromium\n";
+    let sessions_text = "# SESSIONS\n\n## 2026-10-02 · panel\n完成：the panel imports bundles, verified in Chromium\n";
     std::fs::write(
         &bundle_path,
         json!({
@@ -1139,16 +1181,17 @@ async fn panel_exports_imports_restores_and_clears() {
     let picker = b.client.find(Locator::Id("import-file")).await.unwrap();
     picker.send_keys(&bad.to_string_lossy()).await.unwrap();
     let said = b.status("JSON").await;
-    assert!(
-        said.starts_with("导入的文件不是有效的 JSON"),
-        "{said}"
-    );
+    assert!(said.starts_with("导入的文件不是有效的 JSON"), "{said}");
     assert_eq!(
         b.js("return document.getElementById('status').className")
             .await,
         "tp-status tp-err"
     );
-    assert_eq!(b.requests("import").await.len(), 1, "the bad file is never POSTed");
+    assert_eq!(
+        b.requests("import").await.len(),
+        1,
+        "the bad file is never POSTed"
+    );
     assert_eq!(read(&d_root, "SESSIONS.md"), before_files);
 
     // 4. clear: a first click only arms it (the warning names the archive), the second clears
@@ -1166,7 +1209,10 @@ async fn panel_exports_imports_restores_and_clears() {
     b.click("#clear-confirm").await;
     let said = b.status("已清除").await;
     assert!(said.starts_with("已清除 4 个文件"), "{said}");
-    assert!(said.contains("Memory 段"), "the boot block removal is reported: {said}");
+    assert!(
+        said.contains("Memory 段"),
+        "the boot block removal is reported: {said}"
+    );
     assert_eq!(b.requests("clear").await.len(), 1);
     for f in [
         "PROJECT.md",
@@ -1176,9 +1222,11 @@ async fn panel_exports_imports_restores_and_clears() {
     ] {
         assert!(!a_root.join("memory").join(f).exists(), "{f} cleared");
     }
-    assert!(!std::fs::read_to_string(a_root.join("AGENTS.md"))
-        .unwrap()
-        .contains("trilogy:start"));
+    assert!(
+        !std::fs::read_to_string(a_root.join("AGENTS.md"))
+            .unwrap()
+            .contains("trilogy:start")
+    );
     b.until(
         "the 已清除 badges",
         "return document.querySelector('#detail-title .tp-badge').textContent === '已清除'",
@@ -1215,11 +1263,31 @@ async fn panel_exports_imports_restores_and_clears() {
 #[tokio::test(flavor = "current_thread")]
 async fn panel_banner_chip_and_english_labels() {
     let home = Home::new();
-    let s_root = beta(&home, "stale");
-    // PROJECT.md untouched for 60 days while the log moved on (§4.11)
+    // PROJECT.md last written on 2026-09-30 (its file that old too), the log 60 days on
+    // (§4.11; trilogy judges by the store's revision dates, src/ops/inject/stale.rs)
+    let s_root = home.folder("stale");
+    let then = [("TRILOGY_TODAY", "2026-09-30")];
+    home.run(&s_root, &["init"], &then, None);
+    home.run(
+        &s_root,
+        &[
+            "checkpoint",
+            "--section",
+            "现状",
+            "--text",
+            "Stale is a small service.",
+        ],
+        &then,
+        None,
+    );
     age(
         &s_root.join("memory/PROJECT.md"),
         Duration::from_secs(60 * 86_400 + 3_600),
+    );
+    home.checkpoint(
+        &s_root,
+        common::TODAY,
+        json!({"sessions": [{"done": "stale builds, verified by cargo build", "area": "build"}]}),
     );
     let here = home.folder("gamma");
     let server = Server::start(&home, &here, &[]);
@@ -1266,7 +1334,9 @@ async fn panel_banner_chip_and_english_labels() {
     let statuses = b.requests("status").await;
     let cwd = uri_component(&here);
     assert!(
-        statuses.iter().all(|u| u.ends_with(&format!("/trilogy/status?cwd={cwd}"))),
+        statuses
+            .iter()
+            .all(|u| u.ends_with(&format!("/trilogy/status?cwd={cwd}"))),
         "{statuses:?}"
     );
     b.until(
@@ -1318,7 +1388,10 @@ async fn panel_banner_chip_and_english_labels() {
     };
     assert_eq!(chip[0], "SPAN", "{chip}");
     let said = chip[1].as_str().unwrap();
-    assert!(said.contains("已同步") && said.contains("1 分钟前"), "{said}");
+    assert!(
+        said.contains("已同步") && said.contains("1 分钟前"),
+        "{said}"
+    );
 
     // 29. no known cwd: the chip renders nothing. `trilogy serve` always knows the folder it
     // runs in (it does not start without one), so this asks the page's own chip renderer
@@ -1340,7 +1413,10 @@ async fn panel_banner_chip_and_english_labels() {
     let strip = b
         .js("return [...document.querySelectorAll('#tabs button')].map(b => b.textContent)")
         .await;
-    assert_eq!(strip, json!(["State", "Decisions", "Log", "Re-read", "Archive"]));
+    assert_eq!(
+        strip,
+        json!(["State", "Decisions", "Log", "Re-read", "Archive"])
+    );
     assert_eq!(b.text("#title").await, "Project memory");
 
     b.close().await;
