@@ -150,8 +150,8 @@ fn age(path: &Path, ago: Duration) {
 }
 
 /// A workspace with everything the panel shows: an instruction file with the user's own text
-/// and the boot block, PROJECT text, decisions (one superseded), five sessions over four ISO
-/// weeks in four areas of which two are archived, and an agent session whose caps dropped
+/// and the boot block, PROJECT text, decisions (one superseded), five sessions over five ISO
+/// weeks (with a quiet week between the first two) in four areas of which two are archived, and an agent session whose caps dropped
 /// entries.
 fn alpha(home: &Home, name: &str) -> PathBuf {
     let root = home.folder(name);
@@ -163,7 +163,7 @@ fn alpha(home: &Home, name: &str) -> PathBuf {
     home.run(&root, &["init"], &[], None);
     home.checkpoint(
         &root,
-        "2026-11-02",
+        "2026-10-19",
         json!({
             "sessions": [{"done": "parser keeps fenced code whole, verified by cargo test parse", "area": "parser", "next": "archive order"}],
             "decisions": [{"choice": "keep entries in redb", "over": "sqlite", "because": "one file and no server"}],
@@ -172,7 +172,7 @@ fn alpha(home: &Home, name: &str) -> PathBuf {
     );
     home.checkpoint(
         &root,
-        "2026-11-10",
+        "2026-11-03",
         json!({"sessions": [{"done": "the archive stays newest first, verified by the archive tests", "area": "archive"}]}),
     );
     home.checkpoint(
@@ -223,7 +223,7 @@ fn beta(home: &Home, name: &str) -> PathBuf {
         common::TODAY,
         json!({
             "sessions": [{"done": "beta builds, verified by cargo build", "area": "build"}],
-            "project": [{"section": "现状", "text": "Beta is a small service."}]
+            "project": [{"section": "现状", "text": "Beta is a small service. <img src=x onerror=\"window.__pwned = 1\"><b>not bold</b>"}]
         }),
     );
     root
@@ -442,36 +442,47 @@ impl Browser {
 
     /// Click the element `css` once it exists and is enabled, as a user would.
     async fn click(&self, css: &str) {
-        self.until_with(
+        self.click_marked(
             &format!("{css} to be clickable"),
-            "const e = document.querySelector(arguments[0]); return !!e && !e.disabled && e.offsetParent !== null",
+            "const e = document.querySelector(arguments[0]);
+             if (!e || e.disabled || e.offsetParent === null) return null;
+             const mark = String(Math.random()); e.setAttribute('data-test-click', mark); return mark;",
             vec![json!(css)],
         )
         .await;
-        self.client
-            .find(Locator::Css(css))
-            .await
-            .unwrap()
-            .click()
-            .await
-            .unwrap_or_else(|e| panic!("click {css}: {e}"));
     }
 
     /// Click the button under `scope` whose text is exactly `text`.
     async fn click_text(&self, scope: &str, text: &str) {
-        let mark = self
-            .until_with(
-                &format!("a button {text:?} in {scope}"),
-                "const b = [...document.querySelectorAll(arguments[0] + ' button')]
-                   .find(b => b.textContent.trim() === arguments[1] && !b.disabled);
-                 if (!b) return null;
-                 b.setAttribute('data-test-click', String(Math.random()));
-                 return b.getAttribute('data-test-click');",
-                vec![json!(scope), json!(text)],
-            )
-            .await;
-        let css = format!("[data-test-click=\"{}\"]", mark.as_str().unwrap());
-        self.click(&css).await;
+        self.click_marked(
+            &format!("a button {text:?} in {scope}"),
+            "const b = [...document.querySelectorAll(arguments[0] + ' button')]
+               .find(b => b.textContent.trim() === arguments[1] && !b.disabled && b.offsetParent !== null);
+             if (!b) return null;
+             const mark = String(Math.random()); b.setAttribute('data-test-click', mark); return mark;",
+            vec![json!(scope), json!(text)],
+        )
+        .await;
+    }
+
+    /// Click what `mark` (a script) finds and marks with `data-test-click`, returning the
+    /// mark. The page redraws parts of itself after every answer from the server, so an
+    /// element found can be gone by the time it is clicked: then it is found again.
+    async fn click_marked(&self, what: &str, mark: &str, args: Vec<Value>) {
+        let start = Instant::now();
+        loop {
+            let m = self.until_with(what, mark, args.clone()).await;
+            let css = format!("[data-test-click=\"{}\"]", m.as_str().unwrap());
+            let clicked = match self.client.find(Locator::Css(&css)).await {
+                Ok(e) => e.click().await,
+                Err(e) => Err(e),
+            };
+            match clicked {
+                Ok(()) => return,
+                Err(e) if start.elapsed() > DEADLINE => panic!("click {what}: {e}"),
+                Err(_) => tokio::time::sleep(Duration::from_millis(100)).await,
+            }
+        }
     }
 
     async fn text(&self, css: &str) -> String {
@@ -526,19 +537,14 @@ impl Browser {
     /// Pick the workspace `root` in the list and wait for the detail to show it.
     async fn pick(&self, root: &Path) {
         let root = root.to_string_lossy().to_string();
-        let mark = self
-            .until_with(
-                "the workspace row",
-                "const row = [...document.querySelectorAll('#side-list .tp-item')].find(r => r.dataset.root === arguments[0]);
-                 if (!row) return null;
-                 const b = row.querySelector('.tp-item-pick'); b.setAttribute('data-test-click', 'pick'); return true;",
-                vec![json!(root)],
-            )
-            .await;
-        assert_eq!(mark, json!(true));
-        self.click("[data-test-click=\"pick\"]").await;
-        // the list is drawn anew on a pick, so the mark is usually gone already
-        self.js("const e = document.querySelector('[data-test-click=\"pick\"]'); if (e) e.removeAttribute('data-test-click'); return true").await;
+        self.click_marked(
+            "the workspace row",
+            "const row = [...document.querySelectorAll('#side-list .tp-item')].find(r => r.dataset.root === arguments[0]);
+             if (!row) return null;
+             const b = row.querySelector('.tp-item-pick'); b.setAttribute('data-test-click', 'pick'); return 'pick';",
+            vec![json!(root)],
+        )
+        .await;
         self.until_with(
             "the detail to show the picked workspace",
             "const r = document.getElementById('detail-root'); const t = document.getElementById('file-text');
@@ -666,6 +672,19 @@ async fn panel_reads_workspaces_and_edits_only_the_instruction_file() {
     assert_eq!(layout["same"], json!(true), "the picker persists: {layout}");
     assert_eq!(layout["rows"], json!(2));
     assert_eq!(layout["visible"], json!(true));
+
+    // memory text is text: markup in it is shown, never run
+    b.pick(&b_root).await;
+    let shown = b
+        .js("const t = document.getElementById('file-text');
+             return { text: t.textContent, elements: t.children.length, pwned: window.__pwned === 1,
+                      imgs: document.querySelectorAll('#content img, #content b').length }")
+        .await;
+    assert_eq!(shown["text"], json!(read(&b_root, "PROJECT.md")));
+    assert!(shown["text"].as_str().unwrap().contains("<img src=x onerror="), "{shown}");
+    assert_eq!(shown["elements"], json!(0), "{shown}");
+    assert_eq!(shown["imgs"], json!(0), "{shown}");
+    assert_eq!(shown["pwned"], json!(false), "{shown}");
 
     b.pick(&a_root).await;
     let agents = a_root.join("AGENTS.md");
@@ -917,31 +936,44 @@ async fn panel_reads_workspaces_and_edits_only_the_instruction_file() {
         "{row_text}"
     );
 
-    // the weekly chart: one bar segment per (week, area), live and archived sessions alike
+    // the weekly chart: one column per week, quiet weeks included, and one bar segment per
+    // (week, area), live and archived sessions alike
     b.click_text("#insight-tabs", "每周会话").await;
-    let bars = b
+    let chart = b
         .until(
             "the weekly chart",
             "const r = [...document.querySelectorAll('#weeks-chart rect.tp-bar')];
-             return r.length ? r.map(x => [x.dataset.area, Number(x.dataset.count)]) : null",
+             return r.length ? { weeks: [...document.querySelectorAll('#weeks-chart .tp-week')].map(g => g.dataset.week),
+                                 bars: r.map(x => [x.dataset.week, x.dataset.area, Number(x.dataset.count)]) } : null",
         )
         .await;
-    let mut bars: Vec<(String, i64)> = bars
+    assert_eq!(
+        chart["weeks"],
+        json!(["2026-W43", "2026-W44", "2026-W45", "2026-W46", "2026-W47", "2026-W48"])
+    );
+    let mut bars: Vec<(String, String, i64)> = chart["bars"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|x| (x[0].as_str().unwrap().to_string(), x[1].as_i64().unwrap()))
+        .map(|x| {
+            (
+                x[0].as_str().unwrap().to_string(),
+                x[1].as_str().unwrap().to_string(),
+                x[2].as_i64().unwrap(),
+            )
+        })
         .collect();
     bars.sort();
-    assert_eq!(
-        bars,
-        vec![
-            ("archive".to_string(), 1),
-            ("panel".to_string(), 2),
-            ("parser".to_string(), 1),
-            ("search".to_string(), 1)
-        ]
-    );
+    let want: Vec<(String, String, i64)> = [
+        ("2026-W43", "parser", 1),
+        ("2026-W45", "archive", 1),
+        ("2026-W47", "search", 1),
+        ("2026-W48", "panel", 2),
+    ]
+    .iter()
+    .map(|(w, a, n)| (w.to_string(), a.to_string(), *n))
+    .collect();
+    assert_eq!(bars, want);
 
     // the README's picture: the recorded workspace, its PROJECT.md and the chart
     b.tab("现状").await;
@@ -1121,7 +1153,7 @@ async fn panel_exports_imports_restores_and_clears() {
         "one archived entry left, the replaced and the superseded decision"
     );
     b.click("[data-test-click=\"history\"]").await;
-    b.status("已恢复").await;
+    b.status("已恢复：2026-11-17 — tantivy for the search index").await;
     assert!(read(&a_root, "DECISIONS.md").contains("因为：phrase queries and BM25"));
     b.tab("决策").await;
     b.until(

@@ -1257,10 +1257,47 @@
 
   const PALETTE = ["#3964fe", "#1a8f4a", "#c47f17", "#a33ea1", "#0e8fa3", "#cc3333", "#6b7a99", "#7a5c2e"];
 
+  const DAY_MS = 86400000;
+
+  /** UTC midnight of the Monday of ISO week `YYYY-Www`, or null. */
+  function isoWeekMonday(label) {
+    const m = /^(\d{4})-W(\d{2})$/.exec(String(label));
+    if (!m) return null;
+    const jan4 = Date.UTC(Number(m[1]), 0, 4);
+    const fromMonday = (new Date(jan4).getUTCDay() + 6) % 7;
+    return jan4 - fromMonday * DAY_MS + (Number(m[2]) - 1) * 7 * DAY_MS;
+  }
+
+  /** `YYYY-Www` of the ISO week holding the UTC day `ms`. */
+  function isoWeekLabel(ms) {
+    const fromMonday = (new Date(ms).getUTCDay() + 6) % 7;
+    const monday = ms - fromMonday * DAY_MS;
+    // the ISO year is the year of the week's Thursday
+    const year = new Date(monday + 3 * DAY_MS).getUTCFullYear();
+    const week = Math.round((monday - isoWeekMonday(`${year}-W01`)) / (7 * DAY_MS)) + 1;
+    return `${year}-W${String(week).padStart(2, "0")}`;
+  }
+
+  /** The weeks from the first to the last one listed, quiet weeks included (at most the
+   * last `most`), so the x axis is time. */
+  function everyWeek(listed, most) {
+    const known = listed.filter((w) => isoWeekMonday(w.week) !== null);
+    if (known.length === 0) return listed.slice(-most);
+    const byWeek = new Map(known.map((w) => [w.week, w]));
+    const last = isoWeekMonday(known[known.length - 1].week);
+    const first = Math.max(isoWeekMonday(known[0].week), last - (most - 1) * 7 * DAY_MS);
+    const out = [];
+    for (let t = first; t <= last; t += 7 * DAY_MS) {
+      const label = isoWeekLabel(t);
+      out.push(byWeek.get(label) || { week: label, areas: {} });
+    }
+    return out;
+  }
+
   /** Stacked bars of session entries per ISO week, one colour per area (the most frequent
    * areas get their own colours, the rest share the last one). */
   function weeksPane(data) {
-    const weeks = ((data && Array.isArray(data.weeks) && data.weeks) || []).slice(-26);
+    const weeks = everyWeek((data && Array.isArray(data.weeks) && data.weeks) || [], 26);
     if (weeks.length === 0) return h("p", { class: "tp-empty" }, T.noWeeks);
     const totals = new Map();
     for (const w of weeks) for (const [area, n] of Object.entries(w.areas || {})) totals.set(area, (totals.get(area) || 0) + n);
@@ -1282,6 +1319,7 @@
     const labelEvery = Math.ceil(weeks.length / 8);
     weeks.forEach((w, i) => {
       const x = left + i * step + (step - bar) / 2;
+      svg.appendChild(s("g", { class: "tp-week", "data-week": w.week }));
       let y = top + plot;
       for (const area of areas) {
         const n = (w.areas || {})[area] || 0;
@@ -1382,7 +1420,7 @@
   }
 
   // what the tests (and a curious user in the console) can reach: pure helpers only
-  window.trilogyPanel = { exportFileName, exportBundle, archiveEntries, agoText, chipNode };
+  window.trilogyPanel = { exportFileName, exportBundle, archiveEntries, agoText, chipNode, isoWeekLabel, isoWeekMonday };
 
   start();
 })();
