@@ -681,7 +681,13 @@ async fn panel_reads_workspaces_and_edits_only_the_instruction_file() {
                       imgs: document.querySelectorAll('#content img, #content b').length }")
         .await;
     assert_eq!(shown["text"], json!(read(&b_root, "PROJECT.md")));
-    assert!(shown["text"].as_str().unwrap().contains("<img src=x onerror="), "{shown}");
+    assert!(
+        shown["text"]
+            .as_str()
+            .unwrap()
+            .contains("<img src=x onerror="),
+        "{shown}"
+    );
     assert_eq!(shown["elements"], json!(0), "{shown}");
     assert_eq!(shown["imgs"], json!(0), "{shown}");
     assert_eq!(shown["pwned"], json!(false), "{shown}");
@@ -949,7 +955,9 @@ async fn panel_reads_workspaces_and_edits_only_the_instruction_file() {
         .await;
     assert_eq!(
         chart["weeks"],
-        json!(["2026-W43", "2026-W44", "2026-W45", "2026-W46", "2026-W47", "2026-W48"])
+        json!([
+            "2026-W43", "2026-W44", "2026-W45", "2026-W46", "2026-W47", "2026-W48"
+        ])
     );
     let mut bars: Vec<(String, String, i64)> = chart["bars"]
         .as_array()
@@ -975,8 +983,21 @@ async fn panel_reads_workspaces_and_edits_only_the_instruction_file() {
     .collect();
     assert_eq!(bars, want);
 
-    // the README's picture: the recorded workspace, its PROJECT.md and the chart
-    b.tab("现状").await;
+    // the README's picture: the recorded workspace, its log and the changes, freshly loaded
+    b.client.refresh().await.unwrap();
+    b.until(
+        "the page again",
+        "return !!document.getElementById('file-text') && !!document.getElementById('boot-badge') && !!document.getElementById('status-chip')",
+    )
+    .await;
+    b.tab("日志").await;
+    b.click_text("#insight-tabs", "变更记录").await;
+    b.until(
+        "the change log",
+        "return !!document.getElementById('events-table')",
+    )
+    .await;
+    b.client.set_window_size(1280, 1500).await.unwrap();
     b.js("window.scrollTo(0, 0); return true").await;
     let png = b.client.screenshot().await.unwrap();
     assert!(png.starts_with(b"\x89PNG"), "a PNG screenshot");
@@ -1153,7 +1174,8 @@ async fn panel_exports_imports_restores_and_clears() {
         "one archived entry left, the replaced and the superseded decision"
     );
     b.click("[data-test-click=\"history\"]").await;
-    b.status("已恢复：2026-11-17 — tantivy for the search index").await;
+    b.status("已恢复：2026-11-17 — tantivy for the search index")
+        .await;
     assert!(read(&a_root, "DECISIONS.md").contains("因为：phrase queries and BM25"));
     b.tab("决策").await;
     b.until(
