@@ -561,8 +561,15 @@ fn restore_by_text_brings_back_the_archived_entry_that_holds_it() {
     assert_eq!(v["from"], "archived");
     assert!(ws.read("SESSIONS.md").contains("时区换算"));
     assert!(!ws.read("SESSIONS-archive.md").contains("时区换算"));
-    // from stdin too
-    ws.ok_stdin(&["restore", "--text", "-"], "第二条\n");
+    // the whole entry as the original's panel sends it (a stale pointer line inside), on stdin
+    let archive = ws.read("SESSIONS-archive.md");
+    let part = archive
+        .split("\n## ")
+        .find(|p| p.contains("第二条"))
+        .unwrap()
+        .trim();
+    let sent = format!("## {part}\n> 更早的会话条目已归档到 1 条（见 `SESSIONS-archive.md`）。\n");
+    ws.ok_stdin(&["restore", "--text", "-"], &sent);
     assert!(ws.read("SESSIONS.md").contains("第二条"));
 }
 
