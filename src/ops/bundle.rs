@@ -241,10 +241,16 @@ pub fn import(
         let empty = is_empty(tx)?;
         let mut out = Tally::default();
         if empty || mode == ImportMode::Replace {
-            for (f, text) in &checked.files {
-                tx.take_text(*f, text, true)?;
-                out.taken.push(f.file_name().to_string());
-            }
+            let files: Vec<(FileKind, &str)> = checked
+                .files
+                .iter()
+                .map(|(f, t)| (*f, t.as_str()))
+                .collect();
+            tx.take_texts(&files, true)?;
+            out.taken = files
+                .iter()
+                .map(|(f, _)| f.file_name().to_string())
+                .collect();
         } else {
             for (f, text) in &checked.files {
                 if *f == FileKind::Project {
