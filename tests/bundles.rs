@@ -642,3 +642,24 @@ fn a_clear_that_dies_before_its_commit_loses_nothing() {
         "{log}"
     );
 }
+
+#[test]
+fn files_brought_back_after_a_clear_are_read_again() {
+    let ws = Ws::init();
+    session(&ws, "清空前写下的；测过", "构建");
+    let kept = ws.snapshot();
+    ws.ok(&["clear", "--yes"]);
+    // a checkout puts the old files back
+    std::fs::create_dir_all(ws.root().join("memory")).unwrap();
+    for (name, bytes) in &kept {
+        std::fs::write(ws.path(name), bytes).unwrap();
+    }
+    session(&ws, "之后又写的；测过", "构建");
+    let s = ws.read("SESSIONS.md");
+    assert!(
+        s.contains("清空前写下的") && s.contains("之后又写的"),
+        "{s}"
+    );
+    let v = ws.json(&["read", "SESSIONS.md", "-n", "10"]);
+    assert_eq!(v["entries"].as_array().unwrap().len(), 2, "{v}");
+}

@@ -135,7 +135,17 @@ impl Tx<'_> {
                 counts.entries, counts.sections
             ),
         )?;
+        // no file on disk is what the store last wrote any more: the old files brought back
+        // (a `git checkout`) are read as the edit they are, never taken as already known
+        let never = crate::model::FileStamp {
+            sha1: "cleared".into(),
+            len: u64::MAX,
+            mtime_ns: 0,
+            ino: 0,
+            taken_ms: 0,
+        };
         for f in FileKind::ALL {
+            self.store.set_stamp(f, &never)?;
             self.store.set_layout(f, None)?;
             self.store.set_meta(&super::written_key(f), 0)?;
             self.store.set_meta(&super::pending_key(f), 0)?;
