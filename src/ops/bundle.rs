@@ -52,6 +52,17 @@ pub enum ImportMode {
     Replace,
 }
 
+impl ImportMode {
+    /// `merge` or `replace` (the panel's `mode`).
+    pub fn parse(name: &str) -> Option<ImportMode> {
+        match name {
+            "merge" => Some(ImportMode::Merge),
+            "replace" => Some(ImportMode::Replace),
+            _ => None,
+        }
+    }
+}
+
 /// What an import did.
 #[derive(Debug, Clone, Serialize)]
 pub struct ImportOutcome {
