@@ -561,8 +561,15 @@ fn restore_by_text_brings_back_the_archived_entry_that_holds_it() {
     assert_eq!(v["from"], "archived");
     assert!(ws.read("SESSIONS.md").contains("时区换算"));
     assert!(!ws.read("SESSIONS-archive.md").contains("时区换算"));
-    // from stdin too
-    ws.ok_stdin(&["restore", "--text", "-"], "第二条\n");
+    // the whole entry as the original's panel sends it (a stale pointer line inside), on stdin
+    let archive = ws.read("SESSIONS-archive.md");
+    let part = archive
+        .split("\n## ")
+        .find(|p| p.contains("第二条"))
+        .unwrap()
+        .trim();
+    let sent = format!("## {part}\n> 更早的会话条目已归档到 1 条（见 `SESSIONS-archive.md`）。\n");
+    ws.ok_stdin(&["restore", "--text", "-"], &sent);
     assert!(ws.read("SESSIONS.md").contains("第二条"));
 }
 
@@ -634,4 +641,25 @@ fn a_clear_that_dies_before_its_commit_loses_nothing() {
             .all(|e| e["op"] != "clear"),
         "{log}"
     );
+}
+
+#[test]
+fn files_brought_back_after_a_clear_are_read_again() {
+    let ws = Ws::init();
+    session(&ws, "清空前写下的；测过", "构建");
+    let kept = ws.snapshot();
+    ws.ok(&["clear", "--yes"]);
+    // a checkout puts the old files back
+    std::fs::create_dir_all(ws.root().join("memory")).unwrap();
+    for (name, bytes) in &kept {
+        std::fs::write(ws.path(name), bytes).unwrap();
+    }
+    session(&ws, "之后又写的；测过", "构建");
+    let s = ws.read("SESSIONS.md");
+    assert!(
+        s.contains("清空前写下的") && s.contains("之后又写的"),
+        "{s}"
+    );
+    let v = ws.json(&["read", "SESSIONS.md", "-n", "10"]);
+    assert_eq!(v["entries"].as_array().unwrap().len(), 2, "{v}");
 }

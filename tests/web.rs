@@ -18,6 +18,8 @@ struct Server {
     child: Child,
     port: u16,
     token: String,
+    /// The launch line.
+    launch: Value,
 }
 
 /// An HTTP answer.
@@ -66,7 +68,12 @@ impl Server {
             v["url"].as_str().unwrap(),
             format!("http://127.0.0.1:{port}/trilogy/?token={token}")
         );
-        Server { child, port, token }
+        Server {
+            child,
+            port,
+            token,
+            launch: v,
+        }
     }
 
     fn host(&self) -> String {
@@ -945,4 +952,44 @@ fn a_panel_save_while_two_cli_writers_record_loses_nothing() {
     for line in &saved {
         assert!(project.contains(line.as_str()), "lost {line}:\n{project}");
     }
+}
+
+#[test]
+fn the_server_listens_on_loopback_only_and_keeps_its_token_private() {
+    let ws = Ws::init();
+    let s = Server::start(&ws);
+    // the kernel's table of listening sockets: ours is 127.0.0.1, never 0.0.0.0
+    let table = std::fs::read_to_string("/proc/net/tcp").unwrap();
+    let port = format!("{:04X}", s.port);
+    let listening: Vec<&str> = table
+        .lines()
+        .skip(1)
+        .filter_map(|l| {
+            let cols: Vec<&str> = l.split_whitespace().collect();
+            let (addr, p) = cols.get(1)?.split_once(':')?;
+            (p == port && cols.get(3) == Some(&"0A")).then_some(addr)
+        })
+        .collect();
+    assert_eq!(listening, ["0100007F"], "listening on 127.0.0.1 only");
+    let v6 = std::fs::read_to_string("/proc/net/tcp6").unwrap_or_default();
+    assert!(
+        !v6.lines().any(|l| l.contains(&format!(":{port} ")) && l.contains(" 0A ")),
+        "no IPv6 listener"
+    );
+    // the token for scripts: readable by this user only, gone when the server stops
+    let file = std::path::PathBuf::from(s.launch["tokenFile"].as_str().unwrap());
+    assert_eq!(file, ws.state.path().join(format!("trilogy/serve-{}.token", s.port)));
+    assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), s.token);
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+    let pid = s.child.id().to_string();
+    let stopped = std::process::Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap();
+    assert!(stopped.success());
+    let mut s = s;
+    let status = s.child.wait().unwrap();
+    assert!(status.success(), "a SIGTERM stops the server cleanly: {status}");
+    assert!(!file.exists(), "the token file is removed on shutdown");
 }

@@ -226,6 +226,9 @@ pub fn clear(env: &Env, a: ClearArgs) -> Result<()> {
 }
 
 fn clear_summary(o: &ClearOutcome) -> String {
+    if o.cleared.is_empty() && o.entries == 0 && o.sections == 0 && !o.boot_block_removed {
+        return "nothing to clear: no memory files here".into();
+    }
     let mut lines = vec![if o.cleared.is_empty() {
         "no memory file to delete".to_string()
     } else {

@@ -52,6 +52,17 @@ pub enum ImportMode {
     Replace,
 }
 
+impl ImportMode {
+    /// `merge` or `replace` (the panel's `mode`).
+    pub fn parse(name: &str) -> Option<ImportMode> {
+        match name {
+            "merge" => Some(ImportMode::Merge),
+            "replace" => Some(ImportMode::Replace),
+            _ => None,
+        }
+    }
+}
+
 /// What an import did.
 #[derive(Debug, Clone, Serialize)]
 pub struct ImportOutcome {
@@ -241,10 +252,16 @@ pub fn import(
         let empty = is_empty(tx)?;
         let mut out = Tally::default();
         if empty || mode == ImportMode::Replace {
-            for (f, text) in &checked.files {
-                tx.take_text(*f, text, true)?;
-                out.taken.push(f.file_name().to_string());
-            }
+            let files: Vec<(FileKind, &str)> = checked
+                .files
+                .iter()
+                .map(|(f, t)| (*f, t.as_str()))
+                .collect();
+            tx.take_texts(&files, true)?;
+            out.taken = files
+                .iter()
+                .map(|(f, _)| f.file_name().to_string())
+                .collect();
         } else {
             for (f, text) in &checked.files {
                 if *f == FileKind::Project {

@@ -80,8 +80,8 @@ pub fn restore_entry(
 /// contains `text`, trimmed: the original's restore by text. The first such entry in archive
 /// order (newest first) comes back to SESSIONS.md.
 pub fn restore_text(ws: &Workspace, text: &str, actor: &str) -> Result<Written<RestoreOutcome>> {
-    let needle = text.replace("\r\n", "\n");
-    let needle = needle.trim();
+    let needle = comparable(text);
+    let needle = needle.as_str();
     if needle.is_empty() {
         return Err(Error::bad_input(
             "no text given; give the archived entry's text (or a unique part of it)",
@@ -92,7 +92,7 @@ pub fn restore_text(ws: &Workspace, text: &str, actor: &str) -> Result<Written<R
     ws.write(actor, |tx| {
         let mut found = None;
         tx.store().scan_file(FileKind::Archive, 0, &mut |e| {
-            if entry_block(&e, lang).text().contains(needle) {
+            if comparable(&entry_block(&e, lang).text()).contains(needle) {
                 found = Some(e);
                 return Ok(false);
             }
@@ -122,6 +122,18 @@ pub fn restore_text(ws: &Workspace, text: &str, actor: &str) -> Result<Written<R
             to: State::Live.as_str(),
         })
     })
+}
+
+/// Text as compared by [`restore_text`]: LF line ends, no trailing spaces on a line, no archive
+/// pointer line (the original's archive could carry one inside an entry), trimmed.
+fn comparable(text: &str) -> String {
+    text.lines()
+        .map(str::trim_end)
+        .filter(|l| !crate::markdown::is_pointer_line(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim()
+        .to_string()
 }
 
 /// Put revision `revision` of a section back as its current text (a new revision).

@@ -47,6 +47,9 @@ pub struct Launch {
     pub url: String,
     pub port: u16,
     pub token: String,
+    /// Where the token is kept for scripts (mode 0600), when it could be written.
+    #[serde(rename = "tokenFile")]
+    pub token_file: Option<String>,
 }
 
 /// What the status chip shows for a workspace the server itself is writing.
@@ -355,23 +358,58 @@ pub fn serve(opts: Options, announce: impl FnOnce(&Launch) -> Result<()>) -> Res
             lags: Mutex::new(HashMap::new()),
         });
         api::seed(&app);
+        let token_file = keep_token(&app.env, port, &token);
         announce(&Launch {
             url: format!("http://127.0.0.1:{port}/trilogy/?token={token}"),
             port,
             token,
+            token_file: token_file.as_ref().map(|p| p.display().to_string()),
         })?;
         let router = axum::Router::new()
             .fallback(dispatch)
             .layer(DefaultBodyLimit::max(BODY_LIMIT))
             .with_state(app);
-        axum::serve(
+        let served = axum::serve(
             listener,
             router.into_make_service_with_connect_info::<SocketAddr>(),
         )
         .with_graceful_shutdown(shutdown())
         .await
-        .map_err(|e| Error::Internal(format!("http server: {e}")))
+        .map_err(|e| Error::Internal(format!("http server: {e}")));
+        if let Some(f) = token_file {
+            let _ = std::fs::remove_file(f);
+        }
+        served
     })
+}
+
+/// Keep the token where only this user can read it, for scripts on this machine
+/// (`$XDG_STATE_HOME/trilogy/serve-<port>.token`, mode 0600), removed when the server stops.
+/// Best effort: without a state folder, the printed URL is the only copy.
+fn keep_token(env: &[(String, String)], port: u16, token: &str) -> Option<PathBuf> {
+    let var = |k: &str| {
+        env.iter()
+            .find(|(n, v)| n == k && !v.is_empty())
+            .map(|(_, v)| PathBuf::from(v))
+    };
+    let base = var("XDG_STATE_HOME").or_else(|| var("HOME").map(|h| h.join(".local/state")))?;
+    let dir = base.join("trilogy");
+    std::fs::create_dir_all(&dir).ok()?;
+    let path = dir.join(format!("serve-{port}.token"));
+    let mut open = std::fs::OpenOptions::new();
+    open.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
+    let mut f = open.open(&path).ok()?;
+    // a file left by an earlier server on this port keeps its mode on open: set it again
+    #[cfg(unix)]
+    std::fs::set_permissions(
+        &path,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .ok()?;
+    std::io::Write::write_all(&mut f, format!("{token}\n").as_bytes()).ok()?;
+    Some(path)
 }
 
 async fn shutdown() {

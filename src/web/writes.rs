@@ -76,15 +76,18 @@ fn boot_action(app: &App, req: &Request) -> ApiResult {
 /// `{root, id}` (any restorable entry, from `/history`).
 fn restore(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
+    let id = req.str_field("id");
+    let text = req.str_field("text");
+    if id.is_none() && text.is_none() {
+        return Err(ApiError::bad("缺少 text 参数"));
+    }
     registered(app, &root)?;
     let ws = open(app, &root)?;
     let key = root.display().to_string();
-    let out = if let Some(id) = req.str_field("id") {
+    let out = if let Some(id) = id {
         app.writing(&key, || ops::restore_entry(&ws, ACTOR, id))?
     } else {
-        let text = req
-            .str_field("text")
-            .ok_or_else(|| ApiError::bad("缺少 text 参数"))?;
+        let text = text.unwrap_or_default();
         match app.writing(&key, || ops::restore_text(&ws, text, ACTOR)) {
             Err(e) if e.kind() == ErrorKind::NotFound => {
                 return Err(ApiError::bad("归档里找不到这条"));

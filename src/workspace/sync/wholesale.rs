@@ -41,32 +41,54 @@ impl Tx<'_> {
     /// text is taken wholesale even when trilogy wrote the file moments ago (otherwise entries
     /// recorded after the text was read are kept, as for any save).
     pub fn take_text(&mut self, f: FileKind, text: &str, meant: bool) -> Result<()> {
-        if let Some(e) = self.broken.get(&f) {
-            return Err(Error::WouldOverwrite {
-                path: self.ws.file_path(f),
-                line: e.line,
-                reason: e.reason.clone(),
-            });
+        self.take_texts(&[(f, text)], meant)
+    }
+
+    /// [`Tx::take_text`] for several files at once (a bundle): one pass, so a store that holds
+    /// no entry yet takes them in bulk, as when it is rebuilt from the Markdown.
+    pub fn take_texts(&mut self, files: &[(FileKind, &str)], meant: bool) -> Result<()> {
+        let mut docs = Vec::with_capacity(files.len());
+        for (f, text) in files {
+            let f = *f;
+            if let Some(e) = self.broken.get(&f) {
+                return Err(Error::WouldOverwrite {
+                    path: self.ws.file_path(f),
+                    line: e.line,
+                    reason: e.reason.clone(),
+                });
+            }
+            let strip = matches!(f, FileKind::Sessions | FileKind::Archive);
+            let parsed = markdown::parse(text, strip).map_err(|e| {
+                Error::bad_input(format!(
+                    "{}: line {}: {}; fix the text and save again",
+                    f.file_name(),
+                    e.line,
+                    e.reason
+                ))
+            })?;
+            docs.push((f, parsed));
         }
-        let strip = matches!(f, FileKind::Sessions | FileKind::Archive);
-        let parsed = markdown::parse(text, strip).map_err(|e| {
-            Error::bad_input(format!(
-                "{}: line {}: {}; fix the text and save again",
-                f.file_name(),
-                e.line,
-                e.reason
-            ))
-        })?;
-        let added_git = meant && self.from_git.insert(f);
-        let result = self.apply_docs(vec![(f, parsed)], false);
-        if added_git {
+        let added_git: Vec<FileKind> = match meant {
+            true => files
+                .iter()
+                .map(|(f, _)| *f)
+                .filter(|f| self.from_git.insert(*f))
+                .collect(),
+            false => Vec::new(),
+        };
+        // no entry stored yet (a new or a cleared-and-never-used store holds none): bulk
+        let fresh = self.store.meta("count:total")? == 0;
+        let result = self.apply_docs(docs, fresh);
+        for f in added_git {
             self.from_git.remove(&f);
         }
         result?;
-        if f == FileKind::Archive {
-            self.archive_other = true;
+        for (f, _) in files {
+            if *f == FileKind::Archive {
+                self.archive_other = true;
+            }
+            self.dirty.insert(*f);
         }
-        self.dirty.insert(f);
         self.changed = true;
         Ok(())
     }
@@ -113,7 +135,17 @@ impl Tx<'_> {
                 counts.entries, counts.sections
             ),
         )?;
+        // no file on disk is what the store last wrote any more: the old files brought back
+        // (a `git checkout`) are read as the edit they are, never taken as already known
+        let never = crate::model::FileStamp {
+            sha1: "cleared".into(),
+            len: u64::MAX,
+            mtime_ns: 0,
+            ino: 0,
+            taken_ms: 0,
+        };
         for f in FileKind::ALL {
+            self.store.set_stamp(f, &never)?;
             self.store.set_layout(f, None)?;
             self.store.set_meta(&super::written_key(f), 0)?;
             self.store.set_meta(&super::pending_key(f), 0)?;
