@@ -628,6 +628,20 @@ async fn panel_reads_workspaces_and_edits_only_the_instruction_file() {
         "one /workspaces read"
     );
 
+    // the page and its assets come from this server alone (no CDN: it works offline), the
+    // stylesheet applied
+    let loaded = b
+        .js("return { foreign: performance.getEntriesByType('resource').map(e => e.name)
+                        .filter(n => new URL(n).origin !== location.origin),
+                      assets: performance.getEntriesByType('resource').map(e => new URL(e.name).pathname)
+                        .filter(p => p.endsWith('.js') || p.endsWith('.css')).sort(),
+                      grid: getComputedStyle(document.querySelector('.tp-body')).display }")
+        .await;
+    assert_eq!(
+        loaded,
+        json!({"foreign": [], "assets": ["/trilogy/panel.css", "/trilogy/panel.js"], "grid": "grid"})
+    );
+
     // 2. picking the other workspace re-reads /files for it and shows its content
     let other = if first == a_root { &b_root } else { &a_root };
     // 24. the list and the detail are two columns, and the list stays through a selection
