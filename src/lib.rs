@@ -21,4 +21,6 @@ pub mod cli;
 pub mod hooks;
 pub mod index;
 pub mod ops;
+pub mod registry;
+pub mod web;
 pub mod workspace;

@@ -82,6 +82,7 @@ fn host_sequence_start_prompt_tool_stop_prompt_compact() {
             // as Claude Code runs hooks: in the project, which it names
             .env("CLAUDE_PROJECT_DIR", ws.root())
             .env("XDG_STATE_HOME", ws.state.path())
+            .env("XDG_DATA_HOME", ws.data_home())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
@@ -840,6 +841,7 @@ fn run_installed(ws: &Ws, settings: &Value, event: &str, env_var: &str, payload:
         .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
         .env(env_var, ws.root())
         .env("XDG_STATE_HOME", ws.state.path())
+        .env("XDG_DATA_HOME", ws.data_home())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

@@ -19,6 +19,7 @@ fn hook(ws: &Ws, event: &str, payload: &Value, cwd: &Path, project: Option<&Path
         .env("TRILOGY_TODAY", common::TODAY)
         .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
         .env("XDG_STATE_HOME", ws.state.path())
+        .env("XDG_DATA_HOME", ws.data_home())
         .env("HOME", ws.state.path())
         .env_remove("CLAUDE_PROJECT_DIR")
         .stdin(Stdio::piped())
@@ -44,7 +45,8 @@ fn bare(ws: &Ws) -> std::process::Command {
     let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"));
     c.env("TRILOGY_TODAY", common::TODAY)
         .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
-        .env("XDG_STATE_HOME", ws.state.path());
+        .env("XDG_STATE_HOME", ws.state.path())
+        .env("XDG_DATA_HOME", ws.data_home());
     c
 }
 
@@ -202,6 +204,7 @@ fn mcp_root_with(ws: &Ws, cwd: &Path, roots: Option<Value>) -> String {
         .arg("mcp")
         .current_dir(cwd)
         .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+        .env("XDG_DATA_HOME", ws.data_home())
         .env_remove("CLAUDE_PROJECT_DIR")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

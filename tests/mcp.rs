@@ -19,6 +19,7 @@ fn server_cmd(ws: &Ws) -> tokio::process::Command {
         .arg("mcp")
         .env("TRILOGY_TODAY", common::TODAY)
         .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+        .env("XDG_DATA_HOME", ws.data_home())
         .stderr(Stdio::null());
     c
 }
@@ -450,12 +451,14 @@ fn two_servers_and_a_cli_writer_all_land() {
     let ws = Ws::init();
     let spawn = |tag: &'static str| {
         let ws_root = ws.root().to_path_buf();
+        let data_home = ws.data_home();
         std::thread::spawn(move || {
             let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"))
                 .arg("--root")
                 .arg(&ws_root)
                 .arg("mcp")
                 .env("TRILOGY_CONFIG", ws_root.join("none.toml"))
+                .env("XDG_DATA_HOME", &data_home)
                 .stdin(Stdio::piped())
                 .stdout(Stdio::piped())
                 .stderr(Stdio::null())

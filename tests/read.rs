@@ -84,6 +84,7 @@ fn marker_strategy_climbs_to_the_repository_root() {
     let out = c
         .current_dir(&nested)
         .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+        .env("XDG_DATA_HOME", ws.data_home())
         .env("TRILOGY_PROJECT_ROOT_STRATEGY", "marker")
         .arg("init")
         .output()
@@ -97,6 +98,7 @@ fn marker_strategy_climbs_to_the_repository_root() {
     let out = c
         .current_dir(&nested)
         .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+        .env("XDG_DATA_HOME", ws.data_home())
         .args(["init", "--json"])
         .output()
         .unwrap();
@@ -107,6 +109,7 @@ fn marker_strategy_climbs_to_the_repository_root() {
     let mut c = assert_cmd::Command::cargo_bin("trilogy").unwrap();
     c.current_dir(&nested)
         .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+        .env("XDG_DATA_HOME", ws.data_home())
         .args(["--root", "."])
         .arg("init")
         .assert()

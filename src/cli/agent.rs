@@ -76,13 +76,6 @@ impl InstallArgs {
     }
 }
 
-#[derive(Args, Debug)]
-pub struct BlockArgs {
-    /// File to keep the block in, inside the workspace (e.g. AGENTS.local.md)
-    #[arg(long)]
-    file: PathBuf,
-}
-
 pub fn inject(env: &Env, a: InjectArgs) -> Result<()> {
     let source = Source::parse(&a.source).ok_or_else(|| {
         Error::bad_input(format!(
@@ -332,8 +325,9 @@ fn setup_notes(host: &str, command: &str) -> Vec<String> {
     notes
 }
 
-pub fn block(env: &Env, a: BlockArgs) -> Result<()> {
-    let out = crate::ops::block::write_block(&env.ws, &a.file)?;
+/// `trilogy block --file F`: the session-start block in a managed region of F.
+pub fn block(env: &Env, file: &std::path::Path) -> Result<()> {
+    let out = crate::ops::block::write_block(&env.ws, file)?;
     format::print(env, &out, |o| {
         format!("{:?} {} ({} bytes of memory)", o.outcome, o.path, o.bytes).to_lowercase()
     })

@@ -2,6 +2,7 @@
 //! The only module that names clap; the only place (with `main`) that prints.
 
 mod agent;
+mod bundle;
 mod checkpoint;
 mod demo;
 mod format;
@@ -93,6 +94,8 @@ enum Command {
     Resolve(ResolveArgs),
     /// Serve the MCP tools (memory_checkpoint, memory_read, memory_search, memory_status) on stdio
     Mcp(McpArgs),
+    /// Serve the memory panel on 127.0.0.1 (prints its URL with a per-launch token)
+    Serve(ServeArgs),
     /// Search entries and PROJECT sections in Chinese, English or code names
     Search(agent::SearchArgs),
     /// Rebuild the search index from the store
@@ -107,8 +110,19 @@ enum Command {
     Install(agent::InstallArgs),
     /// Remove trilogy's hooks from an agent host's settings
     Uninstall(agent::InstallArgs),
-    /// Keep the session-start block in a managed region of a file, for hosts without hooks
-    Block(agent::BlockArgs),
+    /// The boot block in AGENTS.md (status, remove, rewrite), or the session-start block in a
+    /// managed region of a file for hosts without hooks (--file F)
+    #[command(long_about = bundle::BLOCK_HELP)]
+    Block(bundle::BlockArgs),
+    /// Write the memory files as one JSON bundle (the original plugin's format)
+    #[command(long_about = bundle::EXPORT_HELP)]
+    Export(bundle::ExportArgs),
+    /// Load a bundle: merged by entry, or --replace; a bad bundle changes nothing
+    #[command(long_about = bundle::IMPORT_HELP)]
+    Import(bundle::ImportArgs),
+    /// Delete the memory files and the boot block (every entry stays restorable); needs --yes
+    #[command(long_about = bundle::CLEAR_HELP)]
+    Clear(bundle::ClearArgs),
     /// Print the shell completion script (bash, zsh, fish, powershell or elvish)
     Completions(shell::CompletionsArgs),
     /// Print the man page (roff)
@@ -150,10 +164,17 @@ struct LogArgs {
 }
 
 #[derive(Args, Debug)]
+#[command(after_help = "Examples:
+  trilogy restore 3fa9c2            # an entry, by id (see `trilogy log`)
+  trilogy restore --text \"部署脚本\"  # the archived entry containing this text
+  trilogy restore --section 现状 --revision 3")]
 struct RestoreArgs {
     /// Entry id (or a unique prefix of at least 4 characters)
-    #[arg(required_unless_present = "section")]
+    #[arg(required_unless_present_any = ["section", "text"])]
     id: Option<String>,
+    /// Restore the archived entry whose text contains this (`-` reads it from stdin)
+    #[arg(long, value_name = "TEXT", conflicts_with_all = ["id", "section"])]
+    text: Option<String>,
     /// Restore a PROJECT section instead (with --revision)
     #[arg(
         long,
@@ -208,6 +229,16 @@ struct McpArgs {
     /// not announced back to that session); also read from TRILOGY_AGENT_SESSION
     #[arg(long, value_name = "ID")]
     agent_session: Option<String>,
+}
+
+#[derive(Args, Debug)]
+struct ServeArgs {
+    /// Port on 127.0.0.1 (0 picks a free one)
+    #[arg(long, default_value_t = 7788)]
+    port: u16,
+    /// Open the panel in the default browser
+    #[arg(long)]
+    open: bool,
 }
 
 #[derive(Args, Debug)]
@@ -321,6 +352,9 @@ fn dispatch(cli: Cli) -> Result<()> {
     if let Command::Mcp(a) = &cli.command {
         return crate::mcp::serve(cli.root.clone(), cli.set.clone(), a.agent_session.clone());
     }
+    if let Command::Serve(a) = &cli.command {
+        return serve(&cli, a);
+    }
     let env = build_env(&cli)?;
     if !env.loaded.config.enabled && !matches!(cli.command, Command::Config) {
         return Err(Error::bad_input(
@@ -330,6 +364,8 @@ fn dispatch(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Init => {
             let out = ops::init(&env.ws)?;
+            let vars: Vec<(String, String)> = std::env::vars().collect();
+            crate::registry::touch_quietly(&vars, &env.ws, true);
             // a language chosen for this command alone becomes the workspace's
             let chosen = env
                 .loaded
@@ -360,6 +396,18 @@ fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Restore(a) => {
             let out = match (&a.id, &a.section, a.revision) {
+                _ if a.text.is_some() => {
+                    let text = match a.text.as_deref() {
+                        Some("-") => {
+                            let mut s = String::new();
+                            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+                                .map_err(|e| Error::io("<stdin>", e))?;
+                            s
+                        }
+                        t => t.unwrap_or_default().to_string(),
+                    };
+                    ops::restore_text(&env.ws, &text, "cli")?
+                }
                 (Some(id), _, _) => ops::restore_entry(&env.ws, "cli", id)?,
                 (None, Some(s), Some(r)) => ops::restore_section(&env.ws, "cli", s, r)?,
                 _ => {
@@ -438,14 +486,65 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::Sessions(a) => agent::sessions(&env, a),
         Command::Install(a) => agent::install(&env, a, false),
         Command::Uninstall(a) => agent::install(&env, a, true),
-        Command::Block(a) => agent::block(&env, a),
+        Command::Block(a) => bundle::block(&env, a),
+        Command::Export(a) => bundle::export(&env, a),
+        Command::Import(a) => bundle::import(&env, a),
+        Command::Clear(a) => bundle::clear(&env, a),
         Command::Demo(_)
         | Command::Completions(_)
         | Command::Man
         | Command::Hook(_)
         | Command::Mcp(_)
+        | Command::Serve(_)
         | Command::MergeDriver(_) => unreachable!("handled above"),
     }
+}
+
+/// `trilogy serve`: the URL (or `{url, port, token}` with --json) as the first stdout line,
+/// flushed at once (scripts and tests read it), then serve until Ctrl-C.
+fn serve(cli: &Cli, a: &ServeArgs) -> Result<()> {
+    let opts = crate::web::Options {
+        port: a.port,
+        overrides: cli.set.clone(),
+    };
+    let json = cli.json;
+    let open = a.open;
+    crate::web::serve(opts, |launch| {
+        if json {
+            let v = serde_json::to_string(launch)
+                .map_err(|e| Error::Internal(format!("json output: {e}")))?;
+            format::emit(&v);
+        } else {
+            format::emit(&launch.url);
+        }
+        use std::io::Write;
+        let _ = std::io::stdout().flush();
+        if !json {
+            eprintln!(
+                "trilogy: serving the memory panel on 127.0.0.1:{} (Ctrl-C stops it)",
+                launch.port
+            );
+        }
+        if open {
+            let opener = if cfg!(target_os = "macos") {
+                "open"
+            } else {
+                "xdg-open"
+            };
+            let started = std::process::Command::new(opener)
+                .arg(&launch.url)
+                .stdin(std::process::Stdio::null())
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .spawn();
+            if let Err(e) = started {
+                eprintln!(
+                    "trilogy: could not open a browser with `{opener}` ({e}); open the URL above yourself"
+                );
+            }
+        }
+        Ok(())
+    })
 }
 
 pub(crate) fn parse_date(flag: &str, v: &Option<String>) -> Result<Option<chrono::NaiveDate>> {

@@ -217,7 +217,11 @@ fn handle(
     let h = host.as_str();
     match event {
         "session-start" => {
-            if !ready(&ws, may_scaffold)? || !ws.config.inject_on_session_start {
+            if !ready(&ws, may_scaffold)? {
+                return Ok(());
+            }
+            crate::registry::touch_quietly(env, &ws, false);
+            if !ws.config.inject_on_session_start {
                 return Ok(());
             }
             let source = str_field(&input, "source")

@@ -217,6 +217,9 @@ impl MemoryServer {
         };
         let (ws, _, _) =
             crate::workspace::open_located(&wanted, &self.setup.env, &self.setup.overrides)?;
+        if ws.has_memory() {
+            crate::registry::touch_quietly(&self.setup.env, &ws, false);
+        }
         let ws = Arc::new(ws);
         *self
             .ws

@@ -1,13 +1,19 @@
 //! `block`: for hosts without hooks (DeepSeek Harness reads `AGENTS.md` / `AGENTS.local.md`),
 //! keep the session-start block in a managed region of a file of the user's choice, rewritten
 //! only when its content changes.
+//!
+//! Also the boot block (the short pointer to the memory that scaffolding puts in
+//! `boot_block_file`, default `AGENTS.md`): its state, removal and rewrite, as the panel's
+//! boot buttons and `trilogy block status|remove|rewrite` do them.
 
 use std::path::{Component, Path, PathBuf};
 
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::workspace::{BootOutcome, Workspace, ensure_region};
+use crate::workspace::{
+    BootOutcome, Workspace, boot_presence, ensure_boot_block, ensure_region, remove_boot_block,
+};
 
 use super::inject::{Budget, assemble};
 
@@ -23,7 +29,7 @@ pub struct BlockOutcome {
 }
 
 /// The file, which must stay inside the workspace root.
-fn target(ws: &Workspace, file: &Path) -> Result<PathBuf> {
+pub(crate) fn target(ws: &Workspace, file: &Path) -> Result<PathBuf> {
     let escapes = file.components().any(|c| matches!(c, Component::ParentDir));
     let path = if file.is_absolute() {
         file.to_path_buf()
@@ -83,4 +89,68 @@ pub fn dsh_snippet(command: &str) -> String {
     format!(
         "- id: mcp-trilogy\n  name: '@deepseek-ai/dsh-mcp-client'\n  config:\n    serverName: trilogy\n    transport: stdio\n    command: {command}\n    args: ['mcp']\n    toolCallTimeoutMs: 60000\n"
     )
+}
+
+/// Where the boot block stands in a file (the panel's boot badge).
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BootState {
+    /// The file's absolute path.
+    pub file: String,
+    /// The file holds a boot block (ours, or the original plugin's).
+    pub exists: bool,
+    pub file_exists: bool,
+    /// The block is ours, between the current markers (false for a legacy block).
+    pub current: bool,
+    /// The block trilogy writes.
+    pub block: String,
+}
+
+/// The boot block file named in the config (`boot_block_file`, default `AGENTS.md`).
+pub fn boot_file(ws: &Workspace) -> PathBuf {
+    PathBuf::from(&ws.config.boot_block_file)
+}
+
+/// The state of the boot block in `file` (relative to the root, or absolute inside it).
+pub fn boot_state(ws: &Workspace, file: &Path) -> Result<BootState> {
+    let path = target(ws, file)?;
+    let p = boot_presence(&path)?;
+    Ok(BootState {
+        file: path.display().to_string(),
+        exists: p.exists,
+        file_exists: p.file_exists,
+        current: p.current,
+        block: ws.boot_block_text()?,
+    })
+}
+
+/// Take the boot block out of `file` (ours, else a legacy one), keeping the rest of the file;
+/// a file left empty is deleted. Returns whether a block was there.
+pub fn remove_block(ws: &Workspace, file: &Path) -> Result<bool> {
+    let path = target(ws, file)?;
+    remove_boot_block(&path)
+}
+
+/// What rewriting the boot block did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Rewritten {
+    pub file: String,
+    pub outcome: BootOutcome,
+    /// Where the text of a replaced legacy block was kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rescued: Option<String>,
+}
+
+/// Write the boot block into `file`: created, appended, refreshed in place, or replacing a
+/// legacy block (whose text is kept under `.trilogy/rescued/`).
+pub fn rewrite_block(ws: &Workspace, file: &Path) -> Result<Rewritten> {
+    let path = target(ws, file)?;
+    let block = ws.boot_block_text()?;
+    let rescue_dir = ws.rescue_dir()?;
+    let (outcome, rescued) = ensure_boot_block(&path, &block, &rescue_dir)?;
+    Ok(Rewritten {
+        file: path.display().to_string(),
+        outcome,
+        rescued: rescued.map(|p| p.display().to_string()),
+    })
 }

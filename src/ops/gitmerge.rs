@@ -38,7 +38,7 @@ fn read_doc(path: &Path, strip: bool) -> Result<(Doc, Vec<String>)> {
 }
 
 /// Entries newest first by heading date; undated ones keep their place after the entry above.
-fn order_by_date(doc: &mut Doc) {
+pub(crate) fn order_by_date(doc: &mut Doc) {
     let mut last = None;
     let mut keyed: Vec<(Option<chrono::NaiveDate>, usize, markdown::Block)> = Vec::new();
     for (i, b) in doc.blocks.drain(..).enumerate() {

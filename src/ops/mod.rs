@@ -3,13 +3,16 @@
 
 pub mod agent;
 pub mod block;
+pub mod bundle;
 mod checkpoint;
+pub mod clear;
 pub mod doctor;
 pub mod gitmerge;
 pub mod inject;
 pub mod install;
 mod query;
-mod restore;
+pub mod restore;
+pub mod save;
 pub mod search;
 pub mod secrets;
 
@@ -30,7 +33,7 @@ pub use query::{
     EntryFilter, FileView, LogQuery, LogView, ReadOutput, ReadTarget, SectionView, Status,
     close_report, log, read, read_in, reports, status,
 };
-pub use restore::{RestoreOutcome, restore_entry, restore_section};
+pub use restore::{RestoreOutcome, restore_entry, restore_section, restore_text};
 
 /// An area with its number of live entries.
 #[derive(Debug, Clone, PartialEq, Serialize)]

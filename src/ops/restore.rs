@@ -1,12 +1,13 @@
 //! `restore`: bring back an archived, removed, replaced or superseded entry (it returns to its
-//! date position, because files are ordered by date), or an earlier revision of a section.
+//! date position, because files are ordered by date), or an earlier revision of a section —
+//! or, as the original's panel did, the archived entry that contains a given text.
 
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::model::{SectionRecord, State};
+use crate::model::{FileKind, SectionRecord, State};
 use crate::store::Reader;
-use crate::workspace::{Workspace, Written};
+use crate::workspace::{Workspace, Written, entry_block};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RestoreOutcome {
@@ -56,6 +57,11 @@ pub fn restore_entry(
             )));
         }
         let from = rec.state.as_str();
+        if rec.state == State::Replaced {
+            // its replacement took its place (sequence number) among entries of its date:
+            // back beside it, it needs a place of its own
+            rec.seq = tx.store().next_seq()?;
+        }
         rec.state = State::Live;
         rec.replaced_by = None;
         rec.superseded_by = None;
@@ -68,6 +74,66 @@ pub fn restore_entry(
             to: State::Live.as_str(),
         })
     })
+}
+
+/// Restore the archived entry whose text (heading line and body, as the archive holds it)
+/// contains `text`, trimmed: the original's restore by text. The first such entry in archive
+/// order (newest first) comes back to SESSIONS.md.
+pub fn restore_text(ws: &Workspace, text: &str, actor: &str) -> Result<Written<RestoreOutcome>> {
+    let needle = comparable(text);
+    let needle = needle.as_str();
+    if needle.is_empty() {
+        return Err(Error::bad_input(
+            "no text given; give the archived entry's text (or a unique part of it)",
+        ));
+    }
+    ws.require_memory()?;
+    let lang = ws.lang();
+    ws.write(actor, |tx| {
+        let mut found = None;
+        tx.store().scan_file(FileKind::Archive, 0, &mut |e| {
+            if comparable(&entry_block(&e, lang).text()).contains(needle) {
+                found = Some(e);
+                return Ok(false);
+            }
+            Ok(true)
+        })?;
+        let Some(mut rec) = found else {
+            return Err(Error::NotFound(
+                "no archived entry contains that text; `trilogy read SESSIONS-archive.md` shows the archive"
+                    .into(),
+            ));
+        };
+        let from = rec.state.as_str();
+        if rec.state == State::Replaced {
+            // its replacement took its place (sequence number) among entries of its date:
+            // back beside it, it needs a place of its own
+            rec.seq = tx.store().next_seq()?;
+        }
+        rec.state = State::Live;
+        rec.replaced_by = None;
+        rec.superseded_by = None;
+        tx.put_entry(&rec)?;
+        tx.log("restore", vec![rec.id.clone()], &rec.heading)?;
+        Ok(RestoreOutcome {
+            id: rec.id.clone(),
+            heading: rec.heading.clone(),
+            from,
+            to: State::Live.as_str(),
+        })
+    })
+}
+
+/// Text as compared by [`restore_text`]: LF line ends, no trailing spaces on a line, no archive
+/// pointer line (the original's archive could carry one inside an entry), trimmed.
+fn comparable(text: &str) -> String {
+    text.lines()
+        .map(str::trim_end)
+        .filter(|l| !crate::markdown::is_pointer_line(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim()
+        .to_string()
 }
 
 /// Put revision `revision` of a section back as its current text (a new revision).

@@ -26,12 +26,13 @@ pub use fence::{Fence, beneath, is_under};
 pub use fsio::write_atomic;
 pub use locate::{Found, Located, find_memory, holds_memory, locate, path_of_uri, repository_root};
 pub use scaffold::{
-    BOOT_END, BOOT_START, BootOutcome, boot_block, ensure_boot_block, ensure_region, remove_region,
-    template,
+    BOOT_END, BOOT_START, BootOutcome, BootPresence, boot_block, boot_presence, ensure_boot_block,
+    ensure_region, remove_boot_block, remove_region, template,
 };
+pub(crate) use sync::CLEARED;
 pub use sync::{
-    Broken, SyncReport, Tx, Written, crash_point, entry_block, pending_key, pointer_line,
-    render_file,
+    Broken, ClearedCounts, SyncReport, Tx, Written, crash_point, entry_block, entry_ids,
+    pending_key, pointer_line, render_file,
 };
 
 /// Where "now" comes from; tests and the demo pin the date.
@@ -349,6 +350,23 @@ impl Workspace {
             .any(|f| self.file_path(*f).exists())
     }
 
+    /// True when the memory was cleared (`trilogy clear`) and no command has started the files
+    /// again since. A workspace without a store was never cleared.
+    pub fn cleared(&self) -> Result<bool> {
+        if !self.store_path().exists() {
+            return Ok(false);
+        }
+        let flag = |r: &dyn Reader| r.meta(sync::CLEARED);
+        let v = match self.store.get() {
+            Some(s) => flag(&s.read()?)?,
+            None => match Store::open_read_only(&self.inside(&self.store_path())?) {
+                Ok(ro) => flag(&ro.read()?)?,
+                Err(_) => flag(&self.rw_store()?.read()?)?,
+            },
+        };
+        Ok(v == 1)
+    }
+
     /// Error for commands that need an existing memory folder.
     pub fn require_memory(&self) -> Result<()> {
         if self.has_memory() || self.store_path().exists() {
@@ -533,6 +551,7 @@ impl Workspace {
             return Ok(Match::No);
         }
         let mut out = Match::Yes;
+        let cleared = r.meta(sync::CLEARED)? == 1;
         for f in FileKind::ALL {
             // a file git kept trilogy from writing is written once git is done
             if r.meta(&sync::pending_key(f))? > 0 && sync::gitop::in_progress(&self.root).is_none()
@@ -542,6 +561,10 @@ impl Workspace {
         }
         for f in FileKind::ALL {
             let path = self.memory_file(f)?;
+            if cleared && !path.exists() {
+                // cleared on purpose: started again from the templates by the next write
+                continue;
+            }
             let stamp = r.stamp(f)?;
             let stamped_at = r.stamped_at(f)?;
             match stamp {

@@ -303,6 +303,62 @@ pub fn ensure_region(path: &Path, start: &str, end: &str, block: &str) -> Result
     Ok(outcome)
 }
 
+/// Where the boot block stands in a file: whether the file exists, whether it holds a boot
+/// block (ours or a legacy one), and whether that block is ours (the current markers).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BootPresence {
+    pub file_exists: bool,
+    pub exists: bool,
+    pub current: bool,
+}
+
+/// Look for the boot block in `path` (never writing).
+pub fn boot_presence(path: &Path) -> Result<BootPresence> {
+    let Some(text) = read_text(path)? else {
+        return Ok(BootPresence {
+            file_exists: false,
+            exists: false,
+            current: false,
+        });
+    };
+    let current = find_region(path, &text, BOOT_START, BOOT_END)?.is_some();
+    Ok(BootPresence {
+        file_exists: true,
+        exists: current || find_legacy(&text).is_some(),
+        current,
+    })
+}
+
+/// Take the boot block out of `path`: ours (between the current markers), else a legacy one
+/// (its marker, heading and body); the rest of the file is kept, and the file is deleted when
+/// nothing else is left in it. Returns whether a block was there.
+pub fn remove_boot_block(path: &Path) -> Result<bool> {
+    if remove_region(path, BOOT_START, BOOT_END)? {
+        return Ok(true);
+    }
+    let Some(text) = read_text(path)? else {
+        return Ok(false);
+    };
+    let Some((s, e)) = find_legacy(&text) else {
+        return Ok(false);
+    };
+    let nl = newline_of(&text);
+    let head = text[..s].trim_end();
+    let tail = text[e..].trim();
+    let rest = match (head.is_empty(), tail.is_empty()) {
+        (true, true) => String::new(),
+        (false, true) => head.to_string(),
+        (true, false) => tail.to_string(),
+        (false, false) => format!("{head}{nl}{nl}{tail}"),
+    };
+    if rest.is_empty() {
+        std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
+    } else {
+        fsio::write_atomic(path, format!("{rest}{nl}").as_bytes())?;
+    }
+    Ok(true)
+}
+
 /// Take our region out of `path`; the file is deleted when nothing else is left in it.
 pub fn remove_region(path: &Path, start: &str, end: &str) -> Result<bool> {
     let Some(text) = read_text(path)? else {

@@ -38,6 +38,22 @@ impl Ws {
         ws
     }
 
+    /// `XDG_DATA_HOME` of every command run here: the workspace registry lands in it, never
+    /// in the real home.
+    pub fn data_home(&self) -> PathBuf {
+        self.state.path().join("data")
+    }
+
+    /// `DSH_HOME` (the original plugin's registry) of every command run here.
+    pub fn dsh_home(&self) -> PathBuf {
+        self.state.path().join("dsh")
+    }
+
+    /// Our registry file for commands run here.
+    pub fn registry(&self) -> PathBuf {
+        self.data_home().join("trilogy").join("registry.json")
+    }
+
     pub fn root(&self) -> &Path {
         self.dir.path()
     }
@@ -60,6 +76,8 @@ impl Ws {
         c.arg("--root").arg(self.root());
         c.env("TRILOGY_TODAY", TODAY)
             .env("XDG_STATE_HOME", self.state.path())
+            .env("XDG_DATA_HOME", self.data_home())
+            .env("DSH_HOME", self.dsh_home())
             .env("TRILOGY_CONFIG", self.root().join("no-user-config.toml"))
             .env_remove("TRILOGY_LANG")
             .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES");
@@ -72,6 +90,8 @@ impl Ws {
         c.arg("--root").arg(self.root());
         c.env("TRILOGY_TODAY", TODAY)
             .env("XDG_STATE_HOME", self.state.path())
+            .env("XDG_DATA_HOME", self.data_home())
+            .env("DSH_HOME", self.dsh_home())
             .env("TRILOGY_CONFIG", self.root().join("no-user-config.toml"))
             .env_remove("TRILOGY_LANG")
             .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES");

@@ -335,6 +335,15 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
         }
     }
     // files equal what the store renders
+    let cleared = r.meta(crate::workspace::CLEARED)? == 1;
+    if cleared {
+        out.push(finding(
+            Level::Ok,
+            "files",
+            "the memory was cleared (`trilogy clear`); the next session, `trilogy init` or `doctor --fix` starts the files again from the templates".to_string(),
+            "",
+        ));
+    }
     for f in FileKind::ALL {
         if unreadable.contains(&f) {
             continue;
@@ -364,6 +373,7 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
         }
         match disk {
             None if f == FileKind::Archive && r.file_count(f)? == 0 => {}
+            None if cleared => {}
             None => out.push(finding(
                 Level::Warn,
                 "files",

@@ -20,7 +20,7 @@ use crate::secrets::{in_entry, in_section};
 use crate::store::Reader;
 
 pub use alloc::{AreaLoad, allocate};
-pub use stale::{Staleness, project_is_empty, staleness};
+pub use stale::{Staleness, lag, project_is_empty, staleness};
 pub use texts::{Texts, texts};
 
 /// Smallest budget ever used, whatever the settings say.

@@ -36,6 +36,12 @@ pub fn staleness(
     if config.project_stale_days <= 0 {
         return Ok(None);
     }
+    Ok(lag(r, file_date)?.filter(|s| s.behind_days >= config.project_stale_days))
+}
+
+/// How far PROJECT.md lags behind the logs, whatever the threshold (the panel shows it):
+/// `None` when PROJECT.md has no revision or the logs no dated entry.
+pub fn lag(r: &dyn Reader, file_date: &dyn Fn() -> Option<NaiveDate>) -> Result<Option<Staleness>> {
     let mut made: Option<NaiveDate> = None;
     let mut absorbed: Option<NaiveDate> = None;
     for s in r.sections()? {
@@ -71,10 +77,7 @@ pub fn staleness(
     let Some(newest) = dates.iter().max().copied() else {
         return Ok(None);
     };
-    let behind = (newest - project).num_days();
-    if behind < config.project_stale_days {
-        return Ok(None);
-    }
+    let behind = (newest - project).num_days().max(0);
     let entries_since = dates.iter().filter(|d| **d > project).count();
     Ok(Some(Staleness {
         behind_days: behind,

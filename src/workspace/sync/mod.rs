@@ -27,8 +27,11 @@ mod apply;
 pub(crate) mod gitop;
 mod late;
 mod render;
+mod wholesale;
 
 pub use render::{entry_block, pointer_line, render_file};
+pub(crate) use wholesale::CLEARED;
+pub use wholesale::{ClearedCounts, entry_ids};
 
 /// How long absorbing waits for a file someone is writing to go quiet before leaving it for a
 /// later command.
@@ -75,6 +78,8 @@ pub struct Tx<'w> {
     /// Stamps of the files absorbed (parsed) in this transaction.
     absorbed: HashMap<FileKind, crate::model::FileStamp>,
     changed: bool,
+    /// This transaction clears the memory: the files are deleted instead of written.
+    clearing: bool,
     report: SyncReport,
 }
 
@@ -141,6 +146,7 @@ impl<'w> Tx<'w> {
             archive_other: false,
             absorbed: HashMap::new(),
             changed: false,
+            clearing: false,
             report: SyncReport::default(),
         }
     }
@@ -267,6 +273,8 @@ impl<'w> Tx<'w> {
             self.absorb_late_saves()?;
         }
         self.seq_floor = self.store.meta("next_seq")? + 1;
+        // after `trilogy clear` the files are missing on purpose (see `wholesale`)
+        let cleared = self.store.meta(wholesale::CLEARED)? == 1;
         for f in FileKind::ALL {
             let since = self.store.meta(&pending_key(f))?;
             if since > 0 {
@@ -330,6 +338,12 @@ impl<'w> Tx<'w> {
                 }
                 Some(_) => false,
             };
+            if missing && cleared {
+                if self.project {
+                    self.start_from_template(f)?;
+                }
+                continue;
+            }
             if missing {
                 if f == FileKind::Project && self.store.sections()?.is_empty() {
                     // a folder that never had a PROJECT.md gets the template's five sections
@@ -396,6 +410,12 @@ impl<'w> Tx<'w> {
             self.store.set_meta("absorbed_once", 1)?;
             self.changed = true;
         }
+        if cleared && self.project && !self.deferred.is_empty() {
+            // not every file could start again yet: stay cleared for the next command
+        } else if cleared && self.project {
+            self.store.set_meta(wholesale::CLEARED, 0)?;
+            self.changed = true;
+        }
         // files a git operation kept trilogy from writing are written now (finish checks git)
         for f in self.pending.keys() {
             self.dirty.insert(*f);
@@ -427,6 +447,9 @@ impl<'w> Tx<'w> {
     /// when a file changed on disk after it was absorbed: nothing has been written and the
     /// caller starts over with a fresh transaction.
     pub(super) fn finish(mut self) -> Result<Option<SyncReport>> {
+        if self.clearing {
+            return self.finish_clear();
+        }
         if self.dirty.contains(&FileKind::Archive) && !self.broken.contains_key(&FileKind::Sessions)
         {
             // the pointer line counts the archive

@@ -1,0 +1,71 @@
+//! `clear`: empty a workspace's memory, as the original's panel did. The four files are deleted
+//! (the memory folder too when nothing else is left in it) and the boot block is taken out when
+//! it is ours; the next session (or `init`) starts the files again from the templates and offers
+//! the bootstrap again.
+//!
+//! Unlike the original, nothing is lost: the clear is recorded in the store first (one
+//! transaction: every entry and section tombstoned, with the actor), so `trilogy log` shows it
+//! and `trilogy restore` brings any entry back.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::error::Result;
+use crate::model::FileKind;
+use crate::workspace::{BOOT_START, Workspace, remove_region};
+
+/// What a clear did.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ClearOutcome {
+    /// Memory files deleted.
+    pub cleared: Vec<String>,
+    /// The boot block was ours and was taken out of the instruction file.
+    pub boot_block_removed: bool,
+    /// Entries tombstoned in the store (restorable by id).
+    pub entries: usize,
+    /// PROJECT sections tombstoned (restorable by revision).
+    pub sections: usize,
+}
+
+/// Clear the memory of `ws`. `instruction_file` is the file holding the boot block (default:
+/// the config's `boot_block_file`).
+pub fn clear(ws: &Workspace, instruction_file: Option<&Path>, actor: &str) -> Result<ClearOutcome> {
+    let any_file = FileKind::ALL
+        .iter()
+        .any(|f| ws.file_path(*f).symlink_metadata().is_ok());
+    let mut out = ClearOutcome {
+        cleared: Vec::new(),
+        boot_block_removed: false,
+        entries: 0,
+        sections: 0,
+    };
+    // a store that never held this memory, or already cleared, has nothing to tombstone
+    let store_holds = ws.store_path().exists() && !ws.cleared()?;
+    if any_file || store_holds {
+        let done = ws.write(actor, |tx| tx.clear_memory())?;
+        out.entries = done.value.entries;
+        out.sections = done.value.sections;
+        out.cleared = done
+            .report
+            .written
+            .iter()
+            .filter(|n| FileKind::from_name(n).is_some())
+            .cloned()
+            .collect();
+    }
+    // the folder goes only when nothing else is in it
+    let dir = ws.memory_dir();
+    if dir.is_dir() && std::fs::read_dir(&dir).is_ok_and(|mut d| d.next().is_none()) {
+        let _ = std::fs::remove_dir(&dir);
+    }
+    let file = instruction_file
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| super::block::boot_file(ws));
+    let path = super::block::target(ws, &file)?;
+    if std::fs::read_to_string(&path).is_ok_and(|t| t.contains(BOOT_START)) {
+        out.boot_block_removed = remove_region(&path, BOOT_START, crate::workspace::BOOT_END)?;
+    }
+    Ok(out)
+}

@@ -1,0 +1,163 @@
+//! Endpoints beyond the original's: `info` (where the server runs, its language), `search`
+//! (`memory_search`'s ranking, whole entries), `events` (who changed what), `sessions` (what
+//! each agent session was injected and what its caps dropped), `history` (restorable
+//! entries) and `weeks` (sessions per ISO week by area, for the page's chart). All read-only;
+//! their JSON is the CLI's `--json` for the same question.
+
+use std::collections::BTreeMap;
+
+use axum::http::Method;
+use chrono::Datelike;
+use serde_json::{Value, json};
+
+use super::api::{open, root_of};
+use super::{ApiError, ApiResult, App, Request, to_json, wrong_method};
+use crate::index::{ArchiveMode, SearchQuery};
+use crate::model::{FileKind, State};
+
+const ENDPOINTS: [&str; 6] = ["info", "search", "events", "sessions", "history", "weeks"];
+
+pub fn is_endpoint(name: &str) -> bool {
+    ENDPOINTS.contains(&name)
+}
+
+pub fn route(app: &App, req: &Request) -> Option<ApiResult> {
+    if !is_endpoint(&req.name) {
+        return None;
+    }
+    if req.method != Method::GET {
+        return Some(Err(wrong_method(req, "GET")));
+    }
+    Some(match req.name.as_str() {
+        "info" => info(app),
+        "search" => search(app, req),
+        "events" => events(app, req),
+        "sessions" => sessions(app, req),
+        "history" => history(app, req),
+        _ => weeks(app, req),
+    })
+}
+
+/// A numeric query parameter within bounds, or 400.
+fn number(req: &Request, key: &str, default: usize, max: usize) -> Result<usize, ApiError> {
+    match req.param(key) {
+        None => Ok(default),
+        Some(v) => match v.parse::<usize>() {
+            Ok(n) if (1..=max).contains(&n) => Ok(n),
+            _ => Err(ApiError::bad(format!(
+                "{key} 必须是 1 到 {max} 之间的整数：{v}"
+            ))),
+        },
+    }
+}
+
+/// `GET /info`: `{ cwd, lang, version, registry }`.
+fn info(app: &App) -> ApiResult {
+    let wanted = crate::workspace::Wanted {
+        cwd: Some(&app.cwd),
+        ..Default::default()
+    };
+    let lang = crate::workspace::open_located(&wanted, &app.env, &app.overrides)
+        .map(|(ws, _, _)| ws.lang().as_str())
+        .unwrap_or("zh");
+    Ok(json!({
+        "cwd": app.cwd.display().to_string(),
+        "lang": lang,
+        "version": env!("CARGO_PKG_VERSION"),
+        "registry": crate::registry::path(&app.env).map(|p| p.display().to_string()),
+    }))
+}
+
+/// `GET /search?root=&q=&limit=`.
+fn search(app: &App, req: &Request) -> ApiResult {
+    let root = root_of(req)?;
+    let q = req.param("q").ok_or_else(|| ApiError::bad("缺少 q 参数"))?;
+    let limit = number(req, "limit", 5, 20)?;
+    let ws = open(app, &root)?;
+    let out = crate::ops::search::search(
+        &ws,
+        SearchQuery {
+            text: q.to_string(),
+            limit,
+            archive: ArchiveMode::Include,
+            ..Default::default()
+        },
+    )?;
+    to_json(&out)
+}
+
+/// `GET /events?root=&limit=`: the event log, newest first.
+fn events(app: &App, req: &Request) -> ApiResult {
+    let root = root_of(req)?;
+    let limit = number(req, "limit", 50, 10_000)?;
+    let ws = open(app, &root)?;
+    let view = crate::ops::log(
+        &ws,
+        &crate::ops::LogQuery {
+            limit,
+            ..Default::default()
+        },
+    )?;
+    to_json(&view)
+}
+
+/// `GET /sessions?root=`.
+fn sessions(app: &App, req: &Request) -> ApiResult {
+    let root = root_of(req)?;
+    let ws = open(app, &root)?;
+    to_json(&crate::ops::agent::list_sessions(&ws)?)
+}
+
+/// `GET /history?root=`: entries in no live place (archived, removed, replaced,
+/// superseded), newest first; each restorable with `POST /restore {root, id}`.
+fn history(app: &App, req: &Request) -> ApiResult {
+    let root = root_of(req)?;
+    let ws = open(app, &root)?;
+    let mut entries = ws.read(|r| r.all_entries())?.value;
+    entries.retain(|e| e.state != State::Live);
+    entries.sort_by(|a, b| b.sort_date.cmp(&a.sort_date).then(b.seq.cmp(&a.seq)));
+    let list: Vec<Value> = entries
+        .iter()
+        .map(|e| {
+            json!({
+                "id": e.id,
+                "file": e.file().unwrap_or(match e.kind {
+                    crate::model::EntryKind::Session => FileKind::Sessions,
+                    crate::model::EntryKind::Decision => FileKind::Decisions,
+                }).file_name(),
+                "kind": e.kind.as_str(),
+                "state": e.state.as_str(),
+                "heading": e.heading,
+                "text": format!("## {}\n{}", e.heading, e.body),
+                "at": e.created_at,
+            })
+        })
+        .collect();
+    Ok(json!({ "entries": list }))
+}
+
+/// `GET /weeks?root=`: `{ weeks: [{ week: "YYYY-Www", areas: { area: count } }] }`, oldest
+/// week first, live and archived sessions.
+fn weeks(app: &App, req: &Request) -> ApiResult {
+    let root = root_of(req)?;
+    let ws = open(app, &root)?;
+    let mut weeks: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
+    ws.read(|r| {
+        for f in [FileKind::Sessions, FileKind::Archive] {
+            r.scan_file(f, 0, &mut |e| {
+                if let Some(d) = e.date() {
+                    let w = d.iso_week();
+                    let key = format!("{}-W{:02}", w.year(), w.week());
+                    *weeks.entry(key).or_default().entry(e.area()).or_default() += 1;
+                }
+                Ok(true)
+            })?;
+        }
+        Ok(())
+    })?;
+    let list: Vec<Value> = weeks
+        .into_iter()
+        .map(|(week, areas)| json!({ "week": week, "areas": areas }))
+        .collect();
+    Ok(json!({ "weeks": list }))
+}

@@ -1,0 +1,434 @@
+//! `trilogy serve`: the memory panel over HTTP (axum), bound to 127.0.0.1 only. The only
+//! module that names axum.
+//!
+//! Every request passes the fence first ([`fence::check`]); then `/` and `/trilogy` redirect to
+//! the page, `/trilogy/` is the page and its assets ([`assets`]), and the other
+//! `/trilogy/<name>` paths are the JSON endpoints: the original plugin's ([`api`]) and ours
+//! ([`extra`]). Answers are JSON with `cache-control: no-store`; errors are `{ "error": "…" }`
+//! with the original's statuses and texts, or the status of the failure's kind
+//! ([`crate::ErrorKind::http_status`]). Handlers run on the blocking pool and go through `ops`
+//! like every other writer; no transaction is held between requests.
+
+mod api;
+mod assets;
+mod extra;
+pub mod fence;
+mod writes;
+
+use std::collections::HashMap;
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, DefaultBodyLimit, State};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::workspace::Workspace;
+
+/// The largest request body (an imported bundle with a large archive).
+const BODY_LIMIT: usize = 256 << 20;
+
+/// How `trilogy serve` was asked to run.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// 0 = any free port.
+    pub port: u16,
+    /// `--set KEY=VALUE` overrides, applied to every workspace opened.
+    pub overrides: Vec<String>,
+}
+
+/// What a launched server tells its caller to print.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Launch {
+    pub url: String,
+    pub port: u16,
+    pub token: String,
+    /// Where the token is kept for scripts (mode 0600), when it could be written.
+    #[serde(rename = "tokenFile")]
+    pub token_file: Option<String>,
+}
+
+/// What the status chip shows for a workspace the server itself is writing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Phase {
+    Recording,
+    Done,
+}
+
+/// The server's state, shared by every request.
+pub(crate) struct App {
+    pub port: u16,
+    pub token: String,
+    /// Where `trilogy serve` ran (the page's status chip asks about it).
+    pub cwd: PathBuf,
+    pub env: Vec<(String, String)>,
+    pub overrides: Vec<String>,
+    /// Workspaces opened so far, by root: their stores stay open between requests.
+    workspaces: Mutex<HashMap<PathBuf, Arc<Workspace>>>,
+    /// Writes this server made, by root: (phase, Unix ms).
+    activity: Mutex<HashMap<String, (Phase, i64)>>,
+    /// PROJECT.md's lag per root, with the (change, store, PROJECT mtime) it was judged at.
+    lags: Mutex<HashMap<PathBuf, (LagKey, Option<crate::ops::inject::Staleness>)>>,
+}
+
+/// What a judged lag depends on: the store's change counter and identity, PROJECT.md's mtime.
+pub(crate) type LagKey = (u64, u64, i64);
+
+impl App {
+    /// The workspace at `root` (an absolute folder that exists), opened once.
+    pub fn workspace(&self, root: &Path) -> Result<Arc<Workspace>> {
+        let mut held = self.workspaces.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(ws) = held.get(root) {
+            return Ok(ws.clone());
+        }
+        let (ws, _) = crate::workspace::open_workspace(root, &self.env, &self.overrides)?;
+        let ws = Arc::new(ws);
+        held.insert(root.to_path_buf(), ws.clone());
+        Ok(ws)
+    }
+
+    pub fn lag_cache(
+        &self,
+        root: &Path,
+        key: LagKey,
+    ) -> Option<Option<crate::ops::inject::Staleness>> {
+        let held = self.lags.lock().unwrap_or_else(|p| p.into_inner());
+        held.get(root)
+            .filter(|(k, _)| *k == key)
+            .map(|(_, v)| v.clone())
+    }
+
+    pub fn keep_lag(&self, root: &Path, key: LagKey, lag: Option<crate::ops::inject::Staleness>) {
+        self.lags
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(root.to_path_buf(), (key, lag));
+    }
+
+    pub fn mark(&self, root: &str, phase: Phase) {
+        self.activity
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(root.to_string(), (phase, now_ms()));
+    }
+
+    pub fn activity(&self, root: &str) -> Option<(Phase, i64)> {
+        self.activity
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(root)
+            .copied()
+    }
+
+    /// Run a write of the panel's on `root`, with the status chip showing it.
+    pub fn writing<T>(&self, root: &str, f: impl FnOnce() -> Result<T>) -> Result<T> {
+        self.mark(root, Phase::Recording);
+        let out = f();
+        self.mark(root, Phase::Done);
+        out
+    }
+}
+
+pub(crate) fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+/// A failed request: status and the `{ error }` text.
+#[derive(Debug)]
+pub(crate) struct ApiError {
+    pub status: u16,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(status: u16, message: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            message: message.into(),
+        }
+    }
+
+    pub fn bad(message: impl Into<String>) -> ApiError {
+        ApiError::new(400, message)
+    }
+}
+
+impl From<Error> for ApiError {
+    fn from(e: Error) -> ApiError {
+        ApiError::new(e.kind().http_status(), e.to_string())
+    }
+}
+
+pub(crate) type ApiResult = std::result::Result<Value, ApiError>;
+
+/// A JSON answer with the headers every answer carries.
+fn json(status: u16, value: &Value) -> Response {
+    let body = serde_json::to_string(value).unwrap_or_else(|_| "{}".into());
+    let mut r = (
+        StatusCode::from_u16(status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
+        body,
+    )
+        .into_response();
+    let h = r.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json; charset=utf-8"),
+    );
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    r
+}
+
+fn error(status: u16, message: &str) -> Response {
+    json(status, &serde_json::json!({ "error": message }))
+}
+
+/// A request as the endpoints see it.
+pub(crate) struct Request {
+    pub method: Method,
+    /// The name after `/trilogy/`.
+    pub name: String,
+    pub query: HashMap<String, String>,
+    pub body: Value,
+}
+
+impl Request {
+    pub fn param(&self, key: &str) -> Option<&str> {
+        self.query
+            .get(key)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    }
+
+    pub fn field(&self, key: &str) -> Option<&Value> {
+        self.body.get(key).filter(|v| !v.is_null())
+    }
+
+    pub fn str_field(&self, key: &str) -> Option<&str> {
+        self.field(key)
+            .and_then(Value::as_str)
+            .filter(|v| !v.trim().is_empty())
+    }
+}
+
+fn parse_query(query: Option<&str>) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for kv in query.unwrap_or("").split('&').filter(|s| !s.is_empty()) {
+        let (k, v) = kv.split_once('=').unwrap_or((kv, ""));
+        let decode = |s: &str| {
+            let s = s.replace('+', " ");
+            percent_encoding::percent_decode_str(&s)
+                .decode_utf8_lossy()
+                .into_owned()
+        };
+        out.entry(decode(k)).or_insert_with(|| decode(v));
+    }
+    out
+}
+
+async fn dispatch(
+    State(app): State<Arc<App>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    if let Err(refusal) = fence::check(peer.ip(), &headers, &method, app.port, &app.token) {
+        return error(403, &refusal.message(app.port));
+    }
+    let path = uri.path();
+    if path == "/" || path == "/trilogy" {
+        return assets::redirect("/trilogy/");
+    }
+    let Some(name) = path.strip_prefix("/trilogy/") else {
+        return error(404, &format!("未知端点：{path}"));
+    };
+    if matches!(method, Method::GET | Method::HEAD) {
+        if name.is_empty() {
+            return assets::page(uri.query(), &app.token);
+        }
+        if let Some(r) = assets::asset(name) {
+            return r;
+        }
+    }
+    if !api::is_endpoint(name) && !writes::is_endpoint(name) && !extra::is_endpoint(name) {
+        return error(404, &format!("未知端点：{path}"));
+    }
+    let body = if body.iter().all(u8::is_ascii_whitespace) {
+        Value::Object(Default::default())
+    } else {
+        match serde_json::from_slice::<Value>(&body) {
+            Ok(v) => v,
+            Err(e) => return error(400, &format!("请求体不是 JSON：{e}")),
+        }
+    };
+    let req = Request {
+        method,
+        name: name.to_string(),
+        query: parse_query(uri.query()),
+        body,
+    };
+    let app2 = app.clone();
+    let answered = tokio::task::spawn_blocking(move || {
+        let app = app2;
+        api::route(&app, &req)
+            .or_else(|| writes::route(&app, &req))
+            .or_else(|| extra::route(&app, &req))
+            .unwrap_or_else(|| {
+                Err(ApiError::new(
+                    404,
+                    format!("未知端点：/trilogy/{}", req.name),
+                ))
+            })
+    })
+    .await;
+    match answered {
+        Ok(Ok(v)) => json(200, &v),
+        Ok(Err(e)) => error(e.status, &e.message),
+        Err(e) => error(500, &format!("internal error: {e}")),
+    }
+}
+
+/// A method an endpoint does not take.
+pub(crate) fn wrong_method(req: &Request, allowed: &str) -> ApiError {
+    ApiError::new(
+        405,
+        format!(
+            "/trilogy/{} 只接受 {allowed} 请求（收到 {}）",
+            req.name, req.method
+        ),
+    )
+}
+
+/// `v` as a JSON answer.
+pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> ApiResult {
+    serde_json::to_value(v).map_err(|e| ApiError::new(500, format!("internal error: json: {e}")))
+}
+
+/// A random per-launch token: 32 hex digits from the system's random source.
+fn new_token() -> Result<String> {
+    use std::io::Read;
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut f| f.read_exact(&mut bytes))
+        .map_err(|e| Error::io("/dev/urandom", e))?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Bind 127.0.0.1:`port`, call `announce` with the URL (the caller prints it), and serve
+/// until Ctrl-C or SIGTERM.
+pub fn serve(opts: Options, announce: impl FnOnce(&Launch) -> Result<()>) -> Result<()> {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TRILOGY_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .try_init();
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::Internal(format!("tokio runtime: {e}")))?;
+    rt.block_on(async move {
+        // loopback only, never every interface
+        let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, opts.port));
+        let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
+            Error::bad_input(format!(
+                "cannot listen on {addr}: {e}; choose another port with --port (0 picks a free one)"
+            ))
+        })?;
+        let port = listener
+            .local_addr()
+            .map_err(|e| Error::Internal(format!("listener address: {e}")))?
+            .port();
+        let token = new_token()?;
+        let app = Arc::new(App {
+            port,
+            token: token.clone(),
+            cwd,
+            env,
+            overrides: opts.overrides,
+            workspaces: Mutex::new(HashMap::new()),
+            activity: Mutex::new(HashMap::new()),
+            lags: Mutex::new(HashMap::new()),
+        });
+        api::seed(&app);
+        let token_file = keep_token(&app.env, port, &token);
+        announce(&Launch {
+            url: format!("http://127.0.0.1:{port}/trilogy/?token={token}"),
+            port,
+            token,
+            token_file: token_file.as_ref().map(|p| p.display().to_string()),
+        })?;
+        let router = axum::Router::new()
+            .fallback(dispatch)
+            .layer(DefaultBodyLimit::max(BODY_LIMIT))
+            .with_state(app);
+        let served = axum::serve(
+            listener,
+            router.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(shutdown())
+        .await
+        .map_err(|e| Error::Internal(format!("http server: {e}")));
+        if let Some(f) = token_file {
+            let _ = std::fs::remove_file(f);
+        }
+        served
+    })
+}
+
+/// Keep the token where only this user can read it, for scripts on this machine
+/// (`$XDG_STATE_HOME/trilogy/serve-<port>.token`, mode 0600), removed when the server stops.
+/// Best effort: without a state folder, the printed URL is the only copy.
+fn keep_token(env: &[(String, String)], port: u16, token: &str) -> Option<PathBuf> {
+    let var = |k: &str| {
+        env.iter()
+            .find(|(n, v)| n == k && !v.is_empty())
+            .map(|(_, v)| PathBuf::from(v))
+    };
+    let base = var("XDG_STATE_HOME").or_else(|| var("HOME").map(|h| h.join(".local/state")))?;
+    let dir = base.join("trilogy");
+    std::fs::create_dir_all(&dir).ok()?;
+    let path = dir.join(format!("serve-{port}.token"));
+    let mut open = std::fs::OpenOptions::new();
+    open.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
+    let mut f = open.open(&path).ok()?;
+    // a file left by an earlier server on this port keeps its mode on open: set it again
+    #[cfg(unix)]
+    std::fs::set_permissions(
+        &path,
+        std::os::unix::fs::PermissionsExt::from_mode(0o600),
+    )
+    .ok()?;
+    std::io::Write::write_all(&mut f, format!("{token}\n").as_bytes()).ok()?;
+    Some(path)
+}
+
+async fn shutdown() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = term => {},
+    }
+}

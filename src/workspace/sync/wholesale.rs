@@ -1,0 +1,206 @@
+//! Whole files from outside the files themselves: a file's text taken into the store as a hand
+//! edit by a named writer (a save from the panel, a bundle import), and the clear of a
+//! workspace's memory, recorded in the store before the files go.
+//!
+//! After a clear the memory files are missing on purpose: reads leave them missing, and the
+//! first command that writes (a session's scaffolding, `init`, a checkpoint) starts them again
+//! from the templates. Every cleared entry stays in the store, `removed`, and can be restored.
+
+use crate::error::{Error, Result};
+use crate::markdown;
+use crate::model::{FileKind, State};
+use crate::store::Reader;
+
+use super::{Tx, fsio};
+
+/// Store meta key: 1 after `trilogy clear`, until the files are started again from templates.
+pub(crate) const CLEARED: &str = "cleared";
+
+/// What a clear marked in the store.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ClearedCounts {
+    /// Entries tombstoned (now `removed`, restorable by id).
+    pub entries: usize,
+    /// PROJECT sections tombstoned (restorable by revision).
+    pub sections: usize,
+}
+
+/// The ids the store gives the entries of `doc`, a parsed `f` (DECISIONS, SESSIONS or the
+/// archive), in file order.
+pub fn entry_ids(f: FileKind, doc: &markdown::Doc, today: chrono::NaiveDate) -> Vec<String> {
+    super::apply::items_of(f, doc, today)
+        .into_iter()
+        .map(|i| i.id)
+        .collect()
+}
+
+impl Tx<'_> {
+    /// Take `text` as the new content of `f`, as a hand edit made by this transaction's actor:
+    /// what it lacks is marked removed (restorable), what it adds is recorded, and the file is
+    /// written with exactly these bytes (the store keeps each file's layout). With `meant`, the
+    /// text is taken wholesale even when trilogy wrote the file moments ago (otherwise entries
+    /// recorded after the text was read are kept, as for any save).
+    pub fn take_text(&mut self, f: FileKind, text: &str, meant: bool) -> Result<()> {
+        self.take_texts(&[(f, text)], meant)
+    }
+
+    /// [`Tx::take_text`] for several files at once (a bundle): one pass, so a store that holds
+    /// no entry yet takes them in bulk, as when it is rebuilt from the Markdown.
+    pub fn take_texts(&mut self, files: &[(FileKind, &str)], meant: bool) -> Result<()> {
+        let mut docs = Vec::with_capacity(files.len());
+        for (f, text) in files {
+            let f = *f;
+            if let Some(e) = self.broken.get(&f) {
+                return Err(Error::WouldOverwrite {
+                    path: self.ws.file_path(f),
+                    line: e.line,
+                    reason: e.reason.clone(),
+                });
+            }
+            let strip = matches!(f, FileKind::Sessions | FileKind::Archive);
+            let parsed = markdown::parse(text, strip).map_err(|e| {
+                Error::bad_input(format!(
+                    "{}: line {}: {}; fix the text and save again",
+                    f.file_name(),
+                    e.line,
+                    e.reason
+                ))
+            })?;
+            docs.push((f, parsed));
+        }
+        let added_git: Vec<FileKind> = match meant {
+            true => files
+                .iter()
+                .map(|(f, _)| *f)
+                .filter(|f| self.from_git.insert(*f))
+                .collect(),
+            false => Vec::new(),
+        };
+        // no entry stored yet (a new or a cleared-and-never-used store holds none): bulk
+        let fresh = self.store.meta("count:total")? == 0;
+        let result = self.apply_docs(docs, fresh);
+        for f in added_git {
+            self.from_git.remove(&f);
+        }
+        result?;
+        for (f, _) in files {
+            if *f == FileKind::Archive {
+                self.archive_other = true;
+            }
+            self.dirty.insert(*f);
+        }
+        self.changed = true;
+        Ok(())
+    }
+
+    /// Tombstone every entry and PROJECT section of the workspace (one `clear` event, with the
+    /// actor), and have this transaction delete the four files instead of writing them. A file
+    /// that does not parse is refused: its text is not in the store, so deleting it would lose it.
+    pub fn clear_memory(&mut self) -> Result<ClearedCounts> {
+        if let Some((f, e)) = self.broken.iter().next() {
+            return Err(Error::WouldOverwrite {
+                path: self.ws.file_path(*f),
+                line: e.line,
+                reason: e.reason.clone(),
+            });
+        }
+        let mut counts = ClearedCounts::default();
+        let mut ids = Vec::new();
+        for f in [FileKind::Decisions, FileKind::Sessions, FileKind::Archive] {
+            for mut rec in self.store.file_entries(f, 0, usize::MAX)? {
+                rec.state = State::Removed;
+                rec.replaced_by = None;
+                self.put_entry(&rec)?;
+                ids.push(rec.id);
+            }
+        }
+        counts.entries = ids.len();
+        let mut keys = Vec::new();
+        for mut s in self.store.sections()? {
+            if s.removed {
+                continue;
+            }
+            s.removed = true;
+            s.revision += 1;
+            self.put_section(&s)?;
+            keys.push(s.key);
+        }
+        counts.sections = keys.len();
+        ids.extend(keys);
+        self.log(
+            "clear",
+            ids,
+            &format!(
+                "{} entries and {} sections cleared (restorable)",
+                counts.entries, counts.sections
+            ),
+        )?;
+        // no file on disk is what the store last wrote any more: the old files brought back
+        // (a `git checkout`) are read as the edit they are, never taken as already known
+        let never = crate::model::FileStamp {
+            sha1: "cleared".into(),
+            len: u64::MAX,
+            mtime_ns: 0,
+            ino: 0,
+            taken_ms: 0,
+        };
+        for f in FileKind::ALL {
+            self.store.set_stamp(f, &never)?;
+            self.store.set_layout(f, None)?;
+            self.store.set_meta(&super::written_key(f), 0)?;
+            self.store.set_meta(&super::pending_key(f), 0)?;
+        }
+        self.store.set_meta(CLEARED, 1)?;
+        self.clearing = true;
+        Ok(counts)
+    }
+
+    /// The end of a clear: delete the files (each must still be the version absorbed, else the
+    /// transaction starts over), then commit. `Ok(None)`: start over.
+    pub(super) fn finish_clear(mut self) -> Result<Option<super::SyncReport>> {
+        if !self.deferred.is_empty() {
+            return Ok(None);
+        }
+        let mut doomed = Vec::new();
+        for f in FileKind::ALL {
+            let path = self.ws.memory_file(f)?;
+            let now = fsio::read_stamped(&path)?;
+            if self
+                .seen
+                .get(&f)
+                .is_some_and(|seen| seen.as_deref() != now.as_ref().map(|(_, st)| st.sha1.as_str()))
+            {
+                return Ok(None);
+            }
+            if now.is_some() {
+                doomed.push((f, path));
+            }
+        }
+        let mut report = std::mem::take(&mut self.report);
+        for (f, path) in doomed {
+            std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
+            report.written.push(f.file_name().to_string());
+        }
+        super::crash_point("before-commit");
+        self.store.commit()?;
+        Ok(Some(report))
+    }
+
+    /// A file missing after a clear, in a command that writes: it starts again from its
+    /// template (the file is written with the template's bytes).
+    pub(super) fn start_from_template(&mut self, f: FileKind) -> Result<()> {
+        if f == FileKind::Archive {
+            return Ok(());
+        }
+        let template = self.ws.file_template(f)?;
+        let parsed = markdown::parse(&template, f == FileKind::Sessions).map_err(|e| {
+            Error::bad_input(format!(
+                "template {}: line {}: {}",
+                f.file_name(),
+                e.line,
+                e.reason
+            ))
+        })?;
+        self.apply_docs(vec![(f, parsed)], false)
+    }
+}
