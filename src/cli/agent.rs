@@ -50,9 +50,10 @@ enum SessionsCmd {
 
 #[derive(Args, Debug)]
 pub struct HookArgs {
-    /// claude, codex or gemini
+    /// claude, codex, gemini or dsh
     pub host: Option<String>,
-    /// session-start, user-prompt-submit, post-tool-use, stop or session-end
+    /// session-start, user-prompt-submit, post-tool-use, stop or session-end (dsh: pre-step,
+    /// turn-stopping or session-end, JSON in and out as in schema/dsh-hook.json)
     pub event: Option<String>,
 }
 
@@ -168,12 +169,13 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> i32 {
     let _ = std::io::stdin().read_to_end(&mut input);
     let env: Vec<(String, String)> = std::env::vars().collect();
     let host_name = a.host.as_deref().unwrap_or_default();
-    let Some(host) = Host::parse(host_name) else {
+    let host = Host::parse(host_name);
+    if host.is_none() && host_name != hooks::dsh::HOST {
         eprintln!(
-            "trilogy hook: unknown host `{host_name}` (claude, codex or gemini); nothing done"
+            "trilogy hook: unknown host `{host_name}` (claude, codex, gemini or dsh); nothing done"
         );
         return 0;
-    };
+    }
     let Some(event) = a.event.as_deref() else {
         eprintln!("trilogy hook {host_name}: no event given (e.g. session-start); nothing done");
         return 0;
@@ -192,7 +194,10 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> i32 {
             return 0;
         }
     };
-    let reply = hooks::run(host, event, &stdin, &env, overrides);
+    let reply = match host {
+        Some(host) => hooks::run(host, event, &stdin, &env, overrides),
+        None => hooks::dsh::run(event, &stdin, &env, overrides),
+    };
     if let Some(line) = &reply.log {
         eprintln!("trilogy hook: {line}");
         // hosts run hooks in the session's directory: log there when the input named none

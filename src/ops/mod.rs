@@ -12,6 +12,7 @@ mod query;
 mod restore;
 pub mod search;
 pub mod secrets;
+pub mod surface;
 
 use chrono::NaiveDate;
 use serde::Serialize;
