@@ -43,7 +43,12 @@ export function apply(ctx, config) {
       const rc = typeof session.requestContext === 'function' ? session.requestContext() : undefined
       if (Number(rc?.contextWindow) > 0) return Number(rc.contextWindow)
       if (st.window !== undefined) return st.window
-      const llm = ctx.llm ?? ctx.get?.('llm')
+      let llm
+      try {
+        llm = ctx.get?.('llm')
+      } catch {
+        llm = undefined
+      }
       const info = await withTimeout(
         Promise.resolve(llm?.resolveModelInfo?.(agent?.options?.provider, agent?.options?.model)),
         1000,
@@ -51,7 +56,8 @@ export function apply(ctx, config) {
       const w = Number(info?.context?.contextWindow)
       st.window = w > 0 ? w : null
       return st.window
-    } catch {
+    } catch (e) {
+      logLine(`model window: ${e?.message ?? e}`)
       return null
     }
   }

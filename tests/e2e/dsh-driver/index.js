@@ -1,6 +1,6 @@
 // Test driver for the DeepSeek Harness end-to-end tests (not part of trilogy): a headless run
 // answers one task, so this plugin plays the user's next turns. Its config names a JSON file
-// holding a list of turns `{prompt, run?, compact?, duplicate?}`; when turn k stops, it does
+// holding the turns after the first, `{prompt, run?, compact?, duplicate?}`; when turn k stops, it does
 // what turn k+1 asks before it — `run` (argv of a command run to completion, e.g. a
 // checkpoint from another process), `compact` (our memory blocks leave the surface, the way a
 // compaction takes them: replaced in place), `duplicate` (a second copy of the block appears)
@@ -23,7 +23,7 @@ export function apply(ctx, config) {
     return e?.type === 'user/message' && ours(e.data?.source)
   })
   ctx.on('agent/turn-stopping', ({ agent, turn }) => {
-    const next = turns[turn]
+    const next = turns[turn - 1]
     const session = agent?.session
     if (!next || !session || session.header?.origin === 'subagent') return
     if (next.run) {
