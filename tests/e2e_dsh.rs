@@ -34,7 +34,7 @@ fn dsh_bin() -> PathBuf {
         assert!(
             dir.join(tool).exists(),
             "{} is missing: install DeepSeek Harness with \
-             `npm ci --prefix tests/e2e/dsh --legacy-peer-deps --ignore-scripts` (.ci/run does)",
+             `npm install --prefix tests/e2e/dsh --legacy-peer-deps --ignore-scripts` (.ci/run does)",
             dir.join(tool).display()
         );
     }
@@ -461,4 +461,20 @@ fn dsh_step_goes_on_when_trilogy_is_missing_or_hangs() {
         };
         assert!(log.contains(why), "{label}: the plugin logged why: {log}");
     }
+}
+
+#[test]
+fn dsh_plugin_helpers_pass_their_unit_tests() {
+    let test = Path::new(env!("CARGO_MANIFEST_DIR")).join("hosts/dsh/lib.test.mjs");
+    let out = Command::new(dsh_bin().join("node"))
+        .arg("--test")
+        .arg(&test)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
