@@ -45,6 +45,7 @@ pub struct Copy {
 
 /// What the model sees, as the host reports it.
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(default)]
 pub struct Surface {
     /// False when the host could not read its surface.
     pub known: bool,
