@@ -113,6 +113,32 @@ impl Harness {
         .unwrap();
     }
 
+    /// `trilogy uninstall dsh` from `profile`: the plugin leaves the profile's packages.
+    fn uninstall(&self, profile: &str) {
+        let mut c = Command::new(trilogy());
+        base_env(&self.kit, &mut c);
+        let path = std::env::var_os("PATH").unwrap();
+        let mut paths = vec![dsh_bin()];
+        paths.extend(std::env::split_paths(&path));
+        c.env("PATH", std::env::join_paths(paths).unwrap())
+            .env("DSH_HOME", &self.dsh_home)
+            .args(["uninstall", "dsh", "--profile", profile])
+            .current_dir(&self.kit.project);
+        let out = run(&self.kit, c, "uninstall-dsh");
+        assert!(out.contains("ran       dsh plugin"), "{out}");
+        let manifest = std::fs::read_to_string(
+            self.dsh_home
+                .join("profiles")
+                .join(profile)
+                .join("package.json"),
+        )
+        .unwrap();
+        assert!(
+            !manifest.contains("@trilogy-memory/dsh-plugin"),
+            "{manifest}"
+        );
+    }
+
     /// A headless run of `prompt` (the driver plays the turns after it); its stdout.
     fn headless(&self, prompt: &str) -> String {
         let mut c = self.cmd("dsh");
@@ -425,6 +451,7 @@ fn dsh_budget_follows_the_model_window_and_the_profile_row() {
         "three of 41 entries injected: {}",
         &block[..block.len().min(600)]
     );
+    h.uninstall("headless");
 }
 
 #[test]
