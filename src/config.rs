@@ -168,7 +168,8 @@ impl LoadArgs {
     }
 }
 
-fn canonical_key(key: &str) -> Option<&'static str> {
+/// The snake_case name of a key given in either spelling.
+pub fn canonical_key(key: &str) -> Option<&'static str> {
     KEYS.iter()
         .find(|(snake, camel)| key == *snake || key == *camel)
         .map(|(snake, _)| *snake)

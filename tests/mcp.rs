@@ -528,7 +528,7 @@ fn install_registers_the_server_and_dsh_gets_a_block_the_server_keeps_current() 
     ws.ok(&["uninstall", "claude"]);
     assert!(!ws.root().join(".mcp.json").exists());
 
-    let out = ws.ok(&["install", "dsh"]);
+    let out = ws.ok(&["install", "dsh", "--static"]);
     assert!(
         out.contains("serverName: trilogy") && out.contains("dsh-mcp-client"),
         "{out}"

@@ -50,9 +50,10 @@ enum SessionsCmd {
 
 #[derive(Args, Debug)]
 pub struct HookArgs {
-    /// claude, codex or gemini
+    /// claude, codex, gemini or dsh
     pub host: Option<String>,
-    /// session-start, user-prompt-submit, post-tool-use, stop or session-end
+    /// session-start, user-prompt-submit, post-tool-use, stop or session-end (dsh: pre-step,
+    /// turn-stopping or session-end, JSON in and out as in schema/dsh-hook.json)
     pub event: Option<String>,
 }
 
@@ -67,6 +68,13 @@ pub struct InstallArgs {
     /// absolute path, since git run from a GUI, an IDE or cron may not have it on PATH)
     #[arg(long)]
     command: Option<String>,
+    /// dsh: the DeepSeek Harness profile to add the plugin to (web, tui, headless, …)
+    #[arg(long, default_value = "web")]
+    profile: String,
+    /// dsh: no plugin; keep a static copy of the block in AGENTS.local.md, refreshed by the
+    /// MCP server after every write (no reminder, no notices, no per-step injection)
+    #[arg(long = "static")]
+    static_block: bool,
 }
 
 impl InstallArgs {
@@ -161,12 +169,13 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> i32 {
     let _ = std::io::stdin().read_to_end(&mut input);
     let env: Vec<(String, String)> = std::env::vars().collect();
     let host_name = a.host.as_deref().unwrap_or_default();
-    let Some(host) = Host::parse(host_name) else {
+    let host = Host::parse(host_name);
+    if host.is_none() && host_name != hooks::dsh::HOST {
         eprintln!(
-            "trilogy hook: unknown host `{host_name}` (claude, codex or gemini); nothing done"
+            "trilogy hook: unknown host `{host_name}` (claude, codex, gemini or dsh); nothing done"
         );
         return 0;
-    };
+    }
     let Some(event) = a.event.as_deref() else {
         eprintln!("trilogy hook {host_name}: no event given (e.g. session-start); nothing done");
         return 0;
@@ -185,7 +194,10 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> i32 {
             return 0;
         }
     };
-    let reply = hooks::run(host, event, &stdin, &env, overrides);
+    let reply = match host {
+        Some(host) => hooks::run(host, event, &stdin, &env, overrides),
+        None => hooks::dsh::run(event, &stdin, &env, overrides),
+    };
     if let Some(line) = &reply.log {
         eprintln!("trilogy hook: {line}");
         // hosts run hooks in the session's directory: log there when the input named none
@@ -234,34 +246,94 @@ fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOp
     })
 }
 
-/// DeepSeek Harness has no hooks: the block lives in `AGENTS.local.md`, kept current by the
-/// MCP server, and the server itself is registered in the harness profile.
+/// DeepSeek Harness: the plugin (`hosts/dsh/`), written out and added to a profile with the
+/// harness's own `dsh plugin add`, or printed as the command to run when `dsh` is not on PATH.
+/// `--static` keeps the older setup: the block in `AGENTS.local.md` and the MCP entry to paste.
 fn install_dsh(env: &Env, a: &InstallArgs, remove: bool) -> Result<()> {
     use crate::ops::block::{self, BLOCK_END, BLOCK_START, DEFAULT_BLOCK_FILE};
+    use crate::ops::install::dsh;
     let file = env.ws.root.join(DEFAULT_BLOCK_FILE);
-    if remove {
-        let removed = crate::workspace::remove_region(&file, BLOCK_START, BLOCK_END)?;
-        let v = serde_json::json!({"path": file.display().to_string(), "removed": removed});
+    if a.static_block && !remove {
+        if !env.ws.has_memory() {
+            crate::ops::init(&env.ws)?;
+        }
+        let out = block::write_block(&env.ws, std::path::Path::new(DEFAULT_BLOCK_FILE))?;
+        let snippet = block::dsh_snippet(&a.command());
+        let v = serde_json::json!({"block": out, "profile_entry": snippet});
         return format::print(env, &v, |_| {
             format!(
-                "{} {}\nremove the `mcp-trilogy` entry from your DeepSeek Harness profile (cordis.yml) by hand",
-                if removed { "removed  " } else { "unchanged" },
-                file.display()
+                "{} {}\n\nadd this plugin entry to your DeepSeek Harness profile (cordis.yml), then restart dsh:\n\n{snippet}",
+                format!("{:?}", out.outcome).to_lowercase(),
+                out.path
             )
         });
     }
-    if !env.ws.has_memory() {
-        crate::ops::init(&env.ws)?;
+    let vars: Vec<(String, String)> = std::env::vars().collect();
+    let dir = dsh::bundle_dir(&vars)?;
+    let mut lines = Vec::new();
+    let mut static_removed = false;
+    if remove {
+        static_removed = crate::workspace::remove_region(&file, BLOCK_START, BLOCK_END)?;
+        if static_removed {
+            lines.push(format!("removed   the block in {}", file.display()));
+        }
+    } else {
+        for p in dsh::write_bundle(&dir, &a.command())? {
+            lines.push(format!("wrote     {}", p.display()));
+        }
     }
-    let out = block::write_block(&env.ws, std::path::Path::new(DEFAULT_BLOCK_FILE))?;
-    let snippet = block::dsh_snippet(&a.command());
-    let v = serde_json::json!({"block": out, "profile_entry": snippet});
-    format::print(env, &v, |_| {
-        format!(
-            "{} {}\n\nadd this plugin entry to your DeepSeek Harness profile (cordis.yml), then restart dsh:\n\n{snippet}",
-            format!("{:?}", out.outcome).to_lowercase(),
-            out.path
-        )
+    let argv = dsh::plugin_argv(&a.profile, &dir, remove);
+    let shown = argv.join(" ");
+    let ran = match which("dsh") {
+        Some(bin) => {
+            let out = std::process::Command::new(bin)
+                .args(&argv[1..])
+                .output()
+                .map_err(|e| Error::Internal(format!("cannot run `{shown}`: {e}")))?;
+            if !out.status.success() {
+                return Err(Error::Internal(format!(
+                    "`{shown}` failed ({}): {}",
+                    out.status,
+                    String::from_utf8_lossy(&out.stderr).trim()
+                )));
+            }
+            lines.push(format!("ran       {shown}"));
+            true
+        }
+        None => {
+            lines.push(format!(
+                "dsh is not on PATH; to {} the plugin, run:\n\n  {shown}\n",
+                if remove { "remove" } else { "add" }
+            ));
+            false
+        }
+    };
+    if !remove {
+        lines.push(format!(
+            "restart dsh with --profile {}: each model step then gets the memory block once, \
+             notices of changes made elsewhere and the reminder after unrecorded work; the \
+             bundle also registers the MCP server (`{} mcp`). Configure it with a \
+             `- id: trilogy` row in the profile's cordis.patch.yml (the original plugin's keys)",
+            a.profile,
+            a.command()
+        ));
+    }
+    let v = serde_json::json!({
+        "bundle": dir.display().to_string(),
+        "profile": a.profile,
+        "command": argv,
+        "ran": ran,
+        "static_block_removed": static_removed,
+    });
+    format::print(env, &v, |_| lines.join("\n"))
+}
+
+/// The first `name` on PATH.
+fn which(name: &str) -> Option<std::path::PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(name))
+            .find(|p| p.is_file())
     })
 }
 

@@ -11,6 +11,7 @@
 //! after one; and a Gemini session resumed does not hold the context its first SessionStart
 //! gave (measured with 0.61.0), so a resume gets the whole block again.
 
+pub mod dsh;
 mod transcript;
 
 use std::path::{Path, PathBuf};
@@ -115,14 +116,16 @@ fn context_json(event: &str, text: &str) -> String {
 }
 
 /// Classify a tool call for work detection. MCP tools are `mcp__<server>__<tool>` in Claude
-/// Code and Codex, `mcp_<server>_<tool>` in Gemini CLI.
+/// Code, Codex and DeepSeek Harness, `mcp_<server>_<tool>` in Gemini CLI; DeepSeek Harness's
+/// own tools are lowercase (`edit`, `write`, `bash`, `str_replace_editor`; `read`, `grep`,
+/// `glob` and the web tools change nothing).
 pub fn tool_kind(name: &str, input: &Value) -> ToolKind {
     let ours = name.starts_with("mcp_") && name.contains("trilogy");
     if ours && name.ends_with("memory_checkpoint") {
         return ToolKind::Record;
     }
     match name {
-        "Bash" | "PowerShell" | "shell" | "exec_command" | "run_shell_command" => {
+        "Bash" | "bash" | "PowerShell" | "shell" | "exec_command" | "run_shell_command" => {
             let cmd = input
                 .get("command")
                 .map(|c| c.to_string())
@@ -134,7 +137,7 @@ pub fn tool_kind(name: &str, input: &Value) -> ToolKind {
             }
         }
         "Edit" | "Write" | "NotebookEdit" | "MultiEdit" | "apply_patch" | "write_file"
-        | "replace" => ToolKind::Work,
+        | "replace" | "edit" | "write" | "str_replace_editor" => ToolKind::Work,
         _ => ToolKind::Other,
     }
 }
@@ -181,35 +184,14 @@ fn handle(
     }
     let id = str_field(&input, "session_id")
         .ok_or_else(|| Error::bad_input("no session_id in the hook input"))?;
-    let host_dirs = crate::workspace::host_dirs(env);
-    let cwd = str_field(&input, "cwd")
-        .map(PathBuf::from)
-        .or_else(|| host_dirs.first().cloned())
-        .ok_or_else(|| Error::bad_input("no cwd in the hook input"))?;
-    // a session keeps the workspace of its first hook: an agent that `cd`s elsewhere does
-    // not move its memory
-    let fixed = pinned::root(env, host.as_str(), id);
-    if fixed.is_none() && !cwd.is_dir() {
-        return Err(Error::bad_input(format!(
-            "cwd {} is not a directory",
-            cwd.display()
-        )));
-    }
-    let wanted = crate::workspace::Wanted {
-        explicit: fixed.as_deref(),
-        host: host_dirs,
-        cwd: Some(&cwd),
-    };
-    let (ws, _, located) = crate::workspace::open_located(&wanted, env, overrides)?;
-    reply.root = Some(ws.root.clone());
-    let home = env
-        .iter()
-        .find(|(k, _)| k == "HOME")
-        .map(|(_, v)| PathBuf::from(v));
-    let may_scaffold = located.may_scaffold(home.as_deref());
-    if fixed.is_none() && (ws.has_memory() || may_scaffold) {
-        pinned::pin(env, host.as_str(), id, &ws.root);
-    }
+    let (ws, may_scaffold) = open_session(
+        host.as_str(),
+        id,
+        str_field(&input, "cwd").map(PathBuf::from),
+        env,
+        overrides,
+        reply,
+    )?;
     if !ws.config.enabled {
         return Ok(());
     }
@@ -272,9 +254,49 @@ fn handle(
     Ok(())
 }
 
+/// Open the workspace of session `id` of `host`, whose working directory is `cwd`, and say
+/// whether memory may be scaffolded there. A session keeps the workspace of its first hook:
+/// an agent that `cd`s elsewhere does not move its memory.
+pub(crate) fn open_session(
+    host: &str,
+    id: &str,
+    cwd: Option<PathBuf>,
+    env: &[(String, String)],
+    overrides: &[String],
+    reply: &mut Reply,
+) -> Result<(Workspace, bool)> {
+    let host_dirs = crate::workspace::host_dirs(env);
+    let cwd = cwd
+        .or_else(|| host_dirs.first().cloned())
+        .ok_or_else(|| Error::bad_input("no cwd in the hook input"))?;
+    let fixed = pinned::root(env, host, id);
+    if fixed.is_none() && !cwd.is_dir() {
+        return Err(Error::bad_input(format!(
+            "cwd {} is not a directory",
+            cwd.display()
+        )));
+    }
+    let wanted = crate::workspace::Wanted {
+        explicit: fixed.as_deref(),
+        host: host_dirs,
+        cwd: Some(&cwd),
+    };
+    let (ws, _, located) = crate::workspace::open_located(&wanted, env, overrides)?;
+    reply.root = Some(ws.root.clone());
+    let home = env
+        .iter()
+        .find(|(k, _)| k == "HOME")
+        .map(|(_, v)| PathBuf::from(v));
+    let may_scaffold = located.may_scaffold(home.as_deref());
+    if fixed.is_none() && (ws.has_memory() || may_scaffold) {
+        pinned::pin(env, host, id, &ws.root);
+    }
+    Ok((ws, may_scaffold))
+}
+
 /// Make sure the workspace has memory, scaffolding it when configured and when the folder is
 /// a project's root (never a folder a user-scope hook happened to run in, such as `$HOME`).
-fn ready(ws: &Workspace, may_scaffold: bool) -> Result<bool> {
+pub(crate) fn ready(ws: &Workspace, may_scaffold: bool) -> Result<bool> {
     if ws.has_memory() {
         return Ok(true);
     }

@@ -92,14 +92,14 @@ fn new_session(tx: &Tx, id: &str, host: &str) -> AgentSession {
     }
 }
 
-fn session_or_new(tx: &Tx, id: &str, host: &str) -> Result<AgentSession> {
+pub(crate) fn session_or_new(tx: &Tx, id: &str, host: &str) -> Result<AgentSession> {
     Ok(tx
         .store()
         .agent_session(id)?
         .unwrap_or_else(|| new_session(tx, id, host)))
 }
 
-fn validate_id(id: &str) -> Result<()> {
+pub(crate) fn validate_id(id: &str) -> Result<()> {
     if id.trim().is_empty() || id.len() > 256 || id.chars().any(char::is_control) {
         return Err(Error::bad_input(
             "session id must be 1–256 printable characters",
@@ -174,7 +174,7 @@ pub fn inject(
 }
 
 /// Changes made by others since the session last looked: their events, oldest first.
-fn foreign_changes(r: &dyn Reader, st: &AgentSession) -> Result<Vec<Event>> {
+pub(crate) fn foreign_changes(r: &dyn Reader, st: &AgentSession) -> Result<Vec<Event>> {
     let own = st.actor();
     Ok(r.events_since(st.seen_event)?
         .into_iter()
@@ -276,28 +276,34 @@ pub fn tool_used(ws: &Workspace, host: &str, id: &str, kind: ToolKind) -> Result
     ws.write(&format!("hook:{host}"), |tx| {
         let mut st = session_or_new(tx, id, host)?;
         st.post_tool_seen = true;
-        match kind {
-            ToolKind::Work => st.work_this_turn = true,
-            ToolKind::Record => {
-                st.wrote_this_turn = true;
-                st.nudges = 0;
-                st.last_nudge_ms = 0;
-                // the MCP server cannot name the session: its writes since the turn began are ours
-                let mcp: Vec<u64> = tx
-                    .store()
-                    .events_since(st.turn_start_event.max(st.seen_event))?
-                    .iter()
-                    .filter(|e| e.actor == "mcp")
-                    .map(|e| e.seq)
-                    .collect();
-                st.own_events.extend(mcp);
-                let excess = st.own_events.len().saturating_sub(256);
-                st.own_events.drain(..excess);
-            }
-            ToolKind::Other => {}
-        }
+        note_tool(tx, &mut st, kind)?;
         tx.put_agent_session(&st)
     })?;
+    Ok(())
+}
+
+/// What one finished tool call means for the session's turn.
+pub(crate) fn note_tool(tx: &Tx, st: &mut AgentSession, kind: ToolKind) -> Result<()> {
+    match kind {
+        ToolKind::Work => st.work_this_turn = true,
+        ToolKind::Record => {
+            st.wrote_this_turn = true;
+            st.nudges = 0;
+            st.last_nudge_ms = 0;
+            // the MCP server cannot name the session: its writes since the turn began are ours
+            let mcp: Vec<u64> = tx
+                .store()
+                .events_since(st.turn_start_event.max(st.seen_event))?
+                .iter()
+                .filter(|e| e.actor == "mcp")
+                .map(|e| e.seq)
+                .collect();
+            st.own_events.extend(mcp);
+            let excess = st.own_events.len().saturating_sub(256);
+            st.own_events.drain(..excess);
+        }
+        ToolKind::Other => {}
+    }
     Ok(())
 }
 
@@ -328,32 +334,46 @@ pub fn turn_ended(
                 work |= f.work;
                 wrote |= f.recorded;
             }
-            let own = st.actor();
-            wrote |= tx
-                .store()
-                .events_since(st.turn_start_event)?
-                .iter()
-                .any(|e| e.actor == own);
-            let mut owed = false;
-            if wrote {
-                st.nudges = 0;
-                st.last_nudge_ms = 0;
-            } else if work
-                && cfg.nudge_on_turn_end
-                && u64::from(st.nudges) < cfg.nudge_max_per_session
-                && (st.last_nudge_ms == 0 || now - st.last_nudge_ms >= cfg.nudge_cooldown_ms as i64)
-            {
-                st.nudge_owed = true;
-                st.nudges += 1;
-                st.last_nudge_ms = now;
-                owed = true;
-            }
-            st.work_this_turn = false;
-            st.wrote_this_turn = false;
+            let owed = close_turn(tx, cfg, now, &mut st, work, wrote)?;
             tx.put_agent_session(&st)?;
             Ok(owed)
         })?
         .value)
+}
+
+/// End the session's turn: a turn that did work and recorded nothing (by any path, its own
+/// writes in the log included) owes a reminder, within the cooldown and the maximum.
+pub(crate) fn close_turn(
+    tx: &Tx,
+    cfg: &crate::config::Config,
+    now: i64,
+    st: &mut AgentSession,
+    work: bool,
+    mut wrote: bool,
+) -> Result<bool> {
+    let own = st.actor();
+    wrote |= tx
+        .store()
+        .events_since(st.turn_start_event)?
+        .iter()
+        .any(|e| e.actor == own);
+    let mut owed = false;
+    if wrote {
+        st.nudges = 0;
+        st.last_nudge_ms = 0;
+    } else if work
+        && cfg.nudge_on_turn_end
+        && u64::from(st.nudges) < cfg.nudge_max_per_session
+        && (st.last_nudge_ms == 0 || now - st.last_nudge_ms >= cfg.nudge_cooldown_ms as i64)
+    {
+        st.nudge_owed = true;
+        st.nudges += 1;
+        st.last_nudge_ms = now;
+        owed = true;
+    }
+    st.work_this_turn = false;
+    st.wrote_this_turn = false;
+    Ok(owed)
 }
 
 /// The host session ended.

@@ -15,6 +15,7 @@ pub mod restore;
 pub mod save;
 pub mod search;
 pub mod secrets;
+pub mod surface;
 
 use chrono::NaiveDate;
 use serde::Serialize;

@@ -4,6 +4,8 @@
 //! characters — that the CLIs run in with a scrubbed environment, so they reach nothing but
 //! the stand-in. Everything a test needs that is missing is a failure, never a skip.
 
+#![allow(dead_code)]
+
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};

@@ -18,6 +18,8 @@ pub struct Texts {
     pub omit_decision_tail: &'static str,
     pub bootstrap: &'static str,
     pub nudge: &'static str,
+    /// What takes an older copy of the block's place when a newer one is on the surface.
+    pub superseded: &'static str,
 }
 
 pub fn texts(lang: Lang) -> &'static Texts {
@@ -43,6 +45,7 @@ static ZH: Texts = Texts {
 3. 为这次摸底记一条 SESSIONS；已经定下来的选择记进 DECISIONS。\n\
 这件事只需做一次；之后只在项目真的变了时就地修改 PROJECT.md。",
     nudge: "【记忆提醒】上一轮改了文件或跑了命令，但没有记录。若有未来的会话需要知道、否则会浪费时间或重犯的事（约束、按成因的修复、停在哪和下一步），用 memory_checkpoint 记下；没有就什么都不用记，直接处理下面的消息。",
+    superseded: "（此处原有一份项目记忆块，已被后面更新的一份取代。）",
 };
 
 static EN: Texts = Texts {
@@ -61,6 +64,7 @@ static EN: Texts = Texts {
 3. Log one SESSIONS entry for this survey; put choices already settled in DECISIONS.\n\
 This is a one-time task; afterwards PROJECT.md is edited in place only when the project really changes.",
     nudge: "[memory reminder] The last turn edited files or ran commands and recorded nothing. If a future session would waste time or repeat a mistake without knowing something from it (a constraint, a fix by its cause, where work stopped and the next step), record it with memory_checkpoint; if not, record nothing and go on with the message below.",
+    superseded: "(A copy of the project memory block stood here; a newer copy below replaces it.)",
 };
 
 fn kb(bytes: u64) -> String {

@@ -10,6 +10,7 @@
 
 mod claude;
 mod codex;
+pub mod dsh;
 mod gemini;
 mod record;
 mod settings;
