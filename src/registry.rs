@@ -148,6 +148,18 @@ pub fn touch(
     let Some(path) = path(env) else {
         return Ok(false);
     };
+    touch_at(&path, root, memory_dir, boot_block_file, always)
+}
+
+/// [`touch`] in the registry at `path`.
+fn touch_at(
+    path: &Path,
+    root: &Path,
+    memory_dir: &Path,
+    boot_block_file: &str,
+    always: bool,
+) -> Result<bool> {
+    let path = path.to_path_buf();
     let mut reg = load(&path);
     let key = root.display().to_string();
     let now = now_iso();
@@ -188,6 +200,23 @@ pub fn touch_quietly(env: &[(String, String)], ws: &crate::workspace::Workspace,
         always,
     ) {
         tracing::warn!(error = %e, "could not record the workspace in the registry");
+    }
+}
+
+/// [`touch_quietly`] into both registries: a DeepSeek Harness session's first step records
+/// its workspace where the original plugin's panel looks too (`$DSH_HOME/trilogy/`).
+pub fn touch_both_quietly(env: &[(String, String)], ws: &crate::workspace::Workspace) {
+    touch_quietly(env, ws, false);
+    if let Some(path) = original_path(env)
+        && let Err(e) = touch_at(
+            &path,
+            &ws.root,
+            &ws.memory_dir(),
+            &ws.config.boot_block_file,
+            false,
+        )
+    {
+        tracing::warn!(error = %e, "could not record the workspace in the original registry");
     }
 }
 

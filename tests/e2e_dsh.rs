@@ -505,3 +505,94 @@ fn dsh_plugin_helpers_pass_their_unit_tests() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A raw HTTP/1.1 GET on 127.0.0.1:`port` with the `Host` header `host`: (status, body).
+fn get(port: u16, host: &str, path: &str) -> Option<(u16, String)> {
+    use std::io::{Read, Write};
+    let mut s = std::net::TcpStream::connect(("127.0.0.1", port)).ok()?;
+    s.set_read_timeout(Some(std::time::Duration::from_secs(30)))
+        .ok()?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).ok()?;
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let status = text.split(' ').nth(1)?.parse().ok()?;
+    let body = text.split_once("\r\n\r\n")?.1.to_string();
+    Some((status, body))
+}
+
+#[test]
+fn dsh_web_profile_serves_the_panel_under_trilogy() {
+    use std::os::unix::process::CommandExt;
+    let h = Harness::new("dsh-web");
+    h.kit.trilogy(&["init"], None);
+    let rows = format!(
+        "- id: trilogy\n  config:\n    command: '{}'\n",
+        trilogy().display()
+    );
+    h.install("web", &[], &rows);
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let log = std::fs::File::create(h.kit.root.join("dsh-web.log")).unwrap();
+    let mut c = h.cmd("dsh");
+    c.args(["web", "--no-open", "--port", &port.to_string()])
+        .stdin(std::process::Stdio::null())
+        .stdout(log.try_clone().unwrap())
+        .stderr(log)
+        .process_group(0);
+    let mut child = c.spawn().unwrap();
+    let stop = |child: &mut std::process::Child| {
+        // the harness and the panel server it started, as one process group
+        let _ = Command::new("kill")
+            .args(["-s", "KILL", "--", &format!("-{}", child.id())])
+            .status();
+        let _ = child.wait();
+    };
+    let host = format!("127.0.0.1:{port}");
+    let deadline = std::time::Instant::now() + harness::TURN;
+    let answer = loop {
+        match get(port, &host, "/trilogy/workspaces") {
+            Some((200, body)) => break body,
+            _ if std::time::Instant::now() > deadline => {
+                stop(&mut child);
+                panic!(
+                    "the harness never answered /trilogy/workspaces:\n{}",
+                    std::fs::read_to_string(h.kit.root.join("dsh-web.log")).unwrap_or_default()
+                );
+            }
+            _ => std::thread::sleep(std::time::Duration::from_millis(200)),
+        }
+    };
+    let page = get(port, &host, "/trilogy/");
+    let foreign = get(port, &format!("evil.example:{port}"), "/trilogy/workspaces");
+    stop(&mut child);
+    let v: Value = serde_json::from_str(&answer).unwrap();
+    let roots: Vec<&str> = v["workspaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|w| w["root"].as_str())
+        .collect();
+    assert!(
+        roots.contains(&h.kit.project.to_str().unwrap()),
+        "the panel lists the project: {answer}"
+    );
+    let (status, html) = page.expect("the page answered");
+    assert_eq!(status, 200);
+    assert!(
+        html.contains("<html") || html.contains("<!doctype") || html.contains("<!DOCTYPE"),
+        "{html}"
+    );
+    assert_eq!(
+        foreign.expect("the fence answered").0,
+        403,
+        "a foreign Host is refused"
+    );
+}

@@ -44,6 +44,8 @@ struct Request {
     session_id: String,
     cwd: Option<PathBuf>,
     #[serde(default)]
+    turn: u64,
+    #[serde(default)]
     step: u64,
     #[serde(default)]
     subagent: bool,
@@ -127,6 +129,9 @@ fn handle(
         "pre-step" => {
             if !ready(&ws, may_scaffold)? {
                 return Ok(serde_json::json!({}));
+            }
+            if req.step <= 1 && req.turn <= 1 {
+                crate::registry::touch_both_quietly(env, &ws);
             }
             let step = Step {
                 step: req.step,
