@@ -33,7 +33,7 @@ pub use query::{
 pub use restore::{RestoreOutcome, restore_entry, restore_section};
 
 /// An area with its number of live entries.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct AreaCount {
     pub area: String,
     pub count: usize,

@@ -193,20 +193,20 @@ impl Swapped {
 
     /// Keep the new content; the previous inode is moved to `to` (on the same filesystem)
     /// instead of being deleted, so a program still writing into it does not write into nothing.
+    /// The caller syncs the directories ([`sync_dir_at`]), once for every file it swapped.
     pub fn keep_previous_at(self, to: &Path) -> Result<()> {
         if let Some(p) = &self.previous {
             std::fs::rename(p, to).map_err(|e| Error::io(to, e))?;
         }
-        sync_dir(&self.path);
         Ok(())
     }
 
-    /// Keep the new content; the previous one is deleted.
+    /// Keep the new content; the previous one is deleted. The caller syncs the directory
+    /// ([`sync_dir_at`]), once for every file it swapped.
     pub fn keep(self) -> Result<()> {
         if let Some(p) = &self.previous {
             std::fs::remove_file(p).map_err(|e| Error::io(p, e))?;
         }
-        sync_dir(&self.path);
         Ok(())
     }
 
@@ -271,6 +271,13 @@ pub fn rescue_path(rescue_dir: &Path, file: &Path, why: Option<&str>) -> Result<
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%S%.6fZ");
     let why = why.map(|w| format!(".{w}")).unwrap_or_default();
     Ok(rescue_dir.join(format!("{name}{why}.{stamp}")))
+}
+
+/// Make the renames in directory `dir` durable (best effort: some filesystems refuse it).
+pub fn sync_dir_at(dir: &Path) {
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
 }
 
 fn sync_dir(path: &Path) {
@@ -376,6 +383,7 @@ mod tests {
         let sw = swap_in(path, bytes, dir).unwrap();
         let stamp = sw.stamp.clone();
         sw.keep().unwrap();
+        sync_dir_at(dir);
         stamp
     }
 }

@@ -18,6 +18,7 @@ use crate::workspace::{Tx, Workspace, Written};
 
 use super::{AreaCount, area_line, area_map};
 
+mod group;
 mod validate;
 
 pub use validate::{MAX_BATCH_BYTES, MAX_FIELD_BYTES, MAX_SECTION_BYTES, parse_input, validate};
@@ -80,7 +81,7 @@ pub struct ProjectInput {
 }
 
 /// What a checkpoint did.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct CheckpointOutcome {
     /// One sentence for the model.
     pub summary: String,
@@ -203,7 +204,7 @@ pub fn checkpoint(
         ws.scaffold()?;
     }
     ws.require_memory()?;
-    let mut done = ws.write(actor, |tx| apply(tx, input))?;
+    let mut done = group::submit(ws, actor, input)?;
     if let Some(why) = &done.report.files_deferred {
         done.value.warnings.push(format!(
             "recorded in the store; the memory files were not written because {why}: the next trilogy command after that writes them"

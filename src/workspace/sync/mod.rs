@@ -80,7 +80,7 @@ pub struct Tx<'w> {
 }
 
 /// What the protocol did around the operation.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct SyncReport {
     /// One line per change absorbed from the files (hand edits, pulls, crash leftovers).
     pub absorbed: Vec<String>,
@@ -95,7 +95,7 @@ pub struct SyncReport {
 }
 
 /// A memory file that does not parse.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Broken {
     pub file: FileKind,
     pub path: String,

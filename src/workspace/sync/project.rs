@@ -165,14 +165,25 @@ impl Tx<'_> {
                 self.report.written.push(f.file_name().to_string());
             }
         }
+        // every rename is made durable by one sync of each directory, after the last of them
+        let mut dirs = std::collections::BTreeSet::new();
         for (f, sw) in swapped {
+            if let Some(d) = sw.path.parent() {
+                dirs.insert(d.to_path_buf());
+            }
             match keep_displaced.get(&f) {
                 Some(st) => {
                     let to = late::displaced_path(self.ws, f, st)?;
+                    if let Some(d) = to.parent() {
+                        dirs.insert(d.to_path_buf());
+                    }
                     sw.keep_previous_at(&to)?;
                 }
                 None => sw.keep()?,
             }
+        }
+        for d in dirs {
+            fsio::sync_dir_at(&d);
         }
         for (f, stamp) in changed_files {
             self.store.set_stamp(f, &stamp)?;
