@@ -1,6 +1,7 @@
 //! Nothing lost: many writer processes, a person editing the files, a reader, and writers
 //! killed at random points. Sizes come from the environment so the big runs are on demand:
-//! `TRILOGY_TORTURE_WRITERS`, `TRILOGY_TORTURE_CHECKPOINTS`, `TRILOGY_TORTURE_KILLS`.
+//! `TRILOGY_TORTURE_WRITERS` (16 by default: concurrent writers are applied in groups by one
+//! leader, see `ops::checkpoint::group`), `TRILOGY_TORTURE_CHECKPOINTS`, `TRILOGY_TORTURE_KILLS`.
 
 mod common;
 
@@ -69,7 +70,7 @@ fn store_texts(root: &std::path::Path) -> Vec<(String, String)> {
 
 #[test]
 fn writers_a_hand_editor_and_a_reader_lose_nothing() {
-    let writers = env_num("TRILOGY_TORTURE_WRITERS", 4);
+    let writers = env_num("TRILOGY_TORTURE_WRITERS", 16);
     let per = env_num("TRILOGY_TORTURE_CHECKPOINTS", 12);
     let ws = Ws::init();
     let root = ws.root().to_path_buf();
@@ -430,7 +431,7 @@ fn assert_kept_and_healthy(ws: Ws, wanted: &[String], live_only: bool) {
 /// Every acknowledged entry and every hand-written one is live at the end.
 #[test]
 fn chunked_and_held_open_saves_racing_writers_lose_nothing() {
-    let writers = env_num("TRILOGY_TORTURE_WRITERS", 3);
+    let writers = env_num("TRILOGY_TORTURE_WRITERS", 16);
     let per = env_num("TRILOGY_TORTURE_CHECKPOINTS", 10);
     let ws = Ws::init();
     let root = ws.root().to_path_buf();
@@ -501,7 +502,7 @@ fn chunked_and_held_open_saves_racing_writers_lose_nothing() {
 /// restorable, and named in the log.
 #[test]
 fn git_rebases_racing_writers_lose_nothing() {
-    let writers = env_num("TRILOGY_TORTURE_WRITERS", 3);
+    let writers = env_num("TRILOGY_TORTURE_WRITERS", 16);
     let per = env_num("TRILOGY_TORTURE_CHECKPOINTS", 10);
     let ws = Ws::init();
     let root = ws.root().to_path_buf();

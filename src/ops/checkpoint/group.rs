@@ -95,8 +95,13 @@ fn queue_dir(ws: &Workspace) -> Result<PathBuf> {
     ws.inside(&ws.state_dir().join("queue"))
 }
 
+/// The settings a batch is applied under (how long a writer waits is not one of them).
 fn fingerprint(ws: &Workspace) -> String {
-    let text = serde_json::to_string(&ws.config).unwrap_or_default();
+    let mut v = serde_json::to_value(&ws.config).unwrap_or_default();
+    if let Some(m) = v.as_object_mut() {
+        m.remove("lock_timeout_ms");
+    }
+    let text = v.to_string();
     let d = Sha1::digest(format!("{}\n{text}", ws.root.display()).as_bytes());
     d[..10].iter().map(|b| format!("{b:02x}")).collect()
 }
