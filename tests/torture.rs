@@ -75,7 +75,11 @@ fn writers_a_hand_editor_and_a_reader_lose_nothing() {
     let ws = Ws::init();
     let root = ws.root().to_path_buf();
     // a small live cap: sessions keep moving into the archive while everything else goes on
-    std::fs::write(root.join("trilogy.toml"), "sessions_max_entries = 6\n").unwrap();
+    std::fs::write(
+        root.join("trilogy.toml"),
+        "sessions_max_entries = 6\nsessions_archive_batch = 2\n",
+    )
+    .unwrap();
     let bin = assert_cmd::cargo::cargo_bin("trilogy");
     let acked = Arc::new(Mutex::new(Vec::<String>::new()));
     let stop = Arc::new(AtomicBool::new(false));
@@ -237,7 +241,11 @@ fn writers_killed_at_random_points_leave_a_healthy_workspace() {
     let mut rng = Lcg(seed());
     let ws = Ws::init();
     // a small live cap, so kills also land while sessions move into the archive
-    std::fs::write(ws.root().join("trilogy.toml"), "sessions_max_entries = 5\n").unwrap();
+    std::fs::write(
+        ws.root().join("trilogy.toml"),
+        "sessions_max_entries = 5\nsessions_archive_batch = 2\n",
+    )
+    .unwrap();
     let bin = assert_cmd::cargo::cargo_bin("trilogy");
     // how long one checkpoint takes here and now: kills are spread over 1.5 times that, so
     // they land anywhere in a command's life and about a third of the commands complete

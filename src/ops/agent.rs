@@ -142,7 +142,7 @@ pub fn inject(
         let block = ws
             .read(|r| {
                 assemble(r, &ws.config, ws.clock.today(), budget, &|| {
-                    super::file_date(ws, crate::model::FileKind::Project)
+                    super::file_date(ws, r)
                 })
             })?
             .value;
@@ -156,7 +156,7 @@ pub fn inject(
     let now = ws.clock.now();
     with_session(ws, host, id, |r, st| {
         let block = assemble(r, &ws.config, ws.clock.today(), budget, &|| {
-            super::file_date(ws, crate::model::FileKind::Project)
+            super::file_date(ws, r)
         })?;
         let unchanged = st.digest.as_deref() == Some(block.digest.as_str());
         // a resumed session still holds its first block: it is told what changed since,

@@ -30,6 +30,7 @@ pub use scaffold::{
     BOOT_END, BOOT_START, BootOutcome, boot_block, ensure_boot_block, ensure_region, remove_region,
     template,
 };
+pub use sync::gitop::{PROJECT_DAY_KEY, commit_day};
 pub use sync::{
     Broken, SyncReport, Tx, Written, crash_point, entry_block, pending_key, pointer_line,
     render_file,
@@ -76,12 +77,13 @@ pub struct Workspace {
     fence: OnceLock<Fence>,
     /// The search index, kept open by a long-lived process (the MCP server).
     index: Mutex<Option<Arc<crate::index::SearchIndex>>>,
-    /// Told `(done, total)` while a store is rebuilt from the Markdown (a fresh clone).
+    /// Told `(what, done, total)` while a store is rebuilt from the Markdown (a fresh clone)
+    /// or the search index is built.
     progress: Mutex<Option<ProgressFn>>,
 }
 
-/// A `(done, total)` progress callback.
-pub type ProgressFn = Box<dyn FnMut(usize, usize) + Send>;
+/// A `(what, done, total)` progress callback.
+pub type ProgressFn = Box<dyn FnMut(&'static str, usize, usize) + Send>;
 
 /// What scaffolding created.
 #[derive(Debug, Clone, Default, serde::Serialize)]
@@ -231,20 +233,20 @@ impl Workspace {
         }
     }
 
-    /// Report the progress of rebuilding the store from the Markdown to `f` (a surface's
-    /// progress bar).
+    /// Report the progress of rebuilding the store from the Markdown, or of building the search
+    /// index, to `f` (a surface's progress bar).
     pub fn on_progress(&self, f: ProgressFn) {
         *self.progress.lock().unwrap_or_else(|p| p.into_inner()) = Some(f);
     }
 
-    pub(crate) fn progress(&self, done: usize, total: usize) {
+    pub(crate) fn progress(&self, what: &'static str, done: usize, total: usize) {
         if let Some(f) = self
             .progress
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .as_mut()
         {
-            f(done, total);
+            f(what, done, total);
         }
     }
 
@@ -599,8 +601,8 @@ impl Workspace {
                     vouched.push((f, settled_stamp(settled.as_deref(), f)));
                     continue;
                 }
-                Some(s) => match fsio::read_stamped(&path)? {
-                    Some((_, disk)) if disk.sha1 == s.sha1 => {
+                Some(s) => match fsio::hash_stamped(&path)? {
+                    Some(disk) if disk.sha1 == s.sha1 => {
                         if fsio::is_racy(&s, stamped_at) && fsio::vouches(&disk) {
                             vouched.push((f, disk));
                         }

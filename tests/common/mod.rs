@@ -62,7 +62,8 @@ impl Ws {
             .env("XDG_STATE_HOME", self.state.path())
             .env("TRILOGY_CONFIG", self.root().join("no-user-config.toml"))
             .env_remove("TRILOGY_LANG")
-            .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES");
+            .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES")
+            .env_remove("TRILOGY_SESSIONS_ARCHIVE_BATCH");
         c
     }
 
@@ -74,7 +75,8 @@ impl Ws {
             .env("XDG_STATE_HOME", self.state.path())
             .env("TRILOGY_CONFIG", self.root().join("no-user-config.toml"))
             .env_remove("TRILOGY_LANG")
-            .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES");
+            .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES")
+            .env_remove("TRILOGY_SESSIONS_ARCHIVE_BATCH");
         c
     }
 

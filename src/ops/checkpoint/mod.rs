@@ -280,7 +280,7 @@ fn apply(tx: &mut Tx, input: &CheckpointInput) -> Result<CheckpointOutcome> {
     if !out.written.is_empty()
         && let Some(cap) = tx.ws.config.archive_cap()
     {
-        out.archived = archive_overflow(tx, cap)?;
+        out.archived = archive_overflow(tx, cap, tx.ws.config.archive_batch())?;
         if out.archived > 0 {
             out.written.push(format!(
                 "SESSIONS.md → SESSIONS-archive.md ×{}",
@@ -581,8 +581,15 @@ fn canonical_place(tx: &mut Tx, sections: &[SectionRecord], key: &str) -> Result
     Ok(at)
 }
 
-/// Move the oldest live sessions past `cap` into the archive.
-pub fn archive_overflow(tx: &mut Tx, cap: usize) -> Result<usize> {
+/// Once more than `cap + batch` sessions are live, move the oldest into the archive, down to
+/// `cap`. Prepending to the archive rewrites the whole file, so moving sessions in batches
+/// makes that rewrite happen once per `batch + 1` sessions instead of at every write, whatever
+/// the archive's size; the newest `cap` sessions are always in SESSIONS.md.
+pub fn archive_overflow(tx: &mut Tx, cap: usize, batch: usize) -> Result<usize> {
+    let live = tx.store().file_count(FileKind::Sessions)?;
+    if live <= cap.saturating_add(batch) as u64 {
+        return Ok(0);
+    }
     let overflow = tx
         .store()
         .file_entries(FileKind::Sessions, cap, usize::MAX)?;

@@ -192,7 +192,7 @@ impl Tx<'_> {
         let total = present.len();
         for (n, (f, item)) in present.into_iter().enumerate() {
             if fresh && (n % 2000 == 0 || n + 1 == total) {
-                self.ws.progress(n + 1, total);
+                self.ws.progress("reading the memory files", n + 1, total);
             }
             // a fresh store holds no entries yet: skip the lookups (a bulk import is 100k of them)
             let existing = if fresh {
@@ -474,8 +474,7 @@ pub(super) fn items_of(f: FileKind, doc: &Doc, today: NaiveDate) -> Vec<Item> {
 /// A body that would swallow what follows it once entries are re-ordered (an unclosed fence
 /// or HTML block at the end of a file) is closed or escaped; every other body is kept as is.
 fn keep_readable(body: String) -> String {
-    let risky = body.contains('`') || body.contains('~') || body.contains('<');
-    if !risky || markdown::reads_back(&body) {
+    if !markdown::may_stay_open(&body) || markdown::reads_back(&body) {
         body
     } else {
         markdown::safe_body(&body)

@@ -300,6 +300,21 @@ impl<'w> Tx<'w> {
                 self.deferred.insert(f);
                 continue;
             }
+            if ours
+                && let Some(s) = &stamp
+                && let Some(disk) = fsio::hash_stamped(&path)?
+                && disk.sha1 == s.sha1
+            {
+                // the version trilogy last wrote or read, by its hash (taken a block at a time,
+                // so a 20 MB archive is never held in memory): only its stamp may need recording
+                self.seen.insert(f, Some(disk.sha1.clone()));
+                let settled = fsio::is_racy(s, stamped_at) && fsio::vouches(&disk);
+                if disk != *s || settled {
+                    self.store.set_stamp(f, &disk)?;
+                    self.changed = true;
+                }
+                continue;
+            }
             let mut read = fsio::read_stamped(&path)?;
             // every file trilogy writes, and every editor's save, ends with a newline: a file cut
             // mid-line is more likely a save still under way, so it must stay quiet for longer
@@ -372,6 +387,10 @@ impl<'w> Tx<'w> {
             let strip = matches!(f, FileKind::Sessions | FileKind::Archive);
             match markdown::parse_bytes(&bytes, strip) {
                 Ok(p) => {
+                    if f == FileKind::Project {
+                        let day = gitop::project_day(&self.ws.root, &path, &bytes);
+                        self.store.set_meta(gitop::PROJECT_DAY_KEY, day)?;
+                    }
                     // a file git itself wrote (checkout, pull, reset) is the branch's version:
                     // its removals are meant, whenever trilogy last wrote the file
                     if self.recently_written(f)?
