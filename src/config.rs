@@ -98,7 +98,7 @@ impl Default for Config {
             nudge_cooldown_ms: 600_000,
             nudge_max_per_session: 3,
             sessions_max_entries: 200,
-            sessions_archive_batch: 100,
+            sessions_archive_batch: 300,
             project_stale_days: 14,
             lang: Lang::Zh,
             lock_timeout_ms: 10_000,

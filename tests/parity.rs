@@ -239,7 +239,7 @@ fn rebuilding_the_store_from_the_markdown_reports_its_progress() {
     );
     let seen: Arc<Mutex<Vec<(usize, usize)>>> = Arc::default();
     let log = seen.clone();
-    ws.on_progress(Box::new(move |d, t| log.lock().unwrap().push((d, t))));
+    ws.on_progress(Box::new(move |_, d, t| log.lock().unwrap().push((d, t))));
     trilogy::ops::status(&ws).unwrap();
     let seen = seen.lock().unwrap();
     assert!(seen.len() >= 3, "{seen:?}");

@@ -32,6 +32,9 @@ impl Tx<'_> {
         let mut present: Vec<(FileKind, Item)> = Vec::new();
         // how each file is laid out: its shape, and per unit (key, text read, store's text)
         let mut shapes: Vec<(FileKind, markdown::Shape, Vec<LaidUnit>)> = Vec::new();
+        // files whose entries are in date order (newest first) and how many: a fresh import
+        // of such a file renders it as it reads (checked below, without rendering it)
+        let mut in_date_order: HashMap<FileKind, usize> = HashMap::new();
         // (id, replaced by, first sequence number never written to the file)
         let mut gone: Vec<(String, Option<String>, Option<u64>)> = Vec::new();
         for (f, parsed) in docs {
@@ -58,7 +61,7 @@ impl Tx<'_> {
                 continue;
             }
             let items = items_of(f, &parsed.doc, self.today);
-            for (b, item) in parsed.doc.blocks.iter().zip(&items) {
+            for (k, (b, item)) in parsed.doc.blocks.iter().zip(&items).enumerate() {
                 let store = render::block_of(
                     &item.heading,
                     &item.body,
@@ -67,9 +70,25 @@ impl Tx<'_> {
                     self.lang(),
                 )
                 .text();
-                units.push((item.id.clone(), b.text(), store));
+                let read = b.text();
+                // a unit written exactly as the store renders it needs neither text in its
+                // layout: two empty texts say the same (and spare two copies of a 20 MB archive)
+                let as_rendered = read == store
+                    && parsed
+                        .shape
+                        .regions
+                        .get(k + 1)
+                        .is_some_and(|r| r.raw.is_none());
+                if as_rendered {
+                    units.push((item.id.clone(), String::new(), String::new()));
+                } else {
+                    units.push((item.id.clone(), read, store));
+                }
             }
             shapes.push((f, parsed.shape, units));
+            if fresh && items.windows(2).all(|w| w[0].sort_date >= w[1].sort_date) {
+                in_date_order.insert(f, items.len());
+            }
             let entries = self.store.file_entries(f, 0, usize::MAX)?;
             let current: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
             let theirs: Vec<String> = items.iter().map(|i| i.id.clone()).collect();
@@ -236,7 +255,7 @@ impl Tx<'_> {
                 Some(_) => {}
             }
         }
-        for (f, n) in imported {
+        for (f, n) in &imported {
             self.log(
                 "import",
                 vec![],
@@ -246,7 +265,21 @@ impl Tx<'_> {
         let archived = self.store.file_count(FileKind::Archive)?;
         for (f, shape, units) in shapes {
             let layout = markdown::Layout::of(&shape, units, archived);
-            self.store.set_layout(f, Some(&layout))?;
+            // entries in date order, each imported (none a copy of one in another file), laid
+            // out canonically: the store renders this file as it reads, so it needs no layout
+            // and no rendering to prove it
+            let whole = in_date_order
+                .get(&f)
+                .is_some_and(|n| imported.get(&f).copied().unwrap_or(0) == *n);
+            let pointer = (f == FileKind::Sessions && archived > 0)
+                .then(|| render::pointer_line(archived, self.lang()));
+            let head = self.store.preamble(f)?.unwrap_or_default();
+            if whole && f != FileKind::Project && layout.is_canonical(&head, pointer.as_deref()) {
+                self.store.set_layout(f, None)?;
+                self.as_read.insert(f);
+            } else {
+                self.store.set_layout(f, Some(&layout))?;
+            }
         }
         Ok(())
     }

@@ -73,6 +73,8 @@ pub struct Tx<'w> {
     /// written by splicing them onto the file instead of rendering it whole.
     archive_added: Vec<String>,
     archive_other: bool,
+    /// Files a fresh import found exactly as the store renders them, untouched since.
+    as_read: BTreeSet<FileKind>,
     /// Stamps of the files absorbed (parsed) in this transaction.
     absorbed: HashMap<FileKind, crate::model::FileStamp>,
     changed: bool,
@@ -140,6 +142,7 @@ impl<'w> Tx<'w> {
             moves: BTreeSet::new(),
             archive_added: Vec::new(),
             archive_other: false,
+            as_read: BTreeSet::new(),
             absorbed: HashMap::new(),
             changed: false,
             report: SyncReport::default(),
@@ -165,6 +168,7 @@ impl<'w> Tx<'w> {
             });
         }
         self.dirty.insert(file);
+        self.as_read.remove(&file);
         self.changed = true;
         Ok(())
     }

@@ -58,6 +58,11 @@ impl Tx<'_> {
                 if self.pending.contains_key(&f) {
                     continue;
                 }
+                if self.as_read.contains(&f) {
+                    // imported just now, in the very bytes the store renders: nothing owed
+                    self.changed = true;
+                    continue;
+                }
                 let (text, laid) = render::render_laid(&self.store, f, self.lang())?;
                 let on_disk = self.seen.get(&f).cloned().flatten();
                 if on_disk == Some(sha1_hex(text.as_bytes())) {
