@@ -585,3 +585,35 @@ fn a_batch_moved_to_the_archive_on_one_branch_merges_to_every_entry_once() {
     dates.dedup();
     assert_eq!(dates.len(), 9);
 }
+
+#[test]
+fn a_fresh_clone_learns_project_md_commit_day_once_and_needs_git_no_more() {
+    let ws = repo(false);
+    // PROJECT.md as committed long ago
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(ws.root())
+        .args(["commit", "-q", "--amend", "--no-edit"])
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T12:00:00+00:00")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    std::fs::remove_dir_all(ws.root().join(".trilogy")).unwrap();
+    // the first command reads PROJECT.md and asks git when it was committed
+    ws.ok(&["status"]);
+    // later ones know it without git (none on PATH here): the logs are far ahead of it
+    let out = ws
+        .cmd()
+        .env("PATH", "/nonexistent")
+        .args(["status", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let behind = st["stale"]["behind_days"].as_i64().unwrap_or(0);
+    assert!(behind >= 300, "dated by its commit, not by the clone: {st}");
+}
