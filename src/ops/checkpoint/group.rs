@@ -63,7 +63,7 @@ struct Spooled {
 #[derive(Debug, Serialize, Deserialize)]
 enum Outcome {
     Done {
-        value: CheckpointOutcome,
+        value: Box<CheckpointOutcome>,
         report: SyncReport,
     },
     Failed {
@@ -82,7 +82,10 @@ impl Outcome {
 
     fn into_result(self) -> Result<Written<CheckpointOutcome>> {
         match self {
-            Outcome::Done { value, report } => Ok(Written { value, report }),
+            Outcome::Done { value, report } => Ok(Written {
+                value: *value,
+                report,
+            }),
             Outcome::Failed { kind, message } => Err(Error::Relayed {
                 kind: ErrorKind::from_name(&kind).unwrap_or(ErrorKind::Internal),
                 message,
@@ -395,21 +398,17 @@ fn apply_group(
         match (result, failed.into_inner()) {
             (Ok(w), _) => {
                 for (t, bytes, saved) in w.value {
-                    let out = if saved {
-                        // recorded by an earlier leader as the bare outcome
-                        let value: CheckpointOutcome = serde_json::from_slice(&bytes)
-                            .map_err(|e| Error::Internal(format!("outcome of {t}: {e}")))?;
-                        Outcome::Done {
-                            value,
-                            report: SyncReport::default(),
-                        }
+                    let value: CheckpointOutcome = serde_json::from_slice(&bytes)
+                        .map_err(|e| Error::Internal(format!("outcome of {t}: {e}")))?;
+                    // an outcome an earlier leader recorded comes without that group's report
+                    let report = if saved {
+                        SyncReport::default()
                     } else {
-                        let value: CheckpointOutcome = serde_json::from_slice(&bytes)
-                            .map_err(|e| Error::Internal(format!("outcome of {t}: {e}")))?;
-                        Outcome::Done {
-                            value,
-                            report: w.report.clone(),
-                        }
+                        w.report.clone()
+                    };
+                    let out = Outcome::Done {
+                        value: Box::new(value),
+                        report,
                     };
                     answers.insert(t, json(&out)?);
                 }
