@@ -183,6 +183,8 @@ pub fn submit(
     actor: &str,
     input: &CheckpointInput,
 ) -> Result<Written<CheckpointOutcome>> {
+    // `.trilogy/` made here gets its `.gitignore` like anywhere else
+    ws.ensure_state_dir()?;
     let dir = queue_dir(ws)?;
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let ticket = new_ticket();
