@@ -212,6 +212,14 @@ pub fn submit(
             }
             lead_rounds(ws, &dir, &ticket, actor)?;
             drop(lead);
+            let claimed = dir.join(format!("{ticket}.claimed"));
+            if !done.exists() && !batch.exists() && !claimed.exists() {
+                // someone cleared the queue: never wait for an answer that cannot come
+                return Err(Error::Io {
+                    path: batch,
+                    message: "this checkpoint's batch left the queue without an answer (was .trilogy/queue cleared?); `trilogy log` shows whether it landed, and a retry is safe".into(),
+                });
+            }
             continue;
         }
         if started.elapsed() >= timeout {
