@@ -104,7 +104,7 @@ fn with_session<R>(
     let _held = agents::lock(ws)?;
     let mut changed = None;
     let value = ws
-        .read(|r| {
+        .read_settling(&format!("hook:{host}"), |r| {
             let mut st = agents::load(ws, r, id)?.unwrap_or_else(|| new_session(ws, id, host));
             let value = f(r, &mut st)?;
             changed = Some(st);

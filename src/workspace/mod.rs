@@ -483,6 +483,26 @@ impl Workspace {
     /// Run `f` on a consistent snapshot that reflects the files as they are now. The report
     /// names files that do not parse (their last good content is what the store serves).
     pub fn read<R>(&self, f: impl FnOnce(&dyn Reader) -> Result<R>) -> Result<Written<R>> {
+        self.read_mode(None, f)
+    }
+
+    /// [`Workspace::read`], except that files which are not as the store would write them are
+    /// brought up to date first (absorbed and written, as by any write, with `actor`): for
+    /// callers that run often and must leave nothing owed, so their next call reads through
+    /// a read-only handle again (hooks).
+    pub fn read_settling<R>(
+        &self,
+        actor: &str,
+        f: impl FnOnce(&dyn Reader) -> Result<R>,
+    ) -> Result<Written<R>> {
+        self.read_mode(Some(actor), f)
+    }
+
+    fn read_mode<R>(
+        &self,
+        writer: Option<&str>,
+        f: impl FnOnce(&dyn Reader) -> Result<R>,
+    ) -> Result<Written<R>> {
         self.require_memory()?;
         let clean = |value| Written {
             value,
@@ -524,8 +544,12 @@ impl Workspace {
             let rtx = store.read()?;
             return f(&rtx).map(clean);
         }
-        // a read never writes a memory file: the store takes what changed in them
-        let synced = self.write_mode("cli", false, |_| Ok(()))?;
+        // a read never writes a memory file (unless asked to settle them): the store takes
+        // what changed in them
+        let synced = match writer {
+            Some(actor) => self.write_mode(actor, true, |_| Ok(()))?,
+            None => self.write_mode("cli", false, |_| Ok(()))?,
+        };
         let rtx = store.read()?;
         Ok(Written {
             value: f(&rtx)?,

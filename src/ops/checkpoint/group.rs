@@ -63,7 +63,7 @@ struct Spooled {
 #[derive(Debug, Serialize, Deserialize)]
 enum Outcome {
     Done {
-        value: CheckpointOutcome,
+        value: Box<CheckpointOutcome>,
         report: SyncReport,
     },
     Failed {
@@ -82,7 +82,10 @@ impl Outcome {
 
     fn into_result(self) -> Result<Written<CheckpointOutcome>> {
         match self {
-            Outcome::Done { value, report } => Ok(Written { value, report }),
+            Outcome::Done { value, report } => Ok(Written {
+                value: *value,
+                report,
+            }),
             Outcome::Failed { kind, message } => Err(Error::Relayed {
                 kind: ErrorKind::from_name(&kind).unwrap_or(ErrorKind::Internal),
                 message,
@@ -180,6 +183,8 @@ pub fn submit(
     actor: &str,
     input: &CheckpointInput,
 ) -> Result<Written<CheckpointOutcome>> {
+    // `.trilogy/` made here gets its `.gitignore` like anywhere else
+    ws.ensure_state_dir()?;
     let dir = queue_dir(ws)?;
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let ticket = new_ticket();
@@ -207,6 +212,14 @@ pub fn submit(
             }
             lead_rounds(ws, &dir, &ticket, actor)?;
             drop(lead);
+            let claimed = dir.join(format!("{ticket}.claimed"));
+            if !done.exists() && !batch.exists() && !claimed.exists() {
+                // someone cleared the queue: never wait for an answer that cannot come
+                return Err(Error::Io {
+                    path: batch,
+                    message: "this checkpoint's batch left the queue without an answer (was .trilogy/queue cleared?); `trilogy log` shows whether it landed, and a retry is safe".into(),
+                });
+            }
             continue;
         }
         if started.elapsed() >= timeout {
@@ -395,21 +408,17 @@ fn apply_group(
         match (result, failed.into_inner()) {
             (Ok(w), _) => {
                 for (t, bytes, saved) in w.value {
-                    let out = if saved {
-                        // recorded by an earlier leader as the bare outcome
-                        let value: CheckpointOutcome = serde_json::from_slice(&bytes)
-                            .map_err(|e| Error::Internal(format!("outcome of {t}: {e}")))?;
-                        Outcome::Done {
-                            value,
-                            report: SyncReport::default(),
-                        }
+                    let value: CheckpointOutcome = serde_json::from_slice(&bytes)
+                        .map_err(|e| Error::Internal(format!("outcome of {t}: {e}")))?;
+                    // an outcome an earlier leader recorded comes without that group's report
+                    let report = if saved {
+                        SyncReport::default()
                     } else {
-                        let value: CheckpointOutcome = serde_json::from_slice(&bytes)
-                            .map_err(|e| Error::Internal(format!("outcome of {t}: {e}")))?;
-                        Outcome::Done {
-                            value,
-                            report: w.report.clone(),
-                        }
+                        w.report.clone()
+                    };
+                    let out = Outcome::Done {
+                        value: Box::new(value),
+                        report,
                     };
                     answers.insert(t, json(&out)?);
                 }
