@@ -265,7 +265,8 @@ fn the_first_search_of_a_fresh_clone_reports_building_the_index() {
         trilogy::config::Config::default(),
         trilogy::workspace::Clock::default(),
     );
-    let seen: Arc<Mutex<Vec<(&'static str, usize, usize)>>> = Arc::default();
+    type Reports = Vec<(&'static str, usize, usize)>;
+    let seen: Arc<Mutex<Reports>> = Arc::default();
     let log = seen.clone();
     ws.on_progress(Box::new(move |what, d, t| {
         log.lock().unwrap().push((what, d, t))
