@@ -209,6 +209,13 @@ fn a_leader_killed_before_its_commit_loses_no_waiting_batch() {
     let gate = tempfile::tempdir().unwrap();
     let (leader, writers) = leader_with_writers(&ws, gate.path(), "commit", 3);
     kill_and_check(&ws, leader, writers);
+    // killed before its commit, unanswered: its own batch recorded nothing
+    assert_eq!(
+        all_sessions(&ws)
+            .matches("the leader's own batch; tested")
+            .count(),
+        0
+    );
 }
 
 #[test]

@@ -23,9 +23,10 @@
 //!
 //! Crashes: each batch's outcome is stored in the store's `batches` table in the same commit
 //! as the batch. A leader killed before its commit leaves its claims in the spool: the next
-//! leader applies them (the dead process's own batch lands unacknowledged, as after any crash
-//! before a reply). Killed after the commit, the next leader finds the outcomes in the store and
-//! hands them out without applying anything twice. A writer that gives up waiting (the lock
+//! leader applies those of writers still waiting, and drops those of processes that died
+//! unanswered (the dead leader's own among them) — a command killed before its commit records
+//! nothing, as before. Killed after the commit, the next leader finds the outcomes in the store
+//! and hands them out without applying anything twice. A writer that gives up waiting (the lock
 //! timeout) withdraws its batch first; if a leader has already claimed it, it waits for that
 //! outcome instead, so a writer told "busy" changed nothing.
 
@@ -314,6 +315,14 @@ fn claim(ws: &Workspace, dir: &Path) -> Result<BTreeMap<String, Option<Spooled>>
             break;
         }
         let claimed = dir.join(format!("{t}.claimed"));
+        if !owner_alive(&t) {
+            // its writer died unanswered: like a command killed before its commit, it
+            // recorded nothing (applying it later would surprise, and would pile up work
+            // on whoever leads next)
+            let _ = std::fs::remove_file(dir.join(format!("{t}.batch")));
+            let _ = std::fs::remove_file(&claimed);
+            continue;
+        }
         if !was_claimed {
             let batch = dir.join(format!("{t}.batch"));
             let Ok(bytes) = std::fs::read(&batch) else {
@@ -339,6 +348,25 @@ fn claim(ws: &Workspace, dir: &Path) -> Result<BTreeMap<String, Option<Spooled>>
         }
     }
     Ok(out)
+}
+
+/// Whether the process that spooled ticket `t` (`<time>-<pid>-<counter>`) still runs.
+fn owner_alive(t: &str) -> bool {
+    let Some(pid) = t
+        .split('-')
+        .nth(1)
+        .and_then(|p| p.parse::<i32>().ok())
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return true;
+    };
+    if pid.as_raw_nonzero().get() as u32 == std::process::id() {
+        return true;
+    }
+    match rustix::process::test_kill_process(pid) {
+        Ok(()) => true,
+        Err(e) => e != rustix::io::Errno::SRCH,
+    }
 }
 
 /// Apply the claimed batches in one transaction; the outcome of each, by ticket. A batch that
