@@ -305,7 +305,8 @@ fn fresh_1k() -> CheckpointFx {
 
 /// `checkpoint/<scale>`: one session per checkpoint, unique text. The workspace is replaced
 /// by a fresh one (outside timing) every `reset_every` checkpoints, so the store stays near its
-/// nominal size: every checkpoint adds an entry and, past 200 live sessions, archives one.
+/// nominal size: every checkpoint adds an entry and, past 500 live sessions (the cap plus
+/// `sessions_archive_batch`), moves a batch to the archive.
 fn checkpoint(
     c: &mut Criterion,
     scale: &str,

@@ -16,9 +16,9 @@
 //! - `memory_checkpoint {"sessions":[{"done":"… tested"}]}`, unique text each time: target
 //!   p50 ≤ 3× the fsync floor, measured in the same loop (one floor sample before every
 //!   checkpoint): write 4 KiB to a temp file in the workspace directory, fsync, rename.
-//!   Past 200 live sessions every checkpoint archives the oldest one, so the bench stats
-//!   SESSIONS-archive.md around each call (outside timing) and reports how many calls
-//!   rewrote it and its size. A `memory_search` right after every checkpoint (index
+//!   Past 500 live sessions (the cap plus `sessions_archive_batch`) a checkpoint moves a batch
+//!   to the archive, so the bench stats SESSIONS-archive.md around each call (outside timing)
+//!   and reports how many calls rewrote it and its size. A `memory_search` right after every checkpoint (index
 //!   catch-up) is timed as a diagnostic.
 //!
 //! At the end every acknowledged checkpoint is looked for in SESSIONS.md and the archive

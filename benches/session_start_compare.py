@@ -5,7 +5,9 @@ Usage: python3 benches/session_start_compare.py OLD_BINARY NEW_BINARY
 Builds a workspace of 200 live sessions and 800 (1k) or 99,800 (100k) archived ones for each
 binary, then runs `trilogy hook claude session-start` (a new session id per call, so every call
 injects and pins its session) 60 times per binary, alternating, and `/bin/true` as the floor in
-the same loop. Prints medians and their ratio to the floor.
+the same loop. Prints medians and their ratio to the floor. Then, on the same workspaces,
+`trilogy read --section 现状` (a one-shot read) the same way, and the `fdatasync`/`fsync` calls
+one session-start hook makes (`strace -f -c`, when strace is installed).
 """
 import sys
 import subprocess, time, json, os, shutil, statistics, tempfile
@@ -45,4 +47,21 @@ for n_live, n_arch, label in [(200, 800, "1k"), (200, 99800, "100k")]:
         res["floor"].append(floor())
     m = {k: statistics.median(v) * 1000 for k, v in res.items()}
     print(f"{label}: session-start hook median old {m['old']:.2f} ms ({m['old']/m['floor']:.1f}x floor), new {m['new']:.2f} ms ({m['new']/m['floor']:.1f}x floor), spawn floor {m['floor']:.2f} ms")
+    rd = {"old": [], "new": [], "floor": []}
+    for i in range(60):
+        for b in ["old", "new"]:
+            t = time.perf_counter()
+            p = subprocess.run([BIN[b], "--root", roots[b], "read", "--section", "现状"], capture_output=True, env=env)
+            rd[b].append(time.perf_counter() - t)
+            assert p.returncode == 0, p.stderr
+        rd["floor"].append(floor())
+    r = {k: statistics.median(v) * 1000 for k, v in rd.items()}
+    print(f"{label}: read --section median old {r['old']:.2f} ms ({r['old']/r['floor']:.2f}x floor), new {r['new']:.2f} ms ({r['new']/r['floor']:.2f}x floor), spawn floor {r['floor']:.2f} ms")
+    if shutil.which("strace"):
+        for b in ["old", "new"]:
+            payload = json.dumps({"session_id": "strace", "hook_event_name": "SessionStart", "source": "startup", "cwd": roots[b], "transcript_path": "/nonexistent"})
+            e = dict(env, CLAUDE_PROJECT_DIR=roots[b], XDG_STATE_HOME=roots[b] + "/.state")
+            p = subprocess.run(["strace", "-f", "-c", "-e", "trace=fsync,fdatasync", BIN[b], "hook", "claude", "session-start"], input=payload.encode(), capture_output=True, env=e)
+            calls = sum(int(l.split()[3]) for l in p.stderr.decode().splitlines() if l.strip().endswith(("fsync", "fdatasync")) and len(l.split()) >= 5)
+            print(f"{label}: session-start hook, {b}: {calls} fsync/fdatasync calls")
     for r in roots.values(): shutil.rmtree(r)

@@ -18,6 +18,9 @@
 //! `/bin/true`, spawning `trilogy --version`, and 4 KiB write + fsync + rename in the
 //! workspace directory.
 //!
+//! Last, the targets as ratios of this run's figures: W=1 p50 ÷ the write+fsync+rename floor,
+//! and per W > 1 the aggregate throughput ÷ W=1's and p99 ÷ W=1 p50.
+//!
 //! A plain program (`harness = false`): `cargo bench --bench torture`. `BENCH_TORTURE_BIN`
 //! points at another trilogy binary. Without the `--bench` flag `cargo bench` passes (e.g.
 //! under `cargo test --benches`) the defaults shrink to a smoke run: W in 1, 4 and K = 2.
@@ -471,6 +474,31 @@ fn main() {
         println!("  verify: {}", r.verify);
         for p in &r.problems {
             println!("  {p}");
+        }
+    }
+    // the targets, as ratios of this run's own figures
+    if let Some(one) = reports.iter().find(|r| r.w == 1) {
+        let rate = |r: &RunReport| r.acked as f64 / r.wall.as_secs_f64();
+        let mut s1 = one.latencies.clone();
+        s1.sort();
+        let one_p50 = pct(&s1, 50.0).as_secs_f64();
+        println!("\n== targets ==");
+        println!(
+            "CLI checkpoint at 1k (W=1 p50 {}) ÷ 4KiB write+fsync+rename floor ({}): {:.2} (target ≤ 3)",
+            fmt(pct(&s1, 50.0)),
+            fmt(pct(&floor_fsync, 50.0)),
+            one_p50 / pct(&floor_fsync, 50.0).as_secs_f64()
+        );
+        for r in reports.iter().filter(|r| r.w > 1) {
+            let mut s = r.latencies.clone();
+            s.sort();
+            println!(
+                "W={}: aggregate throughput ÷ one writer's sequential throughput: {:.2} (target ≥ 2); p99 {} ÷ one uncontended checkpoint (W=1 p50): {:.2} (target ≤ 10)",
+                r.w,
+                rate(r) / rate(one),
+                fmt(pct(&s, 99.0)),
+                pct(&s, 99.0).as_secs_f64() / one_p50
+            );
         }
     }
 }

@@ -58,6 +58,11 @@ pub struct Config {
     /// Live SESSIONS entries kept before the oldest move to the archive; ≤ 0 disables.
     #[serde(alias = "sessionsMaxEntries")]
     pub sessions_max_entries: i64,
+    /// How far SESSIONS.md may grow past `sessions_max_entries` before the oldest move to the
+    /// archive, all in one move (back down to the cap): the archive file is rewritten once per
+    /// this many sessions instead of once per write. ≤ 0 moves them at every write.
+    #[serde(alias = "sessionsArchiveBatch")]
+    pub sessions_archive_batch: i64,
     #[serde(alias = "projectStaleDays")]
     pub project_stale_days: i64,
     /// Language of headings, labels and templates for new text.
@@ -93,6 +98,7 @@ impl Default for Config {
             nudge_cooldown_ms: 600_000,
             nudge_max_per_session: 3,
             sessions_max_entries: 200,
+            sessions_archive_batch: 300,
             project_stale_days: 14,
             lang: Lang::Zh,
             lock_timeout_ms: 10_000,
@@ -103,7 +109,7 @@ impl Default for Config {
 }
 
 /// Every key: snake_case name and the original's camelCase alias.
-pub const KEYS: [(&str, &str); 20] = [
+pub const KEYS: [(&str, &str); 21] = [
     ("enabled", "enabled"),
     ("memory_dir_name", "memoryDirName"),
     ("project_root_strategy", "projectRootStrategy"),
@@ -119,6 +125,7 @@ pub const KEYS: [(&str, &str); 20] = [
     ("nudge_cooldown_ms", "nudgeCooldownMs"),
     ("nudge_max_per_session", "nudgeMaxPerSession"),
     ("sessions_max_entries", "sessionsMaxEntries"),
+    ("sessions_archive_batch", "sessionsArchiveBatch"),
     ("project_stale_days", "projectStaleDays"),
     ("lang", "lang"),
     ("lock_timeout_ms", "lockTimeoutMs"),
@@ -349,6 +356,11 @@ impl Config {
     /// Live entries kept in SESSIONS.md, or `None` when archiving is off.
     pub fn archive_cap(&self) -> Option<usize> {
         (self.sessions_max_entries > 0).then_some(self.sessions_max_entries as usize)
+    }
+
+    /// Live sessions SESSIONS.md may hold past the cap before a batch moves to the archive.
+    pub fn archive_batch(&self) -> usize {
+        self.sessions_archive_batch.max(0) as usize
     }
 }
 

@@ -79,6 +79,21 @@ impl ErrorKind {
             ErrorKind::Internal => "internal",
         }
     }
+
+    /// The kind named by [`ErrorKind::as_str`].
+    pub fn from_name(name: &str) -> Option<ErrorKind> {
+        [
+            ErrorKind::BadInput,
+            ErrorKind::NotFound,
+            ErrorKind::Unparseable,
+            ErrorKind::Busy,
+            ErrorKind::Io,
+            ErrorKind::Store,
+            ErrorKind::Internal,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == name)
+    }
 }
 
 /// Every failure trilogy reports.
@@ -140,6 +155,10 @@ pub enum Error {
     /// A bug.
     #[error("internal error: {0}")]
     Internal(String),
+    /// An error another process met on this process's behalf (a group commit's leader
+    /// applying its batch), passed on as it was said, with its kind.
+    #[error("{message}")]
+    Relayed { kind: ErrorKind, message: String },
 }
 
 impl Error {
@@ -153,6 +172,7 @@ impl Error {
             Error::Io { .. } => ErrorKind::Io,
             Error::Store { .. } | Error::StoreDamaged { .. } => ErrorKind::Store,
             Error::Internal(_) => ErrorKind::Internal,
+            Error::Relayed { kind, .. } => *kind,
         }
     }
 

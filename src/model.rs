@@ -266,8 +266,14 @@ pub fn entry_id(kind: EntryKind, heading: &str, body: &str) -> String {
 
 /// Full SHA-1 hex of some bytes.
 pub fn sha1_hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let digest = Sha1::digest(bytes);
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    let mut out = String::with_capacity(2 * digest.len());
+    for b in digest {
+        out.push(HEX[(b >> 4) as usize] as char);
+        out.push(HEX[(b & 0xf) as usize] as char);
+    }
+    out
 }
 
 /// Date at the start of a heading (`2026-01-02 · area`, `2026-01-02 — title`).

@@ -313,7 +313,11 @@ fn supersedes_marks_the_old_decision_and_unknown_is_an_error() {
 #[test]
 fn archive_keeps_the_cap_with_one_pointer_and_restore_returns_by_date() {
     let ws = Ws::init();
-    std::fs::write(ws.root().join("trilogy.toml"), "sessions_max_entries = 5\n").unwrap();
+    std::fs::write(
+        ws.root().join("trilogy.toml"),
+        "sessions_max_entries = 5\nsessions_archive_batch = 0\n",
+    )
+    .unwrap();
     for i in 0..12 {
         let out = ws
             .cmd()

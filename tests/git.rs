@@ -479,3 +479,141 @@ fn resolve_leaves_markers_where_both_sides_changed_a_section_and_does_not_stage_
         "left unstaged"
     );
 }
+
+#[test]
+fn a_batch_moved_to_the_archive_on_one_branch_merges_to_every_entry_once() {
+    let ws = repo(true);
+    std::fs::write(
+        ws.root().join("trilogy.toml"),
+        "sessions_max_entries = 3\nsessions_archive_batch = 2\n",
+    )
+    .unwrap();
+    for d in ["2026-11-01", "2026-11-02"] {
+        ws.cmd()
+            .env("TRILOGY_TODAY", d)
+            .args(["checkpoint", "--session-done", &format!("base {d}; tested")])
+            .assert()
+            .success();
+    }
+    ok(ws.root(), &["add", "-A"]);
+    ok(ws.root(), &["commit", "-q", "-m", "three live"]);
+    ok(ws.root(), &["branch", "feature"]);
+    // the feature branch records three: the third makes six live and moves the oldest three
+    for d in ["2026-12-01", "2026-12-02", "2026-12-03"] {
+        on_branch(
+            &ws,
+            "feature",
+            d,
+            &[
+                "checkpoint",
+                "--session-done",
+                &format!("feature {d}; tested"),
+            ],
+        );
+    }
+    assert_eq!(headings(&ws.read("SESSIONS-archive.md")).len(), 3);
+    // main records one and moves nothing
+    on_branch(
+        &ws,
+        "main",
+        "2026-12-04",
+        &["checkpoint", "--session-done", "main 2026-12-04; tested"],
+    );
+    assert_eq!(
+        headings(&ws.read("SESSIONS.md")).len(),
+        4,
+        "main moved nothing"
+    );
+    let out = git(ws.root(), &["merge", "-q", "--no-edit", "feature"]);
+    assert!(out.status.success(), "clean merge: {}", text(&out.stderr));
+    let s = ws.read("SESSIONS.md");
+    let a = ws.read("SESSIONS-archive.md");
+    assert_eq!(
+        headings(&s),
+        ["2026-12-04", "2026-12-03", "2026-12-02", "2026-12-01"],
+        "{s}"
+    );
+    assert_eq!(
+        headings(&a),
+        ["2026-11-29", "2026-11-02", "2026-11-01"],
+        "{a}"
+    );
+    let all = format!("{s}\n{a}");
+    for t in [
+        "base entry",
+        "base 2026-11-01",
+        "base 2026-11-02",
+        "feature 2026-12-01",
+        "feature 2026-12-02",
+        "feature 2026-12-03",
+        "main 2026-12-04",
+    ] {
+        assert_eq!(all.matches(t).count(), 1, "{t} once:\n{all}");
+    }
+    // the next write counts the archive in the pointer; the one after moves the next batch
+    ws.ok(&["status"]);
+    for d in ["2026-12-05", "2026-12-06"] {
+        ws.cmd()
+            .env("TRILOGY_TODAY", d)
+            .args([
+                "checkpoint",
+                "--session-done",
+                &format!("after {d}; tested"),
+            ])
+            .assert()
+            .success();
+    }
+    let s = ws.read("SESSIONS.md");
+    let a = ws.read("SESSIONS-archive.md");
+    assert_eq!(
+        headings(&s).len(),
+        3,
+        "six live moved down to the cap:\n{s}"
+    );
+    assert_eq!(headings(&a).len(), 6);
+    assert!(
+        s.contains("> 更早的会话条目已归档到 6 条"),
+        "the pointer counts the archive:\n{s}"
+    );
+    let mut dates: Vec<String> = headings(&s).into_iter().chain(headings(&a)).collect();
+    let sorted = {
+        let mut d = dates.clone();
+        d.sort_by(|x, y| y.cmp(x));
+        d
+    };
+    assert_eq!(dates, sorted, "newest first across both files");
+    dates.dedup();
+    assert_eq!(dates.len(), 9);
+}
+
+#[test]
+fn a_fresh_clone_learns_project_md_commit_day_once_and_needs_git_no_more() {
+    let ws = repo(false);
+    // PROJECT.md as committed long ago
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(ws.root())
+        .args(["commit", "-q", "--amend", "--no-edit"])
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_DATE", "2026-01-01T12:00:00+00:00")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    std::fs::remove_dir_all(ws.root().join(".trilogy")).unwrap();
+    // the first command reads PROJECT.md and asks git when it was committed
+    ws.ok(&["status"]);
+    // later ones know it without git (none on PATH here): the logs are far ahead of it
+    let out = ws
+        .cmd()
+        .env("PATH", "/nonexistent")
+        .args(["status", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let st: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let behind = st["stale"]["behind_days"].as_i64().unwrap_or(0);
+    assert!(behind >= 300, "dated by its commit, not by the clone: {st}");
+}

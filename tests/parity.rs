@@ -239,10 +239,64 @@ fn rebuilding_the_store_from_the_markdown_reports_its_progress() {
     );
     let seen: Arc<Mutex<Vec<(usize, usize)>>> = Arc::default();
     let log = seen.clone();
-    ws.on_progress(Box::new(move |d, t| log.lock().unwrap().push((d, t))));
+    ws.on_progress(Box::new(move |_, d, t| log.lock().unwrap().push((d, t))));
     trilogy::ops::status(&ws).unwrap();
     let seen = seen.lock().unwrap();
     assert!(seen.len() >= 3, "{seen:?}");
     assert_eq!(seen.last(), Some(&(4500, 4500)));
     assert!(seen.windows(2).all(|w| w[0].0 < w[1].0), "{seen:?}");
+}
+
+#[test]
+fn the_first_search_of_a_fresh_clone_reports_building_the_index() {
+    use std::sync::{Arc, Mutex};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("memory")).unwrap();
+    let mut text = String::from("# SESSIONS\n");
+    for i in 0..4500 {
+        text.push_str(&format!(
+            "\n## 2026-01-{:02}\n完成：entry {i} narwhal; tested\n",
+            i % 28 + 1
+        ));
+    }
+    std::fs::write(dir.path().join("memory/SESSIONS.md"), &text).unwrap();
+    let ws = trilogy::workspace::Workspace::new(
+        dir.path().to_path_buf(),
+        trilogy::config::Config::default(),
+        trilogy::workspace::Clock::default(),
+    );
+    type Reports = Vec<(&'static str, usize, usize)>;
+    let seen: Arc<Mutex<Reports>> = Arc::default();
+    let log = seen.clone();
+    ws.on_progress(Box::new(move |what, d, t| {
+        log.lock().unwrap().push((what, d, t))
+    }));
+    let query = trilogy::index::SearchQuery {
+        text: "narwhal".into(),
+        limit: 5,
+        ..Default::default()
+    };
+    let hits = trilogy::ops::search::search(&ws, query).unwrap().hits;
+    assert!(!hits.is_empty());
+    let seen = seen.lock().unwrap();
+    let stages: Vec<&str> = seen.iter().map(|(w, _, _)| *w).collect();
+    let first_index = stages
+        .iter()
+        .position(|w| *w == "indexing")
+        .expect("indexing reported");
+    assert!(
+        stages[..first_index]
+            .iter()
+            .all(|w| *w == "reading the memory files"),
+        "the store is rebuilt first: {stages:?}"
+    );
+    let indexing: Vec<(usize, usize)> = seen
+        .iter()
+        .filter(|(w, _, _)| *w == "indexing")
+        .map(|(_, d, t)| (*d, *t))
+        .collect();
+    assert!(indexing.len() >= 2, "{indexing:?}");
+    let (last, total) = *indexing.last().unwrap();
+    assert_eq!(last, total, "it reports the end: {indexing:?}");
+    assert!(total >= 4500, "every entry is indexed: {indexing:?}");
 }

@@ -48,7 +48,11 @@ fn hand_edit_during_a_checkpoint_loses_neither() {
 #[test]
 fn crash_while_archiving_leaves_the_entry_archived_not_removed() {
     let ws = Ws::init();
-    std::fs::write(ws.root().join("trilogy.toml"), "sessions_max_entries = 2\n").unwrap();
+    std::fs::write(
+        ws.root().join("trilogy.toml"),
+        "sessions_max_entries = 2\nsessions_archive_batch = 0\n",
+    )
+    .unwrap();
     for (d, t) in [("2026-01-01", "s1; tested"), ("2026-01-02", "s2; tested")] {
         ws.cmd()
             .env("TRILOGY_TODAY", d)
@@ -116,7 +120,11 @@ fn unclosed_fence_in_a_hand_entry_never_swallows_other_entries() {
 #[test]
 fn pointer_count_follows_a_hand_edit_of_the_archive() {
     let ws = Ws::init();
-    std::fs::write(ws.root().join("trilogy.toml"), "sessions_max_entries = 1\n").unwrap();
+    std::fs::write(
+        ws.root().join("trilogy.toml"),
+        "sessions_max_entries = 1\nsessions_archive_batch = 0\n",
+    )
+    .unwrap();
     for d in ["2026-01-01", "2026-01-02", "2026-01-03"] {
         ws.cmd()
             .env("TRILOGY_TODAY", d)
@@ -250,7 +258,11 @@ fn closed_stdout_pipe_is_not_a_crash() {
 #[test]
 fn archiving_keeps_same_date_entries_in_order_after_an_import() {
     let ws = Ws::init();
-    std::fs::write(ws.root().join("trilogy.toml"), "sessions_max_entries = 3\n").unwrap();
+    std::fs::write(
+        ws.root().join("trilogy.toml"),
+        "sessions_max_entries = 3\nsessions_archive_batch = 0\n",
+    )
+    .unwrap();
     let s = ws.read("SESSIONS.md");
     ws.write(
         "SESSIONS.md",
@@ -394,7 +406,11 @@ fn archiving_round_after_round_keeps_the_archive_equal_to_its_rendering() {
     // each round moves the oldest live session into the archive; the archive is then written
     // by splicing onto the file (debug builds assert it equals the full rendering)
     let ws = Ws::init();
-    std::fs::write(ws.root().join("trilogy.toml"), "sessions_max_entries = 2\n").unwrap();
+    std::fs::write(
+        ws.root().join("trilogy.toml"),
+        "sessions_max_entries = 2\nsessions_archive_batch = 0\n",
+    )
+    .unwrap();
     for (i, d) in [
         "2026-01-01",
         "2026-01-02",

@@ -170,7 +170,7 @@ proptest! {
         section_text in recordable(),
     ) {
         let dir = tempfile::tempdir().unwrap();
-        let config = Config { sessions_max_entries: 3, ..Config::default() };
+        let config = Config { sessions_max_entries: 3, sessions_archive_batch: 0, ..Config::default() };
         let ws = Workspace::new(dir.path().to_path_buf(), config.clone(), Clock { today: Some(chrono::NaiveDate::from_ymd_opt(2026, 11, 29).unwrap()), now_ms: None });
         ops::init(&ws).unwrap();
         let input = CheckpointInput {

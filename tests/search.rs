@@ -226,7 +226,11 @@ fn results_are_fresh_after_writes_hand_edits_archive_and_restore() {
         "the hand edit is found"
     );
 
-    std::fs::write(ws.root().join("trilogy.toml"), "sessions_max_entries = 5\n").unwrap();
+    std::fs::write(
+        ws.root().join("trilogy.toml"),
+        "sessions_max_entries = 5\nsessions_archive_batch = 0\n",
+    )
+    .unwrap();
     ws.ok(&["checkpoint", "--session-done", "one more; tested"]);
     let v = ws.json(&["search", "指针行"]);
     assert_eq!(v["hits"][0]["state"], "archived");
@@ -628,7 +632,11 @@ fn equal_scores_rank_live_before_archived_then_newest_first() {
     write("2026-11-04", "alpha");
     // the two oldest go to the archive, then the oldest comes back: an old live entry and a
     // newer archived one
-    std::fs::write(ws.root().join("trilogy.toml"), "sessions_max_entries = 4\n").unwrap();
+    std::fs::write(
+        ws.root().join("trilogy.toml"),
+        "sessions_max_entries = 4\nsessions_archive_batch = 0\n",
+    )
+    .unwrap();
     ws.ok(&["checkpoint", "--session-done", "unrelated filler; tested"]);
     let oldest = hits(&ws, &["quasar", "-n", "10"])
         .into_iter()

@@ -1,6 +1,7 @@
 //! Nothing lost: many writer processes, a person editing the files, a reader, and writers
 //! killed at random points. Sizes come from the environment so the big runs are on demand:
-//! `TRILOGY_TORTURE_WRITERS`, `TRILOGY_TORTURE_CHECKPOINTS`, `TRILOGY_TORTURE_KILLS`.
+//! `TRILOGY_TORTURE_WRITERS` (16 by default: concurrent writers are applied in groups by one
+//! leader, see `ops::checkpoint::group`), `TRILOGY_TORTURE_CHECKPOINTS`, `TRILOGY_TORTURE_KILLS`.
 
 mod common;
 
@@ -69,12 +70,16 @@ fn store_texts(root: &std::path::Path) -> Vec<(String, String)> {
 
 #[test]
 fn writers_a_hand_editor_and_a_reader_lose_nothing() {
-    let writers = env_num("TRILOGY_TORTURE_WRITERS", 4);
+    let writers = env_num("TRILOGY_TORTURE_WRITERS", 16);
     let per = env_num("TRILOGY_TORTURE_CHECKPOINTS", 12);
     let ws = Ws::init();
     let root = ws.root().to_path_buf();
     // a small live cap: sessions keep moving into the archive while everything else goes on
-    std::fs::write(root.join("trilogy.toml"), "sessions_max_entries = 6\n").unwrap();
+    std::fs::write(
+        root.join("trilogy.toml"),
+        "sessions_max_entries = 6\nsessions_archive_batch = 2\n",
+    )
+    .unwrap();
     let bin = assert_cmd::cargo::cargo_bin("trilogy");
     let acked = Arc::new(Mutex::new(Vec::<String>::new()));
     let stop = Arc::new(AtomicBool::new(false));
@@ -236,7 +241,11 @@ fn writers_killed_at_random_points_leave_a_healthy_workspace() {
     let mut rng = Lcg(seed());
     let ws = Ws::init();
     // a small live cap, so kills also land while sessions move into the archive
-    std::fs::write(ws.root().join("trilogy.toml"), "sessions_max_entries = 5\n").unwrap();
+    std::fs::write(
+        ws.root().join("trilogy.toml"),
+        "sessions_max_entries = 5\nsessions_archive_batch = 2\n",
+    )
+    .unwrap();
     let bin = assert_cmd::cargo::cargo_bin("trilogy");
     // how long one checkpoint takes here and now: kills are spread over 1.5 times that, so
     // they land anywhere in a command's life and about a third of the commands complete
@@ -430,7 +439,7 @@ fn assert_kept_and_healthy(ws: Ws, wanted: &[String], live_only: bool) {
 /// Every acknowledged entry and every hand-written one is live at the end.
 #[test]
 fn chunked_and_held_open_saves_racing_writers_lose_nothing() {
-    let writers = env_num("TRILOGY_TORTURE_WRITERS", 3);
+    let writers = env_num("TRILOGY_TORTURE_WRITERS", 16);
     let per = env_num("TRILOGY_TORTURE_CHECKPOINTS", 10);
     let ws = Ws::init();
     let root = ws.root().to_path_buf();
@@ -501,7 +510,7 @@ fn chunked_and_held_open_saves_racing_writers_lose_nothing() {
 /// restorable, and named in the log.
 #[test]
 fn git_rebases_racing_writers_lose_nothing() {
-    let writers = env_num("TRILOGY_TORTURE_WRITERS", 3);
+    let writers = env_num("TRILOGY_TORTURE_WRITERS", 16);
     let per = env_num("TRILOGY_TORTURE_CHECKPOINTS", 10);
     let ws = Ws::init();
     let root = ws.root().to_path_buf();

@@ -263,9 +263,12 @@ fn build_env(cli: &Cli) -> Result<Env> {
         cwd: None,
     };
     let (ws, loaded, _) = crate::workspace::open_located(&wanted, &env, &cli.set)?;
-    // a fresh clone's first command rebuilds the store from the Markdown: show how far it is
+    // a fresh clone's first command rebuilds the store from the Markdown, its first search the
+    // index: show how far it is
     let mut bar = progress::Bar::stderr("reading the memory files", cli.json);
-    ws.on_progress(Box::new(move |done, total| bar.update(done, total)));
+    ws.on_progress(Box::new(move |what, done, total| {
+        bar.update_as(what, done, total)
+    }));
     Ok(Env {
         json: cli.json,
         loaded,

@@ -35,6 +35,18 @@ impl Bar {
         }
     }
 
+    /// Report `done` of `total` steps of work named `label`: a new label starts a new bar (the
+    /// store rebuilt, then the index built, in one command).
+    pub fn update_as(&mut self, label: &'static str, done: usize, total: usize) {
+        if label != self.label {
+            if let Some(bar) = self.bar.take() {
+                bar.finish_and_clear();
+            }
+            self.label = label;
+        }
+        self.update(done, total);
+    }
+
     /// Report `done` of `total` steps.
     pub fn update(&mut self, done: usize, total: usize) {
         if self.bar.is_none() && self.enabled && self.started.elapsed() >= SHOW_AFTER {

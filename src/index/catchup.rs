@@ -16,11 +16,17 @@ impl SearchIndex {
     /// read from the store and scored alongside the index instead of committed (a tantivy
     /// commit costs tens of milliseconds); larger ones are applied with [`SearchIndex::sync`].
     pub fn catch_up(&self, r: &dyn Reader) -> Result<Pending> {
+        self.catch_up_showing(r, None)
+    }
+
+    /// [`SearchIndex::catch_up`], telling `progress` how far a large catch-up (the first
+    /// search of a fresh clone builds the whole index) has come.
+    pub fn catch_up_showing(&self, r: &dyn Reader, progress: Option<Progress>) -> Result<Pending> {
         let (rebuild, _, keys) = self.pending_keys(r)?;
         if !rebuild && keys.len() <= SMALL_TAIL {
             return self.pending(r, keys);
         }
-        self.sync(r, None)
+        self.sync(r, progress)
     }
 
     /// Every change in the store as pending (for [`SearchIndex::in_memory`]): a search then

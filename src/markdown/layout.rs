@@ -88,6 +88,35 @@ impl Layout {
         }
     }
 
+    /// True when this layout lays a file out exactly as its canonical rendering does (see
+    /// [`super::join_units`]), for a file whose preamble is `head` and whose archive pointer
+    /// line, if any, is `pointer`: no byte-order mark or CRLF, every unit as the store renders
+    /// it, one blank line between units, one newline at the end.
+    pub fn is_canonical(&self, head: &str, pointer: Option<&str>) -> bool {
+        if self.bom
+            || self.crlf
+            || self.head.raw.is_some()
+            || self.units.iter().any(|u| u.raw.is_some())
+        {
+            return false;
+        }
+        let head_empty = head.trim_end().is_empty();
+        let end = match pointer {
+            Some(p) => format!("\n\n{p}\n"),
+            None => "\n".to_string(),
+        };
+        let Some((last, rest)) = self.units.split_last() else {
+            let want = match (head_empty, pointer) {
+                (true, Some(p)) => format!("{p}\n"),
+                (true, None) => "\n".to_string(),
+                (false, _) => end,
+            };
+            return self.head.gap == want;
+        };
+        let head_gap = if head_empty { "" } else { "\n\n" };
+        self.head.gap == head_gap && rest.iter().all(|u| u.gap == "\n\n") && last.gap == end
+    }
+
     /// Render `head` and `pieces` (in file order) in this layout; `pointer`, for SESSIONS.md:
     /// the archive's entry count and the canonical pointer line. Returns the text and the
     /// layout of that text.

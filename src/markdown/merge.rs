@@ -33,8 +33,7 @@ fn merge_text(base: &str, ours: &str, theirs: &str, conflicts: &mut usize) -> St
 /// fence or HTML block, harmless at the end of its own file) gets it closed or escaped: the
 /// same rule the sync applies when it absorbs a file, so the next command renders the same.
 fn readable(block: Block) -> Block {
-    let risky = block.body.contains('`') || block.body.contains('~') || block.body.contains('<');
-    if !risky || super::reads_back(&block.body) {
+    if !super::may_stay_open(&block.body) || super::reads_back(&block.body) {
         return block;
     }
     Block {

@@ -139,6 +139,25 @@ pub fn safe_body(body: &str) -> String {
     format!("{fence}text\n{body}\n{fence}")
 }
 
+/// True when `body` could swallow what follows it: it has a fence marker (three backticks or
+/// tildes) or a line opening with `<` (after indentation and list or quote markers), the only
+/// ways a block can stay open past a blank line, or an archive pointer line (taken out when
+/// read). Everything else reads back as itself without asking the parser ([`reads_back`]),
+/// which keeps importing 100k entries fast.
+pub fn may_stay_open(body: &str) -> bool {
+    body.contains("```")
+        || body.contains("~~~")
+        || body.lines().any(|l| {
+            l.trim_start_matches(|c: char| {
+                c.is_whitespace()
+                    || matches!(c, '>' | '-' | '*' | '+' | '.' | ')')
+                    || c.is_ascii_digit()
+            })
+            .starts_with('<')
+                || (is_pointer_line(l) && (l.contains('`') || l.contains('~') || l.contains('<')))
+        })
+}
+
 /// True when `body` under a heading reads back as exactly that body, whatever follows it.
 pub fn reads_back(body: &str) -> bool {
     let probe = format!("## h\n{body}\n\n## end\n");

@@ -97,6 +97,117 @@ impl Parsed {
     }
 }
 
+/// Where comrak found the blocks that matter: entry headings, code and HTML blocks.
+#[derive(Default)]
+struct Blocks {
+    /// 1-based lines of the top-level `## ` headings in column 0.
+    starts: Vec<usize>,
+    /// 1-based line ranges of code and HTML blocks.
+    code_lines: Vec<(usize, usize)>,
+    /// Blocks that run to the end of the file because nothing closed them.
+    unclosed: Vec<(usize, usize, &'static str)>,
+}
+
+/// How much text comrak is given at a time.
+const PIECE_BYTES: usize = 256 * 1024;
+
+/// Find the blocks a piece of the text at a time. A piece ends before a `## ` line in column 0
+/// that follows a blank line: there no block can stay open but a fence or an HTML block waiting
+/// for its terminator, and a piece that leaves one open is parsed again with the rest of the
+/// text. So the result is the whole text's, while the arena comrak builds (several times the
+/// text's size) stays the size of a piece, not of a 20 MB archive.
+fn scan_blocks(text: &str, lines: &[&str]) -> Blocks {
+    let cut_before = |i: usize| {
+        i > 0 && (lines[i].starts_with("## ") || lines[i] == "##") && lines[i - 1].trim().is_empty()
+    };
+    let mut out = Blocks::default();
+    let (mut first, mut off) = (0usize, 0usize);
+    while first < lines.len() {
+        let (mut end, mut bytes) = (first, 0usize);
+        while end < lines.len() && !(end > first && bytes >= PIECE_BYTES && cut_before(end)) {
+            bytes += lines[end].len() + 1;
+            end += 1;
+        }
+        let stop = (off + bytes).min(text.len());
+        let last = end == lines.len();
+        match scan_piece(&text[off..stop], lines, first, last) {
+            Some(b) => {
+                out.starts.extend(b.starts);
+                out.code_lines.extend(b.code_lines);
+                out.unclosed.extend(b.unclosed);
+                first = end;
+                off = stop;
+            }
+            None => {
+                // a block stays open across the cut: the rest is read in one piece
+                let rest = scan_piece(&text[off..], lines, first, true).unwrap_or_default();
+                out.starts.extend(rest.starts);
+                out.code_lines.extend(rest.code_lines);
+                out.unclosed.extend(rest.unclosed);
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// The blocks of `piece`, which starts at 0-based line `first` of `lines`; `None` when a block
+/// is left open at its end and more text follows (`last` false).
+fn scan_piece(piece: &str, lines: &[&str], first: usize, last: bool) -> Option<Blocks> {
+    let arena = Arena::new();
+    let opts = Options::default();
+    let root = parse_document(&arena, piece, &opts);
+    let mut out = Blocks::default();
+    for node in root.descendants() {
+        let ast = node.data.borrow();
+        let Sourcepos { start, end } = ast.sourcepos;
+        let (start_line, end_line) = (start.line + first, end.line + first);
+        match &ast.value {
+            NodeValue::Heading(h) if h.level == 2 && !h.setext => {
+                let top_level = node
+                    .parent()
+                    .is_some_and(|p| matches!(p.data.borrow().value, NodeValue::Document));
+                // as the original reads it: `##` at column 0; an indented one is body text
+                let column_zero = lines
+                    .get(start_line - 1)
+                    .is_some_and(|l| l.starts_with("##"));
+                if top_level && column_zero {
+                    out.starts.push(start_line);
+                }
+            }
+            NodeValue::CodeBlock(c) => {
+                out.code_lines.push((start_line, end_line));
+                if c.fenced && !c.closed {
+                    if !last {
+                        return None;
+                    }
+                    out.unclosed.push((start_line, end_line, "code fence"));
+                }
+            }
+            NodeValue::HtmlBlock(h) => {
+                out.code_lines.push((start_line, end_line));
+                let terminators: &[&str] = match h.block_type {
+                    1 => &["</script>", "</pre>", "</style>", "</textarea>"],
+                    2 => &["-->"],
+                    3 => &["?>"],
+                    4 => &[">"],
+                    5 => &["]]>"],
+                    _ => &[],
+                };
+                let lower = h.literal.to_lowercase();
+                if !terminators.is_empty() && !terminators.iter().any(|t| lower.contains(t)) {
+                    if !last {
+                        return None;
+                    }
+                    out.unclosed.push((start_line, end_line, "HTML block"));
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(out)
+}
+
 /// Parse raw bytes: invalid UTF-8 is an error naming the line.
 pub fn parse_bytes(bytes: &[u8], strip_pointer: bool) -> Result<Parsed, ParseError> {
     match std::str::from_utf8(bytes) {
@@ -119,55 +230,12 @@ pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
     let bom = text.starts_with('\u{feff}');
     let text = normalize_newlines(text);
     let text = text.trim_start_matches('\u{feff}');
-    let arena = Arena::new();
-    let opts = Options::default();
-    let root = parse_document(&arena, text, &opts);
     let lines: Vec<&str> = text.split('\n').collect();
-
-    let mut starts: Vec<usize> = Vec::new();
-    let mut code_lines: Vec<(usize, usize)> = Vec::new();
-    // blocks that run to the end of the file because nothing closed them
-    let mut unclosed: Vec<(usize, usize, &'static str)> = Vec::new();
-    for node in root.descendants() {
-        let ast = node.data.borrow();
-        let Sourcepos { start, end } = ast.sourcepos;
-        match &ast.value {
-            NodeValue::Heading(h) if h.level == 2 && !h.setext => {
-                let top_level = node
-                    .parent()
-                    .is_some_and(|p| matches!(p.data.borrow().value, NodeValue::Document));
-                // as the original reads it: `##` at column 0; an indented one is body text
-                let column_zero = lines
-                    .get(start.line - 1)
-                    .is_some_and(|l| l.starts_with("##"));
-                if top_level && column_zero {
-                    starts.push(start.line);
-                }
-            }
-            NodeValue::CodeBlock(c) => {
-                code_lines.push((start.line, end.line));
-                if c.fenced && !c.closed {
-                    unclosed.push((start.line, end.line, "code fence"));
-                }
-            }
-            NodeValue::HtmlBlock(h) => {
-                code_lines.push((start.line, end.line));
-                let terminators: &[&str] = match h.block_type {
-                    1 => &["</script>", "</pre>", "</style>", "</textarea>"],
-                    2 => &["-->"],
-                    3 => &["?>"],
-                    4 => &[">"],
-                    5 => &["]]>"],
-                    _ => &[],
-                };
-                let lower = h.literal.to_lowercase();
-                if !terminators.is_empty() && !terminators.iter().any(|t| lower.contains(t)) {
-                    unclosed.push((start.line, end.line, "HTML block"));
-                }
-            }
-            _ => {}
-        }
-    }
+    let Blocks {
+        starts,
+        code_lines,
+        unclosed,
+    } = scan_blocks(text, &lines);
     let in_code = |line: usize| code_lines.iter().any(|(s, e)| line >= *s && line <= *e);
     for (i, line) in lines.iter().enumerate() {
         let n = i + 1;

@@ -12,7 +12,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::model::{AgentSession, Event};
 use crate::store::Reader;
-use crate::workspace::{Tx, Workspace};
+use crate::workspace::{Workspace, agents};
 
 use super::inject::{Block, Budget, assemble, texts};
 
@@ -83,20 +83,38 @@ pub struct HostLimits {
     pub resume_loses_context: bool,
 }
 
-fn new_session(tx: &Tx, id: &str, host: &str) -> AgentSession {
+fn new_session(ws: &Workspace, id: &str, host: &str) -> AgentSession {
     AgentSession {
         id: id.to_string(),
         host: host.to_string(),
-        started_at: tx.now.clone(),
+        started_at: ws.clock.now(),
         ..AgentSession::default()
     }
 }
 
-pub(crate) fn session_or_new(tx: &Tx, id: &str, host: &str) -> Result<AgentSession> {
-    Ok(tx
-        .store()
-        .agent_session(id)?
-        .unwrap_or_else(|| new_session(tx, id, host)))
+/// Run `f` on session `id`'s record (a new one when unknown) and a read snapshot of the store,
+/// then write the record back: the store is only read (a read-only handle when the files are
+/// as it wrote them), and the record is written whole without a sync (see [`agents`]).
+pub(crate) fn with_session<R>(
+    ws: &Workspace,
+    host: &str,
+    id: &str,
+    f: impl FnOnce(&dyn Reader, &mut AgentSession) -> Result<R>,
+) -> Result<R> {
+    let _held = agents::lock(ws)?;
+    let mut changed = None;
+    let value = ws
+        .read_settling(&format!("hook:{host}"), |r| {
+            let mut st = agents::load(ws, r, id)?.unwrap_or_else(|| new_session(ws, id, host));
+            let value = f(r, &mut st)?;
+            changed = Some(st);
+            Ok(value)
+        })?
+        .value;
+    if let Some(st) = changed {
+        agents::save(ws, &st)?;
+    }
+    Ok(value)
 }
 
 pub(crate) fn validate_id(id: &str) -> Result<()> {
@@ -124,7 +142,7 @@ pub fn inject(
         let block = ws
             .read(|r| {
                 assemble(r, &ws.config, ws.clock.today(), budget, &|| {
-                    super::file_date(ws, crate::model::FileKind::Project)
+                    super::file_date(ws, r)
                 })
             })?
             .value;
@@ -135,42 +153,39 @@ pub fn inject(
         });
     };
     validate_id(id)?;
-    Ok(ws
-        .write(&format!("hook:{host}"), |tx| {
-            let block = assemble(tx.store(), &ws.config, tx.today, budget, &|| {
-                super::file_date(ws, crate::model::FileKind::Project)
-            })?;
-            let mut st = session_or_new(tx, id, host)?;
-            let unchanged = st.digest.as_deref() == Some(block.digest.as_str());
-            // a resumed session still holds its first block: it is told what changed since,
-            // not given the whole block again (a compacted or cleared one has lost it)
-            let lost =
-                source.lost_context() || (source == Source::Resume && limits.resume_loses_context);
-            let resumed = source == Source::Resume && st.digest.is_some() && !lost;
-            let mut notice = None;
-            if resumed && !unchanged {
-                notice = change_notice(ws, &foreign_changes(tx.store(), &st)?);
-            }
-            let injected = lost || (!unchanged && !resumed);
-            if injected {
-                st.digest = Some(block.digest.clone());
-                st.injected_at = Some(tx.now.clone());
-                st.source = Some(source.as_str().to_string());
-                st.injections += 1;
-                st.injected_ids = block.ids.clone();
-                st.dropped = block.dropped.clone();
-            }
-            st.seen_event = tx.store().last_event_seq()?;
-            st.turn_start_event = st.seen_event;
-            st.ended_at = None;
-            tx.put_agent_session(&st)?;
-            Ok(Injection {
-                injected,
-                block,
-                notice,
-            })
-        })?
-        .value)
+    let now = ws.clock.now();
+    with_session(ws, host, id, |r, st| {
+        let block = assemble(r, &ws.config, ws.clock.today(), budget, &|| {
+            super::file_date(ws, r)
+        })?;
+        let unchanged = st.digest.as_deref() == Some(block.digest.as_str());
+        // a resumed session still holds its first block: it is told what changed since,
+        // not given the whole block again (a compacted or cleared one has lost it)
+        let lost =
+            source.lost_context() || (source == Source::Resume && limits.resume_loses_context);
+        let resumed = source == Source::Resume && st.digest.is_some() && !lost;
+        let mut notice = None;
+        if resumed && !unchanged {
+            notice = change_notice(ws, &foreign_changes(r, st)?);
+        }
+        let injected = lost || (!unchanged && !resumed);
+        if injected {
+            st.digest = Some(block.digest.clone());
+            st.injected_at = Some(now.clone());
+            st.source = Some(source.as_str().to_string());
+            st.injections += 1;
+            st.injected_ids = block.ids.clone();
+            st.dropped = block.dropped.clone();
+        }
+        st.seen_event = r.last_event_seq()?;
+        st.turn_start_event = st.seen_event;
+        st.ended_at = None;
+        Ok(Injection {
+            injected,
+            block,
+            notice,
+        })
+    })
 }
 
 /// Changes made by others since the session last looked: their events, oldest first.
@@ -226,7 +241,7 @@ pub fn prompt_submitted(
 ) -> Result<Option<String>> {
     validate_id(id)?;
     let has_block = ws
-        .read(|r| r.agent_session(id))?
+        .read(|r| agents::load(ws, r, id))?
         .value
         .is_some_and(|s| s.digest.is_some());
     let mut parts = Vec::new();
@@ -236,27 +251,22 @@ pub fn prompt_submitted(
             parts.push(inj.block.text);
         }
     }
-    Ok(ws
-        .write(&format!("hook:{host}"), |tx| {
-            let mut st = session_or_new(tx, id, host)?;
-            let mut parts = parts.clone();
-            if st.nudge_owed {
-                parts.push(texts(ws.lang()).nudge.to_string());
-                st.nudge_owed = false;
-            }
-            let changes = foreign_changes(tx.store(), &st)?;
-            if let Some(n) = change_notice(ws, &changes) {
-                parts.push(n);
-                st.announced += changes.len() as u64;
-            }
-            st.seen_event = tx.store().last_event_seq()?;
-            st.turn_start_event = st.seen_event;
-            st.work_this_turn = false;
-            st.wrote_this_turn = false;
-            tx.put_agent_session(&st)?;
-            Ok((!parts.is_empty()).then(|| parts.join("\n\n")))
-        })?
-        .value)
+    with_session(ws, host, id, |r, st| {
+        if st.nudge_owed {
+            parts.push(texts(ws.lang()).nudge.to_string());
+            st.nudge_owed = false;
+        }
+        let changes = foreign_changes(r, st)?;
+        if let Some(n) = change_notice(ws, &changes) {
+            parts.push(n);
+            st.announced += changes.len() as u64;
+        }
+        st.seen_event = r.last_event_seq()?;
+        st.turn_start_event = st.seen_event;
+        st.work_this_turn = false;
+        st.wrote_this_turn = false;
+        Ok((!parts.is_empty()).then(|| parts.join("\n\n")))
+    })
 }
 
 /// What one tool call means for the turn.
@@ -273,17 +283,14 @@ pub enum ToolKind {
 /// A tool call finished in session `id`.
 pub fn tool_used(ws: &Workspace, host: &str, id: &str, kind: ToolKind) -> Result<()> {
     validate_id(id)?;
-    ws.write(&format!("hook:{host}"), |tx| {
-        let mut st = session_or_new(tx, id, host)?;
+    with_session(ws, host, id, |r, st| {
         st.post_tool_seen = true;
-        note_tool(tx, &mut st, kind)?;
-        tx.put_agent_session(&st)
-    })?;
-    Ok(())
+        note_tool(r, st, kind)
+    })
 }
 
 /// What one finished tool call means for the session's turn.
-pub(crate) fn note_tool(tx: &Tx, st: &mut AgentSession, kind: ToolKind) -> Result<()> {
+pub(crate) fn note_tool(r: &dyn Reader, st: &mut AgentSession, kind: ToolKind) -> Result<()> {
     match kind {
         ToolKind::Work => st.work_this_turn = true,
         ToolKind::Record => {
@@ -291,8 +298,7 @@ pub(crate) fn note_tool(tx: &Tx, st: &mut AgentSession, kind: ToolKind) -> Resul
             st.nudges = 0;
             st.last_nudge_ms = 0;
             // the MCP server cannot name the session: its writes since the turn began are ours
-            let mcp: Vec<u64> = tx
-                .store()
+            let mcp: Vec<u64> = r
                 .events_since(st.turn_start_event.max(st.seen_event))?
                 .iter()
                 .filter(|e| e.actor == "mcp")
@@ -324,27 +330,22 @@ pub fn turn_ended(
     validate_id(id)?;
     let cfg = &ws.config;
     let now = ws.clock.millis();
-    Ok(ws
-        .write(&format!("hook:{host}"), |tx| {
-            let mut st = session_or_new(tx, id, host)?;
-            let (mut work, mut wrote) = (st.work_this_turn, st.wrote_this_turn);
-            if !st.post_tool_seen
-                && let Some(f) = transcript
-            {
-                work |= f.work;
-                wrote |= f.recorded;
-            }
-            let owed = close_turn(tx, cfg, now, &mut st, work, wrote)?;
-            tx.put_agent_session(&st)?;
-            Ok(owed)
-        })?
-        .value)
+    with_session(ws, host, id, |r, st| {
+        let (mut work, mut wrote) = (st.work_this_turn, st.wrote_this_turn);
+        if !st.post_tool_seen
+            && let Some(f) = transcript
+        {
+            work |= f.work;
+            wrote |= f.recorded;
+        }
+        close_turn(r, cfg, now, st, work, wrote)
+    })
 }
 
 /// End the session's turn: a turn that did work and recorded nothing (by any path, its own
 /// writes in the log included) owes a reminder, within the cooldown and the maximum.
 pub(crate) fn close_turn(
-    tx: &Tx,
+    r: &dyn Reader,
     cfg: &crate::config::Config,
     now: i64,
     st: &mut AgentSession,
@@ -352,8 +353,7 @@ pub(crate) fn close_turn(
     mut wrote: bool,
 ) -> Result<bool> {
     let own = st.actor();
-    wrote |= tx
-        .store()
+    wrote |= r
         .events_since(st.turn_start_event)?
         .iter()
         .any(|e| e.actor == own);
@@ -379,17 +379,16 @@ pub(crate) fn close_turn(
 /// The host session ended.
 pub fn session_ended(ws: &Workspace, host: &str, id: &str) -> Result<()> {
     validate_id(id)?;
-    ws.write(&format!("hook:{host}"), |tx| {
-        let mut st = session_or_new(tx, id, host)?;
-        st.ended_at = Some(tx.now.clone());
-        tx.put_agent_session(&st)
-    })?;
-    Ok(())
+    let now = ws.clock.now();
+    with_session(ws, host, id, |_, st| {
+        st.ended_at = Some(now);
+        Ok(())
+    })
 }
 
 /// Everything known about one agent session.
 pub fn show_session(ws: &Workspace, id: &str) -> Result<AgentSession> {
-    ws.read(|r| r.agent_session(id))?.value.ok_or_else(|| {
+    ws.read(|r| agents::load(ws, r, id))?.value.ok_or_else(|| {
         Error::NotFound(format!(
             "no agent session `{id}`; `trilogy sessions` lists them"
         ))
@@ -398,7 +397,7 @@ pub fn show_session(ws: &Workspace, id: &str) -> Result<AgentSession> {
 
 /// Every agent session, most recent first.
 pub fn list_sessions(ws: &Workspace) -> Result<Vec<AgentSession>> {
-    let mut v = ws.read(|r| r.agent_sessions())?.value;
+    let mut v = ws.read(|r| agents::list(ws, r))?.value;
     v.sort_by(|a, b| {
         b.injected_at
             .cmp(&a.injected_at)

@@ -55,7 +55,7 @@ pub fn write_block(ws: &Workspace, file: &Path) -> Result<BlockOutcome> {
     let block = ws
         .read(|r| {
             assemble(r, &ws.config, ws.clock.today(), budget, &|| {
-                super::file_date(ws, crate::model::FileKind::Project)
+                super::file_date(ws, r)
             })
         })?
         .value;

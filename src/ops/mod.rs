@@ -37,7 +37,7 @@ pub use query::{
 pub use restore::{RestoreOutcome, restore_entry, restore_section, restore_text};
 
 /// An area with its number of live entries.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct AreaCount {
     pub area: String,
     pub count: usize,
@@ -205,31 +205,19 @@ pub fn persist_lang(ws: &Workspace) -> Result<bool> {
     Ok(true)
 }
 
-/// The date a memory file last changed on disk: its last commit when git tracks it (a fresh
-/// clone keeps that), else its modification time.
-pub fn file_date(ws: &Workspace, f: FileKind) -> Option<NaiveDate> {
-    let path = ws.file_path(f);
-    let committed = std::process::Command::new("git")
-        .arg("-C")
-        .arg(&ws.root)
-        .args([
-            "-c",
-            "core.fsmonitor=false",
-            "log",
-            "-1",
-            "--format=%cs",
-            "--",
-        ])
-        .arg(&path)
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .and_then(|o| {
-            NaiveDate::parse_from_str(String::from_utf8_lossy(&o.stdout).trim(), "%Y-%m-%d").ok()
-        });
-    committed.or_else(|| {
+/// The date PROJECT.md last changed on disk: its last commit when git tracks it (a fresh clone
+/// keeps that), else its modification time. Found once when the file is absorbed and kept in
+/// the store, so session starts and `status` spawn no git; a store that has not kept it yet
+/// asks git.
+pub fn file_date(ws: &Workspace, r: &dyn crate::store::Reader) -> Option<NaiveDate> {
+    let path = ws.file_path(FileKind::Project);
+    let modified = || {
         let modified = std::fs::metadata(&path).ok()?.modified().ok()?;
         Some(chrono::DateTime::<chrono::Local>::from(modified).date_naive())
-    })
+    };
+    match r.meta(crate::workspace::PROJECT_DAY_KEY).unwrap_or(0) {
+        0 => crate::workspace::commit_day(&ws.root, &path).or_else(modified),
+        1 => modified(),
+        d => NaiveDate::from_num_days_from_ce_opt((d - 2) as i32),
+    }
 }

@@ -270,9 +270,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             open_reports: r.reports()?.into_iter().filter(|x| x.open).collect(),
             unparseable: Vec::new(),
             unclosed: Vec::new(),
-            stale: super::inject::staleness(r, &ws.config, &|| {
-                super::file_date(ws, FileKind::Project)
-            })?,
+            stale: super::inject::staleness(r, &ws.config, &|| super::file_date(ws, r))?,
             secrets: super::secrets::in_files(r, ws.lang())?,
             unmerged: Vec::new(),
             last_event: r.events(1)?.into_iter().next(),

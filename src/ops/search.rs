@@ -110,7 +110,8 @@ pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
         // tantivy may panic on a damaged segment: that is a broken index, like any other
         std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let index = ws.search_index()?;
-            let tail = index.catch_up(r)?;
+            let shown: Progress = &mut |done, total| ws.progress("indexing", done, total);
+            let tail = index.catch_up_showing(r, Some(shown))?;
             answer(&index, tail)
         }))
         .unwrap_or_else(|_| {

@@ -14,13 +14,11 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::model::FileKind;
-use crate::store::Reader;
 use crate::workspace::Workspace;
 
 use super::agent::{
-    HostLimits, ToolKind, change_notice, close_turn, foreign_changes, note_tool, session_or_new,
-    validate_id,
+    HostLimits, ToolKind, change_notice, close_turn, foreign_changes, note_tool, validate_id,
+    with_session,
 };
 use super::inject::{Budget, assemble, texts};
 
@@ -97,87 +95,84 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
     let cfg = &ws.config;
     let t = texts(ws.lang());
     let budget = Budget::effective(cfg, input.limits.window_tokens, input.limits.char_cap);
-    Ok(ws
-        .write(&format!("hook:{host}"), |tx| {
-            let mut st = session_or_new(tx, id, host)?;
-            for kind in &input.tools {
-                note_tool(tx, &mut st, *kind)?;
-            }
-            let mut out = Answer::default();
-            if st.nudge_owed && !input.subagent {
-                out.append.push(Append {
-                    form: FORM_NUDGE,
-                    text: t.nudge.to_string(),
-                    baseline: false,
-                });
-            }
-            st.nudge_owed = false;
-            let last = tx.store().last_event_seq()?;
-            if input.step <= 1 {
-                st.turn_start_event = last;
-                st.work_this_turn = false;
-                st.wrote_this_turn = false;
-            }
-            if cfg.inject_on_session_start {
-                let block = assemble(tx.store(), cfg, tx.today, budget, &|| {
-                    super::file_date(ws, FileKind::Project)
-                })?;
-                let surface = &input.surface;
-                let newest = surface.blocks.last();
-                let unchanged = st.digest.as_deref() == Some(block.digest.as_str())
-                    || newest.is_some_and(|c| c.digest == block.digest);
-                let given = st.digest.is_some();
-                let present = surface.known && !surface.blocks.is_empty();
-                if !(unchanged && (present || (!surface.known && given))) {
-                    // the whole block when the model lacks it, or holds one this session's
-                    // record does not account for; else a notice of others' changes
-                    let whole = if surface.known {
-                        !present || !given
-                    } else {
-                        !given
-                    };
-                    let keep = usize::from(!whole);
-                    let stale = surface.blocks.len().saturating_sub(keep);
-                    if surface.known && (whole || surface.blocks.len() > 1) {
-                        for c in &surface.blocks[..stale] {
-                            out.replace.push(Replace {
-                                seq: c.seq,
-                                form: FORM_STANDIN,
-                                text: t.superseded.to_string(),
-                            });
-                        }
-                    }
-                    if whole {
-                        out.append.push(Append {
-                            form: FORM_BLOCK,
-                            text: block.text.clone(),
-                            baseline: true,
+    let now = ws.clock.now();
+    with_session(ws, host, id, |r, st| {
+        for kind in &input.tools {
+            note_tool(r, st, *kind)?;
+        }
+        let mut out = Answer::default();
+        if st.nudge_owed && !input.subagent {
+            out.append.push(Append {
+                form: FORM_NUDGE,
+                text: t.nudge.to_string(),
+                baseline: false,
+            });
+        }
+        st.nudge_owed = false;
+        let last = r.last_event_seq()?;
+        if input.step <= 1 {
+            st.turn_start_event = last;
+            st.work_this_turn = false;
+            st.wrote_this_turn = false;
+        }
+        if cfg.inject_on_session_start {
+            let block = assemble(r, cfg, ws.clock.today(), budget, &|| {
+                super::file_date(ws, r)
+            })?;
+            let surface = &input.surface;
+            let newest = surface.blocks.last();
+            let unchanged = st.digest.as_deref() == Some(block.digest.as_str())
+                || newest.is_some_and(|c| c.digest == block.digest);
+            let given = st.digest.is_some();
+            let present = surface.known && !surface.blocks.is_empty();
+            if !(unchanged && (present || (!surface.known && given))) {
+                // the whole block when the model lacks it, or holds one this session's
+                // record does not account for; else a notice of others' changes
+                let whole = if surface.known {
+                    !present || !given
+                } else {
+                    !given
+                };
+                let keep = usize::from(!whole);
+                let stale = surface.blocks.len().saturating_sub(keep);
+                if surface.known && (whole || surface.blocks.len() > 1) {
+                    for c in &surface.blocks[..stale] {
+                        out.replace.push(Replace {
+                            seq: c.seq,
+                            form: FORM_STANDIN,
+                            text: t.superseded.to_string(),
                         });
-                        st.injected_at = Some(tx.now.clone());
-                        st.source = Some(if given { "compact" } else { "startup" }.into());
-                        st.injections += 1;
-                        st.injected_ids = block.ids.clone();
-                        st.dropped = block.dropped.clone();
-                    } else {
-                        let changes = foreign_changes(tx.store(), &st)?;
-                        if let Some(n) = step_notice(ws, &changes) {
-                            out.append.push(Append {
-                                form: FORM_NOTICE,
-                                text: n,
-                                baseline: false,
-                            });
-                            st.announced += changes.len() as u64;
-                        }
                     }
                 }
-                st.digest = Some(block.digest);
+                if whole {
+                    out.append.push(Append {
+                        form: FORM_BLOCK,
+                        text: block.text.clone(),
+                        baseline: true,
+                    });
+                    st.injected_at = Some(now.clone());
+                    st.source = Some(if given { "compact" } else { "startup" }.into());
+                    st.injections += 1;
+                    st.injected_ids = block.ids.clone();
+                    st.dropped = block.dropped.clone();
+                } else {
+                    let changes = foreign_changes(r, st)?;
+                    if let Some(n) = step_notice(ws, &changes) {
+                        out.append.push(Append {
+                            form: FORM_NOTICE,
+                            text: n,
+                            baseline: false,
+                        });
+                        st.announced += changes.len() as u64;
+                    }
+                }
             }
-            st.seen_event = last;
-            st.ended_at = None;
-            tx.put_agent_session(&st)?;
-            Ok(out)
-        })?
-        .value)
+            st.digest = Some(block.digest);
+        }
+        st.seen_event = last;
+        st.ended_at = None;
+        Ok(out)
+    })
 }
 
 /// The change notice, short enough for one step.
@@ -201,16 +196,11 @@ pub fn turn_stopping(
 ) -> Result<bool> {
     validate_id(id)?;
     let now = ws.clock.millis();
-    Ok(ws
-        .write(&format!("hook:{host}"), |tx| {
-            let mut st = session_or_new(tx, id, host)?;
-            for kind in tools {
-                note_tool(tx, &mut st, *kind)?;
-            }
-            let (work, wrote) = (st.work_this_turn && !subagent, st.wrote_this_turn);
-            let owed = close_turn(tx, &ws.config, now, &mut st, work, wrote)?;
-            tx.put_agent_session(&st)?;
-            Ok(owed)
-        })?
-        .value)
+    with_session(ws, host, id, |r, st| {
+        for kind in tools {
+            note_tool(r, st, *kind)?;
+        }
+        let (work, wrote) = (st.work_this_turn && !subagent, st.wrote_this_turn);
+        close_turn(r, &ws.config, now, st, work, wrote)
+    })
 }

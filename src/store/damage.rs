@@ -89,3 +89,34 @@ pub(super) fn is_damage(message: &str) -> bool {
     ];
     SIGNS.iter().any(|s| message.contains(s))
 }
+
+/// A store file shorter than its own header says, read without opening it read-write: a
+/// read-only handle neither repairs nor checks the file's length (a writer would find the
+/// damage when it opens), so a cut file could otherwise serve reads from the pages it still
+/// has. Reads the geometry of redb 4.6's file header (redb is pinned to that exact version):
+/// page size, region header and data pages, full regions, trailing region data pages, all
+/// little-endian `u32` at bytes 12–31. Only a header a writer left clean is trusted: a live
+/// writer's may be mid-resize. `Some(detail)` when the file is shorter than that geometry.
+pub(super) fn cut_short(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(path).ok()?;
+    let len = f.metadata().ok()?.len();
+    let mut h = [0u8; 32];
+    if f.read_exact(&mut h).is_err() {
+        return Some(format!("the file is {len} bytes, shorter than its header"));
+    }
+    const MAGIC: [u8; 9] = [b'r', b'e', b'd', b'b', 0x1A, 0x0A, 0xA9, 0x0D, 0x0A];
+    const RECOVERY_REQUIRED: u8 = 2;
+    if h[..9] != MAGIC || h[9] & RECOVERY_REQUIRED != 0 {
+        return None;
+    }
+    let u = |at: usize| u64::from(u32::from_le_bytes([h[at], h[at + 1], h[at + 2], h[at + 3]]));
+    let (page, header_pages, max_data, full, trailing) = (u(12), u(16), u(20), u(24), u(28));
+    let trailing_len = if trailing > 0 {
+        (header_pages + trailing) * page
+    } else {
+        0
+    };
+    let expected = page + full * (header_pages + max_data) * page + trailing_len;
+    (len < expected).then(|| format!("the file is {len} bytes; its header says {expected}"))
+}

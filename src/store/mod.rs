@@ -79,6 +79,9 @@ impl Store {
 
     /// Open an existing store read-only: never blocked by writers, follows their commits.
     pub fn open_read_only(path: &Path) -> Result<Store> {
+        if let Some(detail) = damage::cut_short(path) {
+            return Err(damage::damaged(path, detail));
+        }
         let db = damage::guard(path, || {
             Database::builder()
                 .set_concurrency_mode(ConcurrencyMode::MultiWriter)

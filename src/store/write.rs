@@ -2,12 +2,13 @@
 
 use std::path::PathBuf;
 
-use redb::{TableDefinition, WriteTransaction};
+use redb::{ReadableTable, TableDefinition, WriteTransaction};
 
 use super::Reader;
 use super::tables::{
-    AGENT_SESSIONS, CHANGES, ENTRIES, EVENTS, FILES, LIVE_DECISIONS, META, ORDER, PREAMBLES,
-    REPORTS, SECTION_HISTORY, SECTIONS, count_key, encode, history_key, live_decision, order_key,
+    AGENT_SESSIONS, BATCHES, CHANGES, ENTRIES, EVENTS, FILES, LIVE_DECISIONS, META, ORDER,
+    PREAMBLES, REPORTS, SECTION_HISTORY, SECTIONS, count_key, encode, history_key, live_decision,
+    order_key,
 };
 use super::{damage, store_err};
 use crate::error::{Error, Result};
@@ -247,6 +248,33 @@ impl WriteTx {
             let bytes = encode(s)?;
             let mut t = self.txn.open_table(AGENT_SESSIONS).map_err(self.w())?;
             t.insert(s.id.as_str(), bytes.as_slice())
+                .map_err(self.w())?;
+            Ok(())
+        })
+    }
+
+    /// The outcome recorded for group-commit ticket `ticket`, when a leader applied it.
+    pub fn batch_outcome(&self, ticket: &str) -> Result<Option<Vec<u8>>> {
+        damage::guard(&self.path, || {
+            let t = self.txn.open_table(BATCHES).map_err(self.w())?;
+            Ok(t.get(ticket).map_err(self.w())?.map(|g| g.value().to_vec()))
+        })
+    }
+
+    /// Record the outcome of group-commit ticket `ticket` (committed with the batch).
+    pub fn put_batch_outcome(&self, ticket: &str, outcome: &[u8]) -> Result<()> {
+        damage::guard(&self.path, || {
+            let mut t = self.txn.open_table(BATCHES).map_err(self.w())?;
+            t.insert(ticket, outcome).map_err(self.w())?;
+            Ok(())
+        })
+    }
+
+    /// Forget the outcomes of tickets ordered before `before` (their writers are long gone).
+    pub fn prune_batch_outcomes(&self, before: &str) -> Result<()> {
+        damage::guard(&self.path, || {
+            let mut t = self.txn.open_table(BATCHES).map_err(self.w())?;
+            t.retain_in::<&str, _>(..before, |_, _| false)
                 .map_err(self.w())?;
             Ok(())
         })

@@ -315,7 +315,7 @@ fn staleness(
                     return Ok(hit);
                 }
                 let lag =
-                    crate::ops::inject::lag(r, &|| crate::ops::file_date(ws, FileKind::Project))?;
+                    crate::ops::inject::lag(r, &|| crate::ops::file_date(ws, r))?;
                 app.keep_lag(&ws.root, key, lag.clone());
                 Ok(lag)
             })?

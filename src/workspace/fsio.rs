@@ -182,6 +182,15 @@ pub enum Undone {
 }
 
 impl Swapped {
+    /// True when the inode displaced is the one `stamp` describes, unchanged (same inode, size
+    /// and mtime): what a caller that trusted the stat of a large file checks instead of
+    /// reading it back.
+    pub fn displaced_matches(&self, stamp: &FileStamp) -> bool {
+        self.previous
+            .as_deref()
+            .is_some_and(|p| stat_equal(p, stamp))
+    }
+
     /// The bytes that were in the file just before the swap, with the stat of that inode
     /// taken before reading them (a later write into it changes what the stat shows).
     pub fn previous_stamped(&self) -> Result<Option<(Vec<u8>, FileStamp)>> {
@@ -193,20 +202,20 @@ impl Swapped {
 
     /// Keep the new content; the previous inode is moved to `to` (on the same filesystem)
     /// instead of being deleted, so a program still writing into it does not write into nothing.
+    /// The caller syncs the directories ([`sync_dir_at`]), once for every file it swapped.
     pub fn keep_previous_at(self, to: &Path) -> Result<()> {
         if let Some(p) = &self.previous {
             std::fs::rename(p, to).map_err(|e| Error::io(to, e))?;
         }
-        sync_dir(&self.path);
         Ok(())
     }
 
-    /// Keep the new content; the previous one is deleted.
+    /// Keep the new content; the previous one is deleted. The caller syncs the directory
+    /// ([`sync_dir_at`]), once for every file it swapped.
     pub fn keep(self) -> Result<()> {
         if let Some(p) = &self.previous {
             std::fs::remove_file(p).map_err(|e| Error::io(p, e))?;
         }
-        sync_dir(&self.path);
         Ok(())
     }
 
@@ -273,6 +282,13 @@ pub fn rescue_path(rescue_dir: &Path, file: &Path, why: Option<&str>) -> Result<
     Ok(rescue_dir.join(format!("{name}{why}.{stamp}")))
 }
 
+/// Make the renames in directory `dir` durable (best effort: some filesystems refuse it).
+pub fn sync_dir_at(dir: &Path) {
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
 fn sync_dir(path: &Path) {
     if let Some(dir) = path.parent()
         && let Ok(d) = std::fs::File::open(dir)
@@ -294,6 +310,19 @@ fn exchange(a: &Path, b: &Path) -> Result<()> {
 /// The temp file is made in `tmp_dir` (under `.trilogy/`, ignored by git) when that is on the
 /// same filesystem, so `git add -A` at the wrong moment never picks one up from `memory/`.
 pub fn swap_in(path: &Path, bytes: &[u8], tmp_dir: &Path) -> Result<Swapped> {
+    swap_in_with(path, tmp_dir, |file| {
+        file.write_all(bytes)?;
+        Ok(sha1_hex(bytes))
+    })
+}
+
+/// [`swap_in`] with the new content written by `write`, which returns its SHA-1 (hex): a large
+/// file can be streamed into place without ever being held in memory whole.
+pub fn swap_in_with(
+    path: &Path,
+    tmp_dir: &Path,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<String>,
+) -> Result<Swapped> {
     let dir = path
         .parent()
         .ok_or_else(|| Error::Internal(format!("{} has no parent", path.display())))?;
@@ -315,13 +344,22 @@ pub fn swap_in(path: &Path, bytes: &[u8], tmp_dir: &Path) -> Result<Swapped> {
     // before the write: the file's mtime is at or after this, so the stamp starts out racy and
     // is vouched for only by a later read
     let taken_ms = now_ms();
-    file.write_all(bytes).map_err(|e| Error::io(&tmp_path, e))?;
-    file.sync_all().map_err(|e| Error::io(&tmp_path, e))?;
-    let stamp = stamp_from(
-        &file.metadata().map_err(|e| Error::io(&tmp_path, e))?,
-        bytes,
+    let written = write(&mut file).and_then(|sha1| file.sync_all().map(|()| sha1));
+    let sha1 = match written {
+        Ok(h) => h,
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp_path);
+            return Err(Error::io(&tmp_path, e));
+        }
+    };
+    let meta = file.metadata().map_err(|e| Error::io(&tmp_path, e))?;
+    let stamp = FileStamp {
         taken_ms,
-    );
+        sha1,
+        len: meta.len(),
+        mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
+        ino: meta.ino(),
+    };
     drop(file);
     let existed = path.exists();
     if existed && exchange(&tmp_path, path).is_ok() {
@@ -342,6 +380,70 @@ pub fn swap_in(path: &Path, bytes: &[u8], tmp_dir: &Path) -> Result<Swapped> {
         existed,
         stamp,
     })
+}
+
+/// The stamp of a file, its hash computed a block at a time (the file is never held in memory
+/// whole); `None` when it does not exist. The stat is taken on the open file before reading,
+/// as [`read_stamped`] does.
+pub fn hash_stamped(path: &Path) -> Result<Option<FileStamp>> {
+    use sha1::{Digest, Sha1};
+    use std::io::Read;
+    let taken_ms = now_ms();
+    let mut f = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(path, e)),
+    };
+    let meta = f.metadata().map_err(|e| Error::io(path, e))?;
+    let mut hasher = Sha1::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = f.read(&mut buf).map_err(|e| Error::io(path, e))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+    }
+    Ok(Some(FileStamp {
+        taken_ms,
+        sha1: hex(&hasher.finalize()),
+        len: meta.len(),
+        mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
+        ino: meta.ino(),
+    }))
+}
+
+/// Lowercase hex, as [`sha1_hex`] writes digests.
+pub fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Write `head`, then the bytes of `src` from offset `from` to its end, into `out`, a block at
+/// a time; returns the SHA-1 (hex) of everything written.
+pub fn write_spliced(
+    out: &mut std::fs::File,
+    head: &[u8],
+    src: &mut std::fs::File,
+    from: u64,
+) -> std::io::Result<String> {
+    use sha1::{Digest, Sha1};
+    use std::io::{Read, Seek, SeekFrom};
+    let mut hasher = Sha1::new();
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *out);
+    w.write_all(head)?;
+    hasher.update(head);
+    src.seek(SeekFrom::Start(from))?;
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = src.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&buf[..n]);
+        w.write_all(&buf[..n])?;
+    }
+    w.flush()?;
+    Ok(hex(&hasher.finalize()))
 }
 
 #[cfg(test)]
@@ -376,6 +478,7 @@ mod tests {
         let sw = swap_in(path, bytes, dir).unwrap();
         let stamp = sw.stamp.clone();
         sw.keep().unwrap();
+        sync_dir_at(dir);
         stamp
     }
 }

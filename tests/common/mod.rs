@@ -80,7 +80,8 @@ impl Ws {
             .env("DSH_HOME", self.dsh_home())
             .env("TRILOGY_CONFIG", self.root().join("no-user-config.toml"))
             .env_remove("TRILOGY_LANG")
-            .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES");
+            .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES")
+            .env_remove("TRILOGY_SESSIONS_ARCHIVE_BATCH");
         c
     }
 
@@ -94,7 +95,8 @@ impl Ws {
             .env("DSH_HOME", self.dsh_home())
             .env("TRILOGY_CONFIG", self.root().join("no-user-config.toml"))
             .env_remove("TRILOGY_LANG")
-            .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES");
+            .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES")
+            .env_remove("TRILOGY_SESSIONS_ARCHIVE_BATCH");
         c
     }
 

@@ -18,6 +18,7 @@ use crate::workspace::{Tx, Workspace, Written};
 
 use super::{AreaCount, area_line, area_map};
 
+mod group;
 mod validate;
 
 pub use validate::{MAX_BATCH_BYTES, MAX_FIELD_BYTES, MAX_SECTION_BYTES, parse_input, validate};
@@ -80,7 +81,7 @@ pub struct ProjectInput {
 }
 
 /// What a checkpoint did.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct CheckpointOutcome {
     /// One sentence for the model.
     pub summary: String,
@@ -203,7 +204,7 @@ pub fn checkpoint(
         ws.scaffold()?;
     }
     ws.require_memory()?;
-    let mut done = ws.write(actor, |tx| apply(tx, input))?;
+    let mut done = group::submit(ws, actor, input)?;
     if let Some(why) = &done.report.files_deferred {
         done.value.warnings.push(format!(
             "recorded in the store; the memory files were not written because {why}: the next trilogy command after that writes them"
@@ -279,7 +280,7 @@ fn apply(tx: &mut Tx, input: &CheckpointInput) -> Result<CheckpointOutcome> {
     if !out.written.is_empty()
         && let Some(cap) = tx.ws.config.archive_cap()
     {
-        out.archived = archive_overflow(tx, cap)?;
+        out.archived = archive_overflow(tx, cap, tx.ws.config.archive_batch())?;
         if out.archived > 0 {
             out.written.push(format!(
                 "SESSIONS.md → SESSIONS-archive.md ×{}",
@@ -580,8 +581,15 @@ fn canonical_place(tx: &mut Tx, sections: &[SectionRecord], key: &str) -> Result
     Ok(at)
 }
 
-/// Move the oldest live sessions past `cap` into the archive.
-pub fn archive_overflow(tx: &mut Tx, cap: usize) -> Result<usize> {
+/// Once more than `cap + batch` sessions are live, move the oldest into the archive, down to
+/// `cap`. Prepending to the archive rewrites the whole file, so moving sessions in batches
+/// makes that rewrite happen once per `batch + 1` sessions instead of at every write, whatever
+/// the archive's size; the newest `cap` sessions are always in SESSIONS.md.
+pub fn archive_overflow(tx: &mut Tx, cap: usize, batch: usize) -> Result<usize> {
+    let live = tx.store().file_count(FileKind::Sessions)?;
+    if live <= cap.saturating_add(batch) as u64 {
+        return Ok(0);
+    }
     let overflow = tx
         .store()
         .file_entries(FileKind::Sessions, cap, usize::MAX)?;

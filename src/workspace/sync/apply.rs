@@ -32,6 +32,9 @@ impl Tx<'_> {
         let mut present: Vec<(FileKind, Item)> = Vec::new();
         // how each file is laid out: its shape, and per unit (key, text read, store's text)
         let mut shapes: Vec<(FileKind, markdown::Shape, Vec<LaidUnit>)> = Vec::new();
+        // files whose entries are in date order (newest first) and how many: a fresh import
+        // of such a file renders it as it reads (checked below, without rendering it)
+        let mut in_date_order: HashMap<FileKind, usize> = HashMap::new();
         // (id, replaced by, first sequence number never written to the file)
         let mut gone: Vec<(String, Option<String>, Option<u64>)> = Vec::new();
         for (f, parsed) in docs {
@@ -58,7 +61,7 @@ impl Tx<'_> {
                 continue;
             }
             let items = items_of(f, &parsed.doc, self.today);
-            for (b, item) in parsed.doc.blocks.iter().zip(&items) {
+            for (k, (b, item)) in parsed.doc.blocks.iter().zip(&items).enumerate() {
                 let store = render::block_of(
                     &item.heading,
                     &item.body,
@@ -67,12 +70,36 @@ impl Tx<'_> {
                     self.lang(),
                 )
                 .text();
-                units.push((item.id.clone(), b.text(), store));
+                let read = b.text();
+                // a unit written exactly as the store renders it needs neither text in its
+                // layout: two empty texts say the same (and spare two copies of a 20 MB archive)
+                let as_rendered = read == store
+                    && parsed
+                        .shape
+                        .regions
+                        .get(k + 1)
+                        .is_some_and(|r| r.raw.is_none());
+                if as_rendered {
+                    units.push((item.id.clone(), String::new(), String::new()));
+                } else {
+                    units.push((item.id.clone(), read, store));
+                }
             }
-            shapes.push((f, parsed.shape, units));
+            let Parsed { doc, shape, .. } = parsed;
+            shapes.push((f, shape, units));
+            // the items hold what is needed from here on: the parsed text goes before the
+            // store's pages pile up (at 100k entries, 15 MB less at the peak)
+            drop(doc);
+            if fresh && items.windows(2).all(|w| w[0].sort_date >= w[1].sort_date) {
+                in_date_order.insert(f, items.len());
+            }
             let entries = self.store.file_entries(f, 0, usize::MAX)?;
             let current: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
-            let theirs: Vec<String> = items.iter().map(|i| i.id.clone()).collect();
+            // with nothing stored for the file (a fresh import) nothing can have left it
+            let theirs: Vec<String> = match current.is_empty() {
+                true => Vec::new(),
+                false => items.iter().map(|i| i.id.clone()).collect(),
+            };
             // which entries left the file, and what took each one's place
             let mut left: Vec<(String, Option<String>)> = Vec::new();
             for op in capture_diff_slices(Algorithm::Myers, &current, &theirs) {
@@ -147,6 +174,7 @@ impl Tx<'_> {
                 gone.push((old.clone(), by.clone(), floor));
             }
             // allocate sequence numbers bottom-up so the upper of two same-date entries is newer
+            present.reserve(items.len());
             for item in items.into_iter().rev() {
                 present.push((f, item));
             }
@@ -192,7 +220,7 @@ impl Tx<'_> {
         let total = present.len();
         for (n, (f, item)) in present.into_iter().enumerate() {
             if fresh && (n % 2000 == 0 || n + 1 == total) {
-                self.ws.progress(n + 1, total);
+                self.ws.progress("reading the memory files", n + 1, total);
             }
             // a fresh store holds no entries yet: skip the lookups (a bulk import is 100k of them)
             let existing = if fresh {
@@ -236,7 +264,7 @@ impl Tx<'_> {
                 Some(_) => {}
             }
         }
-        for (f, n) in imported {
+        for (f, n) in &imported {
             self.log(
                 "import",
                 vec![],
@@ -246,7 +274,21 @@ impl Tx<'_> {
         let archived = self.store.file_count(FileKind::Archive)?;
         for (f, shape, units) in shapes {
             let layout = markdown::Layout::of(&shape, units, archived);
-            self.store.set_layout(f, Some(&layout))?;
+            // entries in date order, each imported (none a copy of one in another file), laid
+            // out canonically: the store renders this file as it reads, so it needs no layout
+            // and no rendering to prove it
+            let whole = in_date_order
+                .get(&f)
+                .is_some_and(|n| imported.get(&f).copied().unwrap_or(0) == *n);
+            let pointer = (f == FileKind::Sessions && archived > 0)
+                .then(|| render::pointer_line(archived, self.lang()));
+            let head = self.store.preamble(f)?.unwrap_or_default();
+            if whole && f != FileKind::Project && layout.is_canonical(&head, pointer.as_deref()) {
+                self.store.set_layout(f, None)?;
+                self.as_read.insert(f);
+            } else {
+                self.store.set_layout(f, Some(&layout))?;
+            }
         }
         Ok(())
     }
@@ -474,8 +516,7 @@ pub(super) fn items_of(f: FileKind, doc: &Doc, today: NaiveDate) -> Vec<Item> {
 /// A body that would swallow what follows it once entries are re-ordered (an unclosed fence
 /// or HTML block at the end of a file) is closed or escaped; every other body is kept as is.
 fn keep_readable(body: String) -> String {
-    let risky = body.contains('`') || body.contains('~') || body.contains('<');
-    if !risky || markdown::reads_back(&body) {
+    if !markdown::may_stay_open(&body) || markdown::reads_back(&body) {
         body
     } else {
         markdown::safe_body(&body)

@@ -78,6 +78,45 @@ pub fn is_staged_version(root: &Path, path: &Path, bytes: &[u8]) -> bool {
     id == object
 }
 
+/// The day of the last commit that changed `path` (`git log -1 --format=%cs`).
+pub fn commit_day(root: &Path, path: &Path) -> Option<chrono::NaiveDate> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args([
+            "-c",
+            "core.fsmonitor=false",
+            "log",
+            "-1",
+            "--format=%cs",
+            "--",
+        ])
+        .arg(path)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    chrono::NaiveDate::parse_from_str(String::from_utf8_lossy(&out.stdout).trim(), "%Y-%m-%d").ok()
+}
+
+/// Store meta key: how old PROJECT.md is on disk, found once when the file is absorbed
+/// (instead of asking git at every session start): 0 unknown (ask git), 1 outside any
+/// repository (its mtime tells), `2 + days from CE` of the last commit of the version absorbed.
+pub const PROJECT_DAY_KEY: &str = "project_file_day";
+
+/// The [`PROJECT_DAY_KEY`] value for `bytes`, just read from PROJECT.md at `path`.
+pub fn project_day(root: &Path, path: &Path, bytes: &[u8]) -> u64 {
+    use chrono::Datelike;
+    if git_dir(root).is_none() {
+        return 1;
+    }
+    // a version git does not hold (an edit not yet committed) has no commit day of its own
+    if !is_staged_version(root, path, bytes) {
+        return 0;
+    }
+    commit_day(root, path).map_or(0, |d| d.num_days_from_ce().max(0) as u64 + 2)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

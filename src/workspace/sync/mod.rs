@@ -7,7 +7,8 @@
 //! content; ids are content hashes, so nothing is duplicated.
 //!
 //! Children: `apply` turns parsed files into store changes, `render` projects the store back
-//! into file bytes, `late` keeps what a writer saved into a file after trilogy replaced it.
+//! into file bytes, `project` writes the files and commits (steps 4 and 5), `late` keeps what
+//! a writer saved into a file after trilogy replaced it.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -17,7 +18,6 @@ use crate::error::{Error, Result};
 use crate::markdown::{self, ParseError, Parsed};
 use crate::model::{
     EntryKind, EntryRecord, FileKind, Lang, Origin, SectionRecord, State, entry_id, heading_date,
-    sha1_hex,
 };
 use crate::store::{Reader, WriteTx};
 
@@ -26,6 +26,7 @@ use super::{Workspace, fsio};
 mod apply;
 pub(crate) mod gitop;
 mod late;
+mod project;
 mod render;
 mod wholesale;
 
@@ -75,6 +76,8 @@ pub struct Tx<'w> {
     /// written by splicing them onto the file instead of rendering it whole.
     archive_added: Vec<String>,
     archive_other: bool,
+    /// Files a fresh import found exactly as the store renders them, untouched since.
+    as_read: BTreeSet<FileKind>,
     /// Stamps of the files absorbed (parsed) in this transaction.
     absorbed: HashMap<FileKind, crate::model::FileStamp>,
     changed: bool,
@@ -84,7 +87,7 @@ pub struct Tx<'w> {
 }
 
 /// What the protocol did around the operation.
-#[derive(Debug, Clone, Default, serde::Serialize)]
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct SyncReport {
     /// One line per change absorbed from the files (hand edits, pulls, crash leftovers).
     pub absorbed: Vec<String>,
@@ -99,7 +102,7 @@ pub struct SyncReport {
 }
 
 /// A memory file that does not parse.
-#[derive(Debug, Clone, serde::Serialize)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct Broken {
     pub file: FileKind,
     pub path: String,
@@ -144,6 +147,7 @@ impl<'w> Tx<'w> {
             moves: BTreeSet::new(),
             archive_added: Vec::new(),
             archive_other: false,
+            as_read: BTreeSet::new(),
             absorbed: HashMap::new(),
             changed: false,
             clearing: false,
@@ -170,6 +174,7 @@ impl<'w> Tx<'w> {
             });
         }
         self.dirty.insert(file);
+        self.as_read.remove(&file);
         self.changed = true;
         Ok(())
     }
@@ -307,6 +312,21 @@ impl<'w> Tx<'w> {
                 self.deferred.insert(f);
                 continue;
             }
+            if ours
+                && let Some(s) = &stamp
+                && let Some(disk) = fsio::hash_stamped(&path)?
+                && disk.sha1 == s.sha1
+            {
+                // the version trilogy last wrote or read, by its hash (taken a block at a time,
+                // so a 20 MB archive is never held in memory): only its stamp may need recording
+                self.seen.insert(f, Some(disk.sha1.clone()));
+                let settled = fsio::is_racy(s, stamped_at) && fsio::vouches(&disk);
+                if disk != *s || settled {
+                    self.store.set_stamp(f, &disk)?;
+                    self.changed = true;
+                }
+                continue;
+            }
             let mut read = fsio::read_stamped(&path)?;
             // every file trilogy writes, and every editor's save, ends with a newline: a file cut
             // mid-line is more likely a save still under way, so it must stay quiet for longer
@@ -385,6 +405,10 @@ impl<'w> Tx<'w> {
             let strip = matches!(f, FileKind::Sessions | FileKind::Archive);
             match markdown::parse_bytes(&bytes, strip) {
                 Ok(p) => {
+                    if f == FileKind::Project {
+                        let day = gitop::project_day(&self.ws.root, &path, &bytes);
+                        self.store.set_meta(gitop::PROJECT_DAY_KEY, day)?;
+                    }
                     // a file git itself wrote (checkout, pull, reset) is the branch's version:
                     // its removals are meant, whenever trilogy last wrote the file
                     if self.recently_written(f)?
@@ -427,186 +451,6 @@ impl<'w> Tx<'w> {
         let result = self.apply_docs(changed_docs, fresh);
         self.actor = saved_actor;
         result
-    }
-
-    /// The order files are written in: a file gaining entries before the file losing them,
-    /// so a crash between the two leaves the entry in both (absorbed as a move), never in none.
-    fn write_order(&self) -> Vec<FileKind> {
-        use FileKind::*;
-        let to_archive = self.moves.contains(&(Sessions, Archive));
-        let from_archive = self.moves.contains(&(Archive, Sessions));
-        let mut order = vec![Project, Decisions, Sessions, Archive];
-        if to_archive && !from_archive {
-            order = vec![Project, Decisions, Archive, Sessions];
-        }
-        order.retain(|f| self.dirty.contains(f) && !self.broken.contains_key(f));
-        order
-    }
-
-    /// Steps 4 and 5: render the affected files, write the changed ones, commit. `Ok(None)`
-    /// when a file changed on disk after it was absorbed: nothing has been written and the
-    /// caller starts over with a fresh transaction.
-    pub(super) fn finish(mut self) -> Result<Option<SyncReport>> {
-        if self.clearing {
-            return self.finish_clear();
-        }
-        if self.dirty.contains(&FileKind::Archive) && !self.broken.contains_key(&FileKind::Sessions)
-        {
-            // the pointer line counts the archive
-            self.dirty.insert(FileKind::Sessions);
-        }
-        if self.dirty.iter().any(|f| self.deferred.contains(f)) {
-            // a file this command must write is being written by someone else: wait for it
-            return Ok(None);
-        }
-        pause_point("before-write");
-        if !self.project {
-            // a read: the store takes what the files say, and the files stay exactly as they
-            // are; whatever they lack is written by the next command that records something
-            let absorbed = std::mem::take(&mut self.absorbed);
-            for (f, st) in &absorbed {
-                if !self.broken.contains_key(f) {
-                    self.store.set_stamp(*f, st)?;
-                    self.store.set_meta(&written_key(*f), 0)?;
-                    self.changed = true;
-                }
-            }
-            // a file the store would write differently (a renamed legacy heading, a missing
-            // file) is owed a write: the next command that records something makes it
-            for f in self.write_order() {
-                if self.pending.contains_key(&f) {
-                    continue;
-                }
-                let (text, laid) = render::render_laid(&self.store, f, self.lang())?;
-                let on_disk = self.seen.get(&f).cloned().flatten();
-                if on_disk == Some(sha1_hex(text.as_bytes())) {
-                    // the same bytes: keep the simplest layout that gives them
-                    self.store.set_layout(f, laid.as_ref())?;
-                } else {
-                    self.store.set_meta(&pending_key(f), self.seq_floor)?;
-                }
-                self.changed = true;
-            }
-            let report = std::mem::take(&mut self.report);
-            if self.changed || self.store.migrated() {
-                self.store.commit()?;
-            }
-            return Ok(Some(report));
-        }
-        let hold = match self.write_order().is_empty() {
-            true => None,
-            false => gitop::in_progress(&self.ws.root),
-        };
-        if let Some(why) = hold {
-            // git is rewriting the work tree (or the folder is read-only): the store takes the
-            // change now, the files wait for the first command that can write them
-            for f in self.write_order() {
-                if !self.pending.contains_key(&f) {
-                    self.store.set_meta(&pending_key(f), self.seq_floor)?;
-                    self.changed = true;
-                }
-            }
-            let mut report = std::mem::take(&mut self.report);
-            report.files_deferred = Some(why.to_string());
-            if self.changed || self.store.migrated() {
-                self.store.commit()?;
-            }
-            return Ok(Some(report));
-        }
-        let mut plan = Vec::new();
-        for f in self.write_order() {
-            let path = self.ws.memory_file(f)?;
-            let now = fsio::read_stamped(&path)?;
-            if self.seen.get(&f) != Some(&now.as_ref().map(|(_, st)| st.sha1.clone())) {
-                return Ok(None);
-            }
-            let (text, layout) = match self.spliced_archive(f, now.as_ref())? {
-                Some(t) => (t, None),
-                None => render::render_laid(&self.store, f, self.lang())?,
-            };
-            self.store.set_layout(f, layout.as_ref())?;
-            plan.push((f, path, now, text));
-        }
-        let rescue_dir = self.ws.rescue_dir()?;
-        let tmp_dir = self.ws.inside(&self.ws.state_dir().join("tmp"))?;
-        // swap each changed file in; the bytes displaced must be the ones absorbed, else a
-        // concurrent writer got in between: put everything back and start over
-        let mut swapped: Vec<(FileKind, fsio::Swapped)> = Vec::new();
-        // displaced versions that were saves by someone else moments ago: kept for a while, in
-        // case their writer is not done with them (see `late`)
-        let mut keep_displaced: HashMap<FileKind, crate::model::FileStamp> = HashMap::new();
-        let mut changed_files = Vec::new();
-        for (f, path, now, text) in plan {
-            let unchanged = now
-                .as_ref()
-                .is_some_and(|(bytes, _)| bytes.as_slice() == text.as_bytes());
-            if let (true, Some((_, disk_stamp))) = (unchanged, now) {
-                changed_files.push((f, disk_stamp));
-            } else {
-                if let Some(dir) = path.parent() {
-                    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-                }
-                let sw = fsio::swap_in(&path, text.as_bytes(), &tmp_dir)?;
-                let displaced = sw.previous_stamped()?;
-                let expected = self.seen.get(&f).cloned().flatten();
-                let intact = match (&displaced, &sw.previous) {
-                    (Some((b, _)), _) => Some(sha1_hex(b)) == expected,
-                    (None, None) => true,
-                    (None, Some(_)) => false,
-                };
-                if let Some((_, st)) = &displaced
-                    && intact
-                    && late::worth_keeping(st)
-                    && self.store.stamp(f)?.is_none_or(|s| s.sha1 != st.sha1)
-                {
-                    keep_displaced.insert(f, st.clone());
-                }
-                changed_files.push((f, sw.stamp.clone()));
-                swapped.push((f, sw));
-                if !intact {
-                    // put everything back (a save that landed in a swapped-in version is kept
-                    // and absorbed by the retry), drop the transaction, start over
-                    for (f, sw) in swapped.into_iter().rev() {
-                        let expected = self.seen.get(&f).cloned().flatten();
-                        match sw.undo(expected.as_deref(), &rescue_dir)? {
-                            fsio::Undone::Restored | fsio::Undone::KeptTheirSave => {}
-                            fsio::Undone::Rescued(to) => tracing::warn!(
-                                "{}: two saves raced with trilogy's write; the older one was kept at {} (merge it by hand, then delete it)",
-                                f.file_name(),
-                                to.display()
-                            ),
-                        }
-                    }
-                    return Ok(None);
-                }
-                crash_point("after-first-write");
-                pause_point("after-swap");
-                self.report.written.push(f.file_name().to_string());
-            }
-        }
-        for (f, sw) in swapped {
-            match keep_displaced.get(&f) {
-                Some(st) => {
-                    let to = late::displaced_path(self.ws, f, st)?;
-                    sw.keep_previous_at(&to)?;
-                }
-                None => sw.keep()?,
-            }
-        }
-        for (f, stamp) in changed_files {
-            self.store.set_stamp(f, &stamp)?;
-            self.store.set_meta(&written_key(f), 1)?;
-            if self.pending.contains_key(&f) {
-                self.store.set_meta(&pending_key(f), 0)?;
-            }
-            self.changed = true;
-        }
-        let report = std::mem::take(&mut self.report);
-        if self.changed || self.store.migrated() {
-            crash_point("before-commit");
-            self.store.commit()?;
-        }
-        Ok(Some(report))
     }
 }
 

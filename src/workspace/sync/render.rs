@@ -1,26 +1,48 @@
 //! Projection: a file's bytes rendered from the store, deterministic byte for byte, and the
-//! archive splice that avoids re-rendering 100k entries when only new ones arrive.
+//! archive splice that avoids re-rendering (or even reading into memory) 100k entries when only
+//! new ones arrive.
 
 use std::collections::{HashMap, HashSet};
+use std::io::Read;
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::markdown::{self, Block, Doc, Layout, Piece};
-use crate::model::{self, EntryRecord, FileKind, Lang, State};
+use crate::model::{self, EntryRecord, FileKind, FileStamp, Lang, State};
 use crate::store::Reader;
 
-use super::super::scaffold;
+use super::super::{fsio, scaffold};
 use super::Tx;
+
+/// The archive written by splicing: the new entries' text on top, then the file's entries
+/// copied from the file itself, from `from` on. The archive is never held in memory whole.
+pub(super) struct Splice {
+    /// Preamble and new entries, up to where the old entries start.
+    pub head: String,
+    /// The archive file, opened and checked to be the store's last rendering of it.
+    pub src: std::fs::File,
+    /// Where the old entries start in `src` (its length when it has none).
+    pub from: u64,
+    /// The stamp of `src`: the version the swap must displace.
+    pub stamp: FileStamp,
+}
+
+impl Splice {
+    /// Write the spliced archive into `out`; returns its SHA-1.
+    pub fn write_to(mut self, out: &mut std::fs::File) -> std::io::Result<String> {
+        fsio::write_spliced(out, self.head.as_bytes(), &mut self.src, self.from)
+    }
+}
 
 impl Tx<'_> {
     /// The archive with this transaction's new entries spliced on top of the file, when that
     /// is what rendering it whole would give: nothing else about the archive changed, the file
-    /// is exactly the store's last rendering of it, and the new entries are its newest. At
-    /// 100k entries this turns a full re-render into a copy. `None`: render it whole.
-    pub(super) fn spliced_archive(
-        &self,
-        f: FileKind,
-        now: Option<&(Vec<u8>, crate::model::FileStamp)>,
-    ) -> Result<Option<String>> {
+    /// is exactly the store's last rendering of it (by a trusted stat, else by its hash), and
+    /// the new entries are its newest. At 100k entries this turns a full re-render into a
+    /// streamed copy: no entry is loaded from the store but the new ones, the file is not read
+    /// into memory. `None`: render it whole.
+    pub(super) fn archive_splice(&self, f: FileKind, path: &Path) -> Result<Option<Splice>> {
         if f != FileKind::Archive
             || self.archive_other
             || self.archive_added.is_empty()
@@ -28,15 +50,23 @@ impl Tx<'_> {
         {
             return Ok(None);
         }
-        let Some((bytes, disk)) = now else {
+        let Some(stamp) = self.store.stamp(f)? else {
             return Ok(None);
         };
-        if self.store.stamp(f)?.is_none_or(|s| s.sha1 != disk.sha1) {
+        if self.seen.get(&f) != Some(&Some(stamp.sha1.clone())) {
             return Ok(None);
         }
-        let Ok(old) = std::str::from_utf8(bytes) else {
+        let trusted = fsio::stat_matches(path, &stamp, self.store.stamped_at(f)?)
+            || fsio::hash_stamped(path)?.is_some_and(|d| d.sha1 == stamp.sha1 && d == stamp);
+        if !trusted {
             return Ok(None);
-        };
+        }
+        let mut src = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+        let meta = src.metadata().map_err(|e| Error::io(path, e))?;
+        let mtime = meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128;
+        if meta.len() != stamp.len || meta.ino() != stamp.ino || mtime != stamp.mtime_ns {
+            return Ok(None);
+        }
         let k = self.archive_added.len();
         let top = self.store.file_entries(f, 0, k)?;
         let added: HashSet<&str> = self.archive_added.iter().map(String::as_str).collect();
@@ -63,27 +93,47 @@ impl Tx<'_> {
         );
         // the file is `prefix` alone (no entries yet), or the old entries after `prefix` (less
         // its newline) and a blank line; an empty preamble renders as "\n" and no prefix
-        let rest = if old == prefix {
-            None
-        } else if prefix == "\n" {
-            Some(old)
+        let expect: Vec<u8> = if prefix == "\n" {
+            Vec::new()
         } else {
-            let p = prefix.strip_suffix('\n').unwrap_or(&prefix);
-            match old.strip_prefix(p).and_then(|r| r.strip_prefix("\n\n")) {
-                Some(r) => Some(r),
-                None => return Ok(None),
+            format!("{}\n\n", prefix.strip_suffix('\n').unwrap_or(&prefix)).into_bytes()
+        };
+        let (head, from) = if meta.len() == prefix.len() as u64 {
+            let mut all = Vec::new();
+            src.read_to_end(&mut all).map_err(|e| Error::io(path, e))?;
+            if all != prefix.as_bytes() {
+                return Ok(None);
             }
+            (head, meta.len())
+        } else {
+            let mut start = vec![0u8; expect.len()];
+            if meta.len() <= expect.len() as u64 {
+                return Ok(None);
+            }
+            src.read_exact(&mut start).map_err(|e| Error::io(path, e))?;
+            if start != expect {
+                return Ok(None);
+            }
+            let h = format!("{}\n\n", head.strip_suffix('\n').unwrap_or(&head));
+            (h, expect.len() as u64)
         };
-        let text = match rest {
-            None => head,
-            Some(rest) => format!("{}\n\n{rest}", head.strip_suffix('\n').unwrap_or(&head)),
-        };
-        debug_assert_eq!(
-            text,
-            render_file(&self.store, f, self.lang())?,
-            "the spliced archive equals the full rendering"
-        );
-        Ok(Some(text))
+        #[cfg(debug_assertions)]
+        {
+            let old = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+            let mut text = head.clone().into_bytes();
+            text.extend_from_slice(&old[from as usize..]);
+            debug_assert_eq!(
+                String::from_utf8_lossy(&text),
+                render_file(&self.store, f, self.lang())?,
+                "the spliced archive equals the full rendering"
+            );
+        }
+        Ok(Some(Splice {
+            head,
+            src,
+            from,
+            stamp,
+        }))
     }
 }
 

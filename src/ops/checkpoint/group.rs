@@ -1,0 +1,462 @@
+//! Group commit across processes: checkpoints that arrive while another process is writing are
+//! applied by that process in its transaction — one absorb, one render, one sync per file, one
+//! durable store commit for the whole group — and each writer is told its own outcome.
+//!
+//! The spool is `.trilogy/queue/`:
+//! - a writer validates its batch itself (schema, sizes, secrets: a refusal never leaves its
+//!   process), then drops it whole as `<ticket>.batch` — no sync: it is durable only through the
+//!   leader's commit, and acknowledged only after it. Tickets are the time of arrival, the
+//!   process id and a counter, so names sort first come, first served;
+//! - whoever takes the advisory lock on `queue/leader.lock` leads: it claims the oldest batches
+//!   (renaming each to `<ticket>.claimed`, up to [`MAX_GROUP`]; batches of a process with
+//!   other settings are left for that process to lead), applies them one after another in one
+//!   write transaction, commits, then writes each outcome whole as `<ticket>.done` and removes
+//!   the claim;
+//! - every other writer waits for its `.done` (polling its own file and the lock every
+//!   millisecond or two); no batch can be passed over, since every leader takes the oldest
+//!   first, and a writer whose batch is still unclaimed when the lock frees leads itself.
+//!
+//! Per-batch outcomes: a batch that fails while being applied (a `replaces` line not found, a
+//! file that does not parse) is dropped from the group with its error and the transaction runs
+//! again without it, so one bad batch fails alone; a batch repeated in one group writes nothing
+//! new, as a retried checkpoint never does.
+//!
+//! Crashes: each batch's outcome is stored in the store's `batches` table in the same commit
+//! as the batch. A leader killed before its commit leaves its claims in the spool: the next
+//! leader applies those of writers still waiting, and drops those of processes that died
+//! unanswered (the dead leader's own among them) — a command killed before its commit records
+//! nothing, as before. Killed after the commit, the next leader finds the outcomes in the store
+//! and hands them out without applying anything twice. A writer that gives up waiting (the lock
+//! timeout) withdraws its batch first; if a leader has already claimed it, it waits for that
+//! outcome instead, so a writer told "busy" changed nothing.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+use sha1::{Digest, Sha1};
+
+use super::{CheckpointInput, CheckpointOutcome, apply};
+use crate::error::{Error, ErrorKind, Result};
+use crate::workspace::{SyncReport, Workspace, Written};
+
+/// Most batches one leader applies in one transaction.
+const MAX_GROUP: usize = 64;
+
+/// Spool files older than this are left over by processes long gone, and removed.
+const STALE: Duration = Duration::from_secs(3600);
+
+/// One writer's batch, as spooled.
+#[derive(Debug, Serialize, Deserialize)]
+struct Spooled {
+    actor: String,
+    now: String,
+    today: NaiveDate,
+    /// The settings the batch was validated under: a leader applies only batches of its own.
+    config: String,
+    input: CheckpointInput,
+}
+
+/// One writer's outcome, as handed back.
+#[derive(Debug, Serialize, Deserialize)]
+enum Outcome {
+    Done {
+        value: Box<CheckpointOutcome>,
+        report: SyncReport,
+    },
+    Failed {
+        kind: String,
+        message: String,
+    },
+}
+
+impl Outcome {
+    fn failed(e: &Error) -> Outcome {
+        Outcome::Failed {
+            kind: e.kind().as_str().to_string(),
+            message: e.to_string(),
+        }
+    }
+
+    fn into_result(self) -> Result<Written<CheckpointOutcome>> {
+        match self {
+            Outcome::Done { value, report } => Ok(Written {
+                value: *value,
+                report,
+            }),
+            Outcome::Failed { kind, message } => Err(Error::Relayed {
+                kind: ErrorKind::from_name(&kind).unwrap_or(ErrorKind::Internal),
+                message,
+            }),
+        }
+    }
+}
+
+fn queue_dir(ws: &Workspace) -> Result<PathBuf> {
+    ws.inside(&ws.state_dir().join("queue"))
+}
+
+/// The settings a batch is applied under (how long a writer waits is not one of them).
+fn fingerprint(ws: &Workspace) -> String {
+    let mut v = serde_json::to_value(&ws.config).unwrap_or_default();
+    if let Some(m) = v.as_object_mut() {
+        m.remove("lock_timeout_ms");
+    }
+    let text = v.to_string();
+    let d = Sha1::digest(format!("{}\n{text}", ws.root.display()).as_bytes());
+    d[..10].iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn new_ticket() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{nanos:020}-{:010}-{:06}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Write `bytes` to `path` whole (temp file in the same folder, rename), without a sync.
+fn write_whole(path: &Path, bytes: &[u8]) -> Result<()> {
+    use std::io::Write as _;
+    let dir = path
+        .parent()
+        .ok_or_else(|| Error::Internal(format!("{} has no parent", path.display())))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(dir, e))?;
+    tmp.write_all(bytes).map_err(|e| Error::io(tmp.path(), e))?;
+    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
+    Ok(())
+}
+
+fn json<T: Serialize>(v: &T) -> Result<Vec<u8>> {
+    serde_json::to_vec(v).map_err(|e| Error::Internal(format!("encode: {e}")))
+}
+
+/// Stop at a named point of the leader when `TRILOGY_GROUP_GATE=<dir>` is set (tests only):
+/// create `<dir>/<name>.ready`, then wait (at most a minute) for `<dir>/<name>.go`.
+fn gate(name: &str) {
+    let Some(dir) = std::env::var_os("TRILOGY_GROUP_GATE") else {
+        return;
+    };
+    let dir = PathBuf::from(dir);
+    let _ = std::fs::write(dir.join(format!("{name}.ready")), b"");
+    let go = dir.join(format!("{name}.go"));
+    let start = Instant::now();
+    while !go.exists() && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// The lock a leader holds.
+struct Leader {
+    _file: std::fs::File,
+}
+
+fn try_lead(dir: &Path) -> Result<Option<Leader>> {
+    let path = dir.join("leader.lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(Leader { _file: file })),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(&path, e)),
+    }
+}
+
+/// Record `input` through the group commit: spool it, then lead or wait for a leader, and
+/// return this batch's own outcome once it is durable.
+pub fn submit(
+    ws: &Workspace,
+    actor: &str,
+    input: &CheckpointInput,
+) -> Result<Written<CheckpointOutcome>> {
+    // `.trilogy/` made here gets its `.gitignore` like anywhere else
+    ws.ensure_state_dir()?;
+    let dir = queue_dir(ws)?;
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    let ticket = new_ticket();
+    let spooled = Spooled {
+        actor: actor.to_string(),
+        now: ws.clock.now(),
+        today: ws.clock.today(),
+        config: fingerprint(ws),
+        input: input.clone(),
+    };
+    let batch = dir.join(format!("{ticket}.batch"));
+    write_whole(&batch, &json(&spooled)?)?;
+    let done = dir.join(format!("{ticket}.done"));
+    let timeout = Duration::from_millis(ws.config.lock_timeout_ms);
+    let started = Instant::now();
+    let mut pause = Duration::from_micros(500);
+    loop {
+        if let Some(out) = take_outcome(&done)? {
+            return out.into_result();
+        }
+        if let Some(lead) = try_lead(&dir)? {
+            // the previous leader may have finished this batch just before letting go
+            if let Some(out) = take_outcome(&done)? {
+                return out.into_result();
+            }
+            lead_rounds(ws, &dir, &ticket, actor)?;
+            drop(lead);
+            let claimed = dir.join(format!("{ticket}.claimed"));
+            if !done.exists() && !batch.exists() && !claimed.exists() {
+                // someone cleared the queue: never wait for an answer that cannot come
+                return Err(Error::Io {
+                    path: batch,
+                    message: "this checkpoint's batch left the queue without an answer (was .trilogy/queue cleared?); `trilogy log` shows whether it landed, and a retry is safe".into(),
+                });
+            }
+            continue;
+        }
+        if started.elapsed() >= timeout {
+            match std::fs::remove_file(&batch) {
+                Ok(()) => {
+                    return Err(Error::Busy {
+                        path: dir,
+                        waited_ms: started.elapsed().as_millis() as u64,
+                    });
+                }
+                // claimed: a leader is applying it, its outcome comes
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(&batch, e)),
+            }
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(2));
+    }
+}
+
+fn take_outcome(done: &Path) -> Result<Option<Outcome>> {
+    match std::fs::read(done) {
+        Ok(bytes) => {
+            let _ = std::fs::remove_file(done);
+            let out = serde_json::from_slice(&bytes).map_err(|e| {
+                Error::Internal(format!("{}: outcome does not decode: {e}", done.display()))
+            })?;
+            Ok(Some(out))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(done, e)),
+    }
+}
+
+/// Lead groups until `own` is answered.
+fn lead_rounds(ws: &Workspace, dir: &Path, own: &str, actor: &str) -> Result<()> {
+    let own_done = dir.join(format!("{own}.done"));
+    loop {
+        if own_done.exists() {
+            return Ok(());
+        }
+        let claimed = claim(ws, dir)?;
+        if claimed.is_empty() {
+            // nothing of ours is waiting (withdrawn or answered): nothing to lead
+            return Ok(());
+        }
+        let tickets: Vec<String> = claimed.keys().cloned().collect();
+        let outcomes = apply_group(ws, actor, claimed);
+        gate("outcomes");
+        for t in &tickets {
+            let out = match &outcomes {
+                Ok(map) => map.get(t).map(|b| b.to_vec()),
+                Err(e) => Some(json(&Outcome::failed(e))?),
+            };
+            if let Some(bytes) = out {
+                write_whole(&dir.join(format!("{t}.done")), &bytes)?;
+            }
+            let _ = std::fs::remove_file(dir.join(format!("{t}.claimed")));
+        }
+    }
+}
+
+/// Claim the oldest waiting batches of this process's settings (and any a dead leader had
+/// claimed); leftovers older than an hour are removed.
+fn claim(ws: &Workspace, dir: &Path) -> Result<BTreeMap<String, Option<Spooled>>> {
+    gate("drain");
+    let mine = fingerprint(ws);
+    let mut names: Vec<(String, bool)> = Vec::new();
+    let rd = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if let Some(t) = name.strip_suffix(".batch") {
+            names.push((t.to_string(), false));
+        } else if let Some(t) = name.strip_suffix(".claimed") {
+            names.push((t.to_string(), true));
+        } else if name.ends_with(".done") || name.ends_with(".tmp") {
+            let old = e
+                .metadata()
+                .ok()
+                .and_then(|m| m.modified().ok())
+                .and_then(|m| m.elapsed().ok())
+                .is_some_and(|age| age > STALE);
+            if old {
+                let _ = std::fs::remove_file(e.path());
+            }
+        }
+    }
+    names.sort();
+    let mut out = BTreeMap::new();
+    for (t, was_claimed) in names {
+        if out.len() >= MAX_GROUP {
+            break;
+        }
+        let claimed = dir.join(format!("{t}.claimed"));
+        if !owner_alive(&t) {
+            // its writer died unanswered: like a command killed before its commit, it
+            // recorded nothing (applying it later would surprise, and would pile up work
+            // on whoever leads next)
+            let _ = std::fs::remove_file(dir.join(format!("{t}.batch")));
+            let _ = std::fs::remove_file(&claimed);
+            continue;
+        }
+        if !was_claimed {
+            let batch = dir.join(format!("{t}.batch"));
+            let Ok(bytes) = std::fs::read(&batch) else {
+                continue;
+            };
+            let parsed: Option<Spooled> = serde_json::from_slice(&bytes).ok();
+            if parsed.as_ref().is_some_and(|p| p.config != mine) {
+                continue;
+            }
+            // withdrawn meanwhile: not ours to apply
+            if std::fs::rename(&batch, &claimed).is_err() {
+                continue;
+            }
+            out.insert(t, parsed);
+        } else {
+            let parsed: Option<Spooled> = std::fs::read(&claimed)
+                .ok()
+                .and_then(|b| serde_json::from_slice(&b).ok());
+            if parsed.as_ref().is_some_and(|p| p.config != mine) {
+                continue;
+            }
+            out.insert(t, parsed);
+        }
+    }
+    Ok(out)
+}
+
+/// Whether the process that spooled ticket `t` (`<time>-<pid>-<counter>`) still runs.
+fn owner_alive(t: &str) -> bool {
+    let Some(pid) = t
+        .split('-')
+        .nth(1)
+        .and_then(|p| p.parse::<i32>().ok())
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return true;
+    };
+    if pid.as_raw_nonzero().get() as u32 == std::process::id() {
+        return true;
+    }
+    match rustix::process::test_kill_process(pid) {
+        Ok(()) => true,
+        Err(e) => e != rustix::io::Errno::SRCH,
+    }
+}
+
+/// Apply the claimed batches in one transaction; the outcome of each, by ticket. A batch that
+/// fails is answered with its error and the rest run again without it.
+fn apply_group(
+    ws: &Workspace,
+    actor: &str,
+    claimed: BTreeMap<String, Option<Spooled>>,
+) -> Result<HashMap<String, Vec<u8>>> {
+    let mut answers: HashMap<String, Vec<u8>> = HashMap::new();
+    let mut batches: Vec<(String, Spooled)> = Vec::new();
+    for (t, s) in claimed {
+        match s {
+            Some(s) => batches.push((t, s)),
+            None => {
+                let e = Error::Internal(format!("the spooled batch {t} does not decode"));
+                answers.insert(t, json(&Outcome::failed(&e))?);
+            }
+        }
+    }
+    let oldest_kept = {
+        let cutoff = std::time::SystemTime::now() - STALE;
+        let nanos = cutoff
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        format!("{nanos:020}")
+    };
+    loop {
+        if batches.is_empty() {
+            return Ok(answers);
+        }
+        let failed: std::cell::RefCell<Option<(String, Error)>> = Default::default();
+        let result = ws.write(actor, |tx| {
+            let leader = tx.actor.clone();
+            let (now, today) = (tx.now.clone(), tx.today);
+            let mut outs: Vec<(String, Vec<u8>, bool)> = Vec::new();
+            for (t, s) in &batches {
+                // applied by a leader that died after its commit: hand out what it recorded
+                if let Some(saved) = tx.store().batch_outcome(t)? {
+                    outs.push((t.clone(), saved, true));
+                    continue;
+                }
+                tx.actor = s.actor.clone();
+                tx.now = s.now.clone();
+                tx.today = s.today;
+                let applied = apply(tx, &s.input);
+                tx.actor = leader.clone();
+                tx.now = now.clone();
+                tx.today = today;
+                match applied {
+                    Ok(value) => {
+                        let bytes = json(&value)?;
+                        tx.store().put_batch_outcome(t, &bytes)?;
+                        tx.mark_changed();
+                        outs.push((t.clone(), bytes, false));
+                    }
+                    Err(e) => {
+                        *failed.borrow_mut() = Some((t.clone(), e));
+                        return Err(Error::Internal("a batch of the group failed".into()));
+                    }
+                }
+            }
+            tx.store().prune_batch_outcomes(&oldest_kept)?;
+            gate("commit");
+            Ok(outs)
+        });
+        match (result, failed.into_inner()) {
+            (Ok(w), _) => {
+                for (t, bytes, saved) in w.value {
+                    let value: CheckpointOutcome = serde_json::from_slice(&bytes)
+                        .map_err(|e| Error::Internal(format!("outcome of {t}: {e}")))?;
+                    // an outcome an earlier leader recorded comes without that group's report
+                    let report = if saved {
+                        SyncReport::default()
+                    } else {
+                        w.report.clone()
+                    };
+                    let out = Outcome::Done {
+                        value: Box::new(value),
+                        report,
+                    };
+                    answers.insert(t, json(&out)?);
+                }
+                return Ok(answers);
+            }
+            (Err(_), Some((t, e))) => {
+                answers.insert(t.clone(), json(&Outcome::failed(&e))?);
+                batches.retain(|(x, _)| *x != t);
+            }
+            (Err(e), None) => return Err(e),
+        }
+    }
+}

@@ -1,0 +1,230 @@
+//! Steps 4 and 5 of the sync protocol: render the affected files, swap the changed ones in
+//! (putting everything back when a concurrent save is found under one), commit.
+
+use std::collections::HashMap;
+
+use crate::error::{Error, Result};
+use crate::model::{FileKind, sha1_hex};
+use crate::store::Reader;
+
+use super::super::fsio;
+use super::{
+    SyncReport, Tx, crash_point, gitop, late, pause_point, pending_key, render, written_key,
+};
+
+impl Tx<'_> {
+    /// The order files are written in: a file gaining entries before the file losing them,
+    /// so a crash between the two leaves the entry in both (absorbed as a move), never in none.
+    fn write_order(&self) -> Vec<FileKind> {
+        use FileKind::*;
+        let to_archive = self.moves.contains(&(Sessions, Archive));
+        let from_archive = self.moves.contains(&(Archive, Sessions));
+        let mut order = vec![Project, Decisions, Sessions, Archive];
+        if to_archive && !from_archive {
+            order = vec![Project, Decisions, Archive, Sessions];
+        }
+        order.retain(|f| self.dirty.contains(f) && !self.broken.contains_key(f));
+        order
+    }
+
+    /// Steps 4 and 5: render the affected files, write the changed ones, commit. `Ok(None)`
+    /// when a file changed on disk after it was absorbed: nothing has been written and the
+    /// caller starts over with a fresh transaction.
+    pub(in crate::workspace) fn finish(mut self) -> Result<Option<SyncReport>> {
+        if self.clearing {
+            return self.finish_clear();
+        }
+        if self.dirty.contains(&FileKind::Archive) && !self.broken.contains_key(&FileKind::Sessions)
+        {
+            // the pointer line counts the archive
+            self.dirty.insert(FileKind::Sessions);
+        }
+        if self.dirty.iter().any(|f| self.deferred.contains(f)) {
+            // a file this command must write is being written by someone else: wait for it
+            return Ok(None);
+        }
+        pause_point("before-write");
+        if !self.project {
+            // a read: the store takes what the files say, and the files stay exactly as they
+            // are; whatever they lack is written by the next command that records something
+            let absorbed = std::mem::take(&mut self.absorbed);
+            for (f, st) in &absorbed {
+                if !self.broken.contains_key(f) {
+                    self.store.set_stamp(*f, st)?;
+                    self.store.set_meta(&written_key(*f), 0)?;
+                    self.changed = true;
+                }
+            }
+            // a file the store would write differently (a renamed legacy heading, a missing
+            // file) is owed a write: the next command that records something makes it
+            for f in self.write_order() {
+                if self.pending.contains_key(&f) {
+                    continue;
+                }
+                if self.as_read.contains(&f) {
+                    // imported just now, in the very bytes the store renders: nothing owed
+                    self.changed = true;
+                    continue;
+                }
+                let (text, laid) = render::render_laid(&self.store, f, self.lang())?;
+                let on_disk = self.seen.get(&f).cloned().flatten();
+                if on_disk == Some(sha1_hex(text.as_bytes())) {
+                    // the same bytes: keep the simplest layout that gives them
+                    self.store.set_layout(f, laid.as_ref())?;
+                } else {
+                    self.store.set_meta(&pending_key(f), self.seq_floor)?;
+                }
+                self.changed = true;
+            }
+            let report = std::mem::take(&mut self.report);
+            if self.changed || self.store.migrated() {
+                self.store.commit()?;
+            }
+            return Ok(Some(report));
+        }
+        let hold = match self.write_order().is_empty() {
+            true => None,
+            false => gitop::in_progress(&self.ws.root),
+        };
+        if let Some(why) = hold {
+            // git is rewriting the work tree (or the folder is read-only): the store takes the
+            // change now, the files wait for the first command that can write them
+            for f in self.write_order() {
+                if !self.pending.contains_key(&f) {
+                    self.store.set_meta(&pending_key(f), self.seq_floor)?;
+                    self.changed = true;
+                }
+            }
+            let mut report = std::mem::take(&mut self.report);
+            report.files_deferred = Some(why.to_string());
+            if self.changed || self.store.migrated() {
+                self.store.commit()?;
+            }
+            return Ok(Some(report));
+        }
+        let mut plan = Vec::new();
+        let mut splices = HashMap::new();
+        for f in self.write_order() {
+            let path = self.ws.memory_file(f)?;
+            if let Some(splice) = self.archive_splice(f, &path)? {
+                // the archive gains entries on top: streamed from the file, never read whole
+                self.store.set_layout(f, None)?;
+                splices.insert(f, splice);
+                plan.push((f, path, None, String::new()));
+                continue;
+            }
+            let now = fsio::read_stamped(&path)?;
+            if self.seen.get(&f) != Some(&now.as_ref().map(|(_, st)| st.sha1.clone())) {
+                return Ok(None);
+            }
+            let (text, layout) = render::render_laid(&self.store, f, self.lang())?;
+            self.store.set_layout(f, layout.as_ref())?;
+            plan.push((f, path, now, text));
+        }
+        let rescue_dir = self.ws.rescue_dir()?;
+        let tmp_dir = self.ws.inside(&self.ws.state_dir().join("tmp"))?;
+        // swap each changed file in; the bytes displaced must be the ones absorbed, else a
+        // concurrent writer got in between: put everything back and start over
+        let mut swapped: Vec<(FileKind, fsio::Swapped)> = Vec::new();
+        // displaced versions that were saves by someone else moments ago: kept for a while, in
+        // case their writer is not done with them (see `late`)
+        let mut keep_displaced: HashMap<FileKind, crate::model::FileStamp> = HashMap::new();
+        let mut changed_files = Vec::new();
+        for (f, path, now, text) in plan {
+            let splice = splices.remove(&f);
+            let unchanged = now
+                .as_ref()
+                .is_some_and(|(bytes, _)| bytes.as_slice() == text.as_bytes());
+            if let (true, Some((_, disk_stamp))) = (unchanged, now) {
+                changed_files.push((f, disk_stamp));
+            } else {
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+                }
+                let (sw, displaced, intact) = match splice {
+                    Some(sp) => {
+                        // trilogy's own last version, checked by stat: displacing that same
+                        // inode unchanged is the proof nobody saved in between
+                        let was = sp.stamp.clone();
+                        let sw = fsio::swap_in_with(&path, &tmp_dir, |out| sp.write_to(out))?;
+                        let intact = sw.previous.is_none() || sw.displaced_matches(&was);
+                        (sw, None, intact)
+                    }
+                    None => {
+                        let sw = fsio::swap_in(&path, text.as_bytes(), &tmp_dir)?;
+                        let displaced = sw.previous_stamped()?;
+                        let expected = self.seen.get(&f).cloned().flatten();
+                        let intact = match (&displaced, &sw.previous) {
+                            (Some((b, _)), _) => Some(sha1_hex(b)) == expected,
+                            (None, None) => true,
+                            (None, Some(_)) => false,
+                        };
+                        (sw, displaced, intact)
+                    }
+                };
+                if let Some((_, st)) = &displaced
+                    && intact
+                    && late::worth_keeping(st)
+                    && self.store.stamp(f)?.is_none_or(|s| s.sha1 != st.sha1)
+                {
+                    keep_displaced.insert(f, st.clone());
+                }
+                changed_files.push((f, sw.stamp.clone()));
+                swapped.push((f, sw));
+                if !intact {
+                    // put everything back (a save that landed in a swapped-in version is kept
+                    // and absorbed by the retry), drop the transaction, start over
+                    for (f, sw) in swapped.into_iter().rev() {
+                        let expected = self.seen.get(&f).cloned().flatten();
+                        match sw.undo(expected.as_deref(), &rescue_dir)? {
+                            fsio::Undone::Restored | fsio::Undone::KeptTheirSave => {}
+                            fsio::Undone::Rescued(to) => tracing::warn!(
+                                "{}: two saves raced with trilogy's write; the older one was kept at {} (merge it by hand, then delete it)",
+                                f.file_name(),
+                                to.display()
+                            ),
+                        }
+                    }
+                    return Ok(None);
+                }
+                crash_point("after-first-write");
+                pause_point("after-swap");
+                self.report.written.push(f.file_name().to_string());
+            }
+        }
+        // every rename is made durable by one sync of each directory, after the last of them
+        let mut dirs = std::collections::BTreeSet::new();
+        for (f, sw) in swapped {
+            if let Some(d) = sw.path.parent() {
+                dirs.insert(d.to_path_buf());
+            }
+            match keep_displaced.get(&f) {
+                Some(st) => {
+                    let to = late::displaced_path(self.ws, f, st)?;
+                    if let Some(d) = to.parent() {
+                        dirs.insert(d.to_path_buf());
+                    }
+                    sw.keep_previous_at(&to)?;
+                }
+                None => sw.keep()?,
+            }
+        }
+        for d in dirs {
+            fsio::sync_dir_at(&d);
+        }
+        for (f, stamp) in changed_files {
+            self.store.set_stamp(f, &stamp)?;
+            self.store.set_meta(&written_key(f), 1)?;
+            if self.pending.contains_key(&f) {
+                self.store.set_meta(&pending_key(f), 0)?;
+            }
+            self.changed = true;
+        }
+        let report = std::mem::take(&mut self.report);
+        if self.changed || self.store.migrated() {
+            crash_point("before-commit");
+            self.store.commit()?;
+        }
+        Ok(Some(report))
+    }
+}
