@@ -314,8 +314,7 @@ fn staleness(
                 if let Some(hit) = app.lag_cache(&ws.root, key) {
                     return Ok(hit);
                 }
-                let lag =
-                    crate::ops::inject::lag(r, &|| crate::ops::file_date(ws, r))?;
+                let lag = crate::ops::inject::lag(r, &|| crate::ops::file_date(ws, r))?;
                 app.keep_lag(&ws.root, key, lag.clone());
                 Ok(lag)
             })?
