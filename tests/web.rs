@@ -811,6 +811,19 @@ fn export_and_import_keep_the_files_byte_for_byte_and_a_foreign_bundle_writes_no
         .clone();
     assert_eq!(row["exists"], true);
 
+    // `mode: "replace"` takes the bundle wholesale; an unknown mode is refused
+    let r = s.post(
+        "/trilogy/import",
+        &json!({ "root": root(&dest), "bundle": bundle, "mode": "replace" }),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["mode"], "replace");
+    let r = s.post(
+        "/trilogy/import",
+        &json!({ "root": root(&dest), "bundle": bundle, "mode": "overwrite" }),
+    );
+    assert_eq!(r.status, 400);
+
     let fresh = Ws::new();
     let mut foreign = bundle.clone();
     foreign["kind"] = json!("someone-else/bundle");
@@ -973,15 +986,24 @@ fn the_server_listens_on_loopback_only_and_keeps_its_token_private() {
     assert_eq!(listening, ["0100007F"], "listening on 127.0.0.1 only");
     let v6 = std::fs::read_to_string("/proc/net/tcp6").unwrap_or_default();
     assert!(
-        !v6.lines().any(|l| l.contains(&format!(":{port} ")) && l.contains(" 0A ")),
+        !v6.lines()
+            .any(|l| l.contains(&format!(":{port} ")) && l.contains(" 0A ")),
         "no IPv6 listener"
     );
     // the token for scripts: readable by this user only, gone when the server stops
     let file = std::path::PathBuf::from(s.launch["tokenFile"].as_str().unwrap());
-    assert_eq!(file, ws.state.path().join(format!("trilogy/serve-{}.token", s.port)));
+    assert_eq!(
+        file,
+        ws.state
+            .path()
+            .join(format!("trilogy/serve-{}.token", s.port))
+    );
     assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), s.token);
     use std::os::unix::fs::PermissionsExt;
-    assert_eq!(std::fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
     let pid = s.child.id().to_string();
     let stopped = std::process::Command::new("kill")
         .args(["-TERM", &pid])
@@ -990,6 +1012,9 @@ fn the_server_listens_on_loopback_only_and_keeps_its_token_private() {
     assert!(stopped.success());
     let mut s = s;
     let status = s.child.wait().unwrap();
-    assert!(status.success(), "a SIGTERM stops the server cleanly: {status}");
+    assert!(
+        status.success(),
+        "a SIGTERM stops the server cleanly: {status}"
+    );
     assert!(!file.exists(), "the token file is removed on shutdown");
 }

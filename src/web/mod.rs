@@ -403,11 +403,7 @@ fn keep_token(env: &[(String, String)], port: u16, token: &str) -> Option<PathBu
     let mut f = open.open(&path).ok()?;
     // a file left by an earlier server on this port keeps its mode on open: set it again
     #[cfg(unix)]
-    std::fs::set_permissions(
-        &path,
-        std::os::unix::fs::PermissionsExt::from_mode(0o600),
-    )
-    .ok()?;
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600)).ok()?;
     std::io::Write::write_all(&mut f, format!("{token}\n").as_bytes()).ok()?;
     Some(path)
 }
