@@ -1018,3 +1018,42 @@ fn the_server_listens_on_loopback_only_and_keeps_its_token_private() {
     );
     assert!(!file.exists(), "the token file is removed on shutdown");
 }
+
+#[test]
+fn serve_prints_its_url_first_and_says_when_the_port_is_taken() {
+    let ws = Ws::init();
+    let mut child = ws
+        .std_cmd()
+        .args(["serve", "--port", "0"])
+        .current_dir(ws.root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    let rest = line
+        .trim_end()
+        .strip_prefix("http://127.0.0.1:")
+        .unwrap_or_else(|| panic!("{line:?}"));
+    let (port, token) = rest.split_once("/trilogy/?token=").unwrap();
+    assert!(port.parse::<u16>().unwrap() > 0);
+    assert_eq!(token.len(), 32);
+    assert!(token.chars().all(|c| c.is_ascii_hexdigit()));
+
+    // a port already in use is an error that says what to do
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let out = ws.run(&["serve", "--port", &port]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = common::text(&out.stderr);
+    assert!(
+        err.contains("cannot listen") && err.contains("--port"),
+        "{err}"
+    );
+}
