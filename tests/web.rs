@@ -243,6 +243,10 @@ fn workspaces_lists_an_initialised_root_and_files_returns_its_texts() {
             .contains("trilogy")
     );
     assert_eq!(s.get("/trilogy/files").error(), "缺少 root 参数");
+    assert_eq!(s.get("/trilogy/files?root=memory").status, 400);
+    // a trailing slash names the same workspace
+    let slash = s.get(&format!("/trilogy/boot?root={}/", enc(&root(&ws))));
+    assert_eq!(slash.status, 200, "{}", slash.body);
 }
 
 #[test]
