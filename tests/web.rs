@@ -243,6 +243,10 @@ fn workspaces_lists_an_initialised_root_and_files_returns_its_texts() {
             .contains("trilogy")
     );
     assert_eq!(s.get("/trilogy/files").error(), "缺少 root 参数");
+    assert_eq!(s.get("/trilogy/files?root=memory").status, 400);
+    // a trailing slash names the same workspace
+    let slash = s.get(&format!("/trilogy/boot?root={}/", enc(&root(&ws))));
+    assert_eq!(slash.status, 200, "{}", slash.body);
 }
 
 #[test]
@@ -811,6 +815,19 @@ fn export_and_import_keep_the_files_byte_for_byte_and_a_foreign_bundle_writes_no
         .clone();
     assert_eq!(row["exists"], true);
 
+    // `mode: "replace"` takes the bundle wholesale; an unknown mode is refused
+    let r = s.post(
+        "/trilogy/import",
+        &json!({ "root": root(&dest), "bundle": bundle, "mode": "replace" }),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["mode"], "replace");
+    let r = s.post(
+        "/trilogy/import",
+        &json!({ "root": root(&dest), "bundle": bundle, "mode": "overwrite" }),
+    );
+    assert_eq!(r.status, 400);
+
     let fresh = Ws::new();
     let mut foreign = bundle.clone();
     foreign["kind"] = json!("someone-else/bundle");
@@ -1004,4 +1021,43 @@ fn the_server_listens_on_loopback_only_and_keeps_its_token_private() {
         "a SIGTERM stops the server cleanly: {status}"
     );
     assert!(!file.exists(), "the token file is removed on shutdown");
+}
+
+#[test]
+fn serve_prints_its_url_first_and_says_when_the_port_is_taken() {
+    let ws = Ws::init();
+    let mut child = ws
+        .std_cmd()
+        .args(["serve", "--port", "0"])
+        .current_dir(ws.root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    let rest = line
+        .trim_end()
+        .strip_prefix("http://127.0.0.1:")
+        .unwrap_or_else(|| panic!("{line:?}"));
+    let (port, token) = rest.split_once("/trilogy/?token=").unwrap();
+    assert!(port.parse::<u16>().unwrap() > 0);
+    assert_eq!(token.len(), 32);
+    assert!(token.chars().all(|c| c.is_ascii_hexdigit()));
+
+    // a port already in use is an error that says what to do
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    let out = ws.run(&["serve", "--port", &port]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = common::text(&out.stderr);
+    assert!(
+        err.contains("cannot listen") && err.contains("--port"),
+        "{err}"
+    );
 }

@@ -67,7 +67,8 @@ pub(super) fn root_of(req: &Request) -> Result<PathBuf, ApiError> {
     if !p.is_absolute() {
         return Err(ApiError::bad(format!("root 必须是绝对路径：{root}")));
     }
-    Ok(p)
+    // `/w/x/` and `/w/./x` name the registry's `/w/x`
+    Ok(p.components().collect())
 }
 
 /// The workspace at `root` (which must be a folder).

@@ -142,9 +142,9 @@ fn import(app: &App, req: &Request) -> ApiResult {
         ));
     }
     let mode = match req.str_field("mode") {
-        None | Some("merge") => ImportMode::Merge,
-        Some("replace") => ImportMode::Replace,
-        Some(m) => return Err(ApiError::bad(format!("mode 必须是 merge 或 replace：{m}"))),
+        None => ImportMode::Merge,
+        Some(m) => ImportMode::parse(m)
+            .ok_or_else(|| ApiError::bad(format!("mode 必须是 merge 或 replace：{m}")))?,
     };
     let ws = open(app, &root)?;
     let key = root.display().to_string();
