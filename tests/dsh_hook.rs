@@ -84,6 +84,14 @@ fn dsh_step_gives_the_block_once_and_notices_only_others_changes() {
     assert_eq!(first["append"][0]["baseline"], true);
     let block = block_text(&first);
     assert!(block.contains("first entry"), "{block}");
+    // the session's first step lists the workspace where the original plugin's panel looks too
+    let registry: Value = serde_json::from_str(
+        &std::fs::read_to_string(ws.dsh_home().join("trilogy/registry.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(registry["version"], 1);
+    let root = ws.root().display().to_string();
+    assert!(registry["workspaces"][&root]["firstSeen"].is_string(), "{registry}");
 
     // the block is on the surface and memory is unchanged: nothing, at any step
     for s in [2, 3] {
