@@ -91,7 +91,10 @@ fn dsh_step_gives_the_block_once_and_notices_only_others_changes() {
     .unwrap();
     assert_eq!(registry["version"], 1);
     let root = ws.root().display().to_string();
-    assert!(registry["workspaces"][&root]["firstSeen"].is_string(), "{registry}");
+    assert!(
+        registry["workspaces"][&root]["firstSeen"].is_string(),
+        "{registry}"
+    );
 
     // the block is on the surface and memory is unchanged: nothing, at any step
     for s in [2, 3] {
