@@ -64,7 +64,11 @@ fn session(ws: &Ws, done: &str, area: &str) {
 /// A workspace with sessions (two of them archived), a decision and a PROJECT section.
 fn recorded() -> Ws {
     let ws = Ws::init();
-    std::fs::write(ws.root().join("trilogy.toml"), "sessions_max_entries = 3\n").unwrap();
+    std::fs::write(
+        ws.root().join("trilogy.toml"),
+        "sessions_max_entries = 3\nsessions_archive_batch = 0\n",
+    )
+    .unwrap();
     for i in 1..=5 {
         session(&ws, &format!("第 {i} 步做完；cargo test 通过"), "构建");
     }
@@ -548,7 +552,11 @@ fn block_status_remove_and_rewrite_manage_the_boot_block() {
 #[test]
 fn restore_by_text_brings_back_the_archived_entry_that_holds_it() {
     let ws = Ws::init();
-    std::fs::write(ws.root().join("trilogy.toml"), "sessions_max_entries = 2\n").unwrap();
+    std::fs::write(
+        ws.root().join("trilogy.toml"),
+        "sessions_max_entries = 2\nsessions_archive_batch = 0\n",
+    )
+    .unwrap();
     session(&ws, "修好了时区换算；cargo test 通过", "时间");
     session(&ws, "第二条；测过", "构建");
     session(&ws, "第三条；测过", "构建");

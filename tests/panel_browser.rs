@@ -84,7 +84,8 @@ impl Home {
             .env("TRILOGY_CONFIG", d.join("no-user-config.toml"))
             .env("TRILOGY_TODAY", common::TODAY)
             .env_remove("TRILOGY_LANG")
-            .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES");
+            .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES")
+            .env_remove("TRILOGY_SESSIONS_ARCHIVE_BATCH");
     }
 
     /// `trilogy --root ROOT ARGS`, with `env` on top; requires success and returns stdout.
@@ -128,6 +129,7 @@ impl Home {
             &[
                 ("TRILOGY_TODAY", date),
                 ("TRILOGY_SESSIONS_MAX_ENTRIES", "3"),
+                ("TRILOGY_SESSIONS_ARCHIVE_BATCH", "0"),
             ],
             Some(&batch.to_string()),
         );

@@ -189,6 +189,7 @@ fn with_archive() -> Ws {
         ws.cmd()
             .args(["checkpoint", "--session-done", text, "--area", area])
             .env("TRILOGY_SESSIONS_MAX_ENTRIES", "1")
+            .env("TRILOGY_SESSIONS_ARCHIVE_BATCH", "0")
             .assert()
             .success();
     }
