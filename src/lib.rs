@@ -24,3 +24,14 @@ pub mod ops;
 pub mod registry;
 pub mod web;
 pub mod workspace;
+
+/// Send `tracing` output to stderr, filtered by `TRILOGY_LOG` (default `warn`): the long-running
+/// surfaces (the MCP server, whose stdout is its protocol, and the panel's server) log there.
+pub fn log_to_stderr() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("TRILOGY_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .try_init();
+}

@@ -60,9 +60,16 @@ pub fn path(env: &[(String, String)]) -> Option<PathBuf> {
     if let Some(p) = var(env, "TRILOGY_REGISTRY") {
         return Some(p);
     }
-    let data =
-        var(env, "XDG_DATA_HOME").or_else(|| var(env, "HOME").map(|h| h.join(".local/share")))?;
-    Some(data.join("trilogy").join("registry.json"))
+    Some(data_dir(env)?.join("registry.json"))
+}
+
+/// trilogy's folder in the user's data dir: `$XDG_DATA_HOME/trilogy`, else
+/// `~/.local/share/trilogy` (a relative `XDG_DATA_HOME` is ignored, as the spec says).
+pub fn data_dir(env: &[(String, String)]) -> Option<PathBuf> {
+    let data = var(env, "XDG_DATA_HOME")
+        .filter(|p| p.is_absolute())
+        .or_else(|| var(env, "HOME").map(|h| h.join(".local/share")))?;
+    Some(data.join("trilogy"))
 }
 
 /// The original plugin's registry file.

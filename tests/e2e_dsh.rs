@@ -61,12 +61,18 @@ impl Harness {
         }
     }
 
+    /// A program of the pinned harness (`dsh`, `node`, `pnpm`), see [`Harness::command`].
     fn cmd(&self, program: &str) -> Command {
-        let bin = dsh_bin();
-        let mut c = Command::new(bin.join(program));
+        self.command(dsh_bin().join(program))
+    }
+
+    /// `program` in the project, with the test's environment, the harness first on PATH, this
+    /// world's `DSH_HOME` and the scripted model as the provider.
+    fn command(&self, program: PathBuf) -> Command {
+        let mut c = Command::new(program);
         base_env(&self.kit, &mut c);
         let path = std::env::var_os("PATH").unwrap();
-        let mut paths = vec![bin];
+        let mut paths = vec![dsh_bin()];
         paths.extend(std::env::split_paths(&path));
         c.env("PATH", std::env::join_paths(paths).unwrap())
             .env("DSH_HOME", &self.dsh_home)
@@ -80,16 +86,9 @@ impl Harness {
     /// `trilogy install dsh` into `profile` (the harness on PATH runs `dsh plugin add`), the
     /// driver added the same way, and the profile's own rows (`yaml`, a user layer).
     fn install(&self, profile: &str, turns: &[Value], yaml: &str) {
-        let mut c = Command::new(trilogy());
-        base_env(&self.kit, &mut c);
-        let path = std::env::var_os("PATH").unwrap();
-        let mut paths = vec![dsh_bin()];
-        paths.extend(std::env::split_paths(&path));
-        c.env("PATH", std::env::join_paths(paths).unwrap())
-            .env("DSH_HOME", &self.dsh_home)
-            .args(["install", "dsh", "--profile", profile, "--command"])
-            .arg(trilogy())
-            .current_dir(&self.kit.project);
+        let mut c = self.command(trilogy());
+        c.args(["install", "dsh", "--profile", profile, "--command"])
+            .arg(trilogy());
         let out = run(&self.kit, c, "install-dsh");
         assert!(out.contains("ran       dsh plugin"), "{out}");
         let driver = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/dsh-driver");
@@ -115,15 +114,8 @@ impl Harness {
 
     /// `trilogy uninstall dsh` from `profile`: the plugin leaves the profile's packages.
     fn uninstall(&self, profile: &str) {
-        let mut c = Command::new(trilogy());
-        base_env(&self.kit, &mut c);
-        let path = std::env::var_os("PATH").unwrap();
-        let mut paths = vec![dsh_bin()];
-        paths.extend(std::env::split_paths(&path));
-        c.env("PATH", std::env::join_paths(paths).unwrap())
-            .env("DSH_HOME", &self.dsh_home)
-            .args(["uninstall", "dsh", "--profile", profile])
-            .current_dir(&self.kit.project);
+        let mut c = self.command(trilogy());
+        c.args(["uninstall", "dsh", "--profile", profile]);
         let out = run(&self.kit, c, "uninstall-dsh");
         assert!(out.contains("ran       dsh plugin"), "{out}");
         let manifest = std::fs::read_to_string(

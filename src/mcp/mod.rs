@@ -464,12 +464,7 @@ pub fn serve(
     agent_session: Option<String>,
 ) -> Result<()> {
     // stdout is the protocol channel: every log line goes to stderr
-    let filter = tracing_subscriber::EnvFilter::try_from_env("TRILOGY_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .try_init();
+    crate::log_to_stderr();
     let env: Vec<(String, String)> = std::env::vars().collect();
     let server = MemoryServer::new(root, env, overrides, agent_session);
     let rt = tokio::runtime::Builder::new_current_thread()

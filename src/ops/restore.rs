@@ -5,9 +5,9 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::model::{FileKind, SectionRecord, State};
+use crate::model::{EntryRecord, FileKind, SectionRecord, State};
 use crate::store::Reader;
-use crate::workspace::{Workspace, Written, entry_block};
+use crate::workspace::{Tx, Workspace, Written, entry_block};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RestoreOutcome {
@@ -37,7 +37,7 @@ pub fn restore_entry(
             .into_iter()
             .filter(|e| e.id.starts_with(prefix))
             .collect();
-        let mut rec = match matches.len() {
+        let rec = match matches.len() {
             0 => {
                 return Err(Error::NotFound(format!(
                     "no entry with id `{prefix}`; `trilogy log` lists ids"
@@ -56,23 +56,28 @@ pub fn restore_entry(
                 rec.id, rec.heading
             )));
         }
-        let from = rec.state.as_str();
-        if rec.state == State::Replaced {
-            // its replacement took its place (sequence number) among entries of its date:
-            // back beside it, it needs a place of its own
-            rec.seq = tx.store().next_seq()?;
-        }
-        rec.state = State::Live;
-        rec.replaced_by = None;
-        rec.superseded_by = None;
-        tx.put_entry(&rec)?;
-        tx.log("restore", vec![rec.id.clone()], &rec.heading)?;
-        Ok(RestoreOutcome {
-            id: rec.id.clone(),
-            heading: rec.heading.clone(),
-            from,
-            to: State::Live.as_str(),
-        })
+        bring_back(tx, rec)
+    })
+}
+
+/// Make `rec` live again and log it.
+fn bring_back(tx: &mut Tx, mut rec: EntryRecord) -> Result<RestoreOutcome> {
+    let from = rec.state.as_str();
+    if rec.state == State::Replaced {
+        // its replacement took its place (sequence number) among entries of its date:
+        // back beside it, it needs a place of its own
+        rec.seq = tx.store().next_seq()?;
+    }
+    rec.state = State::Live;
+    rec.replaced_by = None;
+    rec.superseded_by = None;
+    tx.put_entry(&rec)?;
+    tx.log("restore", vec![rec.id.clone()], &rec.heading)?;
+    Ok(RestoreOutcome {
+        id: rec.id,
+        heading: rec.heading,
+        from,
+        to: State::Live.as_str(),
     })
 }
 
@@ -98,29 +103,13 @@ pub fn restore_text(ws: &Workspace, text: &str, actor: &str) -> Result<Written<R
             }
             Ok(true)
         })?;
-        let Some(mut rec) = found else {
+        let Some(rec) = found else {
             return Err(Error::NotFound(
                 "no archived entry contains that text; `trilogy read SESSIONS-archive.md` shows the archive"
                     .into(),
             ));
         };
-        let from = rec.state.as_str();
-        if rec.state == State::Replaced {
-            // its replacement took its place (sequence number) among entries of its date:
-            // back beside it, it needs a place of its own
-            rec.seq = tx.store().next_seq()?;
-        }
-        rec.state = State::Live;
-        rec.replaced_by = None;
-        rec.superseded_by = None;
-        tx.put_entry(&rec)?;
-        tx.log("restore", vec![rec.id.clone()], &rec.heading)?;
-        Ok(RestoreOutcome {
-            id: rec.id.clone(),
-            heading: rec.heading.clone(),
-            from,
-            to: State::Live.as_str(),
-        })
+        bring_back(tx, rec)
     })
 }
 

@@ -322,12 +322,7 @@ fn new_token() -> Result<String> {
 /// Bind 127.0.0.1:`port`, call `announce` with the URL (the caller prints it), and serve
 /// until Ctrl-C or SIGTERM.
 pub fn serve(opts: Options, announce: impl FnOnce(&Launch) -> Result<()>) -> Result<()> {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("TRILOGY_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .try_init();
+    crate::log_to_stderr();
     let env: Vec<(String, String)> = std::env::vars().collect();
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
     let rt = tokio::runtime::Builder::new_current_thread()

@@ -43,12 +43,7 @@ pub fn lock(ws: &Workspace) -> Result<AgentsLock> {
     let dir = dir(ws)?;
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let path = dir.join(".lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::io(&path, e))?;
+    let file = super::fsio::open_lock_file(&path)?;
     file.lock().map_err(|e| Error::io(&path, e))?;
     Ok(AgentsLock { _file: file })
 }

@@ -34,10 +34,10 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-fn stamp_from(meta: &std::fs::Metadata, bytes: &[u8], taken_ms: u64) -> FileStamp {
+fn stamp_from(meta: &std::fs::Metadata, sha1: String, taken_ms: u64) -> FileStamp {
     FileStamp {
         taken_ms,
-        sha1: sha1_hex(bytes),
+        sha1,
         len: meta.len(),
         mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
         ino: meta.ino(),
@@ -50,16 +50,34 @@ fn stamp_from(meta: &std::fs::Metadata, bytes: &[u8], taken_ms: u64) -> FileStam
 pub fn read_stamped(path: &Path) -> Result<Option<(Vec<u8>, FileStamp)>> {
     use std::io::Read;
     let taken_ms = now_ms();
-    let mut f = match std::fs::File::open(path) {
+    let Some((mut f, meta)) = open_stat(path)? else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    f.read_to_end(&mut bytes).map_err(|e| Error::io(path, e))?;
+    let stamp = stamp_from(&meta, sha1_hex(&bytes), taken_ms);
+    Ok(Some((bytes, stamp)))
+}
+
+/// Open a file and stat the open file; `None` when it does not exist.
+fn open_stat(path: &Path) -> Result<Option<(std::fs::File, std::fs::Metadata)>> {
+    let f = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Error::io(path, e)),
     };
     let meta = f.metadata().map_err(|e| Error::io(path, e))?;
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    f.read_to_end(&mut bytes).map_err(|e| Error::io(path, e))?;
-    let stamp = stamp_from(&meta, &bytes, taken_ms);
-    Ok(Some((bytes, stamp)))
+    Ok(Some((f, meta)))
+}
+
+/// Open (creating it) a file that only serves as a lock, for `flock`-style locking.
+pub fn open_lock_file(path: &Path) -> Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::io(path, e))
 }
 
 /// Two writes to a file within this span may leave the same size and mtime (coarse or 2-second
@@ -389,12 +407,9 @@ pub fn hash_stamped(path: &Path) -> Result<Option<FileStamp>> {
     use sha1::{Digest, Sha1};
     use std::io::Read;
     let taken_ms = now_ms();
-    let mut f = match std::fs::File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io(path, e)),
+    let Some((mut f, meta)) = open_stat(path)? else {
+        return Ok(None);
     };
-    let meta = f.metadata().map_err(|e| Error::io(path, e))?;
     let mut hasher = Sha1::new();
     let mut buf = vec![0u8; 1 << 20];
     loop {
@@ -404,13 +419,7 @@ pub fn hash_stamped(path: &Path) -> Result<Option<FileStamp>> {
         }
         hasher.update(&buf[..n]);
     }
-    Ok(Some(FileStamp {
-        taken_ms,
-        sha1: hex(&hasher.finalize()),
-        len: meta.len(),
-        mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
-        ino: meta.ino(),
-    }))
+    Ok(Some(stamp_from(&meta, hex(&hasher.finalize()), taken_ms)))
 }
 
 /// Lowercase hex, as [`sha1_hex`] writes digests.

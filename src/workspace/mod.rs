@@ -24,7 +24,7 @@ use crate::model::{FileKind, Lang};
 use crate::store::{Reader, Store};
 
 pub use fence::{Fence, beneath, is_under};
-pub use fsio::write_atomic;
+pub use fsio::{open_lock_file, write_atomic};
 pub use locate::{Found, Located, find_memory, holds_memory, locate, path_of_uri, repository_root};
 pub use scaffold::{
     BOOT_END, BOOT_START, BootOutcome, BootPresence, boot_block, boot_presence, ensure_boot_block,

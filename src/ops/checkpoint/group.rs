@@ -164,12 +164,7 @@ struct Leader {
 
 fn try_lead(dir: &Path) -> Result<Option<Leader>> {
     let path = dir.join("leader.lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(|e| Error::io(&path, e))?;
+    let file = crate::workspace::open_lock_file(&path)?;
     match file.try_lock() {
         Ok(()) => Ok(Some(Leader { _file: file })),
         Err(std::fs::TryLockError::WouldBlock) => Ok(None),

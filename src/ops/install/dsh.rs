@@ -19,18 +19,10 @@ pub const PACKAGE: &str = "@trilogy-memory/dsh-plugin";
 
 /// Where the bundle is written, from the environment.
 pub fn bundle_dir(env: &[(String, String)]) -> Result<PathBuf> {
-    let get = |k: &str| {
-        env.iter()
-            .find(|(n, v)| n == k && !v.is_empty())
-            .map(|(_, v)| PathBuf::from(v))
-    };
-    let data = get("XDG_DATA_HOME")
-        .filter(|p| p.is_absolute())
-        .or_else(|| get("HOME").map(|h| h.join(".local").join("share")))
-        .ok_or_else(|| {
-            Error::bad_input("neither XDG_DATA_HOME nor HOME is set: no place for the plugin")
-        })?;
-    Ok(data.join("trilogy").join("dsh-plugin"))
+    let data = crate::registry::data_dir(env).ok_or_else(|| {
+        Error::bad_input("neither XDG_DATA_HOME nor HOME is set: no place for the plugin")
+    })?;
+    Ok(data.join("dsh-plugin"))
 }
 
 /// A YAML single-quoted scalar.
