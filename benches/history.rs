@@ -22,8 +22,10 @@
 //!   merge-file` (git's own line merge) on the same files.
 //!
 //! Run: `cargo bench --bench history` (builds the release binary). Knobs: `BENCH_HISTORY_N`
-//! (100000), `BENCH_HISTORY_CYCLES` (2), `BENCH_HISTORY_PARTS` (`checkpoint,fresh_clone,merge_driver`),
-//! `BENCH_HISTORY_BIN` (another trilogy binary). Without `--bench` (as `cargo test --benches`
+//! (100000), `BENCH_HISTORY_CYCLES` (2), `BENCH_HISTORY_PARTS`
+//! (`checkpoint,fresh_clone,merge_driver`), `BENCH_HISTORY_KEEP` (a folder that receives a copy
+//! of the fresh clone's `memory/`, to profile by hand), `BENCH_HISTORY_BIN` (another trilogy
+//! binary). Without `--bench` (as `cargo test --benches`
 //! runs it) it is a smoke run at 2k entries and one cycle.
 
 #[allow(dead_code)]
@@ -324,6 +326,15 @@ fn fresh_clone(bin: &Path, n: usize, scratch: &Path) {
     let bin_s = bin.to_string_lossy().into_owned();
     let out = scratch.join("out.txt");
     let mem = clone.join("memory");
+    if let Ok(keep) = std::env::var("BENCH_HISTORY_KEEP") {
+        // a copy of the clone's memory folder, to profile the first commands on by hand
+        let keep = Path::new(&keep).join("memory");
+        std::fs::create_dir_all(&keep).expect("create BENCH_HISTORY_KEEP");
+        for e in std::fs::read_dir(&mem).expect("read the clone's memory folder") {
+            let e = e.expect("memory folder entry");
+            std::fs::copy(e.path(), keep.join(e.file_name())).expect("copy a memory file");
+        }
+    }
     let files: Vec<String> = FileKind::ALL
         .iter()
         .map(|f| mem.join(f.file_name()).to_string_lossy().into_owned())

@@ -24,31 +24,38 @@ fn is_word(c: char) -> bool {
 #[derive(Clone, Default)]
 pub struct MemoryTokenizer;
 
-pub struct VecTokenStream {
-    tokens: Vec<Token>,
+pub struct SpanTokenStream<'a> {
+    text: &'a str,
+    spans: Vec<(usize, usize)>,
     idx: usize,
+    token: Token,
 }
 
-impl TokenStream for VecTokenStream {
+impl TokenStream for SpanTokenStream<'_> {
     fn advance(&mut self) -> bool {
-        if self.idx < self.tokens.len() {
-            self.idx += 1;
-            true
-        } else {
-            false
-        }
+        let Some(&(from, to)) = self.spans.get(self.idx) else {
+            return false;
+        };
+        // one token, refilled: indexing 100k entries makes no allocation per token
+        self.token.offset_from = from;
+        self.token.offset_to = to;
+        self.token.position = self.idx;
+        self.token.position_length = 1;
+        self.token.text.clear();
+        self.token.text.push_str(&self.text[from..to]);
+        self.idx += 1;
+        true
     }
 
     fn token(&self) -> &Token {
-        &self.tokens[self.idx - 1]
+        &self.token
     }
 
     fn token_mut(&mut self) -> &mut Token {
-        &mut self.tokens[self.idx - 1]
+        &mut self.token
     }
 }
 
-/// Split an identifier at `_` and lower→upper / letter↔digit boundaries.
 fn identifier_parts(word: &str) -> Vec<(usize, usize)> {
     let mut parts = Vec::new();
     let chars: Vec<(usize, char)> = word.char_indices().collect();
@@ -85,18 +92,21 @@ fn identifier_parts(word: &str) -> Vec<(usize, usize)> {
 
 /// All tokens of `text` (before lowercasing and stemming).
 pub fn tokens(text: &str) -> Vec<Token> {
-    let mut out = Vec::new();
-    let mut position = 0usize;
-    let mut push = |from: usize, to: usize, out: &mut Vec<Token>| {
-        out.push(Token {
+    (spans(text).into_iter().enumerate())
+        .map(|(position, (from, to))| Token {
             offset_from: from,
             offset_to: to,
             position,
             text: text[from..to].to_string(),
             position_length: 1,
-        });
-        position += 1;
-    };
+        })
+        .collect()
+}
+
+/// Where the tokens of `text` are, in order (byte ranges; a token's position is its index).
+fn spans(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let push = |from: usize, to: usize, out: &mut Vec<(usize, usize)>| out.push((from, to));
     let chars: Vec<(usize, char)> = text.char_indices().collect();
     let mut k = 0;
     while k < chars.len() {
@@ -155,12 +165,14 @@ pub fn lone_cjk(text: &str) -> Vec<&str> {
 }
 
 impl Tokenizer for MemoryTokenizer {
-    type TokenStream<'a> = VecTokenStream;
+    type TokenStream<'a> = SpanTokenStream<'a>;
 
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> VecTokenStream {
-        VecTokenStream {
-            tokens: tokens(text),
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> SpanTokenStream<'a> {
+        SpanTokenStream {
+            text,
+            spans: spans(text),
             idx: 0,
+            token: Token::default(),
         }
     }
 }

@@ -100,11 +100,12 @@ pub fn prose(preamble: &str) -> String {
 }
 
 /// Normalise line endings to LF (CRLF and lone CR).
-pub fn normalize_newlines(text: &str) -> String {
+pub fn normalize_newlines(text: &str) -> std::borrow::Cow<'_, str> {
     if !text.contains('\r') {
-        return text.to_string();
+        // the usual case, and a 20 MB archive: no copy
+        return std::borrow::Cow::Borrowed(text);
     }
-    text.replace("\r\n", "\n").replace('\r', "\n")
+    std::borrow::Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
 }
 
 /// Collapse a heading value to one trimmed line.

@@ -273,7 +273,11 @@ pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
         true
     };
     let join = |from: usize, to: usize, stripped: &mut Vec<String>| -> String {
-        let mut out = String::new();
+        // sized up front: grown by doubling, the bodies of a 20 MB archive take a third more
+        let size: usize = (lines.iter().take(to).skip(from))
+            .map(|l| l.len() + 1)
+            .sum();
+        let mut out = String::with_capacity(size);
         let mut first = true;
         for (i, line) in lines.iter().enumerate().take(to).skip(from) {
             if !keep(i, stripped) {

@@ -34,6 +34,12 @@ pub use write::WriteTx;
 /// Version of the table layout; bump with a migration in [`migrate`].
 pub const SCHEMA_VERSION: u64 = 3;
 
+/// What one handle may keep of the file in memory: pages read, and the pages a write
+/// transaction has dirtied (redb writes those beyond half of this to the file before the commit,
+/// so a large transaction such as a rebuild from the Markdown does not hold them all). Larger
+/// than a 1k store, a fraction of a 100k one (≈ 35 MB).
+const CACHE_BYTES: usize = 16 << 20;
+
 /// An open store.
 pub struct Store {
     db: Db,
@@ -55,6 +61,7 @@ impl Store {
             let r = damage::guard(&p, || {
                 Database::builder()
                     .set_concurrency_mode(ConcurrencyMode::MultiWriter)
+                    .set_cache_size(CACHE_BYTES)
                     .create(&p)
                     .map_err(|e| store_err(&p, e))
             });
@@ -85,6 +92,7 @@ impl Store {
         let db = damage::guard(path, || {
             Database::builder()
                 .set_concurrency_mode(ConcurrencyMode::MultiWriter)
+                .set_cache_size(CACHE_BYTES)
                 .open_read_only(path)
                 .map_err(|e| store_err(path, e))
         })?;
