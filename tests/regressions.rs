@@ -402,6 +402,69 @@ fn a_schema_2_store_gains_the_live_decision_count() {
 }
 
 #[test]
+fn a_schema_3_store_reads_as_before_and_gains_the_near_records() {
+    use redb::{ConcurrencyMode, Database, TableDefinition};
+    use trilogy::store::Store;
+    let ws = Ws::init();
+    for i in 0..6 {
+        ws.ok(&["checkpoint", "--session-done", &format!("step {i}; tested")]);
+    }
+    ws.ok(&["checkpoint", "--decision", "use redb"]);
+    ws.ok(&["checkpoint", "--decision", "keep markdown"]);
+    let block = ws.ok(&["inject"]);
+    let path = ws.root().join(".trilogy/store.redb");
+    {
+        // what a schema 3 store looks like: no table of near records
+        let db = Database::builder()
+            .set_concurrency_mode(ConcurrencyMode::MultiWriter)
+            .create(&path)
+            .unwrap();
+        let w = db.begin_write().unwrap();
+        let near: TableDefinition<&[u8], &[u8]> = TableDefinition::new("near");
+        assert!(
+            w.delete_table(near).unwrap(),
+            "a schema 4 store keeps the near records"
+        );
+        w.open_table(TableDefinition::<&str, u64>::new("meta"))
+            .unwrap()
+            .insert("schema_version", 3)
+            .unwrap();
+        w.commit().unwrap();
+    }
+    // read-only, the old layout is read through the entries table
+    assert_eq!(ws.ok(&["inject"]), block);
+    let files = || {
+        ["PROJECT.md", "DECISIONS.md", "SESSIONS.md"]
+            .map(|f| std::fs::read_to_string(ws.root().join("memory").join(f)).unwrap())
+    };
+    let before = files();
+    ws.ok(&["checkpoint", "--session-done", "after the upgrade; tested"]);
+    let store = Store::open_read_only(&path).unwrap();
+    let r = store.read().unwrap();
+    assert_eq!(
+        trilogy::store::Reader::meta(&r, "schema_version").unwrap(),
+        trilogy::store::SCHEMA_VERSION
+    );
+    let sessions =
+        trilogy::store::Reader::file_entries(&r, trilogy::model::FileKind::Sessions, 0, usize::MAX)
+            .unwrap();
+    assert_eq!(sessions.len(), 7);
+    assert!(
+        sessions[0].body.contains("after the upgrade"),
+        "{:?}",
+        sessions[0]
+    );
+    drop(r);
+    drop(store);
+    let after = files();
+    assert_eq!(after[0], before[0]);
+    assert_eq!(after[1], before[1]);
+    assert!(after[2].contains("after the upgrade") && after[2].contains("step 0; tested"));
+    let doctor = ws.run(&["doctor"]);
+    assert!(doctor.status.success(), "{}", text(&doctor.stdout));
+}
+
+#[test]
 fn archiving_round_after_round_keeps_the_archive_equal_to_its_rendering() {
     // each round moves the oldest live session into the archive; the archive is then written
     // by splicing onto the file (debug builds assert it equals the full rendering)

@@ -4,7 +4,7 @@
 use chrono::NaiveDate;
 use redb::ReadableTable;
 
-use super::tables::{ENTRIES, LIVE_DECISIONS, decode_at, encode};
+use super::tables::{ENTRIES, LIVE_DECISIONS, NEAR, decode_at, encode, near, order_key};
 use super::{Reader, SCHEMA_VERSION, WriteTx};
 use crate::error::{Error, Result};
 use crate::model::{EntryRecord, FileKind};
@@ -33,6 +33,9 @@ pub(super) fn migrate(w: &WriteTx) -> Result<()> {
                 count_live_decisions(w)?;
                 set_store_id(w)?;
             }
+            if older < 4 {
+                fill_near(w)?;
+            }
             w.migrated.set(true);
             w.set_meta("schema_version", SCHEMA_VERSION)
         }
@@ -51,6 +54,23 @@ fn set_store_id(w: &WriteTx) -> Result<()> {
         std::hash::Hasher::finish(&h),
     );
     w.set_meta("store_id", id.max(1))
+}
+
+/// Schema 4 keeps the records of the live files' entries beside their order key too. Runs
+/// before the version is set, so the scans here still read through the entries table.
+fn fill_near(w: &WriteTx) -> Result<()> {
+    let mut rows = Vec::new();
+    for f in FileKind::ALL.into_iter().filter(|f| near(*f)) {
+        w.scan_file(f, 0, &mut |rec| {
+            rows.push((order_key(f, rec.sort_date, rec.seq), encode(&rec)?));
+            Ok(true)
+        })?;
+    }
+    let mut t = w.txn.open_table(NEAR).map_err(w.w())?;
+    for (k, v) in rows {
+        t.insert(&k[..], v.as_slice()).map_err(w.w())?;
+    }
+    Ok(())
 }
 
 /// Schema 3 keeps a count of live decisions (the injection ledger needs it without reading

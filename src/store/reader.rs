@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use redb::{ReadTransaction, ReadableTable, TableDefinition};
 
 use super::tables::{
-    AGENT_SESSIONS, CHANGES, ENTRIES, EVENTS, FILES, LIVE_DECISIONS, META, ORDER, PREAMBLES,
-    REPORTS, SECTION_HISTORY, SECTIONS, count_key, decode_at,
+    AGENT_SESSIONS, CHANGES, ENTRIES, EVENTS, FILES, LIVE_DECISIONS, META, NEAR, ORDER, PREAMBLES,
+    REPORTS, SECTION_HISTORY, SECTIONS, count_key, decode_at, near,
 };
 use super::write::WriteTx;
 use super::{damage, store_err};
@@ -331,14 +331,38 @@ macro_rules! impl_reader {
             ) -> Result<()> {
                 let mut escaped = None;
                 let scanned = damage::guard(&self.path, || {
+                    let lo = [file.code()];
+                    let hi = [file.code() + 1];
+                    // the visitor is trilogy's code: its panics are bugs, not damage
+                    let mut step = |rec: EntryRecord| match damage::unguarded(|| visit(rec)) {
+                        Ok(more) => more,
+                        Err(panic) => {
+                            escaped = Some(panic);
+                            Ok(false)
+                        }
+                    };
+                    // from schema 4 the live files' records are kept in file order, together
+                    if near(file) && self.raw_meta("schema_version")?.unwrap_or(0) >= 4 {
+                        let Some(t) = self.table(NEAR)? else {
+                            return Ok(());
+                        };
+                        let range = t
+                            .range::<&[u8]>(&lo[..]..&hi[..])
+                            .map_err(|e| self.err(&e))?;
+                        for item in range.rev().skip(skip) {
+                            let (_, raw) = item.map_err(|e| self.err(&e))?;
+                            if !step(decode_at(&self.path, raw.value())?)? {
+                                break;
+                            }
+                        }
+                        return Ok(());
+                    }
                     let Some(order) = self.table(ORDER)? else {
                         return Ok(());
                     };
                     let Some(entries) = self.table(ENTRIES)? else {
                         return Ok(());
                     };
-                    let lo = [file.code()];
-                    let hi = [file.code() + 1];
                     let range = order
                         .range::<&[u8]>(&lo[..]..&hi[..])
                         .map_err(|e| self.err(&e))?;
@@ -351,18 +375,8 @@ macro_rules! impl_reader {
                                 format!("the render order names a missing entry {id}"),
                             )
                         })?;
-                        let rec = decode_at(&self.path, raw.value())?;
-                        // the visitor is trilogy's code: its panics are bugs, not damage
-                        match damage::unguarded(|| visit(rec)) {
-                            Ok(more) => {
-                                if !more? {
-                                    break;
-                                }
-                            }
-                            Err(panic) => {
-                                escaped = Some(panic);
-                                break;
-                            }
+                        if !step(decode_at(&self.path, raw.value())?)? {
+                            break;
                         }
                     }
                     Ok(())

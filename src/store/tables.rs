@@ -11,6 +11,10 @@ use crate::model::{EntryRecord, FileKind};
 pub(super) const META: TableDefinition<&str, u64> = TableDefinition::new("meta");
 pub(super) const ENTRIES: TableDefinition<&str, &[u8]> = TableDefinition::new("entries");
 pub(super) const ORDER: TableDefinition<&[u8], &str> = TableDefinition::new("order");
+/// The records of the entries in SESSIONS.md and DECISIONS.md again, under their `order` key:
+/// reading a live file reads consecutive pages, not one page per entry scattered among 100k
+/// (schema 4).
+pub(super) const NEAR: TableDefinition<&[u8], &[u8]> = TableDefinition::new("near");
 pub(super) const SECTIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("sections");
 pub(super) const SECTION_HISTORY: TableDefinition<&str, &[u8]> =
     TableDefinition::new("section_history");
@@ -36,6 +40,11 @@ pub(super) fn decode_at<T: DeserializeOwned>(path: &std::path::Path, bytes: &[u8
     bincode::serde::decode_from_slice(bytes, bincode::config::standard())
         .map(|(v, _)| v)
         .map_err(|e| super::damage::damaged(path, format!("a record does not decode: {e}")))
+}
+
+/// Whether `file`'s records are also kept in [`NEAR`] (every file but the archive).
+pub(super) fn near(file: FileKind) -> bool {
+    file != FileKind::Archive
 }
 
 pub(super) fn order_key(file: FileKind, date: NaiveDate, seq: u64) -> [u8; 13] {

@@ -6,9 +6,9 @@ use redb::{ReadableTable, TableDefinition, WriteTransaction};
 
 use super::Reader;
 use super::tables::{
-    AGENT_SESSIONS, BATCHES, CHANGES, ENTRIES, EVENTS, FILES, LIVE_DECISIONS, META, ORDER,
+    AGENT_SESSIONS, BATCHES, CHANGES, ENTRIES, EVENTS, FILES, LIVE_DECISIONS, META, NEAR, ORDER,
     PREAMBLES, REPORTS, SECTION_HISTORY, SECTIONS, count_key, encode, history_key, live_decision,
-    order_key,
+    near, order_key,
 };
 use super::{damage, store_err};
 use crate::error::{Error, Result};
@@ -85,19 +85,25 @@ impl WriteTx {
     pub fn put_entry_over(&self, rec: &EntryRecord, old: Option<EntryRecord>) -> Result<()> {
         damage::guard(&self.path, || {
             self.note_change(&format!("e:{}", rec.id))?;
+            let bytes = encode(rec)?;
             {
                 let mut order = self.txn.open_table(ORDER).map_err(self.w())?;
+                let mut near_t = self.txn.open_table(NEAR).map_err(self.w())?;
                 if let Some(old) = &old
                     && let Some(f) = old.file()
                 {
-                    order
-                        .remove(&order_key(f, old.sort_date, old.seq)[..])
-                        .map_err(self.w())?;
+                    let k = order_key(f, old.sort_date, old.seq);
+                    order.remove(&k[..]).map_err(self.w())?;
+                    if near(f) {
+                        near_t.remove(&k[..]).map_err(self.w())?;
+                    }
                 }
                 if let Some(f) = rec.file() {
-                    order
-                        .insert(&order_key(f, rec.sort_date, rec.seq)[..], rec.id.as_str())
-                        .map_err(self.w())?;
+                    let k = order_key(f, rec.sort_date, rec.seq);
+                    order.insert(&k[..], rec.id.as_str()).map_err(self.w())?;
+                    if near(f) {
+                        near_t.insert(&k[..], bytes.as_slice()).map_err(self.w())?;
+                    }
                 }
             }
             if old.is_none() {
@@ -113,7 +119,6 @@ impl WriteTx {
             if was_live != live_decision(rec) {
                 self.bump(LIVE_DECISIONS, if was_live { -1 } else { 1 })?;
             }
-            let bytes = encode(rec)?;
             let mut t = self.txn.open_table(ENTRIES).map_err(self.w())?;
             t.insert(rec.id.as_str(), bytes.as_slice())
                 .map_err(self.w())?;
