@@ -10,9 +10,11 @@ text must then appear exactly once in SESSIONS.md + SESSIONS-archive.md. Floors,
 run: spawning /bin/true, and 4 KiB written to a temp file, fsynced and renamed in the workspace
 directory. Prints, per binary: CLI checkpoint at 1k (W=1 p50) ÷ the write+fsync+rename floor
 (target ≤ 3), W=8 aggregate throughput ÷ W=1 throughput (target ≥ 2), W=8 p99 ÷ W=1 p50
-(target ≤ 10).
+(target ≤ 10). Then, for each binary, W=1 again with an MCP server of the workspace running
+(`trilogy mcp`, past its handshake and one call): a binary that drains the queue from its
+server applies the CLI's batches with its open store, so the CLI neither opens nor closes it.
 """
-import os, shutil, statistics, subprocess, sys, tempfile, threading, time
+import json, os, shutil, statistics, subprocess, sys, tempfile, threading, time
 
 K = int(sys.argv[3]) if len(sys.argv) > 3 else 50
 BIN = {"old": sys.argv[1], "new": sys.argv[2]}
@@ -91,6 +93,24 @@ def verify(root, acked):
     return f"{len(acked)} acknowledged, {len(bad)} not present exactly once"
 
 
+def with_server(binary, root, k):
+    """W=1 while an MCP server of the workspace runs; the server is stopped after."""
+    srv = subprocess.Popen([binary, "--root", root, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+    def send(m):
+        srv.stdin.write((json.dumps(m) + "\n").encode())
+        srv.stdin.flush()
+    send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}})
+    srv.stdout.readline()
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "memory_status", "arguments": {}}})
+    srv.stdout.readline()
+    try:
+        return run(binary, root, 1, k, "served")
+    finally:
+        srv.stdin.close()
+        srv.wait()
+
+
 ms = lambda s: f"{s*1000:.2f} ms"
 for name in ["old", "new"]:
     root = ws()
@@ -107,4 +127,6 @@ for name in ["old", "new"]:
     print(f"[{name}] verify: {verify(root, ack1 + ack8)}")
     print(f"[{name}] CLI checkpoint at 1k ÷ write+fsync+rename floor: {p50_1/floor_f:.2f} (target ≤ 3)")
     print(f"[{name}] 8 writers: aggregate ÷ one writer's sequential throughput: {rate8/rate1:.2f} (target ≥ 2); p99 ÷ one uncontended checkpoint: {pct(lat8, 99)/p50_1:.2f} (target ≤ 10)")
+    walls, lats, acks, fs = with_server(BIN[name], root, K)
+    print(f"[{name}] W=1 with an MCP server running: {len(acks)}/{K}; p50 {ms(statistics.median(lats))} = {statistics.median(lats)/floor_f:.2f} × the write+fsync+rename floor; {verify(root, acks)}")
     shutil.rmtree(root)

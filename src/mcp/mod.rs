@@ -221,6 +221,8 @@ impl MemoryServer {
             crate::registry::touch_quietly(&self.setup.env, &ws, false);
         }
         let ws = Arc::new(ws);
+        // checkpoints of other processes are applied here, with this store open
+        ops::drain::serve(ws.clone(), self.setup.actor.clone());
         *self
             .ws
             .lock()
@@ -424,7 +426,14 @@ impl ServerHandler for MemoryServer {
             ));
         }
         let outcome = match self.workspace(&context).await {
-            Ok(ws) => self.call(&ws, &name, request.arguments),
+            Ok(ws) => {
+                let out = self.call(&ws, &name, request.arguments);
+                if name == "memory_checkpoint" && out.is_ok() {
+                    // the first checkpoint may have given the workspace its memory
+                    ops::drain::serve(ws, self.setup.actor.clone());
+                }
+                out
+            }
             Err(e) => Err(e),
         };
         Ok(match outcome {
@@ -483,10 +492,12 @@ pub fn serve(
                 )));
             }
         };
-        service
+        let served = service
             .waiting()
             .await
-            .map_err(|e| Error::Internal(format!("mcp server: {e}")))?;
+            .map_err(|e| Error::Internal(format!("mcp server: {e}")));
+        ops::drain::withdraw();
+        served?;
         Ok(())
     })
 }

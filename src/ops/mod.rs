@@ -25,6 +25,7 @@ use crate::model::{CATCH_ALL_AREA, EntryRecord, Fields, FileKind, read_fields};
 use crate::store::Reader;
 use crate::workspace::{Scaffolded, SyncReport, Workspace};
 
+pub use checkpoint::drain;
 pub use checkpoint::{
     CheckpointInput, CheckpointOutcome, DecisionInput, MAX_BATCH_BYTES, MAX_FIELD_BYTES,
     MAX_SECTION_BYTES, ProjectInput, SessionInput, archive_overflow, checkpoint, parse_input,

@@ -95,12 +95,12 @@ impl Outcome {
     }
 }
 
-fn queue_dir(ws: &Workspace) -> Result<PathBuf> {
+pub(super) fn queue_dir(ws: &Workspace) -> Result<PathBuf> {
     ws.inside(&ws.state_dir().join("queue"))
 }
 
 /// The settings a batch is applied under (how long a writer waits is not one of them).
-fn fingerprint(ws: &Workspace) -> String {
+pub(super) fn fingerprint(ws: &Workspace) -> String {
     let mut v = serde_json::to_value(&ws.config).unwrap_or_default();
     if let Some(m) = v.as_object_mut() {
         m.remove("lock_timeout_ms");
@@ -158,7 +158,7 @@ fn gate(name: &str) {
 }
 
 /// The lock a leader holds.
-struct Leader {
+pub(super) struct Leader {
     _file: std::fs::File,
 }
 
@@ -170,6 +170,14 @@ fn try_lead(dir: &Path) -> Result<Option<Leader>> {
         Err(std::fs::TryLockError::WouldBlock) => Ok(None),
         Err(std::fs::TryLockError::Error(e)) => Err(Error::io(&path, e)),
     }
+}
+
+/// Wait for the lead (a thread that does nothing else may).
+pub(super) fn lead(dir: &Path) -> Result<Leader> {
+    let path = dir.join("leader.lock");
+    let file = crate::workspace::open_lock_file(&path)?;
+    file.lock().map_err(|e| Error::io(&path, e))?;
+    Ok(Leader { _file: file })
 }
 
 /// Record `input` through the group commit: spool it, then lead or wait for a leader, and
@@ -196,10 +204,24 @@ pub fn submit(
     let done = dir.join(format!("{ticket}.done"));
     let timeout = Duration::from_millis(ws.config.lock_timeout_ms);
     let started = Instant::now();
+    // a long-lived writer of the same settings that heard of the batch applies it with its open
+    // store; it is given a moment before this process leads itself
+    let mut waiter = super::drain::nudge(ws, &dir, &ticket);
     let mut pause = Duration::from_micros(500);
     loop {
         if let Some(out) = take_outcome(&done)? {
             return out.into_result();
+        }
+        if let Some(w) = &waiter {
+            let left = super::drain::GRACE.saturating_sub(started.elapsed());
+            // the server answers when it is done; no outcome then (or no word in time): lead
+            if left.is_zero() || w.wait(left) {
+                if let Some(out) = take_outcome(&done)? {
+                    return out.into_result();
+                }
+                waiter = None;
+            }
+            continue;
         }
         if let Some(lead) = try_lead(&dir)? {
             // the previous leader may have finished this batch just before letting go
@@ -253,29 +275,35 @@ fn take_outcome(done: &Path) -> Result<Option<Outcome>> {
 /// Lead groups until `own` is answered.
 fn lead_rounds(ws: &Workspace, dir: &Path, own: &str, actor: &str) -> Result<()> {
     let own_done = dir.join(format!("{own}.done"));
-    loop {
-        if own_done.exists() {
-            return Ok(());
-        }
-        let claimed = claim(ws, dir)?;
-        if claimed.is_empty() {
-            // nothing of ours is waiting (withdrawn or answered): nothing to lead
-            return Ok(());
-        }
-        let tickets: Vec<String> = claimed.keys().cloned().collect();
-        let outcomes = apply_group(ws, actor, claimed);
-        gate("outcomes");
-        for t in &tickets {
-            let out = match &outcomes {
-                Ok(map) => map.get(t).map(|b| b.to_vec()),
-                Err(e) => Some(json(&Outcome::failed(e))?),
-            };
-            if let Some(bytes) = out {
-                write_whole(&dir.join(format!("{t}.done")), &bytes)?;
-            }
-            let _ = std::fs::remove_file(dir.join(format!("{t}.claimed")));
+    while !own_done.exists() {
+        // nothing of ours is waiting (withdrawn or answered): nothing to lead
+        if !lead_round(ws, dir, actor)? {
+            break;
         }
     }
+    Ok(())
+}
+
+/// As the leader, claim a group, apply it and write each outcome; false when nothing waited.
+pub(super) fn lead_round(ws: &Workspace, dir: &Path, actor: &str) -> Result<bool> {
+    let claimed = claim(ws, dir)?;
+    if claimed.is_empty() {
+        return Ok(false);
+    }
+    let tickets: Vec<String> = claimed.keys().cloned().collect();
+    let outcomes = apply_group(ws, actor, claimed);
+    gate("outcomes");
+    for t in &tickets {
+        let out = match &outcomes {
+            Ok(map) => map.get(t).map(|b| b.to_vec()),
+            Err(e) => Some(json(&Outcome::failed(e))?),
+        };
+        if let Some(bytes) = out {
+            write_whole(&dir.join(format!("{t}.done")), &bytes)?;
+        }
+        let _ = std::fs::remove_file(dir.join(format!("{t}.claimed")));
+    }
+    Ok(true)
 }
 
 /// Claim the oldest waiting batches of this process's settings (and any a dead leader had
@@ -347,10 +375,14 @@ fn claim(ws: &Workspace, dir: &Path) -> Result<BTreeMap<String, Option<Spooled>>
 
 /// Whether the process that spooled ticket `t` (`<time>-<pid>-<counter>`) still runs.
 fn owner_alive(t: &str) -> bool {
-    let Some(pid) = t
-        .split('-')
-        .nth(1)
-        .and_then(|p| p.parse::<i32>().ok())
+    t.split('-').nth(1).is_none_or(pid_alive)
+}
+
+/// Whether process `pid` (decimal) still runs; true when that cannot be told.
+pub(super) fn pid_alive(pid: &str) -> bool {
+    let Some(pid) = pid
+        .parse::<i32>()
+        .ok()
         .and_then(rustix::process::Pid::from_raw)
     else {
         return true;

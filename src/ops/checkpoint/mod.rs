@@ -18,6 +18,7 @@ use crate::workspace::{Tx, Workspace, Written};
 
 use super::{AreaCount, area_line, area_map};
 
+pub mod drain;
 mod group;
 mod validate;
 

@@ -1,0 +1,191 @@
+//! Long-lived writers drain the queue. An MCP server keeps its store open for writing, so a
+//! checkpoint it applies for a short-lived process (the CLI, a hook's command) costs neither an
+//! open nor a close of the store: the CLI and the server take the same path, one sync per file
+//! written, one for the folder and one durable store commit (a CLI that leads itself adds the
+//! open and the close, five more).
+//!
+//! - A server with a workspace that has memory listens on an abstract Unix datagram socket
+//!   `trilogy-drain-<settings>-<pid>` and announces it with an empty file
+//!   `queue/drain/<settings>-<pid>` (`<settings>`: the fingerprint batches are matched by).
+//! - A writer that has spooled its batch sends its ticket to every announced server of its
+//!   settings, from a socket of its own (`trilogy-wait-<ticket>`).
+//! - A server that hears one takes the lead (waiting for a leader that holds it), applies the
+//!   queue like any leader, and then tells every writer it heard from that the outcomes are
+//!   written.
+//! - The writer waits for that word at most [`GRACE`]; then, or when the word came and its
+//!   outcome did not, it goes on as any writer does (waits for a leader, or leads). A busy,
+//!   stuck or vanished server costs a delay, never a checkpoint, and every crash rule of the
+//!   group commit holds unchanged.
+//!
+//! The abstract namespace belongs to the network namespace: a writer in another one (a
+//! sandbox) is not heard, and leads itself. An announcement whose process is gone is removed
+//! by the next writer that finds it.
+
+use std::os::linux::net::SocketAddrExt;
+use std::os::unix::net::{SocketAddr, UnixDatagram};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::group::{fingerprint, lead, lead_round, pid_alive, queue_dir};
+use crate::workspace::Workspace;
+
+/// How long a writer whose batch a server heard of waits for the server's word.
+pub(super) const GRACE: Duration = Duration::from_millis(250);
+
+/// This process's drain, once it serves one: its announcement, its socket's name and its thread.
+static SERVING: Mutex<Option<Serving>> = Mutex::new(None);
+
+/// Set when the server stops: the drain thread ends at its next wake.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+struct Serving {
+    marker: PathBuf,
+    name: String,
+    thread: std::thread::JoinHandle<()>,
+}
+
+fn announcements(queue: &Path) -> PathBuf {
+    queue.join("drain")
+}
+
+fn drain_addr(name: &str) -> std::io::Result<SocketAddr> {
+    SocketAddr::from_abstract_name(format!("trilogy-drain-{name}"))
+}
+
+/// A writer whose batch a server heard of.
+pub(super) struct Waiter {
+    sock: UnixDatagram,
+}
+
+impl Waiter {
+    /// Wait at most `d` for a server's word; true when it came.
+    pub(super) fn wait(&self, d: Duration) -> bool {
+        let d = d.max(Duration::from_micros(100));
+        if self.sock.set_read_timeout(Some(d)).is_err() {
+            std::thread::sleep(d);
+            return false;
+        }
+        let mut buf = [0u8; 16];
+        self.sock.recv(&mut buf).is_ok()
+    }
+}
+
+/// Tell the servers of `ws`'s settings that `ticket` waits in `queue`; `None` when none heard.
+pub(super) fn nudge(ws: &Workspace, queue: &Path, ticket: &str) -> Option<Waiter> {
+    let rd = std::fs::read_dir(announcements(queue)).ok()?;
+    let settings = fingerprint(ws);
+    let me = std::process::id().to_string();
+    let mut sock = None;
+    for e in rd.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let Some((fp, pid)) = name.rsplit_once('-') else {
+            continue;
+        };
+        if fp != settings || pid == me {
+            continue;
+        }
+        if sock.is_none() {
+            let addr = SocketAddr::from_abstract_name(format!("trilogy-wait-{ticket}")).ok()?;
+            sock = Some(UnixDatagram::bind_addr(&addr).ok()?);
+        }
+        let Some(s) = &sock else { continue };
+        let heard = drain_addr(&name).and_then(|to| s.send_to_addr(ticket.as_bytes(), &to));
+        if heard.is_ok() {
+            return sock.map(|sock| Waiter { sock });
+        }
+        if !pid_alive(pid) {
+            let _ = std::fs::remove_file(e.path());
+        }
+    }
+    None
+}
+
+/// Drain the queue of `ws` from a thread of this process until [`withdraw`] (once per process;
+/// nothing when the queue folder cannot be made or the socket bound). The thread holds the
+/// workspace weakly: the store is closed by whoever lets go of it last, never left open by
+/// a thread the process exits under.
+pub fn serve(ws: Arc<Workspace>, actor: String) {
+    let Ok(mut serving) = SERVING.lock() else {
+        return;
+    };
+    if serving.is_some() || STOP.load(Ordering::Acquire) || !ws.has_memory() {
+        return;
+    }
+    let Ok(queue) = queue_dir(&ws) else { return };
+    let dir = announcements(&queue);
+    if ws.ensure_state_dir().is_err() || std::fs::create_dir_all(&dir).is_err() {
+        return;
+    }
+    let name = format!("{}-{}", fingerprint(&ws), std::process::id());
+    let Ok(sock) = drain_addr(&name).and_then(|a| UnixDatagram::bind_addr(&a)) else {
+        return;
+    };
+    let marker = dir.join(&name);
+    if std::fs::write(&marker, b"").is_err() {
+        return;
+    }
+    let weak = Arc::downgrade(&ws);
+    drop(ws);
+    let run = move || {
+        let mut buf = [0u8; 128];
+        loop {
+            let Ok((_, first)) = sock.recv_from(&mut buf) else {
+                continue;
+            };
+            if STOP.load(Ordering::Acquire) {
+                return;
+            }
+            // everyone who called meanwhile is served by the same rounds
+            let mut heard = vec![first];
+            let _ = sock.set_nonblocking(true);
+            while let Ok((_, from)) = sock.recv_from(&mut buf) {
+                heard.push(from);
+            }
+            let _ = sock.set_nonblocking(false);
+            let Some(ws) = weak.upgrade() else { return };
+            let drained = lead(&queue).and_then(|_lead| {
+                while lead_round(&ws, &queue, &actor)? {}
+                Ok(())
+            });
+            drop(ws);
+            if let Err(e) = drained {
+                tracing::warn!(error = %e, "draining the checkpoint queue failed");
+            }
+            for to in &heard {
+                let _ = sock.send_to_addr(b"done", to);
+            }
+        }
+    };
+    match std::thread::Builder::new()
+        .name("trilogy-drain".into())
+        .spawn(run)
+    {
+        Ok(thread) => {
+            *serving = Some(Serving {
+                marker,
+                name,
+                thread,
+            })
+        }
+        Err(_) => {
+            let _ = std::fs::remove_file(&marker);
+        }
+    }
+}
+
+/// Stop draining (a server that stops): the announcement goes, and a round under way ends
+/// before this returns.
+pub fn withdraw() {
+    STOP.store(true, Ordering::Release);
+    let Some(s) = SERVING.lock().ok().and_then(|mut g| g.take()) else {
+        return;
+    };
+    let _ = std::fs::remove_file(&s.marker);
+    let woken = UnixDatagram::unbound()
+        .and_then(|u| drain_addr(&s.name).and_then(|to| u.send_to_addr(b"stop", &to)));
+    if woken.is_ok() {
+        let _ = s.thread.join();
+    }
+}
