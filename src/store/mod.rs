@@ -5,6 +5,7 @@
 //! Tables:
 //! - `meta`: schema version, sequence counters, per-file entry counts;
 //! - `entries`: id → [`EntryRecord`](crate::model::EntryRecord); `order`: (file, date, seq) → id, the render order;
+//! - `near`: the same key → the record, for SESSIONS.md and DECISIONS.md (read together);
 //! - `sections` / `section_history`: PROJECT.md sections and every revision of them;
 //! - `preambles`: text above the first entry of each file;
 //! - `files`: stamp of what was last written to (or absorbed from) each file;

@@ -391,9 +391,34 @@ pub(super) fn pid_alive(pid: &str) -> bool {
         return true;
     }
     match rustix::process::test_kill_process(pid) {
-        Ok(()) => true,
+        // a process being killed lets go of its locks before it is gone: one that is exiting,
+        // or has exited and awaits its parent, waits for nothing
+        Ok(()) => !exiting(pid.as_raw_nonzero().get()),
         Err(e) => e != rustix::io::Errno::SRCH,
     }
+}
+
+/// Whether process `pid` is exiting or has exited (Linux: its state and its `PF_EXITING` flag
+/// in `/proc/<pid>/stat`, set before the process closes its files and so frees its locks).
+fn exiting(pid: i32) -> bool {
+    const PF_EXITING: u64 = 0x4;
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // `pid (comm) state ppid pgrp session tty tpgid flags ...`: the name may hold anything,
+    // the fields follow its last `)`
+    let Some((_, rest)) = stat.rsplit_once(')') else {
+        return false;
+    };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let gone = fields
+        .first()
+        .is_some_and(|s| matches!(*s, "Z" | "X" | "x"));
+    let flags = fields
+        .get(6)
+        .and_then(|f| f.parse::<u64>().ok())
+        .unwrap_or(0);
+    gone || flags & PF_EXITING != 0
 }
 
 /// Apply the claimed batches in one transaction; the outcome of each, by ticket. A batch that
