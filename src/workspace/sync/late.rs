@@ -20,7 +20,7 @@ use crate::store::Reader;
 
 use super::super::Workspace;
 use super::Tx;
-use super::apply::items_of;
+use super::items::items_of;
 
 /// Appended to the log lines of entries taken from a late save.
 const LATE: &str = " (saved after trilogy replaced the file)";

@@ -25,6 +25,7 @@ use super::{Workspace, fsio};
 
 mod apply;
 pub(crate) mod gitop;
+mod items;
 mod late;
 mod project;
 mod render;

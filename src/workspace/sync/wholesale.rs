@@ -28,7 +28,7 @@ pub struct ClearedCounts {
 /// The ids the store gives the entries of `doc`, a parsed `f` (DECISIONS, SESSIONS or the
 /// archive), in file order.
 pub fn entry_ids(f: FileKind, doc: &markdown::Doc, today: chrono::NaiveDate) -> Vec<String> {
-    super::apply::items_of(f, doc, today)
+    super::items::items_of(f, doc, today)
         .into_iter()
         .map(|i| i.id)
         .collect()

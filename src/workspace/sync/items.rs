@@ -1,0 +1,166 @@
+//! Entries as found in a parsed file: one item per block, with the identity, state and date the
+//! store gives it.
+
+use std::collections::HashSet;
+
+use chrono::NaiveDate;
+
+use crate::markdown::{self, Doc};
+use crate::model::{EntryKind, FileKind, State, entry_id, heading_date};
+
+/// An entry as found in a file.
+pub(super) struct Item {
+    pub(super) id: String,
+    pub(super) kind: EntryKind,
+    pub(super) heading: String,
+    pub(super) body: String,
+    pub(super) state: State,
+    pub(super) superseded_by: Option<String>,
+    pub(super) sort_date: NaiveDate,
+}
+
+/// Entries of a parsed entry file; an undated entry takes the date of the nearest dated entry
+/// above it (else below it, else today), so it keeps its place. One item per block.
+pub(super) fn items_of(f: FileKind, doc: &Doc, today: NaiveDate) -> Vec<Item> {
+    let dates = dates_of(doc);
+    let mut ids = HashSet::new();
+    (doc.blocks.iter().enumerate())
+        .map(|(i, block)| item_of(f, block, i, &dates, &mut ids, today))
+        .collect()
+}
+
+/// [`items_of`], emptying each block of `doc` once `visit` has seen it beside its item, so the
+/// file's text is never held twice.
+pub(super) fn items_drain(
+    f: FileKind,
+    doc: &mut Doc,
+    today: NaiveDate,
+    mut visit: impl FnMut(usize, &markdown::Block, &Item),
+) -> Vec<Item> {
+    let dates = dates_of(doc);
+    let mut ids = HashSet::new();
+    let mut out: Vec<Item> = Vec::with_capacity(doc.blocks.len());
+    for (i, block) in doc.blocks.iter_mut().enumerate() {
+        let item = item_of(f, block, i, &dates, &mut ids, today);
+        visit(i, block, &item);
+        block.body = String::new();
+        out.push(item);
+    }
+    out
+}
+
+fn dates_of(doc: &Doc) -> Vec<Option<NaiveDate>> {
+    doc.blocks
+        .iter()
+        .map(|b| heading_date(&b.heading))
+        .collect()
+}
+
+/// The item of the `i`th block; `ids` holds the ids given to the blocks before it.
+fn item_of(
+    f: FileKind,
+    block: &markdown::Block,
+    i: usize,
+    dates: &[Option<NaiveDate>],
+    ids: &mut HashSet<String>,
+    today: NaiveDate,
+) -> Item {
+    let sort_date = dates[i]
+        .or_else(|| dates[..i].iter().rev().flatten().next().copied())
+        .or_else(|| dates[i..].iter().flatten().next().copied())
+        .unwrap_or(today);
+    let (kind, state, body, superseded_by) = match f {
+        FileKind::Decisions => {
+            let (body, by) = split_superseded(&block.body);
+            let state = if by.is_some() {
+                State::Superseded
+            } else {
+                State::Live
+            };
+            (EntryKind::Decision, state, body, by)
+        }
+        FileKind::Archive => (
+            EntryKind::Session,
+            State::Archived,
+            block.body.clone(),
+            None,
+        ),
+        _ => (EntryKind::Session, State::Live, block.body.clone(), None),
+    };
+    let body = keep_readable(body);
+    // the same entry twice in a file is two entries: the second gets an identity of its own
+    let mut id = entry_id(kind, &block.heading, &body);
+    let mut copy = 1;
+    while !ids.insert(id.clone()) {
+        copy += 1;
+        id = entry_id(kind, &block.heading, &format!("{body}\u{0}{copy}"));
+    }
+    Item {
+        id,
+        kind,
+        heading: block.heading.clone(),
+        body,
+        state,
+        superseded_by,
+        sort_date,
+    }
+}
+
+/// A body that would swallow what follows it once entries are re-ordered (an unclosed fence
+/// or HTML block at the end of a file) is closed or escaped; every other body is kept as is.
+pub(super) fn keep_readable(body: String) -> String {
+    if !markdown::may_stay_open(&body) || markdown::reads_back(&body) {
+        body
+    } else {
+        markdown::safe_body(&body)
+    }
+}
+
+const SUPERSEDED_PREFIXES: [&str; 2] = ["已被取代：", "Superseded by:"];
+
+/// Split the superseded marker (last body line) off a decision body.
+fn split_superseded(body: &str) -> (String, Option<String>) {
+    let (head, last) = match body.rfind('\n') {
+        Some(i) => (&body[..i], &body[i + 1..]),
+        None => ("", body),
+    };
+    for p in SUPERSEDED_PREFIXES {
+        if let Some(rest) = last.strip_prefix(p) {
+            return (head.trim_end().to_string(), Some(rest.trim().to_string()));
+        }
+    }
+    (body.to_string(), None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::markdown::Block;
+
+    #[test]
+    fn superseded_marker_splits_off_the_last_line() {
+        assert_eq!(
+            split_superseded("选择：a\n已被取代：2026-01-02 — b"),
+            ("选择：a".to_string(), Some("2026-01-02 — b".to_string()))
+        );
+        assert_eq!(split_superseded("选择：a"), ("选择：a".to_string(), None));
+    }
+
+    #[test]
+    fn undated_entry_takes_the_date_above_it() {
+        let doc = Doc {
+            preamble: String::new(),
+            blocks: vec![
+                Block::new("2026-02-01", "a"),
+                Block::new("free note", "b"),
+                Block::new("2026-01-01", "c"),
+            ],
+        };
+        let today = NaiveDate::from_ymd_opt(2030, 1, 1).unwrap();
+        let items = items_of(FileKind::Sessions, &doc, today);
+        assert_eq!(
+            items[1].sort_date,
+            NaiveDate::from_ymd_opt(2026, 2, 1).unwrap()
+        );
+    }
+}
