@@ -383,6 +383,14 @@ fn a_session_start_on_an_up_to_date_workspace_leaves_the_store_untouched() {
 /// A real MCP server on `ws` (its leader stopped at the points of `gate`), past its handshake
 /// and one tool call, so it knows its workspace; returned once it announces its drain.
 fn drain_server(ws: &Ws, gate: &Path) -> (Child, std::process::ChildStdin) {
+    let served = mcp_server(ws, gate);
+    let drain = queue(ws).join("drain");
+    wait_for("the server's drain announcement", || count(&drain, "") == 1);
+    served
+}
+
+/// A real MCP server on `ws`, past its handshake and one tool call (it knows its workspace).
+fn mcp_server(ws: &Ws, gate: &Path) -> (Child, std::process::ChildStdin) {
     let mut c = ws.std_cmd();
     c.arg("mcp")
         .env("TRILOGY_GROUP_GATE", gate)
@@ -405,8 +413,6 @@ fn drain_server(ws: &Ws, gate: &Path) -> (Child, std::process::ChildStdin) {
     line.clear();
     reader.read_line(&mut line).unwrap();
     assert!(line.contains("\"id\":1"), "{line}");
-    let drain = queue(ws).join("drain");
-    wait_for("the server's drain announcement", || count(&drain, "") == 1);
     // the rest of its output is not read: keep the pipe drained so it never blocks
     std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
     (child, stdin)
@@ -484,4 +490,30 @@ fn a_server_killed_while_it_applies_a_cli_checkpoint_leaves_the_cli_to_land_it()
     assert_eq!(ws.snapshot(), before);
     let q = queue(&ws);
     assert_eq!(count(&q, ".batch") + count(&q, ".claimed"), 0);
+}
+
+#[test]
+fn a_drain_folder_linked_out_of_the_repository_is_never_written() {
+    let ws = Ws::init();
+    ws.ok(&["checkpoint", "--session-done", "first; tested"]);
+    let outside = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), queue(&ws).join("drain")).unwrap();
+    let gate = tempfile::tempdir().unwrap();
+    let (mut server, stdin) = mcp_server(&ws, gate.path());
+    ws.ok(&[
+        "checkpoint",
+        "--session-done",
+        "beside a hostile link; tested",
+    ]);
+    assert_eq!(
+        all_sessions(&ws).matches("beside a hostile link").count(),
+        1
+    );
+    drop(stdin);
+    assert!(server.wait().unwrap().success());
+    assert_eq!(
+        count(outside.path(), ""),
+        0,
+        "nothing written outside the workspace"
+    );
 }

@@ -46,8 +46,10 @@ struct Serving {
     thread: std::thread::JoinHandle<()>,
 }
 
-fn announcements(queue: &Path) -> PathBuf {
-    queue.join("drain")
+/// The announcements' folder, through the workspace's fence (`.trilogy/` comes with the
+/// repository, and may hold links out of it).
+fn announcements(ws: &Workspace, queue: &Path) -> Option<PathBuf> {
+    ws.inside(&queue.join("drain")).ok()
 }
 
 fn drain_addr(name: &str) -> std::io::Result<SocketAddr> {
@@ -74,7 +76,7 @@ impl Waiter {
 
 /// Tell the servers of `ws`'s settings that `ticket` waits in `queue`; `None` when none heard.
 pub(super) fn nudge(ws: &Workspace, queue: &Path, ticket: &str) -> Option<Waiter> {
-    let rd = std::fs::read_dir(announcements(queue)).ok()?;
+    let rd = std::fs::read_dir(announcements(ws, queue)?).ok()?;
     let settings = fingerprint(ws);
     let me = std::process::id().to_string();
     let mut sock = None;
@@ -113,9 +115,14 @@ pub fn serve(ws: Arc<Workspace>, actor: String) {
     if serving.is_some() || STOP.load(Ordering::Acquire) || !ws.has_memory() {
         return;
     }
+    if ws.ensure_state_dir().is_err() {
+        return;
+    }
     let Ok(queue) = queue_dir(&ws) else { return };
-    let dir = announcements(&queue);
-    if ws.ensure_state_dir().is_err() || std::fs::create_dir_all(&dir).is_err() {
+    let Some(dir) = announcements(&ws, &queue) else {
+        return;
+    };
+    if std::fs::create_dir_all(&dir).is_err() {
         return;
     }
     let name = format!("{}-{}", fingerprint(&ws), std::process::id());
