@@ -2,8 +2,8 @@
 
 Usage: python3 benches/session_start_compare.py OLD_BINARY NEW_BINARY
 
-Builds a workspace of 200 live sessions and 800 (1k) or 99,800 (100k) archived ones for each
-binary, then runs `trilogy hook claude session-start` (a new session id per call, so every call
+Builds a workspace for each binary: 1k or 100k entries, 5% of them decisions (50 or 5,000, as
+the scale generator in benches/gen makes them), 200 live sessions and the rest archived, then runs `trilogy hook claude session-start` (a new session id per call, so every call
 injects and pins its session) 60 times per binary, alternating, and `/bin/true` as the floor in
 the same loop. Prints medians and their ratio to the floor. Then, on the same workspaces,
 `trilogy read --section 现状` (a one-shot read) the same way, and the `fdatasync`/`fsync` calls
@@ -11,9 +11,14 @@ one session-start hook makes (`strace -f -c`, when strace is installed).
 """
 import sys
 import subprocess, time, json, os, shutil, statistics, tempfile
-def ws(n_live, n_arch):
+def ws(n_live, n_arch, n_dec=0):
     d = tempfile.mkdtemp(prefix="b1k-")
     os.makedirs(d + "/memory")
+    if n_dec:
+        t = "# DECISIONS\n"
+        for i in range(n_dec):
+            t += f"\n## 2025-{12 - i % 12:02d}-{28 - i % 28:02d} — choice {i}\n选择：option {i} for the store\n放弃：the other option\n因为：it is measured; decision {i}\n"
+        open(d + "/memory/DECISIONS.md", "w").write(t)
     s = "# SESSIONS\n"
     for i in range(n_live):
         s += f"\n## 2026-11-{i%28+1:02d} · area{i%3}\n完成：live entry {i} about the sync engine; cargo test passes\n"
@@ -35,11 +40,11 @@ def run(binary, root, sid):
     return dt
 def floor():
     t = time.perf_counter(); subprocess.run(["/bin/true"], input=b"{}", capture_output=True); return time.perf_counter() - t
-for n_live, n_arch, label in [(200, 800, "1k"), (200, 99800, "100k")]:
+for n_live, n_arch, n_dec, label in [(200, 750, 50, "1k"), (200, 94800, 5000, "100k")]:
     res = {"old": [], "new": [], "floor": []}
     roots = {}
     for b in ["old", "new"]:
-        roots[b] = ws(n_live, n_arch)
+        roots[b] = ws(n_live, n_arch, n_dec)
         subprocess.run([BIN[b], "--root", roots[b], "status"], capture_output=True, env=env)
     for i in range(60):
         for b in ["old", "new"]:

@@ -53,9 +53,21 @@ pub fn pin(env: &[(String, String)], host: &str, id: &str, root: &Path) {
     }
 }
 
-/// Sessions pinned more than thirty days ago are over: their files go.
+/// Sessions pinned more than thirty days ago are over: their files go. Looked for at most
+/// once a day (the time of the last look is `.swept`'s), so a session start does not stat
+/// every session of the month.
 fn sweep(dir: &Path) {
     let month = std::time::Duration::from_secs(30 * 24 * 3600);
+    let day = std::time::Duration::from_secs(24 * 3600);
+    let marker = dir.join(".swept");
+    let recent = std::fs::metadata(&marker)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age < day);
+    if recent || std::fs::write(&marker, b"").is_err() {
+        return;
+    }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -69,5 +81,40 @@ fn sweep(dir: &Path) {
         if old {
             let _ = std::fs::remove_file(e.path());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn age(path: &Path, days: u64) {
+        let t = std::time::SystemTime::now() - std::time::Duration::from_secs(days * 24 * 3600);
+        std::fs::File::options()
+            .write(true)
+            .open(path)
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+    }
+
+    #[test]
+    fn pins_older_than_a_month_go_at_most_once_a_day() {
+        let dir = tempfile::tempdir().unwrap();
+        let (old, new) = (dir.path().join("old"), dir.path().join("new"));
+        std::fs::write(&old, "/x\n").unwrap();
+        std::fs::write(&new, "/y\n").unwrap();
+        age(&old, 31);
+        sweep(dir.path());
+        assert!(!old.exists() && new.exists());
+        // a month-old pin found the same day waits for the next day's look
+        let later = dir.path().join("later");
+        std::fs::write(&later, "/z\n").unwrap();
+        age(&later, 40);
+        sweep(dir.path());
+        assert!(later.exists());
+        age(&dir.path().join(".swept"), 2);
+        sweep(dir.path());
+        assert!(!later.exists() && new.exists());
     }
 }

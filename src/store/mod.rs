@@ -224,6 +224,47 @@ mod tests {
     }
 
     #[test]
+    fn dates_after_reads_the_render_order_newest_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(&dir.path().join("s.redb"), Duration::from_secs(5)).unwrap();
+        let w = s.write(Duration::from_secs(1)).unwrap();
+        for (id, date, seq) in [
+            ("a", "1999-12-31", 1),
+            ("b", "2026-01-01", 2),
+            ("c", "2026-01-03", 3),
+            ("d", "2026-01-03", 4),
+        ] {
+            w.put_entry(&rec(id, date, seq, State::Live)).unwrap();
+        }
+        w.put_entry(&rec("e", "2027-01-01", 5, State::Archived))
+            .unwrap();
+        w.commit().unwrap();
+        let r = s.read().unwrap();
+        let day = |d: &str| NaiveDate::parse_from_str(d, "%Y-%m-%d").unwrap();
+        let newest = Some(day("2026-01-03"));
+        assert_eq!(
+            r.dates_after(FileKind::Sessions, day("2026-01-01"))
+                .unwrap(),
+            (newest, 2)
+        );
+        assert_eq!(
+            r.dates_after(FileKind::Sessions, day("1900-01-01"))
+                .unwrap(),
+            (newest, 4)
+        );
+        assert_eq!(
+            r.dates_after(FileKind::Sessions, day("2030-01-01"))
+                .unwrap(),
+            (newest, 0)
+        );
+        assert_eq!(
+            r.dates_after(FileKind::Decisions, day("2000-01-01"))
+                .unwrap(),
+            (None, 0)
+        );
+    }
+
+    #[test]
     fn a_panicking_visitor_is_a_bug_not_damage() {
         let dir = tempfile::tempdir().unwrap();
         let s = Store::open(&dir.path().join("s.redb"), Duration::from_secs(5)).unwrap();

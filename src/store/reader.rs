@@ -2,11 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
+use chrono::NaiveDate;
 use redb::{ReadTransaction, ReadableTable, TableDefinition};
 
 use super::tables::{
     AGENT_SESSIONS, CHANGES, ENTRIES, EVENTS, FILES, LIVE_DECISIONS, META, NEAR, ORDER, PREAMBLES,
-    REPORTS, SECTION_HISTORY, SECTIONS, count_key, decode_at, near,
+    REPORTS, SECTION_HISTORY, SECTIONS, count_key, decode_at, near, order_key_date,
 };
 use super::write::WriteTx;
 use super::{damage, store_err};
@@ -38,6 +39,18 @@ pub trait Reader {
     ) -> Result<()>;
     #[doc(hidden)]
     fn raw_changes(&self, after: u64) -> Result<Vec<(u64, String)>>;
+    #[doc(hidden)]
+    fn raw_dates_after(
+        &self,
+        file: FileKind,
+        after: NaiveDate,
+    ) -> Result<(Option<NaiveDate>, usize)>;
+
+    /// The newest date `file`'s entries sort by, and how many sort after `after`: read from the
+    /// render order alone, newest first, so it costs what the entries after `after` cost.
+    fn dates_after(&self, file: FileKind, after: NaiveDate) -> Result<(Option<NaiveDate>, usize)> {
+        self.raw_dates_after(file, after)
+    }
 
     fn err(&self, e: &dyn std::fmt::Display) -> Error {
         store_err(self.path(), e)
@@ -321,6 +334,35 @@ macro_rules! impl_reader {
                         out.push((k.value(), v.value().to_string()));
                     }
                     Ok(out)
+                })
+            }
+            fn raw_dates_after(
+                &self,
+                file: FileKind,
+                after: NaiveDate,
+            ) -> Result<(Option<NaiveDate>, usize)> {
+                damage::guard(&self.path, || {
+                    let Some(order) = self.table(ORDER)? else {
+                        return Ok((None, 0));
+                    };
+                    let lo = [file.code()];
+                    let hi = [file.code() + 1];
+                    let range = order
+                        .range::<&[u8]>(&lo[..]..&hi[..])
+                        .map_err(|e| self.err(&e))?;
+                    let (mut newest, mut n) = (None, 0);
+                    for item in range.rev() {
+                        let (k, _) = item.map_err(|e| self.err(&e))?;
+                        let Some(d) = order_key_date(k.value()) else {
+                            continue;
+                        };
+                        newest = newest.max(Some(d));
+                        if d <= after {
+                            break;
+                        }
+                        n += 1;
+                    }
+                    Ok((newest, n))
                 })
             }
             fn raw_scan_file(

@@ -47,6 +47,13 @@ pub(super) fn near(file: FileKind) -> bool {
     file != FileKind::Archive
 }
 
+/// The date an `order` key sorts its entry by.
+pub(super) fn order_key_date(k: &[u8]) -> Option<NaiveDate> {
+    let days: [u8; 4] = k.get(1..5)?.try_into().ok()?;
+    let days = i64::from(u32::from_be_bytes(days)) - (1i64 << 31);
+    NaiveDate::from_num_days_from_ce_opt(i32::try_from(days).ok()?)
+}
+
 pub(super) fn order_key(file: FileKind, date: NaiveDate, seq: u64) -> [u8; 13] {
     let mut k = [0u8; 13];
     k[0] = file.code();

@@ -65,20 +65,18 @@ pub fn lag(r: &dyn Reader, file_date: &dyn Fn() -> Option<NaiveDate>) -> Result<
     let Some(project) = made.max(absorbed) else {
         return Ok(None);
     };
-    let mut dates: Vec<NaiveDate> = Vec::new();
+    // from the render order's keys, newest first: what it reads grows with the entries made
+    // since PROJECT.md changed, not with the files
+    let (mut newest, mut entries_since) = (None, 0);
     for f in [FileKind::Sessions, FileKind::Decisions] {
-        r.scan_file(f, 0, &mut |e| {
-            if let Some(d) = e.date() {
-                dates.push(d);
-            }
-            Ok(true)
-        })?;
+        let (n, since) = r.dates_after(f, project)?;
+        newest = newest.max(n);
+        entries_since += since;
     }
-    let Some(newest) = dates.iter().max().copied() else {
+    let Some(newest) = newest else {
         return Ok(None);
     };
     let behind = (newest - project).num_days().max(0);
-    let entries_since = dates.iter().filter(|d| **d > project).count();
     Ok(Some(Staleness {
         behind_days: behind,
         entries_since,
