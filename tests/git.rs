@@ -617,3 +617,32 @@ fn a_fresh_clone_learns_project_md_commit_day_once_and_needs_git_no_more() {
     let behind = st["stale"]["behind_days"].as_i64().unwrap_or(0);
     assert!(behind >= 300, "dated by its commit, not by the clone: {st}");
 }
+
+#[test]
+fn a_project_md_git_does_not_hold_is_dated_by_its_mtime_without_asking_git_again() {
+    use trilogy::store::{Reader, Store};
+    let ws = repo(false);
+    let day = || {
+        let store = Store::open_read_only(&ws.root().join(".trilogy/store.redb")).unwrap();
+        let r = store.read().unwrap();
+        r.meta(trilogy::workspace::PROJECT_DAY_KEY).unwrap()
+    };
+    // committed as absorbed: the day of its commit is kept
+    std::fs::write(
+        ws.path("PROJECT.md"),
+        ws.read("PROJECT.md").replace("暂无", "A CLI"),
+    )
+    .unwrap();
+    ok(ws.root(), &["commit", "-q", "-am", "project"]);
+    ws.ok(&["status"]);
+    assert!(day() >= 2, "the commit's day is kept: {}", day());
+    // edited and not committed: no commit day of its own, its mtime tells (1), so session
+    // starts do not run `git log` over the whole history for a commit that never touched it
+    std::fs::write(
+        ws.path("PROJECT.md"),
+        ws.read("PROJECT.md").replace("A CLI", "A CLI and a panel"),
+    )
+    .unwrap();
+    ws.ok(&["status"]);
+    assert_eq!(day(), 1);
+}
