@@ -645,4 +645,18 @@ fn a_project_md_git_does_not_hold_is_dated_by_its_mtime_without_asking_git_again
     .unwrap();
     ws.ok(&["status"]);
     assert_eq!(day(), 1);
+    // a store that kept no day (older trilogy, same edit) learns it with its next write
+    {
+        let store = Store::open(
+            &ws.root().join(".trilogy/store.redb"),
+            std::time::Duration::from_secs(5),
+        )
+        .unwrap();
+        let w = store.write(std::time::Duration::from_secs(5)).unwrap();
+        w.set_meta(trilogy::workspace::PROJECT_DAY_KEY, 0).unwrap();
+        w.commit().unwrap();
+    }
+    assert_eq!(day(), 0);
+    ws.ok(&["checkpoint", "--session-done", "after the upgrade; tested"]);
+    assert_eq!(day(), 1);
 }

@@ -100,9 +100,9 @@ pub fn commit_day(root: &Path, path: &Path) -> Option<chrono::NaiveDate> {
 }
 
 /// Store meta key: how old PROJECT.md is on disk, found once when the file is absorbed
-/// (instead of asking git at every session start): 0 unknown (ask git), 1 its mtime tells
-/// (outside any repository, or a version git does not hold), `2 + days from CE` of the last
-/// commit of the version absorbed.
+/// (instead of asking git at every session start): 0 unknown (ask git; the next write finds
+/// it), 1 its mtime tells (outside any repository, or a version git holds no commit of),
+/// `2 + days from CE` of the last commit of the version absorbed.
 pub const PROJECT_DAY_KEY: &str = "project_file_day";
 
 /// The [`PROJECT_DAY_KEY`] value for `bytes`, just read from PROJECT.md at `path`.
@@ -117,7 +117,8 @@ pub fn project_day(root: &Path, path: &Path, bytes: &[u8]) -> u64 {
     if !is_staged_version(root, path, bytes) {
         return 1;
     }
-    commit_day(root, path).map_or(0, |d| d.num_days_from_ce().max(0) as u64 + 2)
+    // staged and never committed: it too changed when it was written
+    commit_day(root, path).map_or(1, |d| d.num_days_from_ce().max(0) as u64 + 2)
 }
 
 #[cfg(test)]

@@ -435,6 +435,16 @@ impl<'w> Tx<'w> {
             self.store.set_meta("absorbed_once", 1)?;
             self.changed = true;
         }
+        // a store that kept no day for PROJECT.md (older ones kept none for a version git does
+        // not hold) learns it once here, so no session start has to ask git
+        if self.store.meta(gitop::PROJECT_DAY_KEY)? == 0
+            && let Ok(path) = self.ws.memory_file(FileKind::Project)
+            && let Ok(bytes) = std::fs::read(&path)
+        {
+            let day = gitop::project_day(&self.ws.root, &path, &bytes);
+            self.store.set_meta(gitop::PROJECT_DAY_KEY, day)?;
+            self.changed = true;
+        }
         if cleared && self.project && !self.deferred.is_empty() {
             // not every file could start again yet: stay cleared for the next command
         } else if cleared && self.project {
