@@ -75,6 +75,9 @@ pub struct Workspace {
     pub config: Config,
     pub clock: Clock,
     store: OnceLock<Store>,
+    /// Held while the store is opened for writing, so two threads (a server's tool call and its
+    /// drain) never open two handles on one file in one process.
+    opening: Mutex<()>,
     /// The root canonicalised once, resolving every path trilogy touches inside it.
     fence: OnceLock<Fence>,
     /// The search index, kept open by a long-lived process (the MCP server).
@@ -229,6 +232,7 @@ impl Workspace {
             config,
             clock,
             store: OnceLock::new(),
+            opening: Mutex::new(()),
             fence: OnceLock::new(),
             index: Mutex::new(None),
             progress: Mutex::new(None),
@@ -447,6 +451,13 @@ impl Workspace {
     }
 
     fn rw_store(&self) -> Result<&Store> {
+        if let Some(s) = self.store.get() {
+            return Ok(s);
+        }
+        let _opening = self
+            .opening
+            .lock()
+            .map_err(|_| Error::Internal("store open lock".into()))?;
         if let Some(s) = self.store.get() {
             return Ok(s);
         }

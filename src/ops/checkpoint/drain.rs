@@ -9,9 +9,9 @@
 //!   `queue/drain/<settings>-<pid>` (`<settings>`: the fingerprint batches are matched by).
 //! - A writer that has spooled its batch sends its ticket to every announced server of its
 //!   settings, from a socket of its own (`trilogy-wait-<ticket>`).
-//! - A server that hears one takes the lead (waiting for a leader that holds it), applies the
-//!   queue like any leader, and then tells every writer it heard from that the outcomes are
-//!   written.
+//! - A server that hears one takes the lead (waiting at most [`GRACE`] for a leader that holds
+//!   it), applies the queue like any leader, and then tells every writer it heard from that the
+//!   outcomes are written. No send blocks: a word that does not fit a full queue is dropped.
 //! - The writer waits for that word at most [`GRACE`]; then, or when the word came and its
 //!   outcome did not, it goes on as any writer does (waits for a leader, or leads). A busy,
 //!   stuck or vanished server costs a delay, never a checkpoint, and every crash rule of the
@@ -25,14 +25,21 @@ use std::os::linux::net::SocketAddrExt;
 use std::os::unix::net::{SocketAddr, UnixDatagram};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::{Duration, Instant};
 
-use super::group::{fingerprint, lead, lead_round, pid_alive, queue_dir};
+use super::group::{fingerprint, lead_round, pid_alive, queue_dir, try_lead};
 use crate::workspace::Workspace;
 
 /// How long a writer whose batch a server heard of waits for the server's word.
 pub(super) const GRACE: Duration = Duration::from_millis(250);
+
+/// How often the drain thread looks whether its server stops.
+const WAKE: Duration = Duration::from_millis(500);
+
+/// Most groups one wake applies (a spool entry that cannot be taken away is not applied
+/// forever).
+const MAX_ROUNDS: usize = 16;
 
 /// This process's drain, once it serves one: its announcement, its socket's name and its thread.
 static SERVING: Mutex<Option<Serving>> = Mutex::new(None);
@@ -90,12 +97,17 @@ pub(super) fn nudge(ws: &Workspace, queue: &Path, ticket: &str) -> Option<Waiter
         }
         if sock.is_none() {
             let addr = SocketAddr::from_abstract_name(format!("trilogy-wait-{ticket}")).ok()?;
-            sock = Some(UnixDatagram::bind_addr(&addr).ok()?);
+            let s = UnixDatagram::bind_addr(&addr).ok()?;
+            // a full queue (a stuck server, a stranger's socket) is not heard: never block
+            s.set_nonblocking(true).ok()?;
+            sock = Some(s);
         }
         let Some(s) = &sock else { continue };
         let heard = drain_addr(&name).and_then(|to| s.send_to_addr(ticket.as_bytes(), &to));
         if heard.is_ok() {
-            return sock.map(|sock| Waiter { sock });
+            return sock
+                .filter(|s| s.set_nonblocking(false).is_ok())
+                .map(|sock| Waiter { sock });
         }
         if !pid_alive(pid) {
             let _ = std::fs::remove_file(e.path());
@@ -130,39 +142,42 @@ pub fn serve(ws: Arc<Workspace>, actor: String) {
         return;
     };
     let marker = dir.join(&name);
-    if std::fs::write(&marker, b"").is_err() {
+    // made new, never through a link the repository may hold at that name (one left by an
+    // earlier process of the same pid is removed first)
+    let _ = std::fs::remove_file(&marker);
+    let made = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&marker);
+    if made.is_err() || sock.set_read_timeout(Some(WAKE)).is_err() {
         return;
     }
     let weak = Arc::downgrade(&ws);
     drop(ws);
+    let stopping = || STOP.load(Ordering::Acquire);
     let run = move || {
         let mut buf = [0u8; 128];
-        loop {
+        while !stopping() {
+            // woken at least every WAKE, so a stop is seen even if its word was taken for a
+            // writer's
             let Ok((_, first)) = sock.recv_from(&mut buf) else {
                 continue;
             };
-            if STOP.load(Ordering::Acquire) {
-                return;
-            }
             // everyone who called meanwhile is served by the same rounds
             let mut heard = vec![first];
             let _ = sock.set_nonblocking(true);
             while let Ok((_, from)) = sock.recv_from(&mut buf) {
                 heard.push(from);
             }
-            let _ = sock.set_nonblocking(false);
-            let Some(ws) = weak.upgrade() else { return };
-            let drained = lead(&queue).and_then(|_lead| {
-                while lead_round(&ws, &queue, &actor)? {}
-                Ok(())
-            });
-            drop(ws);
-            if let Err(e) = drained {
-                tracing::warn!(error = %e, "draining the checkpoint queue failed");
+            if stopping() {
+                return;
             }
+            drain_once(&weak, &queue, &actor);
+            // answers never block: a writer that cannot take one has stopped waiting for it
             for to in &heard {
                 let _ = sock.send_to_addr(b"done", to);
             }
+            let _ = sock.set_nonblocking(false);
         }
     };
     match std::thread::Builder::new()
@@ -190,9 +205,43 @@ pub fn withdraw() {
         return;
     };
     let _ = std::fs::remove_file(&s.marker);
-    let woken = UnixDatagram::unbound()
-        .and_then(|u| drain_addr(&s.name).and_then(|to| u.send_to_addr(b"stop", &to)));
-    if woken.is_ok() {
-        let _ = s.thread.join();
+    // the word only hastens the stop: the thread also looks every WAKE
+    let _ = UnixDatagram::unbound().and_then(|u| {
+        u.set_nonblocking(true)?;
+        drain_addr(&s.name).and_then(|to| u.send_to_addr(b"stop", &to))
+    });
+    let _ = s.thread.join();
+}
+
+/// One wake's work: lead, if the lead comes within [`GRACE`] (the writers stop waiting for
+/// this server then), and apply what waits, at most [`MAX_ROUNDS`] groups.
+fn drain_once(weak: &Weak<Workspace>, queue: &Path, actor: &str) {
+    let deadline = Instant::now() + GRACE;
+    let lead = loop {
+        match try_lead(queue) {
+            Ok(Some(lead)) => break lead,
+            Ok(None) if Instant::now() < deadline && !STOP.load(Ordering::Acquire) => {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Ok(None) => return,
+            Err(e) => {
+                tracing::warn!(error = %e, "the checkpoint queue's lock");
+                return;
+            }
+        }
+    };
+    // the store is held only while leading
+    let Some(ws) = weak.upgrade() else { return };
+    for _ in 0..MAX_ROUNDS {
+        match lead_round(&ws, queue, actor) {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                tracing::warn!(error = %e, "draining the checkpoint queue failed");
+                break;
+            }
+        }
     }
+    drop(ws);
+    drop(lead);
 }

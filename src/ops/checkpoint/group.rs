@@ -162,7 +162,7 @@ pub(super) struct Leader {
     _file: std::fs::File,
 }
 
-fn try_lead(dir: &Path) -> Result<Option<Leader>> {
+pub(super) fn try_lead(dir: &Path) -> Result<Option<Leader>> {
     let path = dir.join("leader.lock");
     let file = crate::workspace::open_lock_file(&path)?;
     match file.try_lock() {
@@ -170,14 +170,6 @@ fn try_lead(dir: &Path) -> Result<Option<Leader>> {
         Err(std::fs::TryLockError::WouldBlock) => Ok(None),
         Err(std::fs::TryLockError::Error(e)) => Err(Error::io(&path, e)),
     }
-}
-
-/// Wait for the lead (a thread that does nothing else may).
-pub(super) fn lead(dir: &Path) -> Result<Leader> {
-    let path = dir.join("leader.lock");
-    let file = crate::workspace::open_lock_file(&path)?;
-    file.lock().map_err(|e| Error::io(&path, e))?;
-    Ok(Leader { _file: file })
 }
 
 /// Record `input` through the group commit: spool it, then lead or wait for a leader, and

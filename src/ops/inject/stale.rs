@@ -40,7 +40,8 @@ pub fn staleness(
 }
 
 /// How far PROJECT.md lags behind the logs, whatever the threshold (the panel shows it):
-/// `None` when PROJECT.md has no revision or the logs no dated entry.
+/// `None` when PROJECT.md has no revision or the logs no entry. Entries count by the date they
+/// sort by: an undated heading takes its neighbour's (see `items_of`).
 pub fn lag(r: &dyn Reader, file_date: &dyn Fn() -> Option<NaiveDate>) -> Result<Option<Staleness>> {
     let mut made: Option<NaiveDate> = None;
     let mut absorbed: Option<NaiveDate> = None;

@@ -52,30 +52,34 @@ pub fn in_progress(root: &Path) -> Option<&'static str> {
 /// checkout, a pull, a reset or a merge commit: git wrote the file, and its entries are the
 /// branch's, not a stale copy). False when git is missing, `path` is not tracked, or it differs.
 pub fn is_staged_version(root: &Path, path: &Path, bytes: &[u8]) -> bool {
+    staged_version(root, path, bytes) == Some(true)
+}
+
+/// [`is_staged_version`], or `None` when git did not answer (missing, failing).
+fn staged_version(root: &Path, path: &Path, bytes: &[u8]) -> Option<bool> {
     use sha1::{Digest, Sha1};
-    let Ok(out) = std::process::Command::new("git")
+    let out = std::process::Command::new("git")
         .arg("-C")
         .arg(root)
         .args(["ls-files", "-s", "--"])
         .arg(path)
         .stderr(std::process::Stdio::null())
         .output()
-    else {
-        return false;
-    };
+        .ok()
+        .filter(|o| o.status.success())?;
     let listing = String::from_utf8_lossy(&out.stdout);
     // `<mode> <object> <stage>\t<path>`, stage 0 for a merged file
     let Some(object) = listing
         .lines()
         .find_map(|l| l.split_whitespace().nth(1).filter(|_| l.contains(" 0\t")))
     else {
-        return false;
+        return Some(false);
     };
     let mut h = Sha1::new();
     h.update(format!("blob {}\0", bytes.len()).as_bytes());
     h.update(bytes);
     let id: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    id == object
+    Some(id == object)
 }
 
 /// The day of the last commit that changed `path` (`git log -1 --format=%cs`).
@@ -114,8 +118,11 @@ pub fn project_day(root: &Path, path: &Path, bytes: &[u8]) -> u64 {
     // a version git does not hold (an edit not yet committed, a file never added) changed
     // when it was written: its mtime tells, and no session start asks git, whose search for a
     // commit that never touched the file walks the whole history
-    if !is_staged_version(root, path, bytes) {
-        return 1;
+    match staged_version(root, path, bytes) {
+        // git did not answer: unknown, asked again by the next write
+        None => return 0,
+        Some(false) => return 1,
+        Some(true) => {}
     }
     // staged and never committed: it too changed when it was written
     commit_day(root, path).map_or(1, |d| d.num_days_from_ce().max(0) as u64 + 2)
