@@ -35,6 +35,7 @@ pub trait Reader {
         &self,
         file: FileKind,
         skip: usize,
+        through_near: bool,
         visit: &mut dyn FnMut(EntryRecord) -> Result<bool>,
     ) -> Result<()>;
     #[doc(hidden)]
@@ -88,7 +89,17 @@ pub trait Reader {
         skip: usize,
         visit: &mut dyn FnMut(EntryRecord) -> Result<bool>,
     ) -> Result<()> {
-        self.raw_scan_file(file, skip, visit)
+        self.raw_scan_file(file, skip, true, visit)
+    }
+
+    /// [`Reader::scan_file`] through the render order and the entries table, never the near
+    /// records (what a check compares them with).
+    fn scan_file_by_order(
+        &self,
+        file: FileKind,
+        visit: &mut dyn FnMut(EntryRecord) -> Result<bool>,
+    ) -> Result<()> {
+        self.raw_scan_file(file, 0, false, visit)
     }
 
     /// Number of entries rendered into `file`.
@@ -369,6 +380,7 @@ macro_rules! impl_reader {
                 &self,
                 file: FileKind,
                 skip: usize,
+                through_near: bool,
                 visit: &mut dyn FnMut(EntryRecord) -> Result<bool>,
             ) -> Result<()> {
                 let mut escaped = None;
@@ -384,7 +396,10 @@ macro_rules! impl_reader {
                         }
                     };
                     // from schema 4 the live files' records are kept in file order, together
-                    if near(file) && self.raw_meta("schema_version")?.unwrap_or(0) >= 4 {
+                    if through_near
+                        && near(file)
+                        && self.raw_meta("schema_version")?.unwrap_or(0) >= 4
+                    {
                         let Some(t) = self.table(NEAR)? else {
                             return Ok(());
                         };

@@ -352,7 +352,28 @@ pub fn verify(path: &Path) -> Result<()> {
     for f in crate::model::FileKind::ALL {
         r.stamp(f)?;
         r.preamble(f)?;
-        r.scan_file(f, 0, &mut |_| Ok(true))?;
+        // the near records, where kept, say what the render order and the entries table say
+        let mut near = Vec::new();
+        r.scan_file(f, 0, &mut |e| {
+            near.push(e);
+            Ok(true)
+        })?;
+        let mut k = 0;
+        let mut same = true;
+        r.scan_file_by_order(f, &mut |e| {
+            same = near.get(k) == Some(&e);
+            k += 1;
+            Ok(same)
+        })?;
+        if !same || k != near.len() {
+            return Err(super::damage::damaged(
+                path,
+                format!(
+                    "the records kept for {} disagree with the entries table",
+                    f.file_name()
+                ),
+            ));
+        }
     }
     r.meta("schema_version")?;
     Ok(())
