@@ -206,34 +206,44 @@ fn kill_and_check(ws: &Ws, mut leader: Child, writers: Vec<(Child, String)>) {
     );
 }
 
-#[test]
-fn a_leader_killed_before_its_commit_loses_no_waiting_batch() {
+/// A leader with three writers behind it killed at `point`; its own batch is then in the files
+/// `own` times.
+fn leader_killed_at(point: &str, own: usize) {
     let ws = Ws::init();
     let gate = tempfile::tempdir().unwrap();
-    let (leader, writers) = leader_with_writers(&ws, gate.path(), "commit", 3);
+    let (leader, writers) = leader_with_writers(&ws, gate.path(), point, 3);
     kill_and_check(&ws, leader, writers);
-    // killed before its commit, unanswered: its own batch recorded nothing
     assert_eq!(
         all_sessions(&ws)
             .matches("the leader's own batch; tested")
             .count(),
-        0
+        own
     );
 }
 
 #[test]
+fn a_leader_killed_before_its_commit_loses_no_waiting_batch() {
+    // killed before its commit, unanswered: its own batch recorded nothing
+    leader_killed_at("commit", 0);
+}
+
+#[test]
 fn a_leader_killed_after_its_commit_applies_nothing_twice() {
-    let ws = Ws::init();
-    let gate = tempfile::tempdir().unwrap();
-    let (leader, writers) = leader_with_writers(&ws, gate.path(), "outcomes", 3);
-    kill_and_check(&ws, leader, writers);
     // committed before it died: its own batch is there, once
-    assert_eq!(
-        all_sessions(&ws)
-            .matches("the leader's own batch; tested")
-            .count(),
-        1
-    );
+    leader_killed_at("outcomes", 1);
+}
+
+/// The MCP handshake with a server on `stdin`/`reader`: initialize, its answer, initialized.
+fn handshake(stdin: &mut impl Write, reader: &mut impl BufRead) {
+    writeln!(stdin, "{}", json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})).unwrap();
+    let mut line = String::new();
+    reader.read_line(&mut line).unwrap();
+    writeln!(
+        stdin,
+        "{}",
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"})
+    )
+    .unwrap();
 }
 
 #[test]
@@ -263,11 +273,9 @@ fn sixteen_mcp_servers_writing_at_once_lose_and_duplicate_nothing() {
                     .unwrap();
                 let mut stdin = child.stdin.take().unwrap();
                 let mut reader = BufReader::new(child.stdout.take().unwrap());
+                handshake(&mut stdin, &mut reader);
                 let mut send = |v: Value| writeln!(stdin, "{v}").unwrap();
-                send(json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}));
                 let mut line = String::new();
-                reader.read_line(&mut line).unwrap();
-                send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
                 let mut acked = Vec::new();
                 for i in 0..per {
                     let t = format!("server {k} write {i}; tested");
@@ -400,17 +408,9 @@ fn mcp_server(ws: &Ws, gate: &Path) -> (Child, std::process::ChildStdin) {
     let mut child = c.spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let mut reader = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    writeln!(stdin, "{}", json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})).unwrap();
-    reader.read_line(&mut line).unwrap();
-    writeln!(
-        stdin,
-        "{}",
-        json!({"jsonrpc":"2.0","method":"notifications/initialized"})
-    )
-    .unwrap();
+    handshake(&mut stdin, &mut reader);
     writeln!(stdin, "{}", json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_status","arguments":{}}})).unwrap();
-    line.clear();
+    let mut line = String::new();
     reader.read_line(&mut line).unwrap();
     assert!(line.contains("\"id\":1"), "{line}");
     // the rest of its output is not read: keep the pipe drained so it never blocks

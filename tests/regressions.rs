@@ -401,9 +401,18 @@ fn a_schema_2_store_gains_the_live_decision_count() {
     assert_eq!(store.read().unwrap().live_decisions().unwrap(), 3);
 }
 
+/// The store file opened with redb itself, as trilogy opens it, to shape it as an older or a
+/// damaged store would be.
+fn raw_store(path: &std::path::Path) -> redb::Database {
+    redb::Database::builder()
+        .set_concurrency_mode(redb::ConcurrencyMode::MultiWriter)
+        .create(path)
+        .unwrap()
+}
+
 #[test]
 fn a_schema_3_store_reads_as_before_and_gains_the_near_records() {
-    use redb::{ConcurrencyMode, Database, TableDefinition};
+    use redb::TableDefinition;
     use trilogy::store::Store;
     let ws = Ws::init();
     for i in 0..6 {
@@ -415,10 +424,7 @@ fn a_schema_3_store_reads_as_before_and_gains_the_near_records() {
     let path = ws.root().join(".trilogy/store.redb");
     {
         // what a schema 3 store looks like: no table of near records
-        let db = Database::builder()
-            .set_concurrency_mode(ConcurrencyMode::MultiWriter)
-            .create(&path)
-            .unwrap();
+        let db = raw_store(&path);
         let w = db.begin_write().unwrap();
         let near: TableDefinition<&[u8], &[u8]> = TableDefinition::new("near");
         assert!(
@@ -466,7 +472,7 @@ fn a_schema_3_store_reads_as_before_and_gains_the_near_records() {
 
 #[test]
 fn doctor_finds_near_records_that_disagree_with_the_entries_and_fix_rebuilds_them() {
-    use redb::{ConcurrencyMode, Database, ReadableTable, TableDefinition};
+    use redb::{ReadableTable, TableDefinition};
     let ws = Ws::init();
     for i in 0..3 {
         ws.ok(&["checkpoint", "--session-done", &format!("kept {i}; tested")]);
@@ -474,10 +480,7 @@ fn doctor_finds_near_records_that_disagree_with_the_entries_and_fix_rebuilds_the
     let path = ws.root().join(".trilogy/store.redb");
     {
         // one near record lost: the files and the render order still hold the entry
-        let db = Database::builder()
-            .set_concurrency_mode(ConcurrencyMode::MultiWriter)
-            .create(&path)
-            .unwrap();
+        let db = raw_store(&path);
         let w = db.begin_write().unwrap();
         {
             let near: TableDefinition<&[u8], &[u8]> = TableDefinition::new("near");

@@ -56,12 +56,11 @@ fn set_store_id(w: &WriteTx) -> Result<()> {
     w.set_meta("store_id", id.max(1))
 }
 
-/// Schema 4 keeps the records of the live files' entries beside their order key too. Runs
-/// before the version is set, so the scans here still read through the entries table.
+/// Schema 4 keeps the records of the live files' entries beside their order key too.
 fn fill_near(w: &WriteTx) -> Result<()> {
     let mut rows = Vec::new();
     for f in FileKind::ALL.into_iter().filter(|f| near(*f)) {
-        w.scan_file(f, 0, &mut |rec| {
+        w.scan_file_by_order(f, &mut |rec| {
             rows.push((order_key(f, rec.sort_date, rec.seq), encode(&rec)?));
             Ok(true)
         })?;
@@ -77,7 +76,7 @@ fn fill_near(w: &WriteTx) -> Result<()> {
 /// every decision).
 fn count_live_decisions(w: &WriteTx) -> Result<()> {
     let mut n = 0u64;
-    w.scan_file(FileKind::Decisions, 0, &mut |rec| {
+    w.scan_file_by_order(FileKind::Decisions, &mut |rec| {
         n += u64::from(rec.state == crate::model::State::Live);
         Ok(true)
     })?;
