@@ -23,6 +23,8 @@ pub enum ErrorKind {
     Io,
     /// The store is damaged or from an incompatible version.
     Store,
+    /// A save made from a copy that something else changed since (the panel's `version`).
+    Conflict,
     /// A bug or an unexpected state.
     Internal,
 }
@@ -38,6 +40,7 @@ impl ErrorKind {
             ErrorKind::Busy => 6,
             ErrorKind::Io => 7,
             ErrorKind::Store => 8,
+            ErrorKind::Conflict => 10,
         }
     }
 
@@ -50,6 +53,7 @@ impl ErrorKind {
             ErrorKind::Busy => -32003,
             ErrorKind::Io => -32004,
             ErrorKind::Store => -32005,
+            ErrorKind::Conflict => -32006,
             ErrorKind::Internal => -32603,
         }
     }
@@ -63,6 +67,7 @@ impl ErrorKind {
             ErrorKind::Busy => 503,
             ErrorKind::Io => 500,
             ErrorKind::Store => 500,
+            ErrorKind::Conflict => 409,
             ErrorKind::Internal => 500,
         }
     }
@@ -76,6 +81,7 @@ impl ErrorKind {
             ErrorKind::Busy => "busy",
             ErrorKind::Io => "io",
             ErrorKind::Store => "store",
+            ErrorKind::Conflict => "conflict",
             ErrorKind::Internal => "internal",
         }
     }
@@ -89,6 +95,7 @@ impl ErrorKind {
             ErrorKind::Busy,
             ErrorKind::Io,
             ErrorKind::Store,
+            ErrorKind::Conflict,
             ErrorKind::Internal,
         ]
         .into_iter()
@@ -120,7 +127,7 @@ pub enum Error {
     },
     /// A write that would overwrite an unparseable file.
     #[error(
-        "refusing to write {}: it does not parse ({reason} at line {line}); fix the file by hand, then rerun",
+        "refusing to write {}: it does not parse ({reason} at line {line}); nothing was changed. If a program is still saving it, wait until it is done; otherwise fix the file by hand (`trilogy doctor` shows what is wrong), then rerun",
         path.display()
     )]
     WouldOverwrite {
@@ -128,6 +135,10 @@ pub enum Error {
         line: usize,
         reason: String,
     },
+    /// A save made from a copy in which something it changes was changed since by another
+    /// writer: nothing was written.
+    #[error("{0}")]
+    Conflict(String),
     /// Lock wait exceeded.
     #[error(
         "workspace busy: another trilogy process held {} for more than {waited_ms} ms; nothing was changed, retry (or raise lock_timeout_ms)",
@@ -171,6 +182,7 @@ impl Error {
             Error::Busy { .. } | Error::FilesChanging { .. } => ErrorKind::Busy,
             Error::Io { .. } => ErrorKind::Io,
             Error::Store { .. } | Error::StoreDamaged { .. } => ErrorKind::Store,
+            Error::Conflict(_) => ErrorKind::Conflict,
             Error::Internal(_) => ErrorKind::Internal,
             Error::Relayed { kind, .. } => *kind,
         }

@@ -247,6 +247,12 @@ pub fn status(s: &Status) -> String {
             "\nUNMERGED: {f}: git could not run the merge driver and kept one side only; run `trilogy resolve` before committing\n"
         ));
     }
+    for e in &s.kept {
+        out.push_str(&format!(
+            "\nKEPT: {} {}: a save was made from an older copy; trilogy kept {} (`trilogy log` shows them; remove them again if that was meant)\n",
+            e.at, e.actor, e.detail
+        ));
+    }
     if let Some(e) = &s.last_event {
         out.push_str(&format!(
             "\nlast change: {} {} {} {}\n",

@@ -444,13 +444,29 @@ impl ServerHandler for MemoryServer {
             }
             Err(e) => {
                 tracing::warn!(tool = %name, error = %e, "tool call failed");
-                let mut r = CallToolResult::error(vec![ContentBlock::text(e.to_string())]);
+                let message = for_agent(&e);
+                let mut r = CallToolResult::error(vec![ContentBlock::text(message.clone())]);
                 r.structured_content =
-                    Some(json!({"error": {"kind": e.kind().as_str(), "message": e.to_string()}}));
+                    Some(json!({"error": {"kind": e.kind().as_str(), "message": message}}));
                 r
             }
         }
         .into())
+    }
+}
+
+/// A tool error as the agent should read it: a memory file that does not parse is a person's
+/// to fix (or someone's save still under way), never the agent's.
+fn for_agent(e: &Error) -> String {
+    match e {
+        Error::WouldOverwrite { path, line, reason }
+        | Error::Unparseable { path, line, reason } => {
+            format!(
+                "{} does not parse right now ({reason} at line {line}); nothing was recorded. Someone may still be saving it: retry this call in a few seconds. Do not edit or repair the memory file yourself; if it stays so, tell the user that it needs fixing by hand.",
+                path.display()
+            )
+        }
+        _ => e.to_string(),
     }
 }
 

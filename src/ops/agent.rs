@@ -193,7 +193,9 @@ pub(crate) fn foreign_changes(r: &dyn Reader, st: &AgentSession) -> Result<Vec<E
     let own = st.actor();
     Ok(r.events_since(st.seen_event)?
         .into_iter()
-        .filter(|e| e.actor != own && e.op != "report" && !st.own_events.contains(&e.seq))
+        // `kept` says a save did not remove something: nothing changed for the agent
+        .filter(|e| e.actor != own && !matches!(e.op.as_str(), "report" | "kept"))
+        .filter(|e| !st.own_events.contains(&e.seq))
         .collect())
 }
 

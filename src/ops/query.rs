@@ -214,6 +214,8 @@ pub struct Status {
     pub stale: Option<super::inject::Staleness>,
     /// Memory files git left unmerged (its merge driver did not run): `trilogy resolve`.
     pub unmerged: Vec<String>,
+    /// Saves made from an older copy, whose missing entries trilogy kept (each shown once).
+    pub kept: Vec<Event>,
     pub last_event: Option<Event>,
 }
 
@@ -273,15 +275,40 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             stale: super::inject::staleness(r, &ws.config, &|| super::file_date(ws, r))?,
             secrets: super::secrets::in_files(r, ws.lang())?,
             unmerged: Vec::new(),
+            kept: (r.events(KEPT_LOOKBACK)?.into_iter())
+                .filter(|e| e.op == "kept")
+                .collect(),
             last_event: r.events(1)?.into_iter().next(),
         })
     })?;
     let mut status = out.value;
+    status.kept = kept_unshown(ws, std::mem::take(&mut status.kept));
     status.unparseable = out.report.unparseable;
     status.unclosed = unclosed_fences(ws)?;
     status.unmerged = super::gitmerge::unmerged(ws);
     status.area_line = area_line(&status.areas, ws.lang());
     Ok(status)
+}
+
+/// How many recent events `status` looks through for saves whose missing entries were kept.
+const KEPT_LOOKBACK: usize = 500;
+
+/// The `kept` events `status` has not shown yet (newest first); they count as shown from now
+/// on (a marker beside the store, written whole: losing it shows them once more).
+fn kept_unshown(ws: &Workspace, kept: Vec<Event>) -> Vec<Event> {
+    let marker = ws.state_dir().join("kept-shown");
+    let Ok(marker) = ws.inside(&marker) else {
+        return kept;
+    };
+    let shown: u64 = std::fs::read_to_string(&marker)
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(0);
+    let fresh: Vec<Event> = kept.into_iter().filter(|e| e.seq > shown).collect();
+    if let Some(newest) = fresh.iter().map(|e| e.seq).max() {
+        let _ = crate::workspace::write_atomic(&marker, format!("{newest}\n").as_bytes());
+    }
+    fresh
 }
 
 /// What `log` shows.

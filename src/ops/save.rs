@@ -28,14 +28,48 @@ fn plain(name: &str) -> bool {
         && !name.contains("..")
 }
 
+/// The token naming the versions of the memory files as read (for [`save`]'s `version`): each
+/// file's SHA-1 in [`FileKind::ALL`] order, `-` for a missing one.
+pub fn version_token(shas: &[Option<String>]) -> String {
+    let parts: Vec<&str> = shas.iter().map(|s| s.as_deref().unwrap_or("-")).collect();
+    format!("files:{}", parts.join("."))
+}
+
+/// The SHA-1 a [`version_token`] gives `f` (`None`: the file was missing when read).
+fn version_of(token: &str, f: FileKind) -> Result<Option<String>> {
+    let bad = || {
+        Error::bad_input(format!(
+            "`version` {token:?} is not a version this server gave out: send back the `version` that /files answered with (or leave it out to merge as a hand edit)"
+        ))
+    };
+    let parts: Vec<&str> = token
+        .strip_prefix("files:")
+        .ok_or_else(bad)?
+        .split('.')
+        .collect();
+    let i = FileKind::ALL.iter().position(|g| *g == f).unwrap_or(0);
+    if parts.len() != FileKind::ALL.len() {
+        return Err(bad());
+    }
+    match parts[i] {
+        "-" => Ok(None),
+        p if p.len() == 40 && p.bytes().all(|b| b.is_ascii_hexdigit()) => Ok(Some(p.to_string())),
+        _ => Err(bad()),
+    }
+}
+
 /// Save `text` as the whole of `file_name` (see the module header). `instruction_name` is the
-/// workspace's instruction file (e.g. `AGENTS.md`); refused input changes nothing.
+/// workspace's instruction file (e.g. `AGENTS.md`); refused input changes nothing. `version`
+/// (a [`version_token`]) says which versions of the files the text was made from: the save is
+/// merged against exactly that version, and refused as a conflict when it changes something
+/// changed since. Without it the save is merged as any hand edit is.
 pub fn save(
     ws: &Workspace,
     file_name: &str,
     text: &str,
     instruction_name: Option<&str>,
     actor: &str,
+    version: Option<&str>,
 ) -> Result<SaveOutcome> {
     let refused = || {
         Error::bad_input(format!(
@@ -59,8 +93,15 @@ pub fn save(
                 s.line, s.kind, s.masked
             )));
         }
+        let base = match version {
+            Some(token) => version_of(token, f)?,
+            None => None,
+        };
         ws.require_memory()?;
-        ws.write(actor, |tx| tx.take_text(f, text, false))?;
+        ws.write(actor, |tx| match &base {
+            Some(sha) => tx.take_text_from(f, text, sha),
+            None => tx.take_text(f, text, false),
+        })?;
         return Ok(SaveOutcome {
             saved: file_name.to_string(),
             kind: "memory",
@@ -133,7 +174,7 @@ mod tests {
             "..",
             "",
         ] {
-            let e = save(&ws, name, "x\n", Some("AGENTS.md"), "panel").unwrap_err();
+            let e = save(&ws, name, "x\n", Some("AGENTS.md"), "panel", None).unwrap_err();
             assert_eq!(e.kind(), crate::ErrorKind::BadInput, "{name}");
             assert!(e.to_string().contains("not allowed to write"), "{e}");
         }
@@ -142,7 +183,7 @@ mod tests {
             ("../x.md", "../x.md"),
             ("SESSIONS-archive.md", "SESSIONS-archive.md"),
         ] {
-            assert!(save(&ws, name, "x\n", Some(instr), "panel").is_err());
+            assert!(save(&ws, name, "x\n", Some(instr), "panel", None).is_err());
         }
         assert_eq!(tree(dir.path()), before);
         assert!(!dir.path().parent().unwrap().join("escape.txt").exists());
@@ -151,7 +192,15 @@ mod tests {
     #[test]
     fn the_instruction_file_is_replaced_whole() {
         let (dir, ws) = workspace();
-        let out = save(&ws, "AGENTS.md", "# mine\n", Some("AGENTS.md"), "panel").unwrap();
+        let out = save(
+            &ws,
+            "AGENTS.md",
+            "# mine\n",
+            Some("AGENTS.md"),
+            "panel",
+            None,
+        )
+        .unwrap();
         assert_eq!(out.kind, "instruction");
         assert_eq!(out.bytes, 7);
         assert_eq!(
@@ -167,7 +216,7 @@ mod tests {
         let template = std::fs::read_to_string(&path).unwrap();
         let top = "## 2026-01-03 · web\n完成：second\n";
         let two = format!("{template}\n{top}\n## 2026-01-02 · web\n完成：first\n");
-        let out = save(&ws, "SESSIONS.md", &two, None, "panel").unwrap();
+        let out = save(&ws, "SESSIONS.md", &two, None, "panel", None).unwrap();
         assert_eq!(out.kind, "memory");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), two);
         let id = ws
@@ -178,7 +227,7 @@ mod tests {
         assert!(id.body.contains("first"));
         // saving without the older entry drops it: removed, not lost
         let one = format!("{template}\n{top}");
-        save(&ws, "SESSIONS.md", &one, None, "panel").unwrap();
+        save(&ws, "SESSIONS.md", &one, None, "panel", None).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), one);
         let rec = ws
             .read(|r| r.entry(&id.id))
@@ -207,6 +256,7 @@ mod tests {
             "# S\n\n## 2026-01-01\n<<<<<<< ours\na\n=======\nb\n>>>>>>> theirs\n",
             None,
             "panel",
+            None,
         )
         .unwrap_err();
         assert!(e.to_string().contains("SESSIONS.md: line"), "{e}");
@@ -216,6 +266,7 @@ mod tests {
             "# P\n\n## 现状\n\nkey ghp_Zq8vR2mX9kLp4TnW7yHc1BdF6gJs3QeU5aVo here\n",
             None,
             "panel",
+            None,
         )
         .unwrap_err();
         assert!(e.to_string().contains("looks like"), "{e}");

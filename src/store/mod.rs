@@ -9,7 +9,8 @@
 //! - `sections` / `section_history`: PROJECT.md sections and every revision of them;
 //! - `preambles`: text above the first entry of each file;
 //! - `files`: stamp of what was last written to (or absorbed from) each file;
-//! - `events`: the append-only log; `reports`: `notes` left for the user.
+//! - `events`: the append-only log; `reports`: `notes` left for the user;
+//! - `versions`: the recent versions of SESSIONS.md and DECISIONS.md, as entry ids.
 //!
 //! Layout: `tables` (definitions, keys, encoding), `reader` (reads and the read snapshot),
 //! `write` (the write transaction), `migrate` (older layouts).
@@ -19,6 +20,7 @@ mod migrate;
 mod reader;
 mod salvage;
 mod tables;
+mod versions;
 mod write;
 
 use std::path::{Path, PathBuf};
@@ -30,6 +32,7 @@ use crate::error::{Error, Result};
 
 pub use reader::{BytesTable, LogTable, ReadTx, Reader};
 pub use salvage::{Merged, Salvage, salvage, verify};
+pub use versions::{Print, VersionRecord};
 pub use write::WriteTx;
 
 /// Version of the table layout; bump with a migration in [`migrate`].

@@ -30,6 +30,9 @@ pub(super) const BATCHES: TableDefinition<&str, &[u8]> = TableDefinition::new("b
 /// Change sequence → what changed (`e:<entry id>` or `s:<section key>`), for derived indexes.
 pub(super) const CHANGES: TableDefinition<u64, &str> = TableDefinition::new("changes");
 
+/// (file, version number) → the entries of that version of the file (`versions`).
+pub(super) const VERSIONS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("versions");
+
 pub(super) fn encode<T: Serialize>(v: &T) -> Result<Vec<u8>> {
     bincode::serde::encode_to_vec(v, bincode::config::standard())
         .map_err(|e| Error::Internal(format!("encode: {e}")))

@@ -228,7 +228,13 @@ pub(super) fn instruction_name(app: &App, ws: &Workspace) -> String {
 fn files(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let ws = open(app, &root)?;
+    // the store takes in what changed in the files first, so the versions served are ones a
+    // save can be merged against (a folder without a store is served as it is)
+    if ws.has_memory() {
+        let _ = ws.read(|_| Ok(()));
+    }
     let mut files = serde_json::Map::new();
+    let mut shas: Vec<Option<String>> = Vec::new();
     let mut mtimes: [Option<i64>; 3] = [None; 3];
     let mut sessions_text = None;
     for f in FileKind::ALL {
@@ -243,13 +249,17 @@ fn files(app: &App, req: &Request) -> ApiResult {
                 if let Some(i) = MAIN.iter().position(|m| *m == f) {
                     mtimes[i] = mtime;
                 }
+                shas.push(Some(crate::model::sha1_hex(&bytes)));
                 let text = String::from_utf8_lossy(&bytes).into_owned();
                 if f == FileKind::Sessions {
                     sessions_text = Some(text.clone());
                 }
                 json!({ "text": text, "bytes": bytes.len(), "mtime": mtime })
             }
-            None => Value::Null,
+            None => {
+                shas.push(None);
+                Value::Null
+            }
         };
         files.insert(f.file_name().into(), v);
     }
@@ -265,6 +275,8 @@ fn files(app: &App, req: &Request) -> ApiResult {
         "root": ws.root.display().to_string(),
         "memoryDir": ws.memory_dir().display().to_string(),
         "files": files,
+        // what a save of these texts sends back as `version`
+        "version": crate::ops::save::version_token(&shas),
         "staleness": staleness,
         "instruction": {
             "name": name,

@@ -159,8 +159,10 @@ fn import(app: &App, req: &Request) -> ApiResult {
     to_json(&out)
 }
 
-/// `POST /save {root, file, text}`: a whole memory file (a hand edit, absorbed through the
-/// store and restorable) or the instruction file; nothing else.
+/// `POST /save {root, file, text, version?}`: a whole memory file (a hand edit, absorbed through
+/// the store and restorable) or the instruction file; nothing else. `version` is the one
+/// `/files` answered with: the save is merged against exactly the files it served, and a change
+/// to something changed since is refused with 409.
 fn save(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let Some(text) = req.field("text").and_then(Value::as_str) else {
@@ -174,8 +176,13 @@ fn save(app: &App, req: &Request) -> ApiResult {
     if !memory && file != instruction {
         return Err(ApiError::bad(format!("不允许写入 {file}")));
     }
+    let version = match req.field("version") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(v)) => Some(v.as_str()),
+        Some(_) => return Err(ApiError::bad("version 必须是 /files 返回的 version 字符串")),
+    };
     let key = root.display().to_string();
-    let go = || ops::save::save(&ws, file, text, Some(&instruction), ACTOR);
+    let go = || ops::save::save(&ws, file, text, Some(&instruction), ACTOR, version);
     let out = if memory {
         app.writing(&key, go)?
     } else {

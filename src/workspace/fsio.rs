@@ -84,7 +84,7 @@ pub fn open_lock_file(path: &Path) -> Result<std::fs::File> {
 /// filesystem timestamps), so a stat taken that close to a write proves nothing.
 const RACY_WINDOW_NS: i128 = 2_000_000_000;
 
-fn now_ms() -> u64 {
+pub(crate) fn now_ms() -> u64 {
     (now_ns() / 1_000_000).max(0) as u64
 }
 
@@ -119,6 +119,46 @@ pub fn wait_quiet(path: &Path, quiet: std::time::Duration, limit: std::time::Dur
         }
         let wait = ((quiet_ns - age_ns.max(0)) as u64).clamp(2_000_000, 100_000_000);
         std::thread::sleep(std::time::Duration::from_nanos(wait));
+    }
+}
+
+/// How long a command that writes waits, before taking the lock, for a save in flight.
+pub const SETTLE_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// True when the file at `path` looks like a save still under way: modified in the last two
+/// seconds, and empty or ending in the middle of a line (every file trilogy writes, and every
+/// editor's save, ends with a newline; a save cut inside a character ends so too).
+pub fn in_flight(path: &Path) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(m) = std::fs::metadata(path) else {
+        return false;
+    };
+    let mtime = m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
+    if !m.is_file() || (now_ns() - mtime).abs() > RACY_WINDOW_NS {
+        return false;
+    }
+    if m.len() == 0 {
+        return true;
+    }
+    let mut last = [0u8; 1];
+    let read = std::fs::File::open(path).and_then(|mut f| {
+        f.seek(SeekFrom::End(-1))?;
+        f.read_exact(&mut last)
+    });
+    read.is_ok() && last[0] != b'\n'
+}
+
+/// Wait until none of `paths` is [`in_flight`], for at most `limit`; true when they settled.
+pub fn wait_settled(paths: &[std::path::PathBuf], limit: std::time::Duration) -> bool {
+    let started = std::time::Instant::now();
+    loop {
+        if !paths.iter().any(|p| in_flight(p)) {
+            return true;
+        }
+        if started.elapsed() >= limit {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
 

@@ -486,6 +486,12 @@ impl Workspace {
         project: bool,
         mut op: impl FnMut(&mut Tx) -> Result<R>,
     ) -> Result<Written<R>> {
+        // a save in flight (a file just emptied, or cut mid-line) is let finish before the lock
+        // is taken, so the finished save is what gets absorbed
+        let paths: Vec<PathBuf> = (FileKind::ALL.iter())
+            .filter_map(|f| self.memory_file(*f).ok())
+            .collect();
+        fsio::wait_settled(&paths, fsio::SETTLE_LIMIT);
         let store = self.rw_store()?;
         let started = std::time::Instant::now();
         let mut attempts = 0;

@@ -3,8 +3,6 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use similar::{Algorithm, DiffOp, capture_diff_slices};
-
 use crate::error::Result;
 use crate::markdown::{self, Doc, Parsed};
 use crate::model::{
@@ -13,8 +11,10 @@ use crate::model::{
 };
 use crate::store::Reader;
 
+use super::base::{Base, Kept, Prints, block_hash, id_key};
 use super::items::{Item, items_drain, keep_readable};
 use super::{Tx, render};
+use crate::store::Print;
 
 impl Tx<'_> {
     pub(super) fn apply_docs(
@@ -36,8 +36,13 @@ impl Tx<'_> {
         // files whose entries are in date order (newest first) and how many: a fresh import
         // of such a file renders it as it reads (checked below, without rendering it)
         let mut in_date_order: HashMap<FileKind, usize> = HashMap::new();
-        // (id, replaced by, first sequence number never written to the file)
-        let mut gone: Vec<(String, Option<String>, Option<u64>)> = Vec::new();
+        // (id, replaced by): entries the saves' writers removed or edited
+        let mut gone: Vec<(String, Option<String>)> = Vec::new();
+        // per file, the version each save is merged against, and the save's own prints
+        let mut bases: HashMap<FileKind, Base> = HashMap::new();
+        let mut theirs_prints: HashMap<FileKind, Prints> = HashMap::new();
+        // per file, what its save left out without its writer having seen it
+        let mut kept: Vec<(FileKind, Kept)> = Vec::new();
         for (f, mut parsed) in docs {
             self.dirty.insert(f);
             self.changed = true;
@@ -66,6 +71,7 @@ impl Tx<'_> {
             let regions = &parsed.shape.regions;
             // each block's text goes as soon as its item and its unit are made, so the file is
             // never held twice (at 100k entries, 17 MB less at the peak)
+            let mut prints: Vec<Print> = Vec::new();
             let items = items_drain(f, &mut parsed.doc, self.today, |k, b, item| {
                 let store = render::block_of(
                     &item.heading,
@@ -75,6 +81,7 @@ impl Tx<'_> {
                     lang,
                 )
                 .text();
+                prints.push((id_key(&item.id), block_hash(&store)));
                 let read = b.text();
                 // a unit written exactly as the store renders it needs neither text in its
                 // layout: two empty texts say the same (and spare two copies of a 20 MB archive)
@@ -95,85 +102,15 @@ impl Tx<'_> {
                 in_date_order.insert(f, items.len());
             }
             let entries = self.store.file_entries(f, 0, usize::MAX)?;
-            let current: Vec<String> = entries.iter().map(|e| e.id.clone()).collect();
-            // with nothing stored for the file (a fresh import) nothing can have left it
-            let theirs: Vec<String> = match current.is_empty() {
-                true => Vec::new(),
-                false => items.iter().map(|i| i.id.clone()).collect(),
-            };
-            // which entries left the file, and what took each one's place
-            let mut left: Vec<(String, Option<String>)> = Vec::new();
-            for op in capture_diff_slices(Algorithm::Myers, &current, &theirs) {
-                match op {
-                    DiffOp::Delete {
-                        old_index, old_len, ..
-                    } => {
-                        for id in &current[old_index..old_index + old_len] {
-                            left.push((id.clone(), None));
-                        }
-                    }
-                    DiffOp::Replace {
-                        old_index,
-                        old_len,
-                        new_index,
-                        new_len,
-                    } => {
-                        for k in 0..old_len {
-                            let by = (k < new_len).then(|| theirs[new_index + k].clone());
-                            left.push((current[old_index + k].clone(), by));
-                        }
-                    }
-                    _ => {}
-                }
+            let prints_list = prints.clone();
+            let found = self.found_base(f, &items, &entries, prints)?;
+            gone.extend(found.gone);
+            if let Some(b) = found.base {
+                bases.insert(f, b);
             }
-            // entries the saving program cannot have seen are not removed by its save: those
-            // git kept from being written, and — when trilogy wrote the file within the last
-            // second — those newer than every entry the save holds: the save was made from a
-            // copy read before trilogy's write (a script's read-modify-write, `git stash` putting
-            // back what it saved). An entry edited in place is the person's doing either way, and
-            // so is a file exactly as git's index has it (a checkout or pull brought it).
-            let stale_copy = if !self.from_git.contains(&f) && self.recently_written(f)? {
-                let held: HashSet<&str> = theirs.iter().map(String::as_str).collect();
-                let newest = entries
-                    .iter()
-                    .filter(|e| held.contains(e.id.as_str()))
-                    .map(|e| e.seq)
-                    .max()
-                    .unwrap_or(0);
-                Some(newest + 1)
-            } else {
-                None
-            };
-            // which replacements are edits in place (only asked when a stale copy is possible)
-            let edited: HashSet<&str> = match stale_copy {
-                None => HashSet::new(),
-                Some(_) => {
-                    let old_body: HashMap<&str, &str> = entries
-                        .iter()
-                        .map(|e| (e.id.as_str(), e.body.as_str()))
-                        .collect();
-                    let new_body: HashMap<&str, &str> = items
-                        .iter()
-                        .map(|i| (i.id.as_str(), i.body.as_str()))
-                        .collect();
-                    left.iter()
-                        .filter(|(old, by)| {
-                            let new = by.as_deref().and_then(|n| new_body.get(n));
-                            old_body
-                                .get(old.as_str())
-                                .zip(new)
-                                .is_some_and(|(a, b)| similar_text(a, b))
-                        })
-                        .map(|(old, _)| old.as_str())
-                        .collect()
-                }
-            };
-            let pending = self.pending.get(&f).copied();
-            for (old, by) in &left {
-                let stale = stale_copy.filter(|_| !edited.contains(old.as_str()));
-                let floor = [pending, stale].into_iter().flatten().min();
-                gone.push((old.clone(), by.clone(), floor));
-            }
+            theirs_prints.insert(f, found.theirs);
+            kept.extend(found.kept.map(|k| (f, k)));
+            self.prints_read.insert(f, prints_list);
             // allocate sequence numbers bottom-up so the upper of two same-date entries is newer
             let mut items = items;
             items.reverse();
@@ -184,19 +121,13 @@ impl Tx<'_> {
             .collect();
         // entries that left the files go first, so an edited entry can take its old place
         let mut replaced: HashMap<String, EntryRecord> = HashMap::new();
-        let mut unseen = 0;
-        for (id, by, unwritten) in gone {
+        for (id, by) in gone {
             if present_ids.contains(&id) {
                 continue;
             }
             let Some(mut rec) = self.store.entry(&id)? else {
                 continue;
             };
-            if unwritten.is_some_and(|since| rec.seq >= since) {
-                // never in the copy that was saved: kept, and written back with the save
-                unseen += 1;
-                continue;
-            }
             let op = if by.is_some() { "replace" } else { "remove" };
             rec.state = if by.is_some() {
                 State::Replaced
@@ -212,10 +143,8 @@ impl Tx<'_> {
                 replaced.insert(new_id, rec);
             }
         }
-        if unseen > 0 {
-            self.report.absorbed.push(format!(
-                "kept {unseen} entries a save did not contain: they were recorded after the saved copy was read"
-            ));
+        for (f, k) in kept {
+            self.log_kept(f, &k)?;
         }
         let mut imported: BTreeMap<FileKind, usize> = BTreeMap::new();
         let mut inserted: HashSet<String> = HashSet::new();
@@ -263,7 +192,16 @@ impl Tx<'_> {
                     }
                 }
                 Some(rec) if rec.state != item.state || rec.superseded_by != item.superseded_by => {
-                    self.take_state(f, rec, &item, "")?;
+                    // as the save's base had it: its writer left it alone, and whatever changed
+                    // it since (a supersession, a removal, the archive) stands
+                    let k = id_key(&rec.id);
+                    let left_alone = bases.get(&f).is_some_and(|b| {
+                        b.prints.get(&k).is_some()
+                            && b.prints.get(&k) == theirs_prints.get(&f).and_then(|t| t.get(&k))
+                    });
+                    if !left_alone {
+                        self.take_state(f, rec, &item, "")?;
+                    }
                 }
                 Some(_) => {}
             }
@@ -337,19 +275,6 @@ impl Tx<'_> {
                 rec.heading
             ),
         )
-    }
-
-    /// True when trilogy wrote the version of `f` it last saw, less than a second ago: a save
-    /// arriving now may come from a copy read before that write. (A version it only read was
-    /// someone's save: the next save is theirs to make.)
-    pub(super) fn recently_written(&self, f: FileKind) -> Result<bool> {
-        if self.store.meta(&super::written_key(f))? == 0 {
-            return Ok(false);
-        }
-        Ok(self
-            .store
-            .stamp(f)?
-            .is_some_and(|s| super::fsio::modified_within(&s, 1_000_000_000)))
     }
 
     /// Absorb PROJECT.md; returns each block's section key and the store's rendering of it.
@@ -446,8 +371,3 @@ impl Tx<'_> {
 
 /// A unit of a file for its layout: key, the text the parser read, the store's text.
 type LaidUnit = (String, String, String);
-
-/// True when `b` reads as an edit of `a`: most of the text is shared.
-fn similar_text(a: &str, b: &str) -> bool {
-    similar::TextDiff::from_chars(a, b).ratio() >= 0.5
-}

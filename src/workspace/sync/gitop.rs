@@ -48,16 +48,9 @@ pub fn in_progress(root: &Path) -> Option<&'static str> {
         .map(|(_, what)| *what)
 }
 
-/// True when `bytes` are exactly the version of `path` staged in git's index (after a
-/// checkout, a pull, a reset or a merge commit: git wrote the file, and its entries are the
-/// branch's, not a stale copy). False when git is missing, `path` is not tracked, or it differs.
-pub fn is_staged_version(root: &Path, path: &Path, bytes: &[u8]) -> bool {
-    staged_version(root, path, bytes) == Some(true)
-}
-
-/// [`is_staged_version`], or `None` when git did not answer (missing, failing).
+/// True when `bytes` are exactly the version of `path` staged in git's index; `None` when git
+/// did not answer (missing, failing). False when `path` is not tracked or differs.
 fn staged_version(root: &Path, path: &Path, bytes: &[u8]) -> Option<bool> {
-    use sha1::{Digest, Sha1};
     let out = std::process::Command::new("git")
         .arg("-C")
         .arg(root)
@@ -75,11 +68,35 @@ fn staged_version(root: &Path, path: &Path, bytes: &[u8]) -> Option<bool> {
     else {
         return Some(false);
     };
+    Some(blob_id(bytes) == object)
+}
+
+/// True when `bytes` are a version of a file that git holds: staged, committed or stashed (its
+/// blob is in the repository's objects). Such a file is git's doing or a person's restore from
+/// history (`git checkout HEAD~3 -- memory/SESSIONS.md`), never a stale copy an editor or script
+/// wrote back. False outside a repository or when git does not answer.
+pub fn is_git_version(root: &Path, bytes: &[u8]) -> bool {
+    if git_dir(root).is_none() {
+        return false;
+    }
+    std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["cat-file", "-e", &blob_id(bytes)])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// The id git gives a blob holding `bytes`.
+fn blob_id(bytes: &[u8]) -> String {
+    use sha1::{Digest, Sha1};
     let mut h = Sha1::new();
     h.update(format!("blob {}\0", bytes.len()).as_bytes());
     h.update(bytes);
-    let id: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
-    Some(id == object)
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// The day of the last commit that changed `path` (`git log -1 --format=%cs`).

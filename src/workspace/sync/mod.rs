@@ -24,6 +24,7 @@ use crate::store::{Reader, WriteTx};
 use super::{Workspace, fsio};
 
 mod apply;
+mod base;
 pub(crate) mod gitop;
 mod items;
 mod late;
@@ -79,6 +80,10 @@ pub struct Tx<'w> {
     archive_other: bool,
     /// Files a fresh import found exactly as the store renders them, untouched since.
     as_read: BTreeSet<FileKind>,
+    /// Per file, the SHA-1 of the version a whole-file writer says its text was made from.
+    named: HashMap<FileKind, String>,
+    /// Per file absorbed, its entries as read (recorded as a version when it stays as read).
+    prints_read: HashMap<FileKind, Vec<crate::store::Print>>,
     /// Stamps of the files absorbed (parsed) in this transaction.
     absorbed: HashMap<FileKind, crate::model::FileStamp>,
     changed: bool,
@@ -149,6 +154,8 @@ impl<'w> Tx<'w> {
             archive_added: Vec::new(),
             archive_other: false,
             as_read: BTreeSet::new(),
+            named: HashMap::new(),
+            prints_read: HashMap::new(),
             absorbed: HashMap::new(),
             changed: false,
             clearing: false,
@@ -410,11 +417,9 @@ impl<'w> Tx<'w> {
                         let day = gitop::project_day(&self.ws.root, &path, &bytes);
                         self.store.set_meta(gitop::PROJECT_DAY_KEY, day)?;
                     }
-                    // a file git itself wrote (checkout, pull, reset) is the branch's version:
-                    // its removals are meant, whenever trilogy last wrote the file
-                    if self.recently_written(f)?
-                        && gitop::is_staged_version(&self.ws.root, &path, &bytes)
-                    {
+                    // a version git holds (a checkout, a pull, a reset, a file restored from
+                    // history) is meant as it is: its removals are honoured
+                    if f != FileKind::Project && gitop::is_git_version(&self.ws.root, &bytes) {
                         self.from_git.insert(f);
                     }
                     self.absorbed.insert(f, disk_stamp.clone());

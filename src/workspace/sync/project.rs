@@ -52,6 +52,9 @@ impl Tx<'_> {
                 if !self.broken.contains_key(f) {
                     self.store.set_stamp(*f, st)?;
                     self.store.set_meta(&written_key(*f), 0)?;
+                    if let Some(prints) = self.prints_read.remove(f) {
+                        self.record_version(*f, &st.sha1, prints)?;
+                    }
                     self.changed = true;
                 }
             }
@@ -110,16 +113,16 @@ impl Tx<'_> {
                 // the archive gains entries on top: streamed from the file, never read whole
                 self.store.set_layout(f, None)?;
                 splices.insert(f, splice);
-                plan.push((f, path, None, String::new()));
+                plan.push((f, path, None, String::new(), Vec::new()));
                 continue;
             }
             let now = fsio::read_stamped(&path)?;
             if self.seen.get(&f) != Some(&now.as_ref().map(|(_, st)| st.sha1.clone())) {
                 return Ok(None);
             }
-            let (text, layout) = render::render_laid(&self.store, f, self.lang())?;
+            let (text, layout, prints) = render::render_printed(&self.store, f, self.lang())?;
             self.store.set_layout(f, layout.as_ref())?;
-            plan.push((f, path, now, text));
+            plan.push((f, path, now, text, prints));
         }
         let rescue_dir = self.ws.rescue_dir()?;
         let tmp_dir = self.ws.inside(&self.ws.state_dir().join("tmp"))?;
@@ -130,7 +133,12 @@ impl Tx<'_> {
         // case their writer is not done with them (see `late`)
         let mut keep_displaced: HashMap<FileKind, crate::model::FileStamp> = HashMap::new();
         let mut changed_files = Vec::new();
-        for (f, path, now, text) in plan {
+        // what each file holds once written: recorded as its newest version
+        let mut versions: Vec<(FileKind, Vec<crate::store::Print>)> = Vec::new();
+        for (f, path, now, text, prints) in plan {
+            if super::base::kept_for(f) {
+                versions.push((f, prints));
+            }
             let splice = splices.remove(&f);
             let unchanged = now
                 .as_ref()
@@ -211,6 +219,12 @@ impl Tx<'_> {
         }
         for d in dirs {
             fsio::sync_dir_at(&d);
+        }
+        for (f, prints) in versions {
+            if let Some((_, stamp)) = changed_files.iter().find(|(g, _)| *g == f) {
+                let sha1 = stamp.sha1.clone();
+                self.record_version(f, &sha1, prints)?;
+            }
         }
         for (f, stamp) in changed_files {
             self.store.set_stamp(f, &stamp)?;

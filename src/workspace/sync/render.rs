@@ -250,10 +250,32 @@ fn canonical(parts: &Parts) -> String {
 /// Render one file from the store in the layout it was last read or written in: the text, and
 /// the layout of that text (`None` when it is the canonical rendering).
 pub fn render_laid(r: &dyn Reader, f: FileKind, lang: Lang) -> Result<(String, Option<Layout>)> {
+    let (text, laid, _) = render_printed(r, f, lang)?;
+    Ok((text, laid))
+}
+
+/// [`render_laid`], with the prints of the entries rendered (none for PROJECT.md): what a
+/// version of the file holds.
+pub(super) fn render_printed(
+    r: &dyn Reader,
+    f: FileKind,
+    lang: Lang,
+) -> Result<(String, Option<Layout>, Vec<crate::store::Print>)> {
     let parts = parts(r, f, lang)?;
+    let prints = match super::base::kept_for(f) {
+        true => (parts.pieces.iter())
+            .map(|p| {
+                (
+                    super::base::id_key(&p.key),
+                    super::base::block_hash(&p.text),
+                )
+            })
+            .collect(),
+        false => Vec::new(),
+    };
     let plain = canonical(&parts);
     let Some(layout) = r.layout(f)? else {
-        return Ok((plain, None));
+        return Ok((plain, None, prints));
     };
     let ordered = arrange(r, f, &layout, parts.pieces)?;
     let (text, laid) = layout.render(
@@ -262,9 +284,9 @@ pub fn render_laid(r: &dyn Reader, f: FileKind, lang: Lang) -> Result<(String, O
         parts.pointer.as_ref().map(|(n, l)| (*n, l.as_str())),
     );
     if text == plain {
-        return Ok((text, None));
+        return Ok((text, None, prints));
     }
-    Ok((text, Some(laid)))
+    Ok((text, Some(laid), prints))
 }
 
 /// The units of a file in the order its layout gives: those it holds in their places, an

@@ -44,6 +44,23 @@ impl Tx<'_> {
         self.take_texts(&[(f, text)], meant)
     }
 
+    /// [`Tx::take_text`] for a text made from the version of `f` whose bytes hash to
+    /// `version` (SHA-1, as the writer read it): merged against exactly that version. Refused
+    /// (a conflict, nothing changed) when that version is not known, when PROJECT.md changed
+    /// since, or when the text removes, edits or marks an entry changed since.
+    pub fn take_text_from(&mut self, f: FileKind, text: &str, version: &str) -> Result<()> {
+        if f == FileKind::Project && self.seen.get(&f).and_then(|s| s.as_deref()) != Some(version) {
+            return Err(Error::Conflict(format!(
+                "{}: changed by someone else since this copy was read; nothing was saved: read the file again and make the change there",
+                f.file_name()
+            )));
+        }
+        self.named.insert(f, version.to_string());
+        let result = self.take_texts(&[(f, text)], false);
+        self.named.remove(&f);
+        result
+    }
+
     /// [`Tx::take_text`] for several files at once (a bundle): one pass, so a store that holds
     /// no entry yet takes them in bulk, as when it is rebuilt from the Markdown.
     pub fn take_texts(&mut self, files: &[(FileKind, &str)], meant: bool) -> Result<()> {

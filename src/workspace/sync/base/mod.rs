@@ -1,0 +1,331 @@
+//! Which copy a save was made from (DESIGN §3, absorb). A program that read a memory file,
+//! changed it and wrote it back saves a copy of the version it read, not of the one on disk
+//! when it writes: entries recorded in between are missing from its save without its writer
+//! ever having seen them. Absorbing such a save as a two-way diff against the store would
+//! remove them.
+//!
+//! So trilogy keeps, per entry file, the recent versions it wrote or read (the store's
+//! `versions` table: entry ids and a hash of each entry's rendered block), and merges a save
+//! three ways against the version it was most likely made from — the one it shares the most
+//! entries with, and of those the one holding the fewest entries it lacks (a save identical
+//! to an older version is read as made from that version: keeping data wins a tie). What the
+//! save changed relative to that base is taken; entries recorded after it, which its writer
+//! never saw, are kept. A writer that says which version it read (the panel) is merged
+//! against exactly that one. A save that matches no kept version keeps every entry recorded
+//! after the newest entry it holds.
+//!
+//! Children: `three_way` reads a save against its base, `pair` tells an edited entry from a
+//! new one.
+
+use std::collections::HashMap;
+
+use crate::error::Result;
+use crate::model::{EntryRecord, FileKind, Lang};
+use crate::store::{Print, Reader, VersionRecord};
+
+use super::Tx;
+
+pub(super) mod pair;
+mod three_way;
+
+pub(super) use three_way::Kept;
+
+/// Versions kept per file: at least the last this many…
+const KEEP: u64 = 64;
+/// …and every one of the last hour, up to this many.
+const KEEP_MAX: u64 = 512;
+const HOUR_MS: u64 = 3_600_000;
+/// Every this many versions one is stored whole (the others as deltas).
+const WHOLE_EVERY: u64 = 16;
+
+/// The entries of a version: id key → block hash.
+pub(super) type Prints = HashMap<u64, u32>;
+
+/// Whether `f`'s versions are kept (the entry files a person saves).
+pub(super) fn kept_for(f: FileKind) -> bool {
+    matches!(f, FileKind::Sessions | FileKind::Decisions)
+}
+
+/// An entry id as a version stores it.
+pub(super) fn id_key(id: &str) -> u64 {
+    match (id.len() <= 16)
+        .then(|| u64::from_str_radix(id, 16).ok())
+        .flatten()
+    {
+        Some(k) => k,
+        None => fnv64(id.as_bytes()),
+    }
+}
+
+/// A stable hash of an entry's rendered block.
+pub(super) fn block_hash(text: &str) -> u32 {
+    let h = fnv64(text.as_bytes());
+    (h ^ (h >> 32)) as u32
+}
+
+fn fnv64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in bytes {
+        h ^= u64::from(*b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// The print of a stored entry, as its block renders.
+pub(super) fn print_of(rec: &EntryRecord, lang: Lang) -> Print {
+    (
+        id_key(&rec.id),
+        block_hash(&super::render::entry_block(rec, lang).text()),
+    )
+}
+
+fn next_key(f: FileKind) -> String {
+    format!("version_next:{}", f.file_name())
+}
+
+/// How a save's base was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Found {
+    /// The version its writer named.
+    Named,
+    /// The kept version it shares the most with.
+    Likeliest,
+    /// No kept version fits: the entries up to the newest one it holds.
+    NewestHeld,
+    /// The newest of the likeliest: the save repeats a deletion trilogy undid and reported.
+    Repeated,
+}
+
+/// The version a save is merged against.
+pub(super) struct Base {
+    pub prints: Prints,
+    pub found: Found,
+}
+
+/// The kept versions of a file replayed oldest first: `visit(n, record, entries)` sees each
+/// version's entries after its record is applied.
+fn replay(
+    records: &[(u64, VersionRecord)],
+    mut visit: impl FnMut(u64, &VersionRecord, &Prints, &[Print], &[(u64, u32)]) -> bool,
+) {
+    let mut state: Prints = HashMap::new();
+    for (n, rec) in records {
+        let mut dropped: Vec<(u64, u32)> = Vec::new();
+        if rec.full {
+            dropped.extend(state.drain());
+        } else {
+            for id in &rec.del {
+                if let Some(h) = state.remove(id) {
+                    dropped.push((*id, h));
+                }
+            }
+        }
+        for (id, h) in &rec.add {
+            state.insert(*id, *h);
+        }
+        if !visit(*n, rec, &state, &rec.add, &dropped) {
+            return;
+        }
+    }
+}
+
+/// The kept records, starting at a whole one.
+fn usable(mut records: Vec<(u64, VersionRecord)>) -> Vec<(u64, VersionRecord)> {
+    match records.iter().position(|(_, r)| r.full) {
+        Some(i) => records.split_off(i),
+        None => Vec::new(),
+    }
+}
+
+impl Tx<'_> {
+    /// Record that `f` now holds `prints` with bytes hashing to `sha1` (written or read by
+    /// this transaction). A version equal to the newest kept one is not recorded again.
+    pub(super) fn record_version(
+        &mut self,
+        f: FileKind,
+        sha1: &str,
+        prints: Vec<Print>,
+    ) -> Result<()> {
+        if !kept_for(f) {
+            return Ok(());
+        }
+        let records = usable(self.store.versions_from(f, 0)?);
+        let next = self.store.meta(&next_key(f))?;
+        let mut newest: Prints = HashMap::new();
+        let mut newest_sha = None;
+        replay(&records, |_, rec, state, _, _| {
+            newest_sha = Some(rec.sha1.clone());
+            newest = state.clone();
+            true
+        });
+        if newest_sha.as_deref() == Some(sha1) {
+            return Ok(());
+        }
+        let now = crate::workspace::fsio::now_ms();
+        let whole = records.is_empty() || next % WHOLE_EVERY == 0;
+        let rec = if whole {
+            let mut add = prints;
+            add.sort_unstable();
+            VersionRecord {
+                at_ms: now,
+                sha1: sha1.to_string(),
+                full: true,
+                add,
+                del: Vec::new(),
+            }
+        } else {
+            let have: Prints = prints.iter().copied().collect();
+            let mut add: Vec<Print> = prints
+                .into_iter()
+                .filter(|(id, h)| newest.get(id) != Some(h))
+                .collect();
+            add.sort_unstable();
+            let mut del: Vec<u64> = (newest.iter())
+                .filter(|(id, h)| have.get(id) != Some(h))
+                .map(|(id, _)| *id)
+                .collect();
+            del.sort_unstable();
+            VersionRecord {
+                at_ms: now,
+                sha1: sha1.to_string(),
+                full: false,
+                add,
+                del,
+            }
+        };
+        // keep the last KEEP, and the last hour's up to KEEP_MAX, from a whole version on
+        let recent = (records.iter())
+            .find(|(_, r)| r.at_ms + HOUR_MS >= now)
+            .map_or(next, |(n, _)| *n);
+        let from = recent
+            .min(next.saturating_sub(KEEP - 1))
+            .max(next.saturating_sub(KEEP_MAX - 1));
+        let keep_from = (records.iter().rev())
+            .find(|(n, r)| r.full && *n <= from)
+            .map_or(0, |(n, _)| *n);
+        self.store.put_version(f, next, &rec, keep_from)?;
+        self.store.set_meta(&next_key(f), next + 1)?;
+        self.mark_changed();
+        Ok(())
+    }
+
+    /// The version the save `theirs` of `f` is merged against: the one named by `named`
+    /// (SHA-1 of the bytes its writer read), else the likeliest kept one, else the entries of
+    /// `current` (the store's, in file order) up to the newest one the save holds. `None`
+    /// when the named version is not kept.
+    pub(super) fn base_of(
+        &self,
+        f: FileKind,
+        theirs: &Prints,
+        current: &[EntryRecord],
+        named: Option<&str>,
+    ) -> Result<Option<Base>> {
+        let records = match kept_for(f) {
+            true => usable(self.store.versions_from(f, 0)?),
+            false => Vec::new(),
+        };
+        if let Some(sha) = named {
+            let mut found = None;
+            replay(&records, |_, rec, state, _, _| {
+                if rec.sha1 == sha {
+                    found = Some(state.clone());
+                }
+                true
+            });
+            return Ok(found.map(|prints| Base {
+                prints,
+                found: Found::Named,
+            }));
+        }
+        // score every kept version in one pass: entries shared with the save, entries it lacks,
+        // entries shared block for block
+        let (mut shared, mut missing, mut same) = (0i64, 0i64, 0i64);
+        let mut scores: Vec<(u64, i64, i64, i64)> = Vec::new();
+        replay(&records, |n, rec, _, added, dropped| {
+            if rec.full {
+                (shared, missing, same) = (0, 0, 0);
+            }
+            for (id, h) in dropped.iter().filter(|_| !rec.full) {
+                match theirs.get(id) {
+                    Some(t) => {
+                        shared -= 1;
+                        same -= i64::from(t == h);
+                    }
+                    None => missing -= 1,
+                }
+            }
+            for (id, h) in added {
+                match theirs.get(id) {
+                    Some(t) => {
+                        shared += 1;
+                        same += i64::from(t == h);
+                    }
+                    None => missing += 1,
+                }
+            }
+            scores.push((n, shared, missing, same));
+            true
+        });
+        let top = scores.iter().map(|s| s.1).max().unwrap_or(0);
+        let ties: Vec<&(u64, i64, i64, i64)> = scores.iter().filter(|s| s.1 == top).collect();
+        // of those sharing the most, the one lacking the fewest entries keeps the most; then the
+        // one whose blocks match, then the newest
+        let likeliest = (ties.iter())
+            .max_by_key(|(n, _, missing, same)| (-missing, *same, *n))
+            .map(|s| (s.0, s.2));
+        let oldest = records.first().map(|(n, _)| *n);
+        let complete = oldest == Some(0);
+        let chosen = likeliest.filter(|(n, missing)| {
+            // the oldest kept version, when older ones are gone, may stand for one of those
+            top > 0 && (complete || Some(*n) != oldest || *missing == 0)
+        });
+        if let Some((at, _)) = chosen {
+            let newest = ties.iter().map(|s| s.0).max().unwrap_or(at);
+            let mut prints = HashMap::new();
+            let mut latest = HashMap::new();
+            replay(&records, |n, _, state, _, _| {
+                if n == at {
+                    prints = state.clone();
+                }
+                if n == newest {
+                    latest = state.clone();
+                    return false;
+                }
+                true
+            });
+            // what taking the newest of them would remove: when trilogy kept exactly those
+            // against the last save that lacked them, this is the same deletion made again
+            // after it was told, and it is honoured
+            let again: Vec<u64> = (latest.keys())
+                .filter(|k| !prints.contains_key(k) && !theirs.contains_key(k))
+                .copied()
+                .collect();
+            let told = self.store.kept_last(f)?;
+            if !again.is_empty() && again.iter().all(|k| told.contains(k)) {
+                return Ok(Some(Base {
+                    prints: latest,
+                    found: Found::Repeated,
+                }));
+            }
+            return Ok(Some(Base {
+                prints,
+                found: Found::Likeliest,
+            }));
+        }
+        let lang = self.lang();
+        let newest_held = (current.iter())
+            .filter(|e| theirs.contains_key(&id_key(&e.id)))
+            .map(|e| e.seq)
+            .max()
+            .unwrap_or(0);
+        let prints = (current.iter())
+            .filter(|e| e.seq <= newest_held)
+            .map(|e| print_of(e, lang))
+            .collect();
+        Ok(Some(Base {
+            prints,
+            found: Found::NewestHeld,
+        }))
+    }
+}
