@@ -45,25 +45,27 @@ fn kept_key(file: FileKind) -> [u8; 1] {
 }
 
 impl WriteTx {
-    /// Ids of the entries trilogy last kept against a save of `file` that lacked them.
-    pub fn kept_last(&self, file: FileKind) -> Result<Vec<u64>> {
+    /// The entries trilogy last kept against a save of `file` that lacked them: (a hash of the
+    /// save's entries, their ids).
+    pub fn kept_last(&self, file: FileKind) -> Result<(u64, Vec<u64>)> {
         damage::guard(&self.path, || {
             let t = self.txn.open_table(VERSIONS).map_err(self.w())?;
             match t.get(&kept_key(file)[..]).map_err(self.w())? {
                 Some(v) => decode_at(&self.path, v.value()),
-                None => Ok(Vec::new()),
+                None => Ok((0, Vec::new())),
             }
         })
     }
 
-    /// Remember (or, empty, forget) the entries kept against the last save of `file`.
-    pub fn set_kept_last(&self, file: FileKind, ids: &[u64]) -> Result<()> {
+    /// Remember (or, `ids` empty, forget) the entries kept against the last save of `file`,
+    /// whose entries hash to `save`.
+    pub fn set_kept_last(&self, file: FileKind, save: u64, ids: &[u64]) -> Result<()> {
         damage::guard(&self.path, || {
             let mut t = self.txn.open_table(VERSIONS).map_err(self.w())?;
             if ids.is_empty() {
                 t.remove(&kept_key(file)[..]).map_err(self.w())?;
             } else {
-                let bytes = encode(&ids.to_vec())?;
+                let bytes = encode(&(save, ids.to_vec()))?;
                 t.insert(&kept_key(file)[..], bytes.as_slice())
                     .map_err(self.w())?;
             }

@@ -82,8 +82,10 @@ pub struct Tx<'w> {
     as_read: BTreeSet<FileKind>,
     /// Per file, the SHA-1 of the version a whole-file writer says its text was made from.
     named: HashMap<FileKind, String>,
-    /// Per file absorbed, its entries as read (recorded as a version when it stays as read).
+    /// Per file parsed by the last `apply_docs`, its entries as read.
     prints_read: HashMap<FileKind, Vec<crate::store::Print>>,
+    /// Versions found on disk and absorbed: (file, SHA-1, entries), recorded at the end.
+    read_versions: Vec<(FileKind, String, Vec<crate::store::Print>)>,
     /// Stamps of the files absorbed (parsed) in this transaction.
     absorbed: HashMap<FileKind, crate::model::FileStamp>,
     changed: bool,
@@ -156,6 +158,7 @@ impl<'w> Tx<'w> {
             as_read: BTreeSet::new(),
             named: HashMap::new(),
             prints_read: HashMap::new(),
+            read_versions: Vec::new(),
             absorbed: HashMap::new(),
             changed: false,
             clearing: false,
@@ -466,7 +469,23 @@ impl<'w> Tx<'w> {
         let saved_actor = std::mem::replace(&mut self.actor, "file-edit".to_string());
         let result = self.apply_docs(changed_docs, fresh);
         self.actor = saved_actor;
+        // the versions read are recorded too: a later save from the same copy (an editor's
+        // next save) is made from them, not from what trilogy writes in their place
+        for (f, st) in &self.absorbed {
+            if let Some(p) = self.prints_read.remove(f) {
+                self.read_versions.push((*f, st.sha1.clone(), p));
+            }
+        }
+        self.prints_read.clear();
         result
+    }
+
+    /// Record the versions read from disk in this transaction (before any written in their place).
+    pub(super) fn record_read_versions(&mut self) -> Result<()> {
+        for (f, sha1, prints) in std::mem::take(&mut self.read_versions) {
+            self.record_version(f, &sha1, prints)?;
+        }
+        Ok(())
     }
 }
 

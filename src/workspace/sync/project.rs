@@ -47,14 +47,12 @@ impl Tx<'_> {
         if !self.project {
             // a read: the store takes what the files say, and the files stay exactly as they
             // are; whatever they lack is written by the next command that records something
+            self.record_read_versions()?;
             let absorbed = std::mem::take(&mut self.absorbed);
             for (f, st) in &absorbed {
                 if !self.broken.contains_key(f) {
                     self.store.set_stamp(*f, st)?;
                     self.store.set_meta(&written_key(*f), 0)?;
-                    if let Some(prints) = self.prints_read.remove(f) {
-                        self.record_version(*f, &st.sha1, prints)?;
-                    }
                     self.changed = true;
                 }
             }
@@ -220,6 +218,7 @@ impl Tx<'_> {
         for d in dirs {
             fsio::sync_dir_at(&d);
         }
+        self.record_read_versions()?;
         for (f, prints) in versions {
             if let Some((_, stamp)) = changed_files.iter().find(|(g, _)| *g == f) {
                 let sha1 = stamp.sha1.clone();

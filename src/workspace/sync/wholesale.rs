@@ -96,6 +96,8 @@ impl Tx<'_> {
         // no entry stored yet (a new or a cleared-and-never-used store holds none): bulk
         let fresh = self.store.meta("count:total")? == 0;
         let result = self.apply_docs(docs, fresh);
+        // a text taken whole was never on disk as it is: no version of the file
+        self.prints_read.clear();
         for f in added_git {
             self.from_git.remove(&f);
         }

@@ -80,6 +80,14 @@ pub(super) fn print_of(rec: &EntryRecord, lang: Lang) -> Print {
     )
 }
 
+/// A hash of the entries a save holds (by id, in any order).
+pub(super) fn set_hash(prints: &Prints) -> u64 {
+    let mut ids: Vec<u64> = prints.keys().copied().collect();
+    ids.sort_unstable();
+    let bytes: Vec<u8> = ids.iter().flat_map(|k| k.to_le_bytes()).collect();
+    fnv64(&bytes)
+}
+
 fn next_key(f: FileKind) -> String {
     format!("version_next:{}", f.file_name())
 }
@@ -294,15 +302,18 @@ impl Tx<'_> {
                 }
                 true
             });
-            // what taking the newest of them would remove: when trilogy kept exactly those
-            // against the last save that lacked them, this is the same deletion made again
-            // after it was told, and it is honoured
+            // what taking the newest of them would remove: when trilogy kept those against the
+            // last save, and this one holds the very same entries, it is that deletion made
+            // again after trilogy said it kept them, and it is honoured
             let again: Vec<u64> = (latest.keys())
                 .filter(|k| !prints.contains_key(k) && !theirs.contains_key(k))
                 .copied()
                 .collect();
-            let told = self.store.kept_last(f)?;
-            if !again.is_empty() && again.iter().all(|k| told.contains(k)) {
+            let (save, told) = self.store.kept_last(f)?;
+            if !again.is_empty()
+                && save == set_hash(theirs)
+                && again.iter().all(|k| told.contains(k))
+            {
                 return Ok(Some(Base {
                     prints: latest,
                     found: Found::Repeated,

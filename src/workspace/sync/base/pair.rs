@@ -1,9 +1,11 @@
 //! An edited entry, told from a new one. An entry a save's writer removed and an entry it
-//! added are one entry edited when they share most of their lines, or their heading and some
-//! line or their place (the same entry above them in both versions). Never by place alone: a
-//! new entry on top of the file, under the same date as the one that was there, is an
-//! addition. Linear in the number of lines: candidates come from maps of headings, lines and
-//! places, never from comparing every pair.
+//! added are one entry edited when most of their words are the same (a line's label aside),
+//! or when their headings are the same and a good part of their words are (for decisions, the
+//! heading alone says it); when their headings and their places (the same entry above them in
+//! both versions) are the same, they are one entry too, unless only a sure pairing is asked
+//! for. Never by place alone: a new entry on top of the file, under the same date as the one
+//! that was there, is an addition. Linear in the words: candidates come from maps of headings,
+//! words and places, never from comparing every pair.
 
 use std::collections::{HashMap, HashSet};
 
@@ -16,43 +18,82 @@ pub(in crate::workspace::sync) struct Side<'a> {
     pub above: Option<&'a str>,
 }
 
-/// A line shared by more removed entries than this says nothing about which one was edited.
-const COMMON_LINE: usize = 16;
+/// How sure a pairing must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(in crate::workspace::sync) enum Sure {
+    /// Shared words (or a decision's heading) only.
+    Words,
+    /// Also heading and place.
+    Place,
+}
 
-fn lines_of(body: &str) -> HashSet<u64> {
-    body.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .map(|l| super::fnv64(l.as_bytes()))
-        .collect()
+/// A word shared by more removed entries than this says nothing about which one was edited.
+const COMMON_WORD: usize = 16;
+
+/// The words of a body: runs of letters and digits, each CJK character one word, lower-cased;
+/// a line's leading label (`完成：`, `Done:`) left out.
+fn words_of(body: &str) -> HashSet<u64> {
+    let mut out = HashSet::new();
+    for line in body.lines() {
+        let line = line.trim_start();
+        let text = match line.find(['：', ':']) {
+            Some(i) if line[..i].chars().count() <= 12 && !line[..i].contains(' ') => {
+                &line[i + line[i..].chars().next().map_or(1, char::len_utf8)..]
+            }
+            _ => line,
+        };
+        let mut word = String::new();
+        for c in text.chars() {
+            let cjk = c as u32 >= 0x2E80;
+            if c.is_alphanumeric() && !cjk {
+                word.extend(c.to_lowercase());
+                continue;
+            }
+            if !word.is_empty() {
+                out.insert(super::fnv64(word.as_bytes()));
+                word.clear();
+            }
+            if cjk && c.is_alphanumeric() {
+                let mut b = [0u8; 4];
+                out.insert(super::fnv64(c.encode_utf8(&mut b).as_bytes()));
+            }
+        }
+        if !word.is_empty() {
+            out.insert(super::fnv64(word.as_bytes()));
+        }
+    }
+    out
 }
 
 /// For each entry of `removed`, the entry of `added` that is its edit, if any (each used once).
+/// `decisions`: the entries are decisions, whose headings name them.
 pub(in crate::workspace::sync) fn pair(
     removed: &[Side],
     added: &[Side],
+    sure: Sure,
+    decisions: bool,
 ) -> HashMap<String, String> {
     let mut out = HashMap::new();
     if removed.is_empty() || added.is_empty() {
         return out;
     }
-    let lines: Vec<HashSet<u64>> = removed.iter().map(|s| lines_of(s.body)).collect();
+    let words: Vec<HashSet<u64>> = removed.iter().map(|s| words_of(s.body)).collect();
     let mut by_heading: HashMap<&str, Vec<usize>> = HashMap::new();
     let mut by_above: HashMap<Option<&str>, Vec<usize>> = HashMap::new();
-    let mut by_line: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut by_word: HashMap<u64, Vec<usize>> = HashMap::new();
     for (i, s) in removed.iter().enumerate() {
         by_heading.entry(s.heading).or_default().push(i);
         by_above.entry(s.above).or_default().push(i);
-        for l in &lines[i] {
-            by_line.entry(*l).or_default().push(i);
+        for w in &words[i] {
+            by_word.entry(*w).or_default().push(i);
         }
     }
     let mut taken = vec![false; removed.len()];
     for a in added {
-        let mine = lines_of(a.body);
+        let mine = words_of(a.body);
         let mut shared: HashMap<usize, usize> = HashMap::new();
-        for l in &mine {
-            if let Some(v) = by_line.get(l).filter(|v| v.len() <= COMMON_LINE) {
+        for w in &mine {
+            if let Some(v) = by_word.get(w).filter(|v| v.len() <= COMMON_WORD) {
                 for i in v {
                     *shared.entry(*i).or_default() += 1;
                 }
@@ -69,18 +110,22 @@ pub(in crate::workspace::sync) fn pair(
                 continue;
             }
             let common = shared.get(&i).copied().unwrap_or(0);
-            let union = lines[i].len() + mine.len() - common;
+            let union = words[i].len() + mine.len() - common;
+            // both without words: the same (empty) text
+            let likeness = if union == 0 {
+                1.0
+            } else {
+                common as f64 / union as f64
+            };
             let heading = same_heading.contains(&i);
             let place = same_place.contains(&i);
-            let most = union > 0 && common * 2 >= union;
-            let edit = most || (heading && (common > 0 || place));
-            if !edit {
+            let by_words = likeness >= 0.5 || (heading && (decisions || likeness >= 0.3));
+            let by_place = sure == Sure::Place && heading && place;
+            if !(by_words || by_place) {
                 continue;
             }
-            // most lines shared first, then heading, then place
-            let score = (common as u64 * 1000 / union.max(1) as u64) * 4
-                + u64::from(heading) * 2
-                + u64::from(place);
+            // most words shared first, then heading, then place
+            let score = (likeness * 1000.0) as u64 * 4 + u64::from(heading) * 2 + u64::from(place);
             if best.is_none_or(|(b, _)| score > b) {
                 best = Some((score, i));
             }
@@ -115,7 +160,7 @@ mod tests {
             "完成：the person's entry\n",
             Some("a"),
         )];
-        assert!(pair(&removed, &added).is_empty());
+        assert!(pair(&removed, &added, Sure::Place, false).is_empty());
     }
 
     #[test]
@@ -147,7 +192,7 @@ mod tests {
             side("z", "## 2026-11-29 · b", body_a, Some("x")),
         ];
         let added = [side("y", "## 2026-11-29 · renamed", body_b, None)];
-        let got = pair(&removed, &added);
+        let got = pair(&removed, &added, Sure::Words, false);
         assert_eq!(got.len(), 1);
         assert_eq!(got.get("z").map(String::as_str), Some("y"));
     }
@@ -159,7 +204,7 @@ mod tests {
             side("y", "## h", "a\nb\nc\n", None),
             side("w", "## h", "a\nb\nd\n", None),
         ];
-        let got = pair(&removed, &added);
+        let got = pair(&removed, &added, Sure::Place, false);
         assert_eq!(got.len(), 1);
     }
 }

@@ -5,8 +5,8 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::pair::{Side, pair};
-use super::{Base, Found, Prints, id_key, print_of};
+use super::pair::{Side, Sure, pair};
+use super::{Base, Found, Prints, id_key, print_of, set_hash};
 use crate::error::{Error, Result};
 use crate::model::{EntryRecord, FileKind};
 use crate::store::{Print, Reader};
@@ -50,13 +50,55 @@ impl Tx<'_> {
         if entries.is_empty() {
             return Ok(reading);
         }
+        let held: HashSet<&str> = items.iter().map(|i| i.id.as_str()).collect();
+        let in_file: HashSet<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+        // the entries the save added (ones the store has never seen), with the entry above each
+        let mut added_sides = Vec::new();
+        if entries.iter().any(|e| !held.contains(e.id.as_str())) {
+            let mut above = None;
+            for i in items {
+                if in_file.contains(i.id.as_str()) {
+                    above = Some(i.id.as_str());
+                } else if self.store.entry(&i.id)?.is_none() {
+                    added_sides.push(Side {
+                        id: &i.id,
+                        heading: &i.heading,
+                        body: &i.body,
+                        above,
+                    });
+                }
+            }
+        }
+        let sides = |keep: &dyn Fn(&EntryRecord) -> bool| {
+            let mut above = None;
+            let mut out = Vec::new();
+            for e in entries {
+                if held.contains(e.id.as_str()) {
+                    above = Some(e.id.as_str());
+                } else if keep(e) {
+                    out.push(Side {
+                        id: &e.id,
+                        heading: &e.heading,
+                        body: &e.body,
+                        above,
+                    });
+                }
+            }
+            out
+        };
+        let decisions = f == FileKind::Decisions;
         // a version git wrote (or one taken whole on purpose) is meant as it is: every entry
         // it lacks goes, but those git kept from being written
         let base = match self.from_git.contains(&f) {
             true => None,
             false => {
+                // an entry the save plainly edited was seen by its writer: it counts as held
+                // when the base is chosen
+                let edited = pair(&sides(&|_| true), &added_sides, Sure::Words, decisions);
+                let mut scored = reading.theirs.clone();
+                scored.extend(edited.keys().map(|id| (id_key(id), 0)));
                 let named = self.named.get(&f).cloned();
-                match self.base_of(f, &reading.theirs, entries, named.as_deref())? {
+                match self.base_of(f, &scored, entries, named.as_deref())? {
                     Some(b) => Some(b),
                     None => {
                         return Err(Error::Conflict(format!(
@@ -67,7 +109,6 @@ impl Tx<'_> {
                 }
             }
         };
-        let held: HashSet<&str> = items.iter().map(|i| i.id.as_str()).collect();
         let pending = self.pending.get(&f).copied();
         let mut removed: Vec<&EntryRecord> = Vec::new();
         let mut kept = Vec::new();
@@ -85,51 +126,22 @@ impl Tx<'_> {
         if let Some(b) = base.as_ref().filter(|b| b.found == Found::Named) {
             self.check_clashes(f, b, items, entries, &reading.theirs, &removed)?;
         }
-        // which removed entries were edited: paired with entries the save added
-        let in_file: HashSet<&str> = entries.iter().map(|e| e.id.as_str()).collect();
-        let mut above = None;
-        let mut removed_sides = Vec::with_capacity(removed.len());
+        // which removed entries were edited, and into which added one
         let gone_ids: HashSet<&str> = removed.iter().map(|e| e.id.as_str()).collect();
-        for e in entries {
-            if gone_ids.contains(e.id.as_str()) {
-                removed_sides.push(Side {
-                    id: &e.id,
-                    heading: &e.heading,
-                    body: &e.body,
-                    above,
-                });
-            } else if held.contains(e.id.as_str()) {
-                above = Some(e.id.as_str());
-            }
-        }
-        let mut added_sides = Vec::new();
-        if !removed_sides.is_empty() {
-            let mut above = None;
-            for i in items {
-                if in_file.contains(i.id.as_str()) {
-                    above = Some(i.id.as_str());
-                } else if self.store.entry(&i.id)?.is_none() {
-                    added_sides.push(Side {
-                        id: &i.id,
-                        heading: &i.heading,
-                        body: &i.body,
-                        above,
-                    });
-                }
-            }
-        }
-        let pairs = pair(&removed_sides, &added_sides);
+        let removed_sides = sides(&|e| gone_ids.contains(e.id.as_str()));
+        let pairs = pair(&removed_sides, &added_sides, Sure::Place, decisions);
         reading.gone = (removed.iter())
             .map(|e| (e.id.clone(), pairs.get(&e.id).cloned()))
             .collect();
         // a deletion made again after trilogy kept what it removed is honoured once: either
         // way, what was kept last is forgotten
-        if base.is_some() && kept.is_empty() && !self.store.kept_last(f)?.is_empty() {
-            self.store.set_kept_last(f, &[])?;
+        if base.is_some() && kept.is_empty() && !self.store.kept_last(f)?.1.is_empty() {
+            self.store.set_kept_last(f, 0, &[])?;
         }
         if !kept.is_empty() {
             let keys: Vec<u64> = kept.iter().map(|id| id_key(id)).collect();
-            self.store.set_kept_last(f, &keys)?;
+            self.store
+                .set_kept_last(f, set_hash(&reading.theirs), &keys)?;
             reading.kept = Some(Kept {
                 ids: kept,
                 found: base.as_ref().map_or(Found::Likeliest, |b| b.found),
