@@ -168,19 +168,38 @@ mod tests {
         let removed = [side(
             "x",
             "## 2026-12-01 · cli",
-            "完成：typo here\n",
+            "完成：the parser\n",
             Some("a"),
         )];
         let added = [side(
             "y",
             "## 2026-12-01 · cli",
-            "完成：typo fixed\n",
+            "完成：a lexer\n",
             Some("a"),
         )];
-        assert_eq!(
-            pair(&removed, &added).get("x").map(String::as_str),
-            Some("y")
-        );
+        let got = pair(&removed, &added, Sure::Place, false);
+        assert_eq!(got.get("x").map(String::as_str), Some("y"));
+        // sure pairs only: nothing in the words says so
+        assert!(pair(&removed, &added, Sure::Words, false).is_empty());
+        // a decision's heading names it
+        assert_eq!(pair(&removed, &added, Sure::Words, true).len(), 1);
+    }
+
+    #[test]
+    fn a_word_fixed_in_a_short_entry_under_its_heading_is_an_edit() {
+        let removed = [side(
+            "x",
+            "## 2026-12-01 · cli",
+            "完成：typo here; tested\n",
+            None,
+        )];
+        let added = [side(
+            "y",
+            "## 2026-12-01 · cli",
+            "完成：typo fixed; tested\n",
+            Some("b"),
+        )];
+        assert_eq!(pair(&removed, &added, Sure::Words, false).len(), 1);
     }
 
     #[test]
