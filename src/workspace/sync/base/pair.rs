@@ -1,9 +1,8 @@
 //! An edited entry, told from a new one. An entry a save's writer removed and an entry it
 //! added are one entry edited when most of their words are the same (a line's label aside),
-//! or when their headings are the same and a good part of their words are (for decisions, the
-//! heading alone says it); when their headings and their places (the same entry above them in
-//! both versions) are the same, they are one entry too, unless only a sure pairing is asked
-//! for. Never by place alone: a new entry on top of the file, under the same date as the one
+//! when their headings are the same and a good part of their words are, or when their headings
+//! and their places (the same entry above them in both versions) are. Asked only for sure
+//! pairs, nearly all words must be the same (for decisions, the heading alone says it). Never by place alone: a new entry on top of the file, under the same date as the one
 //! that was there, is an addition. Linear in the words: candidates come from maps of headings,
 //! words and places, never from comparing every pair.
 
@@ -21,9 +20,11 @@ pub(in crate::workspace::sync) struct Side<'a> {
 /// How sure a pairing must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(in crate::workspace::sync) enum Sure {
-    /// Shared words (or a decision's heading) only.
+    /// Nearly every word shared, or a decision's own heading: sure enough to say the save's
+    /// writer saw the entry (it chooses the save's base).
     Words,
-    /// Also heading and place.
+    /// Most words, the heading and some words, or the heading and the place: between entries
+    /// the writer is known to have removed and added.
     Place,
 }
 
@@ -119,9 +120,11 @@ pub(in crate::workspace::sync) fn pair(
             };
             let heading = same_heading.contains(&i);
             let place = same_place.contains(&i);
-            let by_words = likeness >= 0.5 || (heading && (decisions || likeness >= 0.3));
-            let by_place = sure == Sure::Place && heading && place;
-            if !(by_words || by_place) {
+            // sure: nearly all words the same, or a decision under its own heading; else most
+            // words, or the heading with a good part of them, or the heading and the place
+            let sure_pair = likeness >= 0.8 || (decisions && heading);
+            let likely = likeness >= 0.5 || (heading && (likeness >= 0.3 || place));
+            if !(sure_pair || (sure == Sure::Place && likely)) {
                 continue;
             }
             // most words shared first, then heading, then place
@@ -186,7 +189,7 @@ mod tests {
     }
 
     #[test]
-    fn a_word_fixed_in_a_short_entry_under_its_heading_is_an_edit() {
+    fn a_word_fixed_in_a_short_entry_under_its_heading_is_a_likely_edit_not_a_sure_one() {
         let removed = [side(
             "x",
             "## 2026-12-01 · cli",
@@ -198,6 +201,37 @@ mod tests {
             "## 2026-12-01 · cli",
             "完成：typo fixed; tested\n",
             Some("b"),
+        )];
+        assert_eq!(pair(&removed, &added, Sure::Place, false).len(), 1);
+        assert!(pair(&removed, &added, Sure::Words, false).is_empty());
+    }
+
+    #[test]
+    fn entries_of_one_template_that_differ_in_a_number_are_not_sure_edits() {
+        let removed = [side(
+            "x",
+            "## 2026-12-01",
+            "完成：build 123 passed; tested\n",
+            None,
+        )];
+        let added = [side(
+            "y",
+            "## 2026-12-01",
+            "完成：build 124 passed; tested\n",
+            None,
+        )];
+        assert!(pair(&removed, &added, Sure::Words, false).is_empty());
+        let removed = [side(
+            "x",
+            "## 2026-12-01",
+            "完成：the parser reads every fence and table, tests pass\n",
+            None,
+        )];
+        let added = [side(
+            "y",
+            "## 2026-12-01",
+            "完成：the parser reads every fence and table, all tests pass\n",
+            None,
         )];
         assert_eq!(pair(&removed, &added, Sure::Words, false).len(), 1);
     }
@@ -211,7 +245,7 @@ mod tests {
             side("z", "## 2026-11-29 · b", body_a, Some("x")),
         ];
         let added = [side("y", "## 2026-11-29 · renamed", body_b, None)];
-        let got = pair(&removed, &added, Sure::Words, false);
+        let got = pair(&removed, &added, Sure::Place, false);
         assert_eq!(got.len(), 1);
         assert_eq!(got.get("z").map(String::as_str), Some("y"));
     }
