@@ -267,6 +267,32 @@ async fn bad_calls_are_tool_errors_with_precise_messages_and_write_nothing() {
 }
 
 #[tokio::test(flavor = "current_thread")]
+async fn a_memory_file_that_does_not_parse_tells_the_agent_to_retry_and_not_to_edit_it() {
+    let ws = Ws::init();
+    let mut bytes = ws.read("SESSIONS.md").into_bytes();
+    bytes.extend_from_slice(b"\n## 2026-11-29\n\xff broken\n");
+    std::fs::write(ws.path("SESSIONS.md"), &bytes).unwrap();
+    let client = ().serve(TokioChildProcess::new(server_cmd(&ws)).unwrap()).await.unwrap();
+    let r = client
+        .call_tool(call(
+            "memory_checkpoint",
+            json!({"sessions": [{"done": "x; tested"}]}),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(r.is_error, Some(true));
+    let t = result_text(&r);
+    assert!(t.contains("SESSIONS.md"), "{t}");
+    assert!(t.contains("retry this call in a few seconds"), "{t}");
+    assert!(
+        t.contains("Do not edit or repair the memory file yourself"),
+        "{t}"
+    );
+    client.cancel().await.unwrap();
+    assert_eq!(std::fs::read(ws.path("SESSIONS.md")).unwrap(), bytes);
+}
+
+#[tokio::test(flavor = "current_thread")]
 async fn memory_search_answers_with_whole_entries_and_marks_weak_hits() {
     let ws = Ws::init();
     let batch = json!({"sessions": [{

@@ -123,6 +123,16 @@ fn record(ws: &Workspace, actor: &str, text: &str) {
     ops::checkpoint(ws, actor, &input).unwrap();
 }
 
+/// Write a save as a person's or a script's (dated a few seconds back: the model is about what
+/// the save holds, not about waiting for it to go quiet).
+fn save_by_hand(ws: &Workspace, text: &str) {
+    let path = ws.file_path(FileKind::Sessions);
+    std::fs::write(&path, text).unwrap();
+    let f = std::fs::File::options().write(true).open(&path).unwrap();
+    f.set_modified(std::time::SystemTime::now() - Duration::from_secs(5))
+        .unwrap();
+}
+
 fn sessions(ws: &Workspace) -> String {
     std::fs::read_to_string(ws.file_path(FileKind::Sessions)).unwrap()
 }
@@ -218,7 +228,7 @@ fn run_case(seed: u64, dir: &Path) -> bool {
                 let t = fresh("script");
                 let (head, mut bs) = blocks(&copy);
                 bs.insert(0, block(&t));
-                std::fs::write(ws.file_path(FileKind::Sessions), join(&head, &bs)).unwrap();
+                save_by_hand(&ws, &join(&head, &bs));
                 case.others.push(t);
                 record(&ws, "cli", &fresh("absorbing"));
             }
@@ -244,7 +254,7 @@ fn run_case(seed: u64, dir: &Path) -> bool {
     }
     case.others.retain(|t| !case.deleted.contains(t));
     case.save = join(&head, &kept_blocks);
-    std::fs::write(ws.file_path(FileKind::Sessions), &case.save).unwrap();
+    save_by_hand(&ws, &case.save);
     record(&ws, "cli", &fresh("after"));
     let file = sessions(&ws);
     check_others_and_additions(&ws, seed, &case, &file);
@@ -270,7 +280,7 @@ fn run_case(seed: u64, dir: &Path) -> bool {
         .into_iter()
         .filter(|b| text_of(b).is_none_or(|t| !case.deleted.contains(&t)))
         .collect();
-    std::fs::write(ws.file_path(FileKind::Sessions), join(&head, &again)).unwrap();
+    save_by_hand(&ws, &join(&head, &again));
     record(&ws, "cli", &fresh("after again"));
     let file = sessions(&ws);
     check_others_and_additions(&ws, seed, &case, &file);

@@ -458,16 +458,15 @@ impl ServerHandler for MemoryServer {
 /// A tool error as the agent should read it: a memory file that does not parse is a person's
 /// to fix (or someone's save still under way), never the agent's.
 fn for_agent(e: &Error) -> String {
-    match e {
-        Error::WouldOverwrite { path, line, reason }
-        | Error::Unparseable { path, line, reason } => {
-            format!(
-                "{} does not parse right now ({reason} at line {line}); nothing was recorded. Someone may still be saving it: retry this call in a few seconds. Do not edit or repair the memory file yourself; if it stays so, tell the user that it needs fixing by hand.",
-                path.display()
-            )
-        }
-        _ => e.to_string(),
+    if e.kind() != crate::ErrorKind::Unparseable {
+        return e.to_string();
     }
+    // what is wrong, without the advice meant for a person (also when a group leader relayed it)
+    let said = e.to_string();
+    let what = said.split("; ").next().unwrap_or(&said);
+    format!(
+        "{what}; nothing was recorded. Someone may still be saving the file: retry this call in a few seconds. Do not edit or repair the memory file yourself; if it stays so, tell the user that it needs fixing by hand."
+    )
 }
 
 /// The method a malformed input line is turned into, so it gets a parse-error reply.

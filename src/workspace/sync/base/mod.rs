@@ -41,9 +41,11 @@ const WHOLE_EVERY: u64 = 16;
 /// The entries of a version: id key → block hash.
 pub(super) type Prints = HashMap<u64, u32>;
 
-/// Whether `f`'s versions are kept (the entry files a person saves).
+/// Whether `f`'s versions are kept (the entry files a person saves). `TRILOGY_BENCH_NO_VERSIONS`
+/// turns the history off, for the bench that measures what it costs (`benches/absorb.rs`).
 pub(super) fn kept_for(f: FileKind) -> bool {
     matches!(f, FileKind::Sessions | FileKind::Decisions)
+        && std::env::var_os("TRILOGY_BENCH_NO_VERSIONS").is_none()
 }
 
 /// An entry id as a version stores it.
