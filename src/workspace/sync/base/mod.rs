@@ -140,6 +140,21 @@ fn replay(
     }
 }
 
+/// The entries and the SHA-1 of the newest of `records`.
+fn newest_of(records: &[(u64, VersionRecord)]) -> (Prints, Option<String>) {
+    let mut state: Prints = HashMap::new();
+    for (_, rec) in records {
+        if rec.full {
+            state.clear();
+        }
+        for id in &rec.del {
+            state.remove(id);
+        }
+        state.extend(rec.add.iter().copied());
+    }
+    (state, records.last().map(|(_, r)| r.sha1.clone()))
+}
+
 /// The kept records, starting at a whole one.
 fn usable(mut records: Vec<(u64, VersionRecord)>) -> Vec<(u64, VersionRecord)> {
     match records.iter().position(|(_, r)| r.full) {
@@ -160,15 +175,16 @@ impl Tx<'_> {
         if !kept_for(f) {
             return Ok(());
         }
-        let records = usable(self.store.versions_from(f, 0)?);
         let next = self.store.meta(&next_key(f))?;
-        let mut newest: Prints = HashMap::new();
-        let mut newest_sha = None;
-        replay(&records, |_, rec, state, _, _| {
-            newest_sha = Some(rec.sha1.clone());
-            newest = state.clone();
-            true
-        });
+        // the newest version is replayed from the whole one at or below it (every sixteenth
+        // is whole: only a history that lost its start needs reading from its beginning)
+        let mut records = self
+            .store
+            .versions_from(f, (next.saturating_sub(1) / WHOLE_EVERY) * WHOLE_EVERY)?;
+        if records.first().is_none_or(|(_, r)| !r.full) {
+            records = usable(self.store.versions_from(f, 0)?);
+        }
+        let (newest, newest_sha) = newest_of(&records);
         if newest_sha.as_deref() == Some(sha1) {
             return Ok(());
         }
@@ -204,16 +220,23 @@ impl Tx<'_> {
                 del,
             }
         };
-        // keep the last KEEP, and the last hour's up to KEEP_MAX, from a whole version on
+        // keep the last KEEP, and the last hour's up to KEEP_MAX, from a whole version on; the
+        // old ones go when a whole one is written
+        if whole {
+            records = usable(self.store.versions_from(f, 0)?);
+        }
         let recent = (records.iter())
             .find(|(_, r)| r.at_ms + HOUR_MS >= now)
             .map_or(next, |(n, _)| *n);
         let from = recent
             .min(next.saturating_sub(KEEP - 1))
             .max(next.saturating_sub(KEEP_MAX - 1));
-        let keep_from = (records.iter().rev())
-            .find(|(n, r)| r.full && *n <= from)
-            .map_or(0, |(n, _)| *n);
+        let keep_from = match whole {
+            true => (records.iter().rev())
+                .find(|(n, r)| r.full && *n <= from)
+                .map_or(0, |(n, _)| *n),
+            false => 0,
+        };
         self.store.put_version(f, next, &rec, keep_from)?;
         self.store.set_meta(&next_key(f), next + 1)?;
         self.mark_changed();
@@ -340,5 +363,96 @@ impl Tx<'_> {
             prints,
             found: Found::NewestHeld,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workspace::{Clock, Workspace};
+
+    fn workspace() -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(
+            dir.path().to_path_buf(),
+            crate::config::Config::default(),
+            Clock::default(),
+        );
+        crate::ops::init(&ws).unwrap();
+        (dir, ws)
+    }
+
+    #[test]
+    fn versions_are_kept_as_deltas_from_whole_ones_and_the_old_ones_go() {
+        let (_dir, ws) = workspace();
+        let f = FileKind::Decisions;
+        ws.write("cli", |tx| {
+            let base = tx.store.meta(&next_key(f))?;
+            // version k holds entries 0..=k, entry 3's block changed from version 10 on
+            for k in 0..700u64 {
+                let prints: Vec<Print> = (0..=k)
+                    .map(|i| (i, if i == 3 && k >= 10 { 7 } else { 1 }))
+                    .collect();
+                tx.record_version(f, &format!("{k:040}"), prints)?;
+            }
+            // the same bytes again are not a new version
+            tx.record_version(f, &format!("{:040}", 699), Vec::new())?;
+            assert_eq!(tx.store.meta(&next_key(f))?, base + 700);
+            let records = tx.store.versions_from(f, 0)?;
+            assert!(
+                records.len() as u64 <= KEEP_MAX + WHOLE_EVERY,
+                "{}",
+                records.len()
+            );
+            assert!(records[0].1.full);
+            let deltas = records.iter().filter(|(_, r)| !r.full).count();
+            assert!(deltas > records.len() * 3 / 4);
+            // every kept version replays to what was recorded
+            replay(&records, |n, _, state, _, _| {
+                let k = n - base;
+                assert_eq!(state.len() as u64, k + 1, "version {n}");
+                assert_eq!(
+                    state.get(&3).copied(),
+                    (k >= 3).then_some(if k >= 10 { 7 } else { 1 })
+                );
+                true
+            });
+            Ok(())
+        })
+        .unwrap();
+    }
+
+    #[test]
+    fn the_likeliest_base_shares_the_most_and_lacks_the_fewest() {
+        let (_dir, ws) = workspace();
+        let f = FileKind::Sessions;
+        ws.write("cli", |tx| {
+            for k in 1..=5u64 {
+                let prints: Vec<Print> = (1..=k).map(|i| (i, 1)).collect();
+                tx.record_version(f, &format!("{k:040}"), prints)?;
+            }
+            // a copy of version 2 with an entry of its own: based on version 2
+            let theirs: Prints = [(1, 1), (2, 1), (99, 1)].into_iter().collect();
+            let b = tx.base_of(f, &theirs, &[], None)?.unwrap();
+            assert_eq!(b.found, Found::Likeliest);
+            let mut ids: Vec<u64> = b.prints.keys().copied().collect();
+            ids.sort();
+            assert_eq!(ids, vec![1, 2]);
+            // a copy of version 5 less entry 2: based on version 5
+            let theirs: Prints = [(1, 1), (3, 1), (4, 1), (5, 1)].into_iter().collect();
+            let b = tx.base_of(f, &theirs, &[], None)?.unwrap();
+            assert_eq!(b.prints.len(), 5);
+            // a named version is that one, or none
+            let b = tx
+                .base_of(f, &theirs, &[], Some(&format!("{:040}", 3)))?
+                .unwrap();
+            assert_eq!((b.found, b.prints.len()), (Found::Named, 3));
+            assert!(
+                tx.base_of(f, &theirs, &[], Some(&"f".repeat(40)))?
+                    .is_none()
+            );
+            Ok(())
+        })
+        .unwrap();
     }
 }

@@ -2,7 +2,8 @@
 //! added are one entry edited when most of their words are the same (a line's label aside),
 //! when their headings are the same and a good part of their words are, or when their headings
 //! and their places (the same entry above them in both versions) are. Asked only for sure
-//! pairs, nearly all words must be the same (for decisions, the heading alone says it). Never by place alone: a new entry on top of the file, under the same date as the one
+//! pairs, nearly all words must be the same, or all of one's words be in the other and make
+//! most of it (for decisions, the heading alone says it). Never by place alone: a new entry on top of the file, under the same date as the one
 //! that was there, is an addition. Linear in the words: candidates come from maps of headings,
 //! words and places, never from comparing every pair.
 
@@ -120,9 +121,14 @@ pub(in crate::workspace::sync) fn pair(
             };
             let heading = same_heading.contains(&i);
             let place = same_place.contains(&i);
-            // sure: nearly all words the same, or a decision under its own heading; else most
+            // sure: nearly all words the same (or all of one's words in the other, and most of
+            // the other's), or a decision under its own heading; else most
             // words, or the heading with a good part of them, or the heading and the place
-            let sure_pair = likeness >= 0.8 || (decisions && heading);
+            // (words added to an entry keep every word it had: held in the other, they count)
+            let smaller = words[i].len().min(mine.len()).max(1);
+            let held = common as f64 / smaller as f64;
+            let sure_pair =
+                likeness >= 0.8 || (held >= 0.9 && likeness >= 0.5) || (decisions && heading);
             let likely = likeness >= 0.5 || (heading && (likeness >= 0.3 || place));
             if !(sure_pair || (sure == Sure::Place && likely)) {
                 continue;
@@ -231,6 +237,20 @@ mod tests {
             "y",
             "## 2026-12-01",
             "完成：the parser reads every fence and table, all tests pass\n",
+            None,
+        )];
+        assert_eq!(pair(&removed, &added, Sure::Words, false).len(), 1);
+        // words added to an entry
+        let removed = [side(
+            "x",
+            "## d",
+            "完成：the parser reads fences; tested\n",
+            None,
+        )];
+        let added = [side(
+            "y",
+            "## d",
+            "完成：the parser reads fences and tables; tested\n",
             None,
         )];
         assert_eq!(pair(&removed, &added, Sure::Words, false).len(), 1);
