@@ -261,6 +261,7 @@ fn build_env(cli: &Cli) -> Result<Env> {
         explicit: cli.root.as_deref(),
         host: crate::workspace::host_dirs(&env),
         cwd: None,
+        lenient: false,
     };
     let (ws, loaded, _) = crate::workspace::open_located(&wanted, &env, &cli.set)?;
     // a fresh clone's first command rebuilds the store from the Markdown, its first search the
@@ -364,7 +365,18 @@ fn dispatch(cli: Cli) -> Result<()> {
             "trilogy is disabled here (enabled = false); `trilogy config` shows where that was set",
         ));
     }
-    match cli.command {
+    let vars: Vec<(String, String)> = std::env::vars().collect();
+    let result = run_command(cli.command, &env);
+    // the panel lists every workspace a command used, not only those a hook or `init` saw
+    if env.ws.has_memory() {
+        crate::registry::seen_quietly(&vars, &env.ws);
+    }
+    result
+}
+
+/// One command on its opened workspace.
+fn run_command(command: Command, env: &Env) -> Result<()> {
+    match command {
         Command::Init => {
             let out = ops::init(&env.ws)?;
             let vars: Vec<(String, String)> = std::env::vars().collect();
@@ -378,13 +390,13 @@ fn dispatch(cli: Cli) -> Result<()> {
             if chosen {
                 ops::persist_lang(&env.ws)?;
             }
-            format::print(&env, &out, format::init)
+            format::print(env, &out, format::init)
         }
-        Command::Checkpoint(a) => checkpoint::checkpoint(&env, *a),
-        Command::Read(a) => cmd_read(&env, a),
+        Command::Checkpoint(a) => checkpoint::checkpoint(env, *a),
+        Command::Read(a) => cmd_read(env, a),
         Command::Status => {
             let s = ops::status(&env.ws)?;
-            format::print(&env, &s, format::status)
+            format::print(env, &s, format::status)
         }
         Command::Log(a) => {
             let view = ops::log(
@@ -395,7 +407,7 @@ fn dispatch(cli: Cli) -> Result<()> {
                     section: a.section,
                 },
             )?;
-            format::print(&env, &view, format::log)
+            format::print(env, &view, format::log)
         }
         Command::Restore(a) => {
             let out = match (&a.id, &a.section, a.revision) {
@@ -420,18 +432,16 @@ fn dispatch(cli: Cli) -> Result<()> {
                 }
             };
             format::warn_sync(&out.report);
-            format::print(&env, &out.value, format::restore)
+            format::print(env, &out.value, format::restore)
         }
         Command::Reports(a) => match a.close {
             Some(n) => {
                 let r = ops::close_report(&env.ws, "cli", n)?;
-                format::print(&env, &r, |r| {
-                    format!("closed report #{}: {}", r.seq, r.text)
-                })
+                format::print(env, &r, |r| format!("closed report #{}: {}", r.seq, r.text))
             }
             None => {
                 let list = ops::reports(&env.ws, a.all)?;
-                format::print(&env, &list, |l| {
+                format::print(env, &list, |l| {
                     if l.is_empty() {
                         return "(no open reports)".into();
                     }
@@ -453,7 +463,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         },
         Command::Doctor(a) => {
             let report = ops::doctor::doctor(&env.ws, a.fix)?;
-            format::print(&env, &report, |r| {
+            format::print(env, &report, |r| {
                 let mut lines: Vec<String> =
                     r.fixed.iter().map(|f| format!("fixed: {f}")).collect();
                 if r.findings.is_empty() {
@@ -475,24 +485,24 @@ fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Resolve(a) => {
             let done = ops::gitmerge::resolve(&env.ws, &a.files)?;
-            format::print(&env, &done, |d| format::resolved(d))?;
+            format::print(env, &done, |d| format::resolved(d))?;
             if done.iter().any(|r| r.conflicts > 0) {
                 // the markers left make the file one that does not parse
                 std::process::exit(crate::ErrorKind::Unparseable.exit_code());
             }
             Ok(())
         }
-        Command::Config => format::print(&env, &env.loaded, format::config),
-        Command::Search(a) => agent::search(&env, a),
-        Command::Reindex => agent::reindex(&env),
-        Command::Inject(a) => agent::inject(&env, a),
-        Command::Sessions(a) => agent::sessions(&env, a),
-        Command::Install(a) => agent::install(&env, a, false),
-        Command::Uninstall(a) => agent::install(&env, a, true),
-        Command::Block(a) => bundle::block(&env, a),
-        Command::Export(a) => bundle::export(&env, a),
-        Command::Import(a) => bundle::import(&env, a),
-        Command::Clear(a) => bundle::clear(&env, a),
+        Command::Config => format::print(env, &env.loaded, format::config),
+        Command::Search(a) => agent::search(env, a),
+        Command::Reindex => agent::reindex(env),
+        Command::Inject(a) => agent::inject(env, a),
+        Command::Sessions(a) => agent::sessions(env, a),
+        Command::Install(a) => agent::install(env, a, false),
+        Command::Uninstall(a) => agent::install(env, a, true),
+        Command::Block(a) => bundle::block(env, a),
+        Command::Export(a) => bundle::export(env, a),
+        Command::Import(a) => bundle::import(env, a),
+        Command::Clear(a) => bundle::clear(env, a),
         Command::Demo(_)
         | Command::Completions(_)
         | Command::Man

@@ -40,7 +40,7 @@ pub fn cli(name: &str) -> PathBuf {
     assert!(
         path.is_file(),
         "{} is missing: install the pinned agent CLIs with `npm ci --prefix tests/e2e` \
-         (.ci/run does), or point TRILOGY_E2E_BIN at a folder holding them",
+         (tests/e2e/run does), or point TRILOGY_E2E_BIN at a folder holding them",
         path.display()
     );
     path
@@ -65,6 +65,9 @@ pub fn base_env(kit: &Kit, cmd: &mut Command) {
         .env("XDG_CACHE_HOME", kit.home.join(".cache"))
         .env("XDG_RUNTIME_DIR", &kit.tmp)
         .env("PYTHONDONTWRITEBYTECODE", "1")
+        // the walk for memory stops below the real temporary folder: a stray workspace there
+        // is never the test's
+        .env("TRILOGY_CEILING_DIRECTORIES", std::env::temp_dir())
         .env("NO_COLOR", "1");
 }
 
@@ -104,7 +107,7 @@ impl Kit {
             .args(["init", "-q"])
             .current_dir(&kit.project)
             .status()
-            .expect("git is installed (.ci/run installs it)");
+            .expect("git is missing: apt-get install git");
         assert!(git.success());
         kit
     }
@@ -240,7 +243,7 @@ impl Fake {
                 std::fs::File::create(kit.root.join(format!("{script}.err"))).unwrap(),
             ))
             .spawn()
-            .expect("python3 is installed (.ci/run installs it)");
+            .expect("python3 is missing: apt-get install python3");
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)

@@ -477,6 +477,9 @@ impl Ctx<'_> {
                 self.sessions.len(),
                 self.archived,
             ));
+            if !self.config.ignored.is_empty() {
+                head.push(t.ignored_settings(&self.config.ignored));
+            }
             head.push(t.hint.to_string());
             let mut blocks = vec![head.join("\n")];
             if !project.is_empty() {
