@@ -43,6 +43,14 @@ pub fn cli(name: &str) -> PathBuf {
          (tests/e2e/run does), or point TRILOGY_E2E_BIN at a folder holding them",
         path.display()
     );
+    // the CLIs are Node scripts (`#!/usr/bin/env node`): without Node on PATH they cannot start
+    let node_on_path = std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("node").is_file()));
+    assert!(
+        node_on_path,
+        "node is missing from PATH: the agent CLIs need Node.js 20 or newer \
+         (apt-get install nodejs npm; tests/e2e/run installs it)"
+    );
     path
 }
 
