@@ -78,6 +78,10 @@ pub struct Config {
     /// and `boot-block.md` scaffolding uses instead of the built-in templates, file by file.
     #[serde(alias = "templatesDir")]
     pub templates_dir: Option<String>,
+    /// Keys of a settings file this trilogy does not know, each as ``` `key` in file ```, left
+    /// out because the load was lenient ([`LoadArgs::lenient`]); the block names them.
+    #[serde(skip)]
+    pub ignored: Vec<String>,
 }
 
 impl Default for Config {
@@ -104,6 +108,7 @@ impl Default for Config {
             lock_timeout_ms: 10_000,
             window_tokens: None,
             templates_dir: None,
+            ignored: Vec::new(),
         }
     }
 }
@@ -159,6 +164,10 @@ pub struct LoadArgs {
     pub env: Vec<(String, String)>,
     /// `key=value` from `--set`.
     pub overrides: Vec<String>,
+    /// Skip a settings file's unknown keys (recorded in [`Config::ignored`]) instead of
+    /// refusing them: hooks and the MCP server keep serving memory when a teammate on a newer
+    /// trilogy commits a key this one does not know. Wrong types are refused either way.
+    pub lenient: bool,
 }
 
 impl LoadArgs {
@@ -182,8 +191,14 @@ pub fn canonical_key(key: &str) -> Option<&'static str> {
         .map(|(snake, _)| *snake)
 }
 
+/// Unknown keys of a layer: refused, or (lenient) collected here as ``` `key` in file ```.
+enum Unknown<'a> {
+    Refuse,
+    Skip(&'a mut Vec<String>),
+}
+
 /// Validate one layer (types, unknown keys) and return it with canonical key names.
-fn layer(table: toml::Table, source: &str) -> Result<toml::Table> {
+fn layer(table: toml::Table, source: &str, mut unknown: Unknown) -> Result<toml::Table> {
     let cfg_err = |message: String| Error::Config {
         source_name: source.to_string(),
         message,
@@ -191,6 +206,13 @@ fn layer(table: toml::Table, source: &str) -> Result<toml::Table> {
     let mut out = toml::Table::new();
     for (k, v) in table {
         let Some(canon) = canonical_key(&k) else {
+            if let Unknown::Skip(ignored) = &mut unknown {
+                let file = Path::new(source)
+                    .file_name()
+                    .map_or(source.into(), |f| f.to_string_lossy());
+                ignored.push(format!("`{k}` in {file}"));
+                continue;
+            }
             let valid = KEYS.iter().map(|(s, _)| *s).collect::<Vec<_>>().join(", ");
             return Err(cfg_err(format!("unknown key `{k}`; valid keys: {valid}")));
         };
@@ -288,12 +310,13 @@ fn parse_value(key: &str, raw: &str, source: &str) -> Result<toml::Table> {
             t
         }
     };
-    layer(table, source)
+    layer(table, source, Unknown::Refuse)
 }
 
 /// Load the effective settings.
 pub fn load(args: &LoadArgs) -> Result<Loaded> {
     let mut merged = toml::Table::new();
+    let mut ignored = Vec::new();
     let mut sources: BTreeMap<String, String> = KEYS
         .iter()
         .map(|(k, _)| (k.to_string(), "default".to_string()))
@@ -318,7 +341,11 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
             source_name: name.clone(),
             message: e.to_string().trim().replace('\n', " "),
         })?;
-        let t = layer(table, &name)?;
+        let unknown = match args.lenient {
+            true => Unknown::Skip(&mut ignored),
+            false => Unknown::Refuse,
+        };
+        let t = layer(table, &name, unknown)?;
         apply(t, &name, &mut merged);
     }
     for (snake, _) in KEYS {
@@ -345,10 +372,12 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
         let t = parse_value(canon, v.trim(), "--set")?;
         apply(t, "--set", &mut merged);
     }
-    let config = Config::deserialize(toml::Value::Table(merged)).map_err(|e| Error::Config {
-        source_name: "merged layers".into(),
-        message: e.to_string(),
-    })?;
+    let mut config =
+        Config::deserialize(toml::Value::Table(merged)).map_err(|e| Error::Config {
+            source_name: "merged layers".into(),
+            message: e.to_string(),
+        })?;
+    config.ignored = ignored;
     Ok(Loaded { config, sources })
 }
 
@@ -388,6 +417,7 @@ mod tests {
             workspace_file: Some(ws.clone()),
             env: vec![("TRILOGY_LOCK_TIMEOUT_MS".into(), "250".into())],
             overrides: vec!["inject_budget_bytes=3000".into()],
+            lenient: false,
         })
         .unwrap();
         assert_eq!(loaded.config.sessions_max_entries, 40);
@@ -476,5 +506,52 @@ mod tests {
             e.contains("u.toml") && e.contains("inject_budget_bytes"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_lenient_load_skips_unknown_keys_and_still_refuses_wrong_types() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = write(
+            dir.path(),
+            "trilogy.toml",
+            "lang = \"en\"\nnewer_setting = 1\n[newer_table]\nx = 2\n",
+        );
+        let strict = load(&LoadArgs {
+            workspace_file: Some(f.clone()),
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            strict.contains("trilogy.toml") && strict.contains("newer_setting"),
+            "{strict}"
+        );
+        let loaded = load(&LoadArgs {
+            workspace_file: Some(f),
+            lenient: true,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(
+            loaded.config.lang,
+            Lang::En,
+            "the keys it knows still apply"
+        );
+        assert_eq!(
+            loaded.config.ignored,
+            [
+                "`newer_setting` in trilogy.toml",
+                "`newer_table` in trilogy.toml"
+            ]
+        );
+        let f = write(dir.path(), "bad.toml", "lang = 3\n");
+        let e = load(&LoadArgs {
+            workspace_file: Some(f),
+            lenient: true,
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("bad.toml") && e.contains("lang"), "{e}");
     }
 }

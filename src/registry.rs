@@ -210,6 +210,57 @@ pub fn touch_quietly(env: &[(String, String)], ws: &crate::workspace::Workspace,
     }
 }
 
+/// How long after a command recorded a workspace ([`seen_quietly`]) the next one leaves the
+/// registry alone.
+pub const SEEN_EVERY: std::time::Duration = std::time::Duration::from_secs(24 * 60 * 60);
+
+/// The marker whose mtime says when a command last recorded `root`:
+/// `$XDG_STATE_HOME/trilogy/seen/<digest of the root>` (else `~/.local/state/trilogy/seen/`).
+fn seen_marker(env: &[(String, String)], root: &Path) -> Option<PathBuf> {
+    use sha1::{Digest, Sha1};
+    let base = var(env, "XDG_STATE_HOME")
+        .filter(|p| p.is_absolute())
+        .or_else(|| var(env, "HOME").map(|h| h.join(".local/state")))?;
+    let digest = Sha1::digest(root.as_os_str().as_encoded_bytes());
+    let name: String = digest[..10].iter().map(|b| format!("{b:02x}")).collect();
+    Some(base.join("trilogy").join("seen").join(name))
+}
+
+/// Record a workspace a command opened, at most once per [`SEEN_EVERY`]: the usual case
+/// costs one `stat` of its marker. A failure is logged at debug level only (the list is a
+/// convenience, and a command's output stays its own) and the marker is left old, so the next
+/// command tries again.
+pub fn seen_quietly(env: &[(String, String)], ws: &crate::workspace::Workspace) {
+    let Some(marker) = seen_marker(env, &ws.root) else {
+        return;
+    };
+    let fresh = std::fs::metadata(&marker)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age < SEEN_EVERY);
+    if fresh {
+        return;
+    }
+    if let Err(e) = touch(
+        env,
+        &ws.root,
+        &ws.memory_dir(),
+        &ws.config.boot_block_file,
+        false,
+    ) {
+        tracing::debug!(error = %e, "could not record the workspace in the registry");
+        return;
+    }
+    let written = marker
+        .parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::write(&marker, format!("{}\n", ws.root.display())));
+    if let Err(e) = written {
+        tracing::debug!(error = %e, path = %marker.display(), "could not mark the workspace as recorded");
+    }
+}
+
 /// [`touch_quietly`] into both registries: a DeepSeek Harness session's first step records
 /// its workspace where the original plugin's panel looks too (`$DSH_HOME/trilogy/`).
 pub fn touch_both_quietly(env: &[(String, String)], ws: &crate::workspace::Workspace) {

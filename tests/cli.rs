@@ -166,3 +166,55 @@ fn hooks_honour_set_overrides() {
         "a disabled hook scaffolds nothing"
     );
 }
+
+/// Regression: with a stray workspace in the temporary folder itself (a user's
+/// `/tmp/.trilogy`), a hook in a test's project without memory found it by walking up. The
+/// walk stops below `TRILOGY_CEILING_DIRECTORIES`, which every test command sets.
+#[test]
+fn the_walk_for_memory_stops_below_the_ceiling() {
+    let outer = tempfile::tempdir().unwrap();
+    let outer = outer.path();
+    std::fs::create_dir_all(outer.join(".trilogy")).unwrap();
+    let project = outer.join("project");
+    std::fs::create_dir_all(&project).unwrap();
+    let start = |ceiling: Option<&std::path::Path>| {
+        let state = tempfile::tempdir().unwrap();
+        let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"));
+        c.args(["hook", "claude", "session-start"])
+            .env("CLAUDE_PROJECT_DIR", &project)
+            .env("TRILOGY_TODAY", common::TODAY)
+            .env("TRILOGY_CONFIG", project.join("no-user-config.toml"))
+            .env("XDG_STATE_HOME", state.path())
+            .env("XDG_DATA_HOME", state.path().join("data"))
+            .env_remove(common::CEILING)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(c_dir) = ceiling {
+            c.env(common::CEILING, c_dir);
+        }
+        let mut child = c.spawn().unwrap();
+        let payload = serde_json::json!({
+            "session_id": "s", "hook_event_name": "SessionStart", "source": "startup",
+            "cwd": project.display().to_string(), "transcript_path": "/nonexistent",
+        });
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(payload.to_string().as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0));
+    };
+    // without a ceiling the stray workspace above is the project's memory: the arrangement
+    // reproduces the bug
+    start(None);
+    assert!(outer.join("memory/PROJECT.md").is_file());
+    assert!(!project.join("memory").exists());
+    std::fs::remove_dir_all(outer.join("memory")).unwrap();
+    // with the folder holding it as the ceiling, the project gets its own
+    start(Some(outer));
+    assert!(project.join("memory/PROJECT.md").is_file());
+    assert!(!outer.join("memory").exists());
+}

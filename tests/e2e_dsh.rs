@@ -1,5 +1,5 @@
 //! End to end with a real DeepSeek Harness (0.1.0-rc.8, pinned in `tests/e2e/dsh/`, with the
-//! Node 22 it needs): `trilogy install dsh` adds the plugin (`hosts/dsh/`) to a profile, the
+//! Node 22 it needs): `trilogy install dsh` adds the plugin (`templates/dsh/`) to a profile, the
 //! harness runs headless turns against a scripted model on 127.0.0.1, and what the model was
 //! sent and what the harness's own session log recorded show what a user would check — the
 //! block once per session, nothing more while memory is unchanged, one short notice when
@@ -12,7 +12,8 @@
 //! A headless run answers one task; the turns after it are played by a small driver plugin
 //! (`tests/e2e/dsh-driver/`), which also stands in for a compaction (it replaces the block on
 //! the surface in place, the mechanism the harness's compaction uses) and for a duplicated
-//! copy. A harness that is missing fails the test: `.ci/run` installs it.
+//! copy. A harness that is missing fails the test: `tests/e2e/run` installs it.
+//! Built only with `--features e2e`.
 
 #[path = "e2e/harness.rs"]
 mod harness;
@@ -34,7 +35,7 @@ fn dsh_bin() -> PathBuf {
         assert!(
             dir.join(tool).exists(),
             "{} is missing: install DeepSeek Harness with \
-             `npm install --prefix tests/e2e/dsh --legacy-peer-deps --ignore-scripts` (.ci/run does)",
+             `npm install --prefix tests/e2e/dsh --legacy-peer-deps --ignore-scripts` (tests/e2e/run does)",
             dir.join(tool).display()
         );
     }
@@ -160,7 +161,7 @@ impl Harness {
                 .arg("-dc")
                 .arg(&log)
                 .output()
-                .expect("zstd is installed (.ci/run installs it)");
+                .expect("zstd is missing: apt-get install zstd (tests/e2e/run installs it)");
             let events: Vec<Value> = String::from_utf8_lossy(&out.stdout)
                 .lines()
                 .filter_map(|l| serde_json::from_str(l).ok())
@@ -484,7 +485,7 @@ fn dsh_step_goes_on_when_trilogy_is_missing_or_hangs() {
 
 #[test]
 fn dsh_plugin_helpers_pass_their_unit_tests() {
-    let test = Path::new(env!("CARGO_MANIFEST_DIR")).join("hosts/dsh/lib.test.mjs");
+    let test = Path::new(env!("CARGO_MANIFEST_DIR")).join("templates/dsh/lib.test.mjs");
     let out = Command::new(dsh_bin().join("node"))
         .arg("--test")
         .arg(&test)

@@ -4,7 +4,8 @@
 //! the block arrives whole at session start, the tools are offered, a checkpoint lands in
 //! SESSIONS.md, a turn that worked and recorded nothing earns the reminder, and memory stays
 //! with the project when the agent moves into a subfolder (and, for Claude Code, after
-//! `/compact`). A CLI that is missing fails the test: `.ci/run` installs them.
+//! `/compact`). A CLI that is missing fails the test: `tests/e2e/run` installs them.
+//! Built only with `--features e2e`.
 
 #[path = "e2e/harness.rs"]
 mod harness;

@@ -244,6 +244,7 @@ fn fresh_clone_without_the_store_renders_byte_identically() {
         .arg(&dest)
         .arg("status")
         .env("TRILOGY_CONFIG", dest.join("none.toml"))
+        .envs(common::private_env(clone.path()))
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));

@@ -259,12 +259,14 @@ fn sixteen_mcp_servers_writing_at_once_lose_and_duplicate_nothing() {
     let servers: Vec<_> = (0..16)
         .map(|k| {
             let root = ws.root().to_path_buf();
+            let home = ws.state.path().to_path_buf();
             std::thread::spawn(move || {
                 let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"))
                     .arg("--root")
                     .arg(&root)
                     .arg("mcp")
                     .env("TRILOGY_CONFIG", root.join("none.toml"))
+                    .envs(common::private_env(&home))
                     .env("TRILOGY_TODAY", common::TODAY)
                     .stdin(Stdio::piped())
                     .stdout(Stdio::piped())

@@ -19,7 +19,7 @@ fn hook(ws: &Ws, event: &str, payload: &Value, cwd: &Path, project: Option<&Path
         .env("TRILOGY_TODAY", common::TODAY)
         .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
         .env("XDG_STATE_HOME", ws.state.path())
-        .env("XDG_DATA_HOME", ws.data_home())
+        .envs(common::private_env(ws.state.path()))
         .env("HOME", ws.state.path())
         .env_remove("CLAUDE_PROJECT_DIR")
         .stdin(Stdio::piped())
@@ -46,7 +46,7 @@ fn bare(ws: &Ws) -> std::process::Command {
     c.env("TRILOGY_TODAY", common::TODAY)
         .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
         .env("XDG_STATE_HOME", ws.state.path())
-        .env("XDG_DATA_HOME", ws.data_home());
+        .envs(common::private_env(ws.state.path()));
     c
 }
 
@@ -204,7 +204,8 @@ fn mcp_root_with(ws: &Ws, cwd: &Path, roots: Option<Value>) -> String {
         .arg("mcp")
         .current_dir(cwd)
         .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
-        .env("XDG_DATA_HOME", ws.data_home())
+        .envs(common::private_env(ws.state.path()))
+        .env(common::CEILING, common::ceiling())
         .env_remove("CLAUDE_PROJECT_DIR")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

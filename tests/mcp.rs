@@ -19,7 +19,7 @@ fn server_cmd(ws: &Ws) -> tokio::process::Command {
         .arg("mcp")
         .env("TRILOGY_TODAY", common::TODAY)
         .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
-        .env("XDG_DATA_HOME", ws.data_home())
+        .envs(common::private_env(ws.state.path()))
         .stderr(Stdio::null());
     c
 }

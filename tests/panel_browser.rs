@@ -9,7 +9,8 @@
 //! makes), and what a request did is checked on disk and in the store, never in a stub.
 //! Waits poll the DOM with a generous deadline; no assertion depends on how fast the machine
 //! is. The tests fail, never skip, when Chromium or chromedriver is missing
-//! (`apt-get install chromium chromium-driver`).
+//! (`apt-get install chromium chromium-driver`). They build only with `--features e2e`
+//! (`tests/e2e/run` installs the browser and runs them).
 
 mod common;
 
@@ -313,7 +314,7 @@ impl Browser {
             assert!(
                 Path::new(path).is_file(),
                 "{path} is missing: the panel's browser tests need Debian's Chromium \
-                 ({what}: apt-get install -y chromium chromium-driver; .ci/run installs them)"
+                 ({what}: apt-get install -y chromium chromium-driver; tests/e2e/run installs them)"
             );
         }
         let port = free_port();

@@ -84,7 +84,7 @@ fn marker_strategy_climbs_to_the_repository_root() {
     let out = c
         .current_dir(&nested)
         .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
-        .env("XDG_DATA_HOME", ws.data_home())
+        .envs(common::private_env(ws.state.path()))
         .env("TRILOGY_PROJECT_ROOT_STRATEGY", "marker")
         .arg("init")
         .output()
@@ -98,7 +98,7 @@ fn marker_strategy_climbs_to_the_repository_root() {
     let out = c
         .current_dir(&nested)
         .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
-        .env("XDG_DATA_HOME", ws.data_home())
+        .envs(common::private_env(ws.state.path()))
         .args(["init", "--json"])
         .output()
         .unwrap();
@@ -109,7 +109,7 @@ fn marker_strategy_climbs_to_the_repository_root() {
     let mut c = assert_cmd::Command::cargo_bin("trilogy").unwrap();
     c.current_dir(&nested)
         .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
-        .env("XDG_DATA_HOME", ws.data_home())
+        .envs(common::private_env(ws.state.path()))
         .args(["--root", "."])
         .arg("init")
         .assert()

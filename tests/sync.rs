@@ -376,6 +376,7 @@ fn two_processes_writing_at_once_both_land() {
             .arg(ws.root())
             .env("TRILOGY_TODAY", common::TODAY)
             .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+            .envs(common::private_env(ws.state.path()))
             .args([
                 "checkpoint",
                 "--session-done",
@@ -708,6 +709,7 @@ fn a_disk_that_refuses_writes_changes_nothing_and_the_next_command_works() {
         ])
         .env("TRILOGY_TODAY", common::TODAY)
         .env("TRILOGY_CONFIG", ws.root().join("no-user-config.toml"))
+        .envs(common::private_env(ws.state.path()))
         .output()
         .expect("sh is needed");
     assert!(!out.status.success(), "the write cannot succeed");

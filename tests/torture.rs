@@ -74,6 +74,7 @@ fn writers_a_hand_editor_and_a_reader_lose_nothing() {
     let per = env_num("TRILOGY_TORTURE_CHECKPOINTS", 12);
     let ws = Ws::init();
     let root = ws.root().to_path_buf();
+    let home = ws.state.path().to_path_buf();
     // a small live cap: sessions keep moving into the archive while everything else goes on
     std::fs::write(
         root.join("trilogy.toml"),
@@ -85,7 +86,7 @@ fn writers_a_hand_editor_and_a_reader_lose_nothing() {
     let stop = Arc::new(AtomicBool::new(false));
     let mut handles = Vec::new();
     for w in 0..writers {
-        let (root, bin, acked) = (root.clone(), bin.clone(), acked.clone());
+        let (root, bin, acked, home) = (root.clone(), bin.clone(), acked.clone(), home.clone());
         handles.push(std::thread::spawn(move || {
             for i in 0..per {
                 let tag = format!("w{w}-c{i}");
@@ -105,6 +106,7 @@ fn writers_a_hand_editor_and_a_reader_lose_nothing() {
                     .arg("checkpoint")
                     .args(&args)
                     .env("TRILOGY_CONFIG", root.join("none.toml"))
+                    .envs(common::private_env(&home))
                     .env("TRILOGY_LOCK_TIMEOUT_MS", "60000")
                     .output()
                     .unwrap();
@@ -157,7 +159,7 @@ fn writers_a_hand_editor_and_a_reader_lose_nothing() {
         })
     };
     let reader = {
-        let (root, bin, stop) = (root.clone(), bin.clone(), stop.clone());
+        let (root, bin, stop, home) = (root.clone(), bin.clone(), stop.clone(), home.clone());
         std::thread::spawn(move || {
             let mut n = 0;
             while !stop.load(Ordering::Relaxed) {
@@ -166,6 +168,7 @@ fn writers_a_hand_editor_and_a_reader_lose_nothing() {
                     .arg(&root)
                     .args(["read", "-n", "5"])
                     .env("TRILOGY_CONFIG", root.join("none.toml"))
+                    .envs(common::private_env(&home))
                     .env("TRILOGY_LOCK_TIMEOUT_MS", "60000")
                     .stdout(Stdio::null())
                     .output()
@@ -261,6 +264,7 @@ fn writers_killed_at_random_points_leave_a_healthy_workspace() {
                     &format!("timing {n}; tested"),
                 ])
                 .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+                .envs(common::private_env(ws.state.path()))
                 .output()
                 .unwrap();
             assert!(out.status.success(), "{}", text(&out.stderr));
@@ -290,6 +294,7 @@ fn writers_killed_at_random_points_leave_a_healthy_workspace() {
                 &format!("{tag} choice"),
             ])
             .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+            .envs(common::private_env(ws.state.path()))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
@@ -365,13 +370,14 @@ fn with_hand_entry(s: &str, text: &str) -> Option<String> {
 /// Checkpoints from `writers` threads, `per` each; returns the acknowledged tags.
 fn spawn_writers(
     root: &std::path::Path,
+    home: &std::path::Path,
     writers: usize,
     per: usize,
 ) -> Vec<std::thread::JoinHandle<Vec<String>>> {
     let bin = assert_cmd::cargo::cargo_bin("trilogy");
     (0..writers)
         .map(|w| {
-            let (root, bin) = (root.to_path_buf(), bin.clone());
+            let (root, bin, home) = (root.to_path_buf(), bin.clone(), home.to_path_buf());
             std::thread::spawn(move || {
                 let mut acked = Vec::new();
                 for i in 0..per {
@@ -385,6 +391,7 @@ fn spawn_writers(
                             &format!("{tag} session; tested"),
                         ])
                         .env("TRILOGY_CONFIG", root.join("none.toml"))
+                        .envs(common::private_env(&home))
                         .env("TRILOGY_LOCK_TIMEOUT_MS", "60000")
                         .output()
                         .unwrap();
@@ -449,7 +456,7 @@ fn chunked_and_held_open_saves_racing_writers_lose_nothing() {
         seed.push_str(&format!("seed entry {i:03} with some length to it; "));
     }
     ws.ok(&["checkpoint", "--session-done", &format!("{seed}tested")]);
-    let handles = spawn_writers(&root, writers, per);
+    let handles = spawn_writers(&root, ws.state.path(), writers, per);
     let path = root.join("memory/SESSIONS.md");
     let mut hand = Vec::new();
     for k in 0..16 {
@@ -538,7 +545,7 @@ fn git_rebases_racing_writers_lose_nothing() {
                 .success()
         );
     }
-    let handles = spawn_writers(&root, writers, per);
+    let handles = spawn_writers(&root, ws.state.path(), writers, per);
     let mut rebased = 0;
     let mut stashed = 0;
     for _ in 0..8 {

@@ -133,9 +133,10 @@ fn chunked_saves_racing_writers_lose_no_hand_entry_and_remove_no_acknowledged_on
     ws.write("SESSIONS.md", &hand_sessions(600));
     ws.ok(&["status"]);
     let root = ws.root().to_path_buf();
+    let home = ws.state.path().to_path_buf();
     let bin = assert_cmd::cargo::cargo_bin("trilogy");
     let writer = {
-        let (root, bin) = (root.clone(), bin.clone());
+        let (root, bin, home) = (root.clone(), bin.clone(), home.clone());
         std::thread::spawn(move || {
             let mut acked = Vec::new();
             for i in 0..12 {
@@ -145,6 +146,7 @@ fn chunked_saves_racing_writers_lose_no_hand_entry_and_remove_no_acknowledged_on
                     .arg(&root)
                     .args(["checkpoint", "--session-done", &format!("{tag}; tested")])
                     .env("TRILOGY_CONFIG", root.join("none.toml"))
+                    .envs(common::private_env(&home))
                     .env("TRILOGY_LOCK_TIMEOUT_MS", "60000")
                     .output()
                     .unwrap();

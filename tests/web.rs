@@ -840,7 +840,7 @@ fn export_and_import_keep_the_files_byte_for_byte_and_a_foreign_bundle_writes_no
     assert!(r.error().contains("记忆包"), "{}", r.body);
     assert!(!fresh.root().join("memory").exists());
     let only_unknown =
-        json!({ "kind": "dsh-trilogy/memory-bundle", "files": { "notes.txt": "x" } });
+        json!({ "kind": "dsh-trilogy/memory-bundle", "version": 1, "files": { "notes.txt": "x" } });
     let r = s.post(
         "/trilogy/import",
         &json!({ "root": root(&fresh), "bundle": only_unknown }),

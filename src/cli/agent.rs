@@ -246,7 +246,7 @@ fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOp
     })
 }
 
-/// DeepSeek Harness: the plugin (`hosts/dsh/`), written out and added to a profile with the
+/// DeepSeek Harness: the plugin (`templates/dsh/`), written out and added to a profile with the
 /// harness's own `dsh plugin add`, or printed as the command to run when `dsh` is not on PATH.
 /// `--static` keeps the older setup: the block in `AGENTS.local.md` and the MCP entry to paste.
 fn install_dsh(env: &Env, a: &InstallArgs, remove: bool) -> Result<()> {
@@ -263,7 +263,7 @@ fn install_dsh(env: &Env, a: &InstallArgs, remove: bool) -> Result<()> {
         return format::print(env, &v, |_| {
             format!(
                 "{} {}\n\nadd this plugin entry to your DeepSeek Harness profile (cordis.yml), then restart dsh:\n\n{snippet}",
-                format!("{:?}", out.outcome).to_lowercase(),
+                out.outcome.word(),
                 out.path
             )
         });
@@ -401,7 +401,12 @@ fn setup_notes(host: &str, command: &str) -> Vec<String> {
 pub fn block(env: &Env, file: &std::path::Path) -> Result<()> {
     let out = crate::ops::block::write_block(&env.ws, file)?;
     format::print(env, &out, |o| {
-        format!("{:?} {} ({} bytes of memory)", o.outcome, o.path, o.bytes).to_lowercase()
+        format!(
+            "{} {} ({} bytes of memory)",
+            o.outcome.word(),
+            o.path,
+            o.bytes
+        )
     })
 }
 
@@ -410,8 +415,8 @@ pub struct SearchArgs {
     /// Words, a phrase, or a code name (`沙箱禁管道`, `why did we drop sqlite`, `parseSessions`)
     #[arg(required = true, num_args = 1..)]
     query: Vec<String>,
-    /// Only this kind: session, decision or section
-    #[arg(long)]
+    /// Only this kind: session, decision, section, or prose (text written outside entries)
+    #[arg(long, value_parser = ["session", "decision", "section", "prose"])]
     kind: Option<String>,
     /// Only sessions of this area
     #[arg(long)]

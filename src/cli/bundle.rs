@@ -285,7 +285,7 @@ pub fn block(env: &Env, a: BlockArgs) -> Result<()> {
         Some(BlockAction::Rewrite(b)) => {
             let out = block::rewrite_block(&env.ws, &file(b.file))?;
             format::print(env, &out, |o| {
-                let mut s = format!("{:?} {}", o.outcome, o.file).to_lowercase();
+                let mut s = format!("{} {}", o.outcome.word(), o.file);
                 if let Some(r) = &o.rescued {
                     s.push_str(&format!(" (the old block's text is kept at {r})"));
                 }

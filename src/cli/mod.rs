@@ -4,6 +4,7 @@
 mod agent;
 mod bundle;
 mod checkpoint;
+mod commands;
 mod demo;
 mod format;
 mod progress;
@@ -17,8 +18,7 @@ use clap::{Args, ColorChoice, CommandFactory, FromArgMatches, Parser, Subcommand
 
 use crate::config;
 use crate::error::{Error, Result};
-use crate::model::FileKind;
-use crate::ops::{self, EntryFilter, LogQuery, ReadTarget};
+use crate::ops;
 use crate::workspace::Workspace;
 
 const EXIT_CODES: &str = "\
@@ -37,7 +37,9 @@ Exit codes:
 Environment:
   TRILOGY_<KEY>   any config key, e.g. TRILOGY_LANG=en, TRILOGY_SESSIONS_MAX_ENTRIES=50
   TRILOGY_TODAY   pin the date stamped on new entries (YYYY-MM-DD), for scripts and tests
-  TRILOGY_CONFIG  path of the user config file (default ~/.config/trilogy/config.toml)";
+  TRILOGY_CONFIG  path of the user config file (default ~/.config/trilogy/config.toml)
+  TRILOGY_CEILING_DIRECTORIES  folders (colon-separated) the search for memory and .git never
+                  enters, as git's GIT_CEILING_DIRECTORIES";
 
 /// Project memory for AI coding agents: three Markdown files kept by a transactional store.
 ///
@@ -261,6 +263,7 @@ fn build_env(cli: &Cli) -> Result<Env> {
         explicit: cli.root.as_deref(),
         host: crate::workspace::host_dirs(&env),
         cwd: None,
+        lenient: false,
     };
     let (ws, loaded, _) = crate::workspace::open_located(&wanted, &env, &cli.set)?;
     // a fresh clone's first command rebuilds the store from the Markdown, its first search the
@@ -364,143 +367,13 @@ fn dispatch(cli: Cli) -> Result<()> {
             "trilogy is disabled here (enabled = false); `trilogy config` shows where that was set",
         ));
     }
-    match cli.command {
-        Command::Init => {
-            let out = ops::init(&env.ws)?;
-            let vars: Vec<(String, String)> = std::env::vars().collect();
-            crate::registry::touch_quietly(&vars, &env.ws, true);
-            // a language chosen for this command alone becomes the workspace's
-            let chosen = env
-                .loaded
-                .sources
-                .get("lang")
-                .is_some_and(|from| from == "--set" || from.starts_with("env "));
-            if chosen {
-                ops::persist_lang(&env.ws)?;
-            }
-            format::print(&env, &out, format::init)
-        }
-        Command::Checkpoint(a) => checkpoint::checkpoint(&env, *a),
-        Command::Read(a) => cmd_read(&env, a),
-        Command::Status => {
-            let s = ops::status(&env.ws)?;
-            format::print(&env, &s, format::status)
-        }
-        Command::Log(a) => {
-            let view = ops::log(
-                &env.ws,
-                &LogQuery {
-                    limit: a.limit,
-                    id: a.id,
-                    section: a.section,
-                },
-            )?;
-            format::print(&env, &view, format::log)
-        }
-        Command::Restore(a) => {
-            let out = match (&a.id, &a.section, a.revision) {
-                _ if a.text.is_some() => {
-                    let text = match a.text.as_deref() {
-                        Some("-") => {
-                            let mut s = String::new();
-                            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-                                .map_err(|e| Error::io("<stdin>", e))?;
-                            s
-                        }
-                        t => t.unwrap_or_default().to_string(),
-                    };
-                    ops::restore_text(&env.ws, &text, "cli")?
-                }
-                (Some(id), _, _) => ops::restore_entry(&env.ws, "cli", id)?,
-                (None, Some(s), Some(r)) => ops::restore_section(&env.ws, "cli", s, r)?,
-                _ => {
-                    return Err(Error::bad_input(
-                        "give an entry id, or --section NAME --revision N",
-                    ));
-                }
-            };
-            format::warn_sync(&out.report);
-            format::print(&env, &out.value, format::restore)
-        }
-        Command::Reports(a) => match a.close {
-            Some(n) => {
-                let r = ops::close_report(&env.ws, "cli", n)?;
-                format::print(&env, &r, |r| {
-                    format!("closed report #{}: {}", r.seq, r.text)
-                })
-            }
-            None => {
-                let list = ops::reports(&env.ws, a.all)?;
-                format::print(&env, &list, |l| {
-                    if l.is_empty() {
-                        return "(no open reports)".into();
-                    }
-                    l.iter()
-                        .map(|r| {
-                            format!(
-                                "#{} {} {} ({}): {}",
-                                r.seq,
-                                if r.open { "open  " } else { "closed" },
-                                r.at,
-                                r.actor,
-                                r.text
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                })
-            }
-        },
-        Command::Doctor(a) => {
-            let report = ops::doctor::doctor(&env.ws, a.fix)?;
-            format::print(&env, &report, |r| {
-                let mut lines: Vec<String> =
-                    r.fixed.iter().map(|f| format!("fixed: {f}")).collect();
-                if r.findings.is_empty() {
-                    lines.push("all checks passed".into());
-                }
-                for f in &r.findings {
-                    let level = format!("{:?}", f.level).to_lowercase();
-                    lines.push(format!("{level:<5} {:<13} {}", f.check, f.message));
-                    if !f.action.is_empty() {
-                        lines.push(format!("      {:<13} → {}", "", f.action));
-                    }
-                }
-                lines.join("\n")
-            })?;
-            if report.worst() == ops::doctor::Level::Error {
-                std::process::exit(9);
-            }
-            Ok(())
-        }
-        Command::Resolve(a) => {
-            let done = ops::gitmerge::resolve(&env.ws, &a.files)?;
-            format::print(&env, &done, |d| format::resolved(d))?;
-            if done.iter().any(|r| r.conflicts > 0) {
-                // the markers left make the file one that does not parse
-                std::process::exit(crate::ErrorKind::Unparseable.exit_code());
-            }
-            Ok(())
-        }
-        Command::Config => format::print(&env, &env.loaded, format::config),
-        Command::Search(a) => agent::search(&env, a),
-        Command::Reindex => agent::reindex(&env),
-        Command::Inject(a) => agent::inject(&env, a),
-        Command::Sessions(a) => agent::sessions(&env, a),
-        Command::Install(a) => agent::install(&env, a, false),
-        Command::Uninstall(a) => agent::install(&env, a, true),
-        Command::Block(a) => bundle::block(&env, a),
-        Command::Export(a) => bundle::export(&env, a),
-        Command::Import(a) => bundle::import(&env, a),
-        Command::Clear(a) => bundle::clear(&env, a),
-        Command::Demo(_)
-        | Command::Completions(_)
-        | Command::Man
-        | Command::Hook(_)
-        | Command::Mcp(_)
-        | Command::Serve(_)
-        | Command::MergeDriver(_) => unreachable!("handled above"),
+    let vars: Vec<(String, String)> = std::env::vars().collect();
+    let result = commands::run(cli.command, &env);
+    // the panel lists every workspace a command used, not only those a hook or `init` saw
+    if env.ws.has_memory() {
+        crate::registry::seen_quietly(&vars, &env.ws);
     }
+    result
 }
 
 /// `trilogy serve`: the URL (or `{url, port, token}` with --json) as the first stdout line,
@@ -554,53 +427,6 @@ pub(crate) fn parse_date(flag: &str, v: &Option<String>) -> Result<Option<chrono
     v.as_deref()
         .map(|s| crate::model::parse_day(&format!("--{flag}"), s))
         .transpose()
-}
-
-fn cmd_read(env: &Env, a: ReadArgs) -> Result<()> {
-    let file = a
-        .file
-        .as_deref()
-        .map(|f| {
-            FileKind::from_name(f).ok_or_else(|| {
-                Error::bad_input(format!(
-                    "unknown file `{f}`; choose PROJECT.md, DECISIONS.md, SESSIONS.md or SESSIONS-archive.md"
-                ))
-            })
-        })
-        .transpose()?;
-    let entry_mode =
-        a.area.is_some() || a.since.is_some() || a.until.is_some() || a.limit.is_some();
-    let targets: Vec<ReadTarget> = if let Some(s) = a.section {
-        vec![ReadTarget::Section(s)]
-    } else if entry_mode {
-        vec![ReadTarget::Entries(EntryFilter {
-            file: file.unwrap_or(FileKind::Sessions),
-            area: a.area,
-            since: parse_date("since", &a.since)?,
-            until: parse_date("until", &a.until)?,
-            limit: a.limit.unwrap_or(usize::MAX),
-        })]
-    } else if let Some(f) = file {
-        vec![ReadTarget::File(f)]
-    } else {
-        [FileKind::Project, FileKind::Decisions, FileKind::Sessions]
-            .into_iter()
-            .map(ReadTarget::File)
-            .collect()
-    };
-    let mut outs = Vec::new();
-    for t in &targets {
-        let out = ops::read(&env.ws, t)?;
-        format::warn_sync(&out.report);
-        outs.push(out.value);
-    }
-    if outs.len() == 1 {
-        format::print(env, &outs[0], format::read)
-    } else {
-        format::print(env, &outs, |o: &Vec<ops::ReadOutput>| {
-            o.iter().map(format::read).collect::<Vec<_>>().join("\n")
-        })
-    }
 }
 
 #[cfg(test)]

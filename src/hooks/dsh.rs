@@ -1,4 +1,4 @@
-//! `trilogy hook dsh <event>`: the contract the DeepSeek Harness plugin (`hosts/dsh/`) speaks,
+//! `trilogy hook dsh <event>`: the contract the DeepSeek Harness plugin (`templates/dsh/`) speaks,
 //! one JSON object on stdin and one on stdout (`schema/dsh-hook.json`). The plugin reports
 //! what it sees — the session, its working directory, the routed model's window, the copies
 //! of the block on the surface, the tool calls since its last call — and does what the

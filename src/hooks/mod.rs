@@ -280,6 +280,7 @@ pub(crate) fn open_session(
         explicit: fixed.as_deref(),
         host: host_dirs,
         cwd: Some(&cwd),
+        lenient: true,
     };
     let (ws, _, located) = crate::workspace::open_located(&wanted, env, overrides)?;
     reply.root = Some(ws.root.clone());

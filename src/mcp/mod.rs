@@ -214,6 +214,7 @@ impl MemoryServer {
             explicit: self.setup.root.as_deref(),
             host,
             cwd: None,
+            lenient: true,
         };
         let (ws, _, _) =
             crate::workspace::open_located(&wanted, &self.setup.env, &self.setup.overrides)?;

@@ -165,6 +165,20 @@ pub fn check(bundle: &Value) -> Result<Checked> {
             }
         )));
     }
+    match obj.get("version") {
+        Some(v) if v.as_u64() == Some(BUNDLE_VERSION) => {}
+        Some(v) => {
+            return Err(Error::bad_input(format!(
+                "bundle version {v} is not one this trilogy reads (it reads \"version\": {BUNDLE_VERSION}); \
+                 import it with the trilogy that wrote it, or upgrade trilogy"
+            )));
+        }
+        None => {
+            return Err(Error::bad_input(format!(
+                "the bundle has no \"version\"; a bundle written by `trilogy export` has \"version\": {BUNDLE_VERSION}"
+            )));
+        }
+    }
     let files = obj.get("files").and_then(Value::as_object).ok_or_else(|| {
         Error::bad_input(
             "the bundle has no \"files\" object; a bundle maps file names to their text",
@@ -465,17 +479,37 @@ mod tests {
         assert!(check(&json!([])).is_err());
         let e = check(&json!({"kind": "other", "files": {}})).unwrap_err();
         assert!(e.to_string().contains("kind=\"other\""), "{e}");
-        let e = check(&json!({"kind": BUNDLE_KIND, "files": {"x.md": "a"}})).unwrap_err();
+        let e =
+            check(&json!({"kind": BUNDLE_KIND, "version": 1, "files": {"x.md": "a"}})).unwrap_err();
         assert!(e.to_string().contains("only x.md"), "{e}");
-        let e = check(&json!({"kind": BUNDLE_KIND, "files": {"SESSIONS.md": "# S\n\n## 2026-01-01\n<<<<<<< ours\nx\n"}}))
+        let e = check(&json!({"kind": BUNDLE_KIND, "version": 1, "files": {"SESSIONS.md": "# S\n\n## 2026-01-01\n<<<<<<< ours\nx\n"}}))
             .unwrap_err();
         assert!(e.to_string().contains("SESSIONS.md: line"), "{e}");
-        let e = check(&json!({"kind": BUNDLE_KIND, "files": {"DECISIONS.md": "# D\n\n```\n## 2026-01-01 — a\n"}}))
+        let e = check(&json!({"kind": BUNDLE_KIND, "version": 1, "files": {"DECISIONS.md": "# D\n\n```\n## 2026-01-01 — a\n"}}))
             .unwrap_err();
         assert!(e.to_string().contains("DECISIONS.md: line 3"), "{e}");
-        let ok = check(&json!({"kind": BUNDLE_KIND, "version": 9, "files": {"PROJECT.md": "# P\n", "notes.txt": "x"}}))
+        let ok = check(&json!({"kind": BUNDLE_KIND, "version": 1, "files": {"PROJECT.md": "# P\n", "notes.txt": "x"}}))
             .unwrap();
         assert_eq!(ok.files.len(), 1);
         assert_eq!(ok.ignored, vec!["notes.txt".to_string()]);
+    }
+
+    #[test]
+    fn a_bundle_of_a_version_it_does_not_know_is_refused_naming_it() {
+        let files = json!({"PROJECT.md": "# P\n"});
+        for (version, named) in [
+            (json!(99), "bundle version 99 "),
+            (json!("banana"), "bundle version \"banana\" "),
+            (json!(1.5), "bundle version 1.5 "),
+            (json!("1"), "bundle version \"1\" "),
+        ] {
+            let e = check(&json!({"kind": BUNDLE_KIND, "version": version, "files": files}))
+                .unwrap_err();
+            assert!(e.to_string().contains(named), "{e}");
+            assert!(e.to_string().contains("reads \"version\": 1"), "{e}");
+        }
+        let e = check(&json!({"kind": BUNDLE_KIND, "files": files})).unwrap_err();
+        assert!(e.to_string().contains("no \"version\""), "{e}");
+        assert!(check(&json!({"kind": BUNDLE_KIND, "version": 1, "files": files})).is_ok());
     }
 }

@@ -164,7 +164,48 @@ fn filtered(r: &dyn Reader, f: &EntryFilter) -> Result<Vec<EntryRecord>> {
         }
         Ok(out.len() < f.limit)
     })?;
+    if out.is_empty()
+        && let Some(given) = &f.area
+    {
+        check_area(r, f.file, given)?;
+    }
     Ok(out)
+}
+
+/// Areas named when an area is not found; a hand-written file may hold thousands.
+const KNOWN_AREAS_SHOWN: usize = 20;
+
+/// Nothing matched the area `given`: when no entry of `file` has it at all, say so and name
+/// the areas it does have, rather than an empty answer that looks like "nothing recent".
+fn check_area(r: &dyn Reader, file: FileKind, given: &str) -> Result<()> {
+    let area = area_name(given).to_lowercase();
+    let entries = r.file_entries(file, 0, usize::MAX)?;
+    let mut known: Vec<String> = entries.iter().map(EntryRecord::area).collect();
+    known.sort();
+    known.dedup();
+    if known.iter().any(|k| k.to_lowercase() == area) {
+        return Ok(());
+    }
+    let names = match known.len() {
+        0 => format!("{} has no entries yet", file.file_name()),
+        n => {
+            let mut s = known
+                .iter()
+                .take(KNOWN_AREAS_SHOWN)
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            if n > KNOWN_AREAS_SHOWN {
+                s.push_str(&format!(" and {} more", n - KNOWN_AREAS_SHOWN));
+            }
+            format!("its areas are {s}")
+        }
+    };
+    Err(Error::NotFound(format!(
+        "no entry of {} has area `{}`; {names} (`trilogy status` lists them)",
+        file.file_name(),
+        given.trim()
+    )))
 }
 
 #[derive(Debug, Clone, Serialize)]

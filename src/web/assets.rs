@@ -7,9 +7,9 @@ use axum::response::{IntoResponse, Response};
 
 use super::fence::{COOKIE, same_token};
 
-const INDEX: &str = include_str!("../../assets/panel/index.html");
-const SCRIPT: &str = include_str!("../../assets/panel/panel.js");
-const STYLE: &str = include_str!("../../assets/panel/panel.css");
+const INDEX: &str = include_str!("../../templates/panel/index.html");
+const SCRIPT: &str = include_str!("../../templates/panel/panel.js");
+const STYLE: &str = include_str!("../../templates/panel/panel.css");
 
 /// The asset at `/trilogy/<name>`, if it is one.
 pub fn asset(name: &str) -> Option<Response> {

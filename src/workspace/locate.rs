@@ -14,6 +14,12 @@
 //! Memory is created only where a person or a host asked for it: an explicit root, the host's
 //! project directory, or a repository root — never in `$HOME` or `/` because a hook installed
 //! for the user ran outside a project.
+//!
+//! Both upward walks (for memory and for `.git`) stop below the folders named in
+//! `TRILOGY_CEILING_DIRECTORIES` (colon-separated absolute paths, as git's
+//! `GIT_CEILING_DIRECTORIES`): a ceiling and everything above it are never looked at, unless
+//! the walk starts there. The test suite sets it to the temporary folder, so a stray
+//! `/tmp/.trilogy` is never a test's workspace.
 
 use std::path::{Path, PathBuf};
 
@@ -76,6 +82,60 @@ pub fn path_of_uri(uri: &str) -> Option<PathBuf> {
     Some(PathBuf::from(if drive { &text[1..] } else { &text }))
 }
 
+/// The variable naming the ceilings.
+pub const CEILING_VAR: &str = "TRILOGY_CEILING_DIRECTORIES";
+
+/// Folders an upward walk never enters ([`CEILING_VAR`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Ceilings(Vec<PathBuf>);
+
+impl Ceilings {
+    /// No ceiling: the walks may go up to `/`.
+    pub fn none() -> Ceilings {
+        Ceilings::default()
+    }
+
+    /// These folders (each also by its canonical path, so a symlinked `/tmp` matches).
+    pub fn of(dirs: impl IntoIterator<Item = PathBuf>) -> Ceilings {
+        let mut out = Vec::new();
+        for d in dirs {
+            if !d.is_absolute() {
+                continue;
+            }
+            if let Ok(c) = d.canonicalize()
+                && c != d
+            {
+                out.push(c);
+            }
+            out.push(d);
+        }
+        Ceilings(out)
+    }
+
+    /// The ceilings `env` names; relative and empty entries are ignored, as git does.
+    pub fn from_env(env: &[(String, String)]) -> Ceilings {
+        env.iter()
+            .rev()
+            .find(|(k, _)| k == CEILING_VAR)
+            .map(|(_, v)| Ceilings::of(v.split(':').filter(|p| !p.is_empty()).map(PathBuf::from)))
+            .unwrap_or_default()
+    }
+
+    fn holds(&self, dir: &Path) -> bool {
+        self.0.iter().any(|c| c == dir)
+    }
+
+    /// `start`, then each folder above it, stopping before the first ceiling.
+    pub fn walk<'a>(&'a self, start: &'a Path) -> impl Iterator<Item = &'a Path> + 'a {
+        let mut first = true;
+        start.ancestors().take_while(move |d| {
+            let keep = first || !self.holds(d);
+            first = false;
+            keep
+        })
+    }
+}
+
 /// True when `dir` holds trilogy memory.
 pub fn holds_memory(dir: &Path, memory_dir_name: &str) -> bool {
     if dir.join(".trilogy").is_dir() {
@@ -88,17 +148,17 @@ pub fn holds_memory(dir: &Path, memory_dir_name: &str) -> bool {
 }
 
 /// The repository root around `start`: the nearest folder at or above it with `.git`.
-pub fn repository_root(start: &Path) -> Option<PathBuf> {
-    start
-        .ancestors()
+pub fn repository_root(start: &Path, ceilings: &Ceilings) -> Option<PathBuf> {
+    ceilings
+        .walk(start)
         .find(|d| d.join(".git").exists())
         .map(Path::to_path_buf)
 }
 
 /// The nearest folder at or above `start` that holds memory, looking no higher than the
 /// repository root (a nested repository stops the walk at its own root).
-pub fn find_memory(start: &Path, memory_dir_name: &str) -> Option<PathBuf> {
-    for dir in start.ancestors() {
+pub fn find_memory(start: &Path, memory_dir_name: &str, ceilings: &Ceilings) -> Option<PathBuf> {
+    for dir in ceilings.walk(start) {
         if holds_memory(dir, memory_dir_name) {
             return Some(dir.to_path_buf());
         }
@@ -110,12 +170,14 @@ pub fn find_memory(start: &Path, memory_dir_name: &str) -> Option<PathBuf> {
 }
 
 /// Apply the rule. `host` lists the host's project directories and client roots in the
-/// order given; `cwd` is the working directory (a hook's payload `cwd`).
+/// order given; `cwd` is the working directory (a hook's payload `cwd`); no walk goes above
+/// `ceilings`.
 pub fn locate(
     explicit: Option<&Path>,
     host: &[PathBuf],
     cwd: &Path,
     memory_dir_name: &str,
+    ceilings: &Ceilings,
 ) -> Result<Located> {
     let abs = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
     if let Some(r) = explicit {
@@ -137,7 +199,10 @@ pub fn locate(
             found: Found::Host,
         });
     }
-    if let Some(m) = hosts.iter().find_map(|h| find_memory(h, memory_dir_name)) {
+    if let Some(m) = hosts
+        .iter()
+        .find_map(|h| find_memory(h, memory_dir_name, ceilings))
+    {
         return Ok(Located {
             root: m,
             found: Found::Memory,
@@ -150,13 +215,13 @@ pub fn locate(
         });
     }
     let cwd = abs(cwd);
-    if let Some(m) = find_memory(&cwd, memory_dir_name) {
+    if let Some(m) = find_memory(&cwd, memory_dir_name, ceilings) {
         return Ok(Located {
             root: m,
             found: Found::Memory,
         });
     }
-    if let Some(r) = repository_root(&cwd) {
+    if let Some(r) = repository_root(&cwd, ceilings) {
         return Ok(Located {
             root: r,
             found: Found::Repository,
@@ -171,6 +236,18 @@ pub fn locate(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A test's own root below a folder holding a stray workspace (a user's `/tmp/.trilogy`),
+    /// with that folder as the ceiling: what the walks find must come from the root.
+    fn world() -> (tempfile::TempDir, PathBuf, Ceilings) {
+        let t = tempfile::tempdir().unwrap();
+        let outer = t.path().canonicalize().unwrap();
+        std::fs::create_dir_all(outer.join(".trilogy")).unwrap();
+        std::fs::create_dir_all(outer.join(".git")).unwrap();
+        let root = outer.join("t");
+        std::fs::create_dir_all(&root).unwrap();
+        (t, root, Ceilings::of([outer]))
+    }
 
     #[test]
     fn uris_are_decoded() {
@@ -193,55 +270,62 @@ mod tests {
 
     #[test]
     fn the_walk_finds_memory_above_and_stops_at_the_repository() {
-        let t = tempfile::tempdir().unwrap();
-        let root = t.path().canonicalize().unwrap();
+        let (_t, root, ceil) = world();
         std::fs::create_dir_all(root.join("repo/.git")).unwrap();
         std::fs::create_dir_all(root.join("repo/memory")).unwrap();
         std::fs::write(root.join("repo/memory/SESSIONS.md"), "# S\n").unwrap();
         std::fs::create_dir_all(root.join("repo/src/deep")).unwrap();
-        let got = locate(None, &[], &root.join("repo/src/deep"), "memory").unwrap();
+        let got = locate(None, &[], &root.join("repo/src/deep"), "memory", &ceil).unwrap();
         assert_eq!(got.root, root.join("repo"));
         assert_eq!(got.found, Found::Memory);
         // a nested repository (a submodule) without memory: its own root, not the outer one
         std::fs::create_dir_all(root.join("repo/vendor/lib/.git")).unwrap();
         std::fs::create_dir_all(root.join("repo/vendor/lib/src")).unwrap();
-        let got = locate(None, &[], &root.join("repo/vendor/lib/src"), "memory").unwrap();
+        let got = locate(
+            None,
+            &[],
+            &root.join("repo/vendor/lib/src"),
+            "memory",
+            &ceil,
+        )
+        .unwrap();
         assert_eq!(got.root, root.join("repo/vendor/lib"));
         assert_eq!(got.found, Found::Repository);
         // memory above the repository is not looked for
         std::fs::create_dir_all(root.join("outer/.trilogy")).unwrap();
         std::fs::create_dir_all(root.join("outer/inner/.git")).unwrap();
-        let got = locate(None, &[], &root.join("outer/inner"), "memory").unwrap();
+        let got = locate(None, &[], &root.join("outer/inner"), "memory", &ceil).unwrap();
         assert_eq!(got.root, root.join("outer/inner"));
         // outside any repository and any memory: the folder itself, where nothing is created
         std::fs::create_dir_all(root.join("loose")).unwrap();
-        let got = locate(None, &[], &root.join("loose"), "memory").unwrap();
+        let got = locate(None, &[], &root.join("loose"), "memory", &ceil).unwrap();
         assert_eq!(got.found, Found::Here);
         assert!(!got.may_scaffold(None));
     }
 
     #[test]
     fn host_roots_win_and_the_one_with_memory_is_chosen() {
-        let t = tempfile::tempdir().unwrap();
-        let a = t.path().join("a");
-        let b = t.path().join("b");
+        let (_t, root, ceil) = world();
+        let a = root.join("a");
+        let b = root.join("b");
         std::fs::create_dir_all(&a).unwrap();
         std::fs::create_dir_all(b.join(".trilogy")).unwrap();
-        let got = locate(None, &[a.clone(), b.clone()], t.path(), "memory").unwrap();
+        let got = locate(None, &[a.clone(), b.clone()], &root, "memory", &ceil).unwrap();
         assert_eq!(got.root, b);
-        let got = locate(None, std::slice::from_ref(&a), t.path(), "memory").unwrap();
+        let got = locate(None, std::slice::from_ref(&a), &root, "memory", &ceil).unwrap();
         assert_eq!((got.root, got.found), (a, Found::Host));
         // a host started in a subfolder of a project with memory: the project's
         let sub = b.join("src");
         std::fs::create_dir_all(&sub).unwrap();
-        let got = locate(None, std::slice::from_ref(&sub), t.path(), "memory").unwrap();
+        let got = locate(None, std::slice::from_ref(&sub), &root, "memory", &ceil).unwrap();
         assert_eq!((got.root, got.found), (b, Found::Memory));
     }
 
     #[test]
     fn a_missing_explicit_root_is_an_error_and_home_gets_nothing() {
         let t = tempfile::tempdir().unwrap();
-        let e = locate(Some(&t.path().join("typo")), &[], t.path(), "memory").unwrap_err();
+        let ceil = Ceilings::none();
+        let e = locate(Some(&t.path().join("typo")), &[], t.path(), "memory", &ceil).unwrap_err();
         assert!(e.to_string().contains("no such folder"), "{e}");
         let home = Located {
             root: t.path().to_path_buf(),
@@ -254,5 +338,39 @@ mod tests {
             found: Found::Host,
         };
         assert!(!slash.may_scaffold(None));
+    }
+
+    #[test]
+    fn a_stray_workspace_above_the_ceiling_is_not_seen() {
+        let (_t, root, ceil) = world();
+        let outer = root.parent().unwrap().to_path_buf();
+        let loose = root.join("loose");
+        std::fs::create_dir_all(&loose).unwrap();
+        // without the ceiling the walk reaches the stray marker: the arrangement is real
+        let got = locate(None, &[], &loose, "memory", &Ceilings::none()).unwrap();
+        assert_eq!((got.root, got.found), (outer.clone(), Found::Memory));
+        assert_eq!(
+            repository_root(&loose, &Ceilings::none()),
+            Some(outer.clone())
+        );
+        // with it, neither walk looks at the ceiling or above
+        let got = locate(None, &[], &loose, "memory", &ceil).unwrap();
+        assert_eq!((got.root, got.found), (loose.clone(), Found::Here));
+        assert_eq!(repository_root(&loose, &ceil), None);
+        let got = locate(None, std::slice::from_ref(&loose), &root, "memory", &ceil).unwrap();
+        assert_eq!((got.root, got.found), (loose.clone(), Found::Host));
+        // a walk that starts at the ceiling still looks there
+        assert_eq!(find_memory(&outer, "memory", &ceil), Some(outer.clone()));
+    }
+
+    #[test]
+    fn ceilings_come_from_the_environment_as_git_reads_them() {
+        let env = |v: &str| vec![(CEILING_VAR.to_string(), v.to_string())];
+        let c = Ceilings::from_env(&env("/a/b::relative:/c"));
+        assert!(c.holds(Path::new("/a/b")) && c.holds(Path::new("/c")));
+        assert!(!c.holds(Path::new("relative")) && !c.holds(Path::new("/a")));
+        assert_eq!(Ceilings::from_env(&[]), Ceilings::none());
+        let dirs: Vec<&Path> = c.walk(Path::new("/a/b/x/y")).collect();
+        assert_eq!(dirs, [Path::new("/a/b/x/y"), Path::new("/a/b/x")]);
     }
 }

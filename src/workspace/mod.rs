@@ -26,7 +26,10 @@ use crate::store::{Reader, Store};
 
 pub use fence::{Fence, beneath, is_under};
 pub use fsio::{open_lock_file, write_atomic};
-pub use locate::{Found, Located, find_memory, holds_memory, locate, path_of_uri, repository_root};
+pub use locate::{
+    CEILING_VAR, Ceilings, Found, Located, find_memory, holds_memory, locate, path_of_uri,
+    repository_root,
+};
 pub use scaffold::{
     BOOT_END, BOOT_START, BootOutcome, BootPresence, boot_block, boot_presence, ensure_boot_block,
     ensure_region, remove_boot_block, remove_region, template,
@@ -102,8 +105,9 @@ pub struct Scaffolded {
     pub rescued: Option<String>,
 }
 
-/// Find the workspace root for `start` with the configured strategy.
-pub fn discover_root(start: &Path, config: &Config) -> PathBuf {
+/// Find the workspace root for `start` with the configured strategy, looking no higher than
+/// `ceilings`.
+pub fn discover_root(start: &Path, config: &Config, ceilings: &Ceilings) -> PathBuf {
     let start = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
     if config.project_root_strategy == RootStrategy::Marker {
         let markers: Vec<&str> = if config.project_root_markers.is_empty() {
@@ -115,7 +119,7 @@ pub fn discover_root(start: &Path, config: &Config) -> PathBuf {
                 .map(String::as_str)
                 .collect()
         };
-        for dir in start.ancestors() {
+        for dir in ceilings.walk(&start) {
             if markers.iter().any(|m| dir.join(m).exists()) {
                 return dir.to_path_buf();
             }
@@ -133,6 +137,9 @@ pub struct Wanted<'a> {
     pub host: Vec<PathBuf>,
     /// The working directory (a hook's payload `cwd`).
     pub cwd: Option<&'a Path>,
+    /// Settings files' unknown keys are skipped, not refused ([`crate::config::LoadArgs::lenient`]):
+    /// hooks and the MCP server.
+    pub lenient: bool,
 }
 
 /// The host project directories named in the environment.
@@ -171,27 +178,30 @@ pub fn open_located(
         workspace_file: None,
         env: env.to_vec(),
         overrides: overrides.to_vec(),
+        lenient: wanted.lenient,
     };
     let first = load(&args)?;
     let cwd = match wanted.cwd {
         Some(c) => c.to_path_buf(),
         None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
     };
+    let ceilings = Ceilings::from_env(env);
     let mut located = locate(
         wanted.explicit,
         &wanted.host,
         &cwd,
         &first.config.memory_dir_name,
+        &ceilings,
     )?;
     if first.config.project_root_strategy == RootStrategy::Marker
         && matches!(located.found, Found::Repository | Found::Here)
     {
-        located.root = discover_root(&cwd, &first.config);
+        located.root = discover_root(&cwd, &first.config, &ceilings);
     }
     let root = if located.found == Found::Explicit
         && first.config.project_root_strategy == RootStrategy::Marker
     {
-        discover_root(&located.root, &first.config)
+        discover_root(&located.root, &first.config, &ceilings)
     } else {
         located.root.clone()
     };

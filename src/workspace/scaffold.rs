@@ -140,6 +140,19 @@ pub enum BootOutcome {
     Unchanged,
 }
 
+impl BootOutcome {
+    /// The outcome as a message says it, before the file's path (which is printed as written).
+    pub fn word(self) -> &'static str {
+        match self {
+            BootOutcome::Created => "created",
+            BootOutcome::Appended => "appended",
+            BootOutcome::Updated => "updated",
+            BootOutcome::UpgradedLegacy => "upgraded legacy",
+            BootOutcome::Unchanged => "unchanged",
+        }
+    }
+}
+
 /// Write or refresh our block in `path`, keeping every other byte of the file.
 /// A start marker without its end marker is an error, never a guess. A legacy block (the
 /// original plugin's, see [`find_legacy`]) is replaced; the text it spanned is first copied into

@@ -10,6 +10,27 @@ use assert_cmd::Command;
 
 pub const TODAY: &str = "2026-11-29";
 
+/// The variable that stops trilogy's upward walks (`TRILOGY_CEILING_DIRECTORIES`).
+pub const CEILING: &str = "TRILOGY_CEILING_DIRECTORIES";
+
+/// The temporary folder every test workspace lives in: the ceiling of every command a test
+/// runs, so a stray workspace there (a user's `/tmp/.trilogy`) is never found.
+pub fn ceiling() -> PathBuf {
+    std::env::temp_dir()
+}
+
+/// The user-level folders of a command run outside [`Ws::cmd`] (its state, data and DSH
+/// homes, all under `state`) and the walk's ceiling: the workspace registry and trilogy's state
+/// land there, never in the real home.
+pub fn private_env(state: &Path) -> [(&'static str, PathBuf); 4] {
+    [
+        ("XDG_STATE_HOME", state.to_path_buf()),
+        ("XDG_DATA_HOME", state.join("data")),
+        ("DSH_HOME", state.join("dsh")),
+        (CEILING, ceiling()),
+    ]
+}
+
 /// A temporary workspace root.
 pub struct Ws {
     pub dir: tempfile::TempDir,
@@ -79,6 +100,7 @@ impl Ws {
             .env("XDG_DATA_HOME", self.data_home())
             .env("DSH_HOME", self.dsh_home())
             .env("TRILOGY_CONFIG", self.root().join("no-user-config.toml"))
+            .env(CEILING, ceiling())
             .env_remove("TRILOGY_LANG")
             .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES")
             .env_remove("TRILOGY_SESSIONS_ARCHIVE_BATCH");
@@ -94,6 +116,7 @@ impl Ws {
             .env("XDG_DATA_HOME", self.data_home())
             .env("DSH_HOME", self.dsh_home())
             .env("TRILOGY_CONFIG", self.root().join("no-user-config.toml"))
+            .env(CEILING, ceiling())
             .env_remove("TRILOGY_LANG")
             .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES")
             .env_remove("TRILOGY_SESSIONS_ARCHIVE_BATCH");
@@ -170,7 +193,7 @@ pub fn git_output(root: &Path, args: &[&str]) -> Output {
         .env("GIT_COMMITTER_NAME", "t")
         .env("GIT_COMMITTER_EMAIL", "t@example.com")
         .output()
-        .expect("git is installed (.ci/run installs it)")
+        .expect("git is missing: apt-get install git (.ci/run installs it)")
 }
 
 /// The SessionStart payload Claude Code sends when a session starts in `ws`.

@@ -40,8 +40,16 @@ pub fn cli(name: &str) -> PathBuf {
     assert!(
         path.is_file(),
         "{} is missing: install the pinned agent CLIs with `npm ci --prefix tests/e2e` \
-         (.ci/run does), or point TRILOGY_E2E_BIN at a folder holding them",
+         (tests/e2e/run does), or point TRILOGY_E2E_BIN at a folder holding them",
         path.display()
+    );
+    // the CLIs are Node scripts (`#!/usr/bin/env node`): without Node on PATH they cannot start
+    let node_on_path = std::env::var_os("PATH")
+        .is_some_and(|p| std::env::split_paths(&p).any(|d| d.join("node").is_file()));
+    assert!(
+        node_on_path,
+        "node is missing from PATH: the agent CLIs need Node.js 20 or newer \
+         (apt-get install nodejs npm; tests/e2e/run installs it)"
     );
     path
 }
@@ -65,6 +73,9 @@ pub fn base_env(kit: &Kit, cmd: &mut Command) {
         .env("XDG_CACHE_HOME", kit.home.join(".cache"))
         .env("XDG_RUNTIME_DIR", &kit.tmp)
         .env("PYTHONDONTWRITEBYTECODE", "1")
+        // the walk for memory stops below the real temporary folder: a stray workspace there
+        // is never the test's
+        .env("TRILOGY_CEILING_DIRECTORIES", std::env::temp_dir())
         .env("NO_COLOR", "1");
 }
 
@@ -104,7 +115,7 @@ impl Kit {
             .args(["init", "-q"])
             .current_dir(&kit.project)
             .status()
-            .expect("git is installed (.ci/run installs it)");
+            .expect("git is missing: apt-get install git");
         assert!(git.success());
         kit
     }
@@ -240,7 +251,7 @@ impl Fake {
                 std::fs::File::create(kit.root.join(format!("{script}.err"))).unwrap(),
             ))
             .spawn()
-            .expect("python3 is installed (.ci/run installs it)");
+            .expect("python3 is missing: apt-get install python3");
         let mut line = String::new();
         BufReader::new(child.stdout.take().unwrap())
             .read_line(&mut line)

@@ -7,6 +7,7 @@
 //! injected. Prose is ours, in both languages; see `texts.rs`.
 
 mod alloc;
+mod cut;
 mod stale;
 mod texts;
 
@@ -18,6 +19,9 @@ use crate::error::Result;
 use crate::model::{Dropped, EntryRecord, FileKind, Lang, SectionRecord, State, sha1_hex};
 use crate::secrets::{in_entry, in_section};
 use crate::store::Reader;
+
+pub use cut::estimate_tokens;
+use cut::{cut_to, entries_text, section_text};
 
 pub use alloc::{AreaLoad, allocate};
 pub use stale::{Staleness, lag, project_is_empty, staleness};
@@ -101,64 +105,11 @@ pub struct Block {
     pub stale: Option<Staleness>,
 }
 
-/// Rough token estimate: ASCII at four characters per token, other characters one each.
-pub fn estimate_tokens(text: &str) -> usize {
-    let (ascii, other) = text.chars().fold((0usize, 0usize), |(a, o), c| {
-        if c.is_ascii() { (a + 1, o) } else { (a, o + 1) }
-    });
-    ascii.div_ceil(4) + other
-}
-
-/// Cut `text` to at most `room` bytes on a line boundary (or, for one long line, at the last
-/// sentence end or character boundary that fits).
-fn cut_to(text: &str, room: usize) -> &str {
-    if text.len() <= room {
-        return text;
-    }
-    let mut end = room;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let head = &text[..end];
-    if let Some(i) = head.rfind('\n') {
-        let by_line = head[..i].trim_end();
-        if by_line.len() >= room / 2 {
-            return by_line;
-        }
-    }
-    let sentence = head
-        .char_indices()
-        .rev()
-        .find(|(_, c)| matches!(c, '。' | '！' | '？' | '.' | '!' | '?' | '；' | ';'))
-        .map(|(i, c)| i + c.len_utf8());
-    match sentence {
-        Some(i) if i > room / 2 => &head[..i],
-        _ => head,
-    }
-}
-
 struct Parts<'a> {
     t: &'a Texts,
     sections: Vec<(String, String, bool)>,
     decisions_prose: Option<String>,
     decisions: Vec<&'a EntryRecord>,
-}
-
-fn section_text(s: &SectionRecord) -> String {
-    format!("## {}\n{}", s.heading, s.body)
-}
-
-fn entries_text(list: &[&EntryRecord]) -> String {
-    list.iter()
-        .map(|e| {
-            if e.body.is_empty() {
-                format!("## {}", e.heading)
-            } else {
-                format!("## {}\n{}", e.heading, e.body)
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n\n")
 }
 
 /// Assemble the block for `budget` from a snapshot.
@@ -477,6 +428,9 @@ impl Ctx<'_> {
                 self.sessions.len(),
                 self.archived,
             ));
+            if !self.config.ignored.is_empty() {
+                head.push(t.ignored_settings(&self.config.ignored));
+            }
             head.push(t.hint.to_string());
             let mut blocks = vec![head.join("\n")];
             if !project.is_empty() {
@@ -599,12 +553,5 @@ mod tests {
             Budget::effective(&small, None, Some(10_000)).bytes,
             MIN_BUDGET
         );
-    }
-
-    #[test]
-    fn cut_prefers_lines_then_sentences() {
-        assert_eq!(cut_to("one\ntwo\nthree", 9), "one\ntwo");
-        assert_eq!(cut_to("第一句。第二句很长很长", 20), "第一句。");
-        assert_eq!(cut_to("abc", 10), "abc");
     }
 }

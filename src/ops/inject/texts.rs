@@ -219,6 +219,20 @@ impl Texts {
         }
     }
 
+    /// The ledger's line for settings this trilogy did not know and left out (one line).
+    pub fn ignored_settings(&self, keys: &[String]) -> String {
+        match self.lang {
+            Lang::Zh => format!(
+                "设置已忽略：{}（这个版本的 trilogy 不认识，可能来自更新的版本；其余设置照常生效）",
+                keys.join("、")
+            ),
+            Lang::En => format!(
+                "Settings ignored: {} (unknown to this trilogy, perhaps from a newer one; the other settings apply)",
+                keys.join(", ")
+            ),
+        }
+    }
+
     pub fn stale(&self, behind_days: i64, entries_since: usize) -> String {
         match self.lang {
             Lang::Zh => format!(

@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 
-const INDEX_JS: &str = include_str!("../../../hosts/dsh/index.js");
-const LIB_JS: &str = include_str!("../../../hosts/dsh/lib.js");
-const PACKAGE_JSON: &str = include_str!("../../../hosts/dsh/package.json");
-const PATCH: &str = include_str!("../../../hosts/dsh/cordis.patch.yml");
+const INDEX_JS: &str = include_str!("../../../templates/dsh/index.js");
+const LIB_JS: &str = include_str!("../../../templates/dsh/lib.js");
+const PACKAGE_JSON: &str = include_str!("../../../templates/dsh/package.json");
+const PATCH: &str = include_str!("../../../templates/dsh/cordis.patch.yml");
 
 /// The plugin's package name, as `dsh plugin remove` takes it.
 pub const PACKAGE: &str = "@trilogy-memory/dsh-plugin";

@@ -1,7 +1,7 @@
 // Unit tests of the plugin's helpers against the shapes of the harness versions the plugin
 // must run on (recorded from 0.1.0-rc.8; the 0.1.5 and 0.2 shapes as their releases document
 // them): reading an event by seq, the replace op's keys, the legacy source, and the child
-// call's failure modes. Run: node --test hosts/dsh/lib.test.mjs
+// call's failure modes. Run: node --test templates/dsh/lib.test.mjs
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { createHash } from 'node:crypto'
