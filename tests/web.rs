@@ -692,8 +692,14 @@ fn restore_moves_an_archived_entry_back_by_text_or_by_id() {
     let r = s.post("/trilogy/restore", &json!({ "text": "x" }));
     assert_eq!((r.status, r.error().as_str()), (400, "缺少 root 参数"));
 
-    // a hand-removed entry (not the newest: that one, removed within a second of trilogy's
-    // write, could be a stale copy) is in /history and comes back by id
+    // a hand-removed entry is in /history and comes back by id. (Not the one just restored:
+    // the file without it is the version before the restore, which a copy read before the
+    // restore would be too, so trilogy would keep it. An agent records first.)
+    ws.ok(&[
+        "checkpoint",
+        "--session-done",
+        "recorded after the restore; tested",
+    ]);
     let sessions = ws.read("SESSIONS.md");
     let cut: String = sessions
         .split("\n## ")

@@ -196,7 +196,7 @@ impl Tx<'_> {
                     // it since (a supersession, a removal, the archive) stands
                     let k = id_key(&rec.id);
                     let left_alone = bases.get(&f).is_some_and(|b| {
-                        b.prints.get(&k).is_some()
+                        b.prints.contains_key(&k)
                             && b.prints.get(&k) == theirs_prints.get(&f).and_then(|t| t.get(&k))
                     });
                     if !left_alone {

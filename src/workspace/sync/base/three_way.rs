@@ -203,9 +203,10 @@ impl Tx<'_> {
             ("entries", "them")
         };
         let why = match k.found {
-            Found::NewestHeld => format!(
+            Found::NewestHeld => {
                 " (the save matched no recent version: every entry newer than the newest it holds stays)"
-            ),
+                    .to_string()
+            }
             _ => format!(" (a save that lacks {them} again removes {them})"),
         };
         let detail = format!(
