@@ -523,6 +523,7 @@ impl Workspace {
                 });
             }
             std::thread::sleep(Duration::from_millis((2 + attempts as u64 * 3).min(40)));
+            fsio::wait_settled(&paths, fsio::SETTLE_LIMIT);
         }
     }
 }

@@ -351,6 +351,17 @@ impl<'w> Tx<'w> {
                     continue;
                 }
                 read = fsio::read_stamped(&path)?;
+                // still cut mid-line, and written in the last two seconds: a save under way (a
+                // writer paused by a busy machine) is left alone like an emptied file; a command
+                // that must write it waits for the rest
+                if let Some((b, st)) = &read
+                    && !b.is_empty()
+                    && !b.ends_with(b"\n")
+                    && fsio::is_fresh(st)
+                {
+                    self.deferred.insert(f);
+                    continue;
+                }
             }
             self.seen
                 .insert(f, read.as_ref().map(|(_, st)| st.sha1.clone()));
