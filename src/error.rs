@@ -135,6 +135,9 @@ pub enum Error {
         line: usize,
         reason: String,
     },
+    /// A folder that can never be a workspace (`/`, the home folder, a system folder).
+    #[error("{0}")]
+    NoProject(String),
     /// A save made from a copy in which something it changes was changed since by another
     /// writer: nothing was written.
     #[error("{0}")]
@@ -176,7 +179,7 @@ impl Error {
     /// The kind, which fixes exit code, JSON-RPC code and HTTP status.
     pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::BadInput(_) | Error::Config { .. } => ErrorKind::BadInput,
+            Error::BadInput(_) | Error::Config { .. } | Error::NoProject(_) => ErrorKind::BadInput,
             Error::NotFound(_) => ErrorKind::NotFound,
             Error::Unparseable { .. } | Error::WouldOverwrite { .. } => ErrorKind::Unparseable,
             Error::Busy { .. } | Error::FilesChanging { .. } => ErrorKind::Busy,

@@ -92,7 +92,9 @@ pub fn run(event: &str, stdin: &str, env: &[(String, String)], extra: &[String])
         Ok(answer) => reply.stdout = answer.to_string(),
         Err(e) => {
             reply.stdout = "{}".into();
-            reply.log = Some(format!("{HOST} {event}: {e}"));
+            if !matches!(e, crate::error::Error::NoProject(_)) {
+                reply.log = Some(format!("{HOST} {event}: {e}"));
+            }
         }
     }
     reply

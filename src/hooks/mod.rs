@@ -158,7 +158,10 @@ pub fn run(
     let mut reply = Reply::default();
     if let Err(e) = handle(host, event, stdin, env, overrides, &mut reply) {
         reply.stdout.clear();
-        reply.log = Some(format!("{} {event}: {e}", host.as_str()));
+        // a user-level hook that ran outside any project (the home folder): nothing to say
+        if !matches!(e, Error::NoProject(_)) {
+            reply.log = Some(format!("{} {event}: {e}", host.as_str()));
+        }
     }
     reply
 }

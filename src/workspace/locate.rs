@@ -59,6 +59,58 @@ impl Located {
     }
 }
 
+/// The system's own folders: a project lives below them, never in one.
+const SYSTEM_FOLDERS: [&str; 30] = [
+    "/bin",
+    "/boot",
+    "/dev",
+    "/etc",
+    "/home",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/media",
+    "/mnt",
+    "/opt",
+    "/proc",
+    "/root",
+    "/run",
+    "/sbin",
+    "/snap",
+    "/srv",
+    "/sys",
+    "/tmp",
+    "/usr",
+    "/usr/local",
+    "/var",
+    "/var/tmp",
+    "/private",
+    "/private/tmp",
+    "/System",
+    "/Library",
+    "/Applications",
+    "/Users",
+];
+
+/// Why `root` can never be a workspace, whatever asked for it (`--root`, a host's project
+/// directory or client roots, the working directory, the panel): `/`, the home folder and
+/// every folder above it, and the system's own folders. `None`: it may be one.
+pub fn refused_root(root: &Path, home: Option<&Path>) -> Option<&'static str> {
+    let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.components().collect());
+    let root = real(root);
+    if root.parent().is_none() {
+        return Some("the root of the filesystem");
+    }
+    if home.is_some_and(|h| real(h).starts_with(&root)) {
+        return Some("the home folder or a folder above it");
+    }
+    if SYSTEM_FOLDERS.iter().any(|f| root == Path::new(f)) {
+        return Some("a system folder");
+    }
+    None
+}
+
 fn same(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,
@@ -361,6 +413,28 @@ mod tests {
         assert_eq!((got.root, got.found), (loose.clone(), Found::Host));
         // a walk that starts at the ceiling still looks there
         assert_eq!(find_memory(&outer, "memory", &ceil), Some(outer.clone()));
+    }
+
+    #[test]
+    fn the_root_the_home_folder_its_ancestors_and_system_folders_are_refused() {
+        let t = tempfile::tempdir().unwrap();
+        let home = t.path().join("home/me");
+        let project = home.join("src/app");
+        std::fs::create_dir_all(&project).unwrap();
+        assert!(refused_root(Path::new("/"), Some(&home)).is_some());
+        assert!(refused_root(&home, Some(&home)).is_some());
+        assert!(refused_root(&t.path().join("home"), Some(&home)).is_some());
+        // spelled another way, still the home folder
+        assert!(refused_root(&project.join("../.."), Some(&home)).is_some());
+        assert_eq!(refused_root(&project, Some(&home)), None);
+        for f in ["/etc", "/usr", "/var", "/tmp"] {
+            assert_eq!(
+                refused_root(Path::new(f), None),
+                Some("a system folder"),
+                "{f}"
+            );
+        }
+        assert_eq!(refused_root(t.path(), None), None);
     }
 
     #[test]

@@ -207,6 +207,17 @@ pub fn open_located(
     };
     // the project's own settings are read only from a regular file inside it: a committed
     // `trilogy.toml` linked to a file elsewhere would echo that file in error messages
+    let home = env
+        .iter()
+        .find(|(k, _)| k == "HOME")
+        .map(|(_, v)| PathBuf::from(v))
+        .filter(|h| h.is_absolute());
+    if let Some(why) = locate::refused_root(&root, home.as_deref()) {
+        return Err(Error::NoProject(format!(
+            "{}: trilogy keeps no memory in {why}; run it in a project folder (a repository, or a folder of its own), or name one with --root",
+            root.display()
+        )));
+    }
     let ws_file = root.join("trilogy.toml");
     args.workspace_file = Some(if root.exists() {
         beneath(&root, &ws_file)?

@@ -1,0 +1,124 @@
+//! Memory never goes where no project is: `/`, the home folder and the folders above it, the
+//! system's own folders. Whatever asks — the working directory, `--root`, a hook, the panel —
+//! gets an error that says how to choose a project folder, and nothing is created there.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::{private_env, text};
+
+/// Every name in `dir` (not recursive).
+fn names(dir: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    v.sort();
+    v
+}
+
+/// The binary with `home` as `HOME`, run in `cwd`.
+fn trilogy(home: &Path, cwd: &Path, state: &Path) -> Command {
+    let mut c = Command::new(assert_cmd::cargo::cargo_bin("trilogy"));
+    c.current_dir(cwd)
+        .env("HOME", home)
+        .env("TRILOGY_TODAY", common::TODAY)
+        .env("TRILOGY_CONFIG", home.join("no-user-config.toml"))
+        .envs(private_env(state));
+    c
+}
+
+#[test]
+fn a_checkpoint_in_the_home_folder_is_refused_and_creates_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let before = names(home.path());
+    let out = trilogy(home.path(), home.path(), state.path())
+        .args(["checkpoint", "--session-done", "x; tested"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("the home folder"), "{err}");
+    assert!(err.contains("--root"), "{err}");
+    assert_eq!(names(home.path()), before);
+    // named with --root, the same
+    let out = trilogy(home.path(), state.path(), state.path())
+        .arg("--root")
+        .arg(home.path())
+        .args(["init"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert_eq!(names(home.path()), before);
+}
+
+#[test]
+fn the_filesystem_root_and_system_folders_are_refused() {
+    let home = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    for root in ["/", "/etc", "/usr", "/tmp"] {
+        let before = names(Path::new(root));
+        let out = trilogy(home.path(), state.path(), state.path())
+            .args(["--root", root, "checkpoint", "--session-done", "x; tested"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3), "{root}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("trilogy keeps no memory in"),
+            "{root}"
+        );
+        assert_eq!(names(Path::new(root)), before, "{root}");
+    }
+}
+
+#[test]
+fn a_project_below_the_home_folder_is_fine() {
+    let home = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let project = home.path().join("src/app");
+    std::fs::create_dir_all(&project).unwrap();
+    let out = trilogy(home.path(), &project, state.path())
+        .args(["checkpoint", "--session-done", "x; tested"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(project.join("memory/SESSIONS.md").is_file());
+}
+
+#[test]
+fn a_session_start_hook_in_the_home_folder_answers_nothing_and_creates_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let before = names(home.path());
+    let payload = serde_json::json!({
+        "session_id": "s1",
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+        "cwd": home.path().display().to_string(),
+        "transcript_path": "/nonexistent",
+    });
+    let mut c = trilogy(home.path(), home.path(), state.path());
+    c.args(["hook", "claude", "session-start"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert!(
+        !text(&out.stdout).contains("SESSIONS"),
+        "{}",
+        text(&out.stdout)
+    );
+    assert_eq!(names(home.path()), before);
+}
