@@ -122,3 +122,41 @@ fn a_session_start_hook_in_the_home_folder_answers_nothing_and_creates_nothing()
     );
     assert_eq!(names(home.path()), before);
 }
+
+#[test]
+fn a_fifo_where_a_memory_file_belongs_is_refused_instead_of_hanging() {
+    let ws = common::Ws::init();
+    let path = ws.path("SESSIONS.md");
+    std::fs::remove_file(&path).unwrap();
+    let made = Command::new("mkfifo").arg(&path).status().unwrap();
+    assert!(made.success());
+    for args in [
+        vec!["status"],
+        vec!["checkpoint", "--session-done", "x; tested"],
+    ] {
+        let mut child = ws
+            .std_cmd()
+            .args(&args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        // a hang is the failure: give it far more than it needs, then stop it
+        let mut done = None;
+        for _ in 0..600 {
+            if let Some(st) = child.try_wait().unwrap() {
+                done = Some(st);
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let Some(st) = done else {
+            let _ = child.kill();
+            panic!("trilogy {args:?} hung on a FIFO");
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert!(!st.success(), "{args:?}");
+        assert!(err.contains("not a regular file"), "{args:?}: {err}");
+    }
+}

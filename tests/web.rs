@@ -1111,26 +1111,32 @@ fn a_panel_save_loop_beside_a_cli_writer_loses_no_acknowledged_entry() {
         acknowledged
     });
     // the panel reads SESSIONS.md, adds an entry on top and saves the whole file back, again
-    // and again, while the writer records
+    // and again, while the writer records. A copy of a version that never became the file's (a
+    // write trilogy took back when it raced another) is a 409: the panel reads again and redoes
     let mut saved = Vec::new();
-    let mut conflicts = 0;
+    let mut conflicts: Vec<String> = Vec::new();
     for n in 0..10 {
-        let (text, version) = served(&s, &ws, "SESSIONS.md");
         let line = format!("panel entry {n}, checked by eye");
-        let i = text.find("\n## ").map_or(text.len(), |i| i + 1);
-        let edited = format!(
-            "{}## 2026-11-29 · panel\n完成：{line}\n\n{}",
-            &text[..i],
-            &text[i..]
-        );
-        let r = s.post(
-            "/trilogy/save",
-            &json!({ "root": root(&ws), "file": "SESSIONS.md", "text": edited, "version": version }),
-        );
-        match r.status {
-            200 => saved.push(line),
-            409 => conflicts += 1,
-            other => panic!("{other}: {}", r.body),
+        for _ in 0..5 {
+            let (text, version) = served(&s, &ws, "SESSIONS.md");
+            let i = text.find("\n## ").map_or(text.len(), |i| i + 1);
+            let edited = format!(
+                "{}## 2026-11-29 · panel\n完成：{line}\n\n{}",
+                &text[..i],
+                &text[i..]
+            );
+            let r = s.post(
+                "/trilogy/save",
+                &json!({ "root": root(&ws), "file": "SESSIONS.md", "text": edited, "version": version }),
+            );
+            match r.status {
+                200 => {
+                    saved.push(line.clone());
+                    break;
+                }
+                409 => conflicts.push(r.body.clone()),
+                other => panic!("{other}: {}", r.body),
+            }
         }
     }
     let acknowledged = writer.join().unwrap();
@@ -1149,9 +1155,13 @@ fn a_panel_save_loop_beside_a_cli_writer_loses_no_acknowledged_entry() {
     for line in &saved {
         assert!(log.contains(line.as_str()), "lost {line}");
     }
-    // adding on top never clashes with what others recorded
-    assert_eq!(conflicts, 0);
-    assert_eq!(saved.len(), 10);
+    // adding on top never clashes with what others recorded: a conflict is only ever a copy
+    // trilogy no longer knows, and reading again resolves it
+    assert!(
+        conflicts.iter().all(|c| c.contains("no longer known")),
+        "{conflicts:?}"
+    );
+    assert_eq!(saved.len(), 10, "{conflicts:?}");
 }
 
 #[test]

@@ -53,7 +53,9 @@ fn version_of(token: &str, f: FileKind) -> Result<Option<String>> {
     }
     match parts[i] {
         "-" => Ok(None),
-        p if p.len() == 40 && p.bytes().all(|b| b.is_ascii_hexdigit()) => Ok(Some(p.to_string())),
+        p if p.len() == 40 && p.bytes().all(|b| b.is_ascii_hexdigit()) => {
+            Ok(Some(p.to_ascii_lowercase()))
+        }
         _ => Err(bad()),
     }
 }

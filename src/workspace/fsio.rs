@@ -60,13 +60,28 @@ pub fn read_stamped(path: &Path) -> Result<Option<(Vec<u8>, FileStamp)>> {
 }
 
 /// Open a file and stat the open file; `None` when it does not exist.
+/// Never blocks: opened without waiting (a FIFO put where a memory file belongs would hang the
+/// reader), and anything but a regular file is refused.
 fn open_stat(path: &Path) -> Result<Option<(std::fs::File, std::fs::Metadata)>> {
-    let f = match std::fs::File::open(path) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path);
+    let f = match opened {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Error::io(path, e)),
     };
     let meta = f.metadata().map_err(|e| Error::io(path, e))?;
+    if !meta.is_file() {
+        return Err(Error::io(
+            path,
+            std::io::Error::other(
+                "not a regular file (a FIFO, a device or a folder); replace it with the memory file, or delete it and trilogy writes it again",
+            ),
+        ));
+    }
     Ok(Some((f, meta)))
 }
 
@@ -126,8 +141,9 @@ pub fn wait_quiet(path: &Path, quiet: std::time::Duration, limit: std::time::Dur
 pub const SETTLE_LIMIT: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// True when the file at `path` looks like a save still under way: modified in the last two
-/// seconds, and empty or ending in the middle of a line (every file trilogy writes, and every
-/// editor's save, ends with a newline; a save cut inside a character ends so too).
+/// seconds, and empty or ending in the middle of a line (every file trilogy writes, and most
+/// editors' saves, end with a newline; a save cut inside a character ends mid-line too). A save
+/// without a final newline costs a writing command a wait of at most two seconds.
 pub fn in_flight(path: &Path) -> bool {
     use std::io::{Read, Seek, SeekFrom};
     let Ok(m) = std::fs::metadata(path) else {

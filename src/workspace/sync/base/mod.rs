@@ -140,6 +140,15 @@ fn replay(
     }
 }
 
+/// The sequence number of the newest entry of `current` the save holds (0: none).
+fn newest_held(current: &[EntryRecord], theirs: &Prints) -> u64 {
+    (current.iter())
+        .filter(|e| theirs.contains_key(&id_key(&e.id)))
+        .map(|e| e.seq)
+        .max()
+        .unwrap_or(0)
+}
+
 /// The entries and the SHA-1 of the newest of `records`.
 fn newest_of(records: &[(u64, VersionRecord)]) -> (Prints, Option<String>) {
     let mut state: Prints = HashMap::new();
@@ -266,11 +275,20 @@ impl Tx<'_> {
                 }
                 true
             });
+            // the very version on disk when this transaction read it, which no version records
+            // (a store that only read it, or rebuilt since): the store's entries are its entries
+            if found.is_none() && self.seen.get(&f).and_then(|s| s.as_deref()) == Some(sha) {
+                let lang = self.lang();
+                found = Some(current.iter().map(|e| print_of(e, lang)).collect());
+            }
             return Ok(found.map(|prints| Base {
                 prints,
                 found: Found::Named,
             }));
         }
+        // what the save lacks counts only while it is in the file: an entry someone removed since
+        // is no entry the choice of base could take away
+        let live: std::collections::HashSet<u64> = current.iter().map(|e| id_key(&e.id)).collect();
         // score every kept version in one pass: entries shared with the save, entries it lacks,
         // entries shared block for block
         let (mut shared, mut missing, mut same) = (0i64, 0i64, 0i64);
@@ -285,7 +303,7 @@ impl Tx<'_> {
                         shared -= 1;
                         same -= i64::from(t == h);
                     }
-                    None => missing -= 1,
+                    None => missing -= i64::from(live.contains(id)),
                 }
             }
             for (id, h) in added {
@@ -294,7 +312,7 @@ impl Tx<'_> {
                         shared += 1;
                         same += i64::from(t == h);
                     }
-                    None => missing += 1,
+                    None => missing += i64::from(live.contains(id)),
                 }
             }
             scores.push((n, shared, missing, same));
@@ -303,9 +321,9 @@ impl Tx<'_> {
         let top = scores.iter().map(|s| s.1).max().unwrap_or(0);
         let ties: Vec<&(u64, i64, i64, i64)> = scores.iter().filter(|s| s.1 == top).collect();
         // of those sharing the most, the one lacking the fewest entries keeps the most; then the
-        // one whose blocks match, then the newest
+        // one whose blocks match, then the oldest (keeping data wins a tie)
         let likeliest = (ties.iter())
-            .max_by_key(|(n, _, missing, same)| (-missing, *same, *n))
+            .max_by_key(|(n, _, missing, same)| (-missing, *same, std::cmp::Reverse(*n)))
             .map(|s| (s.0, s.2));
         let oldest = records.first().map(|(n, _)| *n);
         let complete = oldest == Some(0);
@@ -344,19 +362,23 @@ impl Tx<'_> {
                     found: Found::Repeated,
                 }));
             }
+            // older versions are gone: the save may have been made from one of them, so of the
+            // entries the chosen one holds, those newer than every entry the save holds stay
+            if !complete {
+                let newest = newest_held(current, theirs);
+                for e in current.iter().filter(|e| e.seq > newest) {
+                    prints.remove(&id_key(&e.id));
+                }
+            }
             return Ok(Some(Base {
                 prints,
                 found: Found::Likeliest,
             }));
         }
         let lang = self.lang();
-        let newest_held = (current.iter())
-            .filter(|e| theirs.contains_key(&id_key(&e.id)))
-            .map(|e| e.seq)
-            .max()
-            .unwrap_or(0);
+        let newest = newest_held(current, theirs);
         let prints = (current.iter())
-            .filter(|e| e.seq <= newest_held)
+            .filter(|e| e.seq <= newest)
             .map(|e| print_of(e, lang))
             .collect();
         Ok(Some(Base {

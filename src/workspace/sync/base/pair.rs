@@ -32,6 +32,9 @@ pub(in crate::workspace::sync) enum Sure {
 /// A word shared by more removed entries than this says nothing about which one was edited.
 const COMMON_WORD: usize = 16;
 
+/// How many removed entries under an added entry's heading are weighed (each heading's first).
+const SAME_HEADING: usize = 64;
+
 /// The words of a body: runs of letters and digits, each CJK character one word, lower-cased;
 /// a line's leading label (`完成：`, `Done:`) left out.
 fn words_of(body: &str) -> HashSet<u64> {
@@ -81,11 +84,9 @@ pub(in crate::workspace::sync) fn pair(
     }
     let words: Vec<HashSet<u64>> = removed.iter().map(|s| words_of(s.body)).collect();
     let mut by_heading: HashMap<&str, Vec<usize>> = HashMap::new();
-    let mut by_above: HashMap<Option<&str>, Vec<usize>> = HashMap::new();
     let mut by_word: HashMap<u64, Vec<usize>> = HashMap::new();
     for (i, s) in removed.iter().enumerate() {
         by_heading.entry(s.heading).or_default().push(i);
-        by_above.entry(s.above).or_default().push(i);
         for w in &words[i] {
             by_word.entry(*w).or_default().push(i);
         }
@@ -101,12 +102,17 @@ pub(in crate::workspace::sync) fn pair(
                 }
             }
         }
+        // a place alone never pairs: candidates share words or the heading (of those under one
+        // heading, the nearest few: sessions of one day share it)
         let same_heading: &[usize] = by_heading.get(a.heading).map_or(&[], Vec::as_slice);
-        let same_place: &[usize] = by_above.get(&a.above).map_or(&[], Vec::as_slice);
         let mut best: Option<(u64, usize)> = None;
-        let candidates = (shared.keys().copied())
-            .chain(same_heading.iter().copied())
-            .chain(same_place.iter().copied());
+        let candidates = (shared.keys().copied()).chain(
+            same_heading
+                .iter()
+                .copied()
+                .filter(|i| !taken[*i])
+                .take(SAME_HEADING),
+        );
         for i in candidates {
             if taken[i] {
                 continue;
@@ -119,16 +125,17 @@ pub(in crate::workspace::sync) fn pair(
             } else {
                 common as f64 / union as f64
             };
-            let heading = same_heading.contains(&i);
-            let place = same_place.contains(&i);
+            let heading = removed[i].heading == a.heading;
+            let place = removed[i].above == a.above;
             // sure: nearly all words the same (or all of one's words in the other, and most of
             // the other's), or a decision under its own heading; else most
             // words, or the heading with a good part of them, or the heading and the place
             // (words added to an entry keep every word it had: held in the other, they count)
             let smaller = words[i].len().min(mine.len()).max(1);
             let held = common as f64 / smaller as f64;
-            let sure_pair =
-                likeness >= 0.8 || (held >= 0.9 && likeness >= 0.5) || (decisions && heading);
+            let sure_pair = likeness >= 0.8
+                || (held >= 0.9 && likeness >= 0.6 && smaller >= 3)
+                || (decisions && heading);
             let likely = likeness >= 0.5 || (heading && (likeness >= 0.3 || place));
             if !(sure_pair || (sure == Sure::Place && likely)) {
                 continue;

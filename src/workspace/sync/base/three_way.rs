@@ -87,16 +87,18 @@ impl Tx<'_> {
             out
         };
         let decisions = f == FileKind::Decisions;
+        // an entry the save plainly edited was seen by its writer: it counts as held when the
+        // base is chosen
+        let mut scored = reading.theirs.clone();
+        if !self.from_git.contains(&f) {
+            let edited = pair(&sides(&|_| true), &added_sides, Sure::Words, decisions);
+            scored.extend(edited.keys().map(|id| (id_key(id), 0)));
+        }
         // a version git wrote (or one taken whole on purpose) is meant as it is: every entry
         // it lacks goes, but those git kept from being written
         let base = match self.from_git.contains(&f) {
             true => None,
             false => {
-                // an entry the save plainly edited was seen by its writer: it counts as held
-                // when the base is chosen
-                let edited = pair(&sides(&|_| true), &added_sides, Sure::Words, decisions);
-                let mut scored = reading.theirs.clone();
-                scored.extend(edited.keys().map(|id| (id_key(id), 0)));
                 let named = self.named.get(&f).cloned();
                 match self.base_of(f, &scored, entries, named.as_deref())? {
                     Some(b) => Some(b),
