@@ -192,13 +192,15 @@ impl Tx<'_> {
                     }
                 }
                 Some(rec) if rec.state != item.state || rec.superseded_by != item.superseded_by => {
-                    // as the save's base had it: its writer left it alone, and whatever changed
-                    // it since (a supersession, a removal, the archive) stands
+                    // as the save's base had it: its writer left it alone, and what changed it
+                    // since in the files (a supersession, the archive) stands. An entry no file
+                    // holds (removed, replaced) comes back: a save that shows it is never lost
                     let k = id_key(&rec.id);
-                    let left_alone = bases.get(&f).is_some_and(|b| {
-                        b.prints.contains_key(&k)
-                            && b.prints.get(&k) == theirs_prints.get(&f).and_then(|t| t.get(&k))
-                    });
+                    let left_alone = rec.file().is_some()
+                        && bases.get(&f).is_some_and(|b| {
+                            b.prints.contains_key(&k)
+                                && b.prints.get(&k) == theirs_prints.get(&f).and_then(|t| t.get(&k))
+                        });
                     if !left_alone {
                         self.take_state(f, rec, &item, "")?;
                     }
