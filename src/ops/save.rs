@@ -127,17 +127,10 @@ pub fn save(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::{Clock, Workspace};
+    use crate::workspace::Workspace;
 
     fn workspace() -> (tempfile::TempDir, Workspace) {
-        let dir = tempfile::tempdir().unwrap();
-        let ws = Workspace::new(
-            dir.path().to_path_buf(),
-            crate::config::Config::default(),
-            Clock::default(),
-        );
-        crate::ops::init(&ws).unwrap();
-        (dir, ws)
+        crate::workspace::scratch()
     }
 
     /// Every file under `dir` with its bytes (the store and index left out).

@@ -151,6 +151,19 @@ pub fn host_dirs(env: &[(String, String)]) -> Vec<PathBuf> {
         .collect()
 }
 
+/// An initialised workspace in a new temporary folder, for unit tests.
+#[cfg(test)]
+pub(crate) fn scratch() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::new(
+        dir.path().to_path_buf(),
+        Config::default(),
+        Clock::default(),
+    );
+    crate::ops::init(&ws).unwrap();
+    (dir, ws)
+}
+
 /// Find the root for `start`, load the layered settings (with that root's `trilogy.toml`) and
 /// the clock overrides from `env` (`TRILOGY_TODAY`, `TRILOGY_NOW_MS`).
 pub fn open_workspace(

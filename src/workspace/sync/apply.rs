@@ -102,15 +102,14 @@ impl Tx<'_> {
                 in_date_order.insert(f, items.len());
             }
             let entries = self.store.file_entries(f, 0, usize::MAX)?;
-            let prints_list = prints.clone();
-            let found = self.found_base(f, &items, &entries, prints)?;
+            let found = self.found_base(f, &items, &entries, &prints)?;
             gone.extend(found.gone);
             if let Some(b) = found.base {
                 bases.insert(f, b);
             }
             theirs_prints.insert(f, found.theirs);
             kept.extend(found.kept.map(|k| (f, k)));
-            self.prints_read.insert(f, prints_list);
+            self.prints_read.insert(f, prints);
             // allocate sequence numbers bottom-up so the upper of two same-date entries is newer
             let mut items = items;
             items.reverse();

@@ -113,12 +113,13 @@ pub(super) struct Base {
     pub found: Found,
 }
 
-/// The kept versions of a file replayed oldest first: `visit(n, record, entries)` sees each
-/// version's entries after its record is applied.
+/// The kept versions of a file replayed oldest first: `visit(n, record, entries, added,
+/// dropped)` sees each version's entries after its record is applied, and stops the replay by
+/// answering false. Returns the entries of the version it stopped at (the newest, unstopped).
 fn replay(
     records: &[(u64, VersionRecord)],
     mut visit: impl FnMut(u64, &VersionRecord, &Prints, &[Print], &[(u64, u32)]) -> bool,
-) {
+) -> Prints {
     let mut state: Prints = HashMap::new();
     for (n, rec) in records {
         let mut dropped: Vec<(u64, u32)> = Vec::new();
@@ -135,9 +136,10 @@ fn replay(
             state.insert(*id, *h);
         }
         if !visit(*n, rec, &state, &rec.add, &dropped) {
-            return;
+            break;
         }
     }
+    state
 }
 
 /// The sequence number of the newest entry of `current` the save holds (0: none).
@@ -147,21 +149,6 @@ fn newest_held(current: &[EntryRecord], theirs: &Prints) -> u64 {
         .map(|e| e.seq)
         .max()
         .unwrap_or(0)
-}
-
-/// The entries and the SHA-1 of the newest of `records`.
-fn newest_of(records: &[(u64, VersionRecord)]) -> (Prints, Option<String>) {
-    let mut state: Prints = HashMap::new();
-    for (_, rec) in records {
-        if rec.full {
-            state.clear();
-        }
-        for id in &rec.del {
-            state.remove(id);
-        }
-        state.extend(rec.add.iter().copied());
-    }
-    (state, records.last().map(|(_, r)| r.sha1.clone()))
 }
 
 /// The kept records, starting at a whole one.
@@ -193,7 +180,8 @@ impl Tx<'_> {
         if records.first().is_none_or(|(_, r)| !r.full) {
             records = usable(self.store.versions_from(f, 0)?);
         }
-        let (newest, newest_sha) = newest_of(&records);
+        let newest = replay(&records, |_, _, _, _, _| true);
+        let newest_sha = records.last().map(|(_, r)| r.sha1.clone());
         if newest_sha.as_deref() == Some(sha1) {
             return Ok(());
         }
@@ -334,16 +322,11 @@ impl Tx<'_> {
         if let Some((at, _)) = chosen {
             let newest = ties.iter().map(|s| s.0).max().unwrap_or(at);
             let mut prints = HashMap::new();
-            let mut latest = HashMap::new();
-            replay(&records, |n, _, state, _, _| {
+            let latest = replay(&records, |n, _, state, _, _| {
                 if n == at {
                     prints = state.clone();
                 }
-                if n == newest {
-                    latest = state.clone();
-                    return false;
-                }
-                true
+                n != newest
             });
             // what taking the newest of them would remove: when trilogy kept those against the
             // last save, and this one holds the very same entries, it is that deletion made
@@ -391,17 +374,10 @@ impl Tx<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workspace::{Clock, Workspace};
+    use crate::workspace::Workspace;
 
     fn workspace() -> (tempfile::TempDir, Workspace) {
-        let dir = tempfile::tempdir().unwrap();
-        let ws = Workspace::new(
-            dir.path().to_path_buf(),
-            crate::config::Config::default(),
-            Clock::default(),
-        );
-        crate::ops::init(&ws).unwrap();
-        (dir, ws)
+        crate::workspace::scratch()
     }
 
     #[test]

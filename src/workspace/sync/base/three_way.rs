@@ -37,9 +37,9 @@ impl Tx<'_> {
         f: FileKind,
         items: &[Item],
         entries: &[EntryRecord],
-        prints: Vec<Print>,
+        prints: &[Print],
     ) -> Result<Reading> {
-        let theirs: Prints = prints.into_iter().collect();
+        let theirs: Prints = prints.iter().copied().collect();
         let mut reading = Reading {
             base: None,
             theirs,
