@@ -450,7 +450,9 @@ impl<'w> Tx<'w> {
                 }
             }
         }
-        if fresh && git_busy != Some(true) {
+        // the first import is done once every file was read: one left for a save in flight is
+        // imported, as the rest were, by the next command
+        if fresh && git_busy != Some(true) && self.deferred.is_empty() {
             self.store.set_meta("absorbed_once", 1)?;
             self.changed = true;
         }
