@@ -126,6 +126,10 @@ impl Workspace {
         {
             return Ok(Match::No);
         }
+        if sync::late::waiting(self) {
+            // a save landed in a version trilogy replaced: the write path takes it
+            return Ok(Match::No);
+        }
         let mut vouched = Vec::new();
         let mut settled: Option<Vec<Settled>> = None;
         let cleared = r.meta(sync::CLEARED)? == 1;

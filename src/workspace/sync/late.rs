@@ -57,6 +57,27 @@ pub(super) fn displaced_path(ws: &Workspace, f: FileKind, st: &FileStamp) -> Res
     Ok(d.join(name(f, st.len, st.mtime_ns)))
 }
 
+/// Whether a displaced version was written since it was displaced: a read must then go
+/// through the write path, which takes what it adds, rather than serve the store as it is.
+pub(in crate::workspace) fn waiting(ws: &Workspace) -> bool {
+    let Ok(rd) = dir(ws).map(std::fs::read_dir) else {
+        return false;
+    };
+    let Ok(rd) = rd else {
+        return false;
+    };
+    rd.flatten().any(|e| {
+        let Some((_, len, mtime_ns)) = parse_name(&e.file_name().to_string_lossy()) else {
+            return false;
+        };
+        std::fs::symlink_metadata(e.path()).is_ok_and(|m| {
+            m.is_file()
+                && (m.len() != len
+                    || m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128 != mtime_ns)
+        })
+    })
+}
+
 impl Tx<'_> {
     /// Absorb what was written into displaced versions since they were displaced, and delete
     /// the ones whose grace period is over.
@@ -94,9 +115,20 @@ impl Tx<'_> {
             let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
             let next = d.join(name(f, meta.len(), m));
             self.absorb_additions(f, &bytes, &path)?;
-            std::fs::rename(&path, &next).map_err(|e| Error::io(&next, e))?;
+            self.late_taken.push((path, next));
         }
         Ok(())
+    }
+
+    /// Once the transaction that took them is committed, each displaced version taken is named
+    /// after the stat it was read with, so the next command sees it unchanged. One whose
+    /// renaming fails is taken again by the next command, which finds nothing new in it.
+    pub(super) fn name_late_taken(taken: Vec<(PathBuf, PathBuf)>) {
+        for (from, to) in taken {
+            if let Err(e) = std::fs::rename(&from, &to) {
+                tracing::debug!("{}: {e}", from.display());
+            }
+        }
     }
 
     /// Add the entries of `bytes` (a version of `f`) that the store lacks or no longer shows.

@@ -27,7 +27,7 @@ mod apply;
 mod base;
 pub(crate) mod gitop;
 mod items;
-mod late;
+pub(in crate::workspace) mod late;
 mod project;
 mod render;
 mod wholesale;
@@ -88,6 +88,10 @@ pub struct Tx<'w> {
     read_versions: Vec<(FileKind, String, Vec<crate::store::Print>)>,
     /// Stamps of the files absorbed (parsed) in this transaction.
     absorbed: HashMap<FileKind, crate::model::FileStamp>,
+    /// Displaced versions whose late saves this transaction took, with the name each gets
+    /// once the transaction is committed (see `late`): renamed earlier, a transaction dropped
+    /// and run again would take them for unchanged and lose what they added.
+    late_taken: Vec<(std::path::PathBuf, std::path::PathBuf)>,
     changed: bool,
     /// This transaction clears the memory: the files are deleted instead of written.
     clearing: bool,
@@ -160,6 +164,7 @@ impl<'w> Tx<'w> {
             prints_read: HashMap::new(),
             read_versions: Vec::new(),
             absorbed: HashMap::new(),
+            late_taken: Vec::new(),
             changed: false,
             clearing: false,
             report: SyncReport::default(),

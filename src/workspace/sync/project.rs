@@ -29,8 +29,18 @@ impl Tx<'_> {
 
     /// Steps 4 and 5: render the affected files, write the changed ones, commit. `Ok(None)`
     /// when a file changed on disk after it was absorbed: nothing has been written and the
-    /// caller starts over with a fresh transaction.
+    /// caller starts over with a fresh transaction (which takes the late saves again).
     pub(in crate::workspace) fn finish(mut self) -> Result<Option<SyncReport>> {
+        let late = std::mem::take(&mut self.late_taken);
+        let report = self.finish_committing()?;
+        if report.is_some() {
+            Tx::name_late_taken(late);
+        }
+        Ok(report)
+    }
+
+    /// [`Tx::finish`] up to its commit.
+    fn finish_committing(mut self) -> Result<Option<SyncReport>> {
         if self.clearing {
             return self.finish_clear();
         }
