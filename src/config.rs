@@ -284,7 +284,7 @@ fn check_rel_path(s: &str) -> std::result::Result<(), String> {
                     "\"{shown}\" climbs out of the project with `..`; it must stay inside it"
                 ));
             }
-            ".git" | ".trilogy" => {
+            _ if part.eq_ignore_ascii_case(".git") || part.eq_ignore_ascii_case(".trilogy") => {
                 return Err(format!(
                     "\"{shown}\" points into `{part}/`, which trilogy never writes to; choose another folder"
                 ));
@@ -295,6 +295,60 @@ fn check_rel_path(s: &str) -> std::result::Result<(), String> {
     if s.split('/').all(|p| p.is_empty() || p == ".") {
         return Err(format!(
             "\"{shown}\" names the project folder itself; give a path inside it"
+        ));
+    }
+    Ok(())
+}
+
+/// A path with `.` parts and repeated slashes gone, lower-cased: how two settings are
+/// compared (a case-insensitive file system takes `Memory/sessions.MD` for the log itself).
+fn normal(path: &str) -> String {
+    (path.split('/'))
+        .filter(|p| !p.is_empty() && *p != ".")
+        .collect::<Vec<_>>()
+        .join("/")
+        .to_lowercase()
+}
+
+/// Checks across keys: the boot block never goes into a file trilogy keeps otherwise (a memory
+/// file, the archive, `trilogy.toml`), and the memory folder is never one of those files.
+fn check_paths(c: &Config) -> std::result::Result<(), (&'static str, String)> {
+    let dir = normal(&c.memory_dir_name);
+    let block = normal(&c.boot_block_file);
+    let kept = [
+        "PROJECT.md",
+        "DECISIONS.md",
+        "SESSIONS.md",
+        "SESSIONS-archive.md",
+    ];
+    if block == "trilogy.toml" || block == dir {
+        return Err((
+            "boot_block_file",
+            format!(
+                "\"{}\" is a file trilogy keeps for itself; name the instructions file your agents read, e.g. \"AGENTS.md\"",
+                c.boot_block_file
+            ),
+        ));
+    }
+    if let Some(f) = kept
+        .iter()
+        .find(|f| block == format!("{dir}/{}", f.to_lowercase()))
+    {
+        return Err((
+            "boot_block_file",
+            format!(
+                "\"{}\" is the memory file {f}; name the instructions file your agents read, e.g. \"AGENTS.md\"",
+                c.boot_block_file
+            ),
+        ));
+    }
+    if dir == "trilogy.toml" {
+        return Err((
+            "memory_dir_name",
+            format!(
+                "\"{}\" is a file trilogy keeps for itself; name a folder, e.g. \"memory\"",
+                c.memory_dir_name
+            ),
         ));
     }
     Ok(())
@@ -334,6 +388,12 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
         let text = match std::fs::read_to_string(file) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                return Err(Error::Config {
+                    source_name: file.display().to_string(),
+                    message: "it is not UTF-8 text; save it as UTF-8".into(),
+                });
+            }
             Err(e) => return Err(Error::io(file, e)),
         };
         let name = file.display().to_string();
@@ -378,6 +438,10 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
             message: e.to_string(),
         })?;
     config.ignored = ignored;
+    check_paths(&config).map_err(|(key, message)| Error::Config {
+        source_name: sources.get(key).cloned().unwrap_or_default(),
+        message: format!("key `{key}`: {message}"),
+    })?;
     Ok(Loaded { config, sources })
 }
 
@@ -437,6 +501,43 @@ mod tests {
     }
 
     #[test]
+    fn a_config_that_is_not_utf8_is_a_config_error_naming_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("trilogy.toml");
+        std::fs::write(&f, b"lang = \"\xff\xfe\"\n").unwrap();
+        let e = load(&LoadArgs {
+            workspace_file: Some(f.clone()),
+            ..Default::default()
+        })
+        .unwrap_err();
+        assert_eq!(e.kind().exit_code(), 3, "{e}");
+        let m = e.to_string();
+        assert!(
+            m.contains(&f.display().to_string()) && m.contains("UTF-8"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn a_block_file_in_a_github_folder_is_fine() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = write(
+            dir.path(),
+            "trilogy.toml",
+            "boot_block_file = \".github/copilot-instructions.md\"\n",
+        );
+        let loaded = load(&LoadArgs {
+            workspace_file: Some(f),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(
+            loaded.config.boot_block_file,
+            ".github/copilot-instructions.md"
+        );
+    }
+
+    #[test]
     fn paths_that_leave_the_workspace_are_refused_with_file_and_key() {
         let dir = tempfile::tempdir().unwrap();
         for (line, says) in [
@@ -457,6 +558,23 @@ mod tests {
             ("templates_dir = \"/etc\"", "absolute"),
             ("templatesDir = \"../elsewhere\"", "climbs out"),
             ("templates_dir = \".trilogy\"", "never writes"),
+            ("memory_dir_name = \".GIT\"", "never writes"),
+            ("boot_block_file = \".Trilogy/x.md\"", "never writes"),
+            (
+                "boot_block_file = \"memory/SESSIONS.md\"",
+                "memory file SESSIONS.md",
+            ),
+            (
+                "boot_block_file = \"./Memory//decisions.MD\"",
+                "memory file DECISIONS.md",
+            ),
+            (
+                "boot_block_file = \"memory/SESSIONS-archive.md\"",
+                "memory file SESSIONS-archive",
+            ),
+            ("boot_block_file = \"trilogy.toml\"", "keeps for itself"),
+            ("boot_block_file = \"memory\"", "keeps for itself"),
+            ("memory_dir_name = \"trilogy.toml\"", "keeps for itself"),
         ] {
             let f = write(dir.path(), "trilogy.toml", &format!("{line}\n"));
             let e = load(&LoadArgs {

@@ -665,7 +665,35 @@ impl AgentSession {
 
 /// Actor name of writes made by agent session `id`.
 pub fn agent_actor(id: &str) -> String {
-    format!("agent:{id}")
+    match check_actor(id) {
+        Ok(()) => format!("agent:{id}"),
+        // a host's session id that could not go into the log as it is: a stable stand-in
+        Err(_) => format!("agent:{}", &sha1_hex(id.as_bytes())[..16]),
+    }
+}
+
+/// Longest actor or agent session id kept in the event log, in bytes.
+pub const MAX_ACTOR: usize = 128;
+
+/// Whether `s` may name who writes in the event log: short, printable, no spaces, and nothing
+/// that looks like a credential (the log is shown to people and agents alike).
+pub fn check_actor(s: &str) -> std::result::Result<(), String> {
+    if s.is_empty() {
+        return Err("is empty".into());
+    }
+    if s.len() > MAX_ACTOR {
+        return Err(format!("is {} bytes; at most {MAX_ACTOR}", s.len()));
+    }
+    if let Some(c) = s.chars().find(|c| c.is_control() || c.is_whitespace()) {
+        return Err(format!(
+            "holds U+{:04X}; use letters, digits and punctuation without spaces",
+            u32::from(c)
+        ));
+    }
+    if let Some(f) = crate::secrets::find(s) {
+        return Err(format!("looks like {} ({})", f.kind, f.masked));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -137,7 +137,7 @@ fn checkpoints_refuse_the_families_that_used_to_get_through() {
         ),
         (
             "db at postgres://app:Zq8vN2kLr5TtY7wP@db.internal/app".to_string(),
-            "database URL",
+            "URL with a password",
         ),
         (
             format!("set npm_{} in CI", &tok[4..]),

@@ -147,6 +147,15 @@ pub fn checkpoint(env: &Env, a: CheckpointArgs) -> Result<()> {
             ops::parse_input(&text, &source)?
         }
     };
+    let (flag, value) = match &a.agent_session {
+        Some(id) => ("--agent-session", id),
+        None => ("--actor", &a.actor),
+    };
+    crate::model::check_actor(value).map_err(|why| {
+        Error::bad_input(format!(
+            "{flag} {why}: it is written into the event log as it is; nothing was stored"
+        ))
+    })?;
     let actor = match &a.agent_session {
         Some(id) => crate::model::agent_actor(id),
         None => a.actor.clone(),

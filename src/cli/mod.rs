@@ -356,6 +356,11 @@ fn dispatch(cli: Cli) -> Result<()> {
         std::process::exit(code);
     }
     if let Command::Mcp(a) = &cli.command {
+        if let Some(id) = &a.agent_session {
+            crate::model::check_actor(id).map_err(|why| {
+                Error::bad_input(format!("--agent-session {why}; give the host's session id"))
+            })?;
+        }
         return crate::mcp::serve(cli.root.clone(), cli.set.clone(), a.agent_session.clone());
     }
     if let Command::Serve(a) = &cli.command {

@@ -17,6 +17,15 @@ pub struct RestoreOutcome {
     pub to: &'static str,
 }
 
+/// What a restore that would write a credential back says: the store keeps what a person
+/// once wrote (and deleted), but trilogy never puts a secret into a memory file itself.
+fn refused(id: &str, what: &str, f: &crate::secrets::Finding) -> Error {
+    Error::bad_input(format!(
+        "refused: {id} ({what}) line {} column {} looks like {} ({}); restoring it would write the secret back into a memory file, so nothing was restored: record what it said again, without the secret",
+        f.line, f.column, f.kind, f.masked
+    ))
+}
+
 /// Restore the entry whose id starts with `id_prefix`.
 pub fn restore_entry(
     ws: &Workspace,
@@ -62,6 +71,9 @@ pub fn restore_entry(
 
 /// Make `rec` live again and log it.
 fn bring_back(tx: &mut Tx, mut rec: EntryRecord) -> Result<RestoreOutcome> {
+    if let Some(f) = crate::secrets::in_entry(&rec) {
+        return Err(refused(&rec.id, &rec.heading, &f));
+    }
     let from = rec.state.as_str();
     if rec.state == State::Replaced {
         // its replacement took its place (sequence number) among entries of its date:
@@ -145,6 +157,13 @@ pub fn restore_section(
                     cur.heading, cur.revision, cur.heading
                 ))
             })?;
+        if let Some(f) = crate::secrets::find(&old.body) {
+            return Err(refused(
+                &cur.key,
+                &format!("{} revision {revision}", cur.heading),
+                &f,
+            ));
+        }
         let rec = SectionRecord {
             key: cur.key.clone(),
             heading: cur.heading.clone(),

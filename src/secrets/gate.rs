@@ -10,7 +10,7 @@
 
 /// Literal parts of the token formats (see `rules`): a run holding none of them and too plain
 /// to be an unlabelled key cannot match a token rule.
-const NEEDLES: [&str; 72] = [
+const NEEDLES: [&str; 73] = [
     "-----BEGIN",
     "AKIA",
     "ASIA",
@@ -83,6 +83,7 @@ const NEEDLES: [&str; 72] = [
     "SK",
     "AC",
     "ccountKey=",
+    "sig=",
 ];
 
 /// Words in the names of secret assignments (`password=`, `api_key:`), lowercase.

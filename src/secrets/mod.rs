@@ -116,6 +116,33 @@ fn passes(check: Check, secret: &str) -> bool {
     }
 }
 
+/// A URL password that is a well-known default of a service on this machine
+/// (`postgres://postgres:postgres@localhost`, `amqp://guest:guest@127.0.0.1`): what every
+/// quick-start and compose file holds, and no secret.
+fn local_default(check: Check, caps: &regex::Captures) -> bool {
+    const DEFAULTS: [&str; 8] = [
+        "postgres", "password", "root", "guest", "admin", "secret", "example", "test",
+    ];
+    let (Check::Password, Some(u), Some(p), Some(h)) =
+        (check, caps.name("u"), caps.name("s"), caps.name("h"))
+    else {
+        return false;
+    };
+    let host = h
+        .as_str()
+        .rsplit('@')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let local = host == "localhost"
+        || host.starts_with("127.")
+        || host == "0.0.0.0"
+        || host == "[::1]"
+        || host == "host.docker.internal";
+    let (u, p) = (u.as_str(), p.as_str());
+    local && (p.eq_ignore_ascii_case(u) || DEFAULTS.iter().any(|d| p.eq_ignore_ascii_case(d)))
+}
+
 /// Every credential in `text`, in order; overlapping matches are reported once, by the
 /// most specific rule.
 pub fn find_all(text: &str) -> Vec<Finding> {
@@ -139,7 +166,7 @@ pub fn find_all(text: &str) -> Vec<Finding> {
             let Some(m) = caps.name("s").or_else(|| caps.get(0)) else {
                 continue;
             };
-            if passes(RULES[i].check, m.as_str()) {
+            if passes(RULES[i].check, m.as_str()) && !local_default(RULES[i].check, &caps) {
                 spans.push((m.start(), i, m.end()));
             }
         }

@@ -1,6 +1,7 @@
 //! The credential families: one pattern per token format, written for this crate after the
 //! families a secret scanner's default ruleset covers (cloud keys, forge and registry tokens,
-//! chat webhooks, payment keys, database URLs, authorization headers, key assignments).
+//! chat webhooks, payment keys, URLs with passwords, Azure shared access signatures,
+//! authorization headers, key assignments).
 //!
 //! A pattern names the secret itself with the group `s` (the whole match otherwise); its
 //! [`Check`] says what must further hold of that text. `\b` is rewritten to an ASCII word
@@ -305,9 +306,14 @@ pub(super) const RULES: &[Rule] = &[
         Random(3.0),
     ),
     rule(
-        "a database URL with a password",
-        r#"(?i)\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|rediss?|amqps?|mssql|sqlserver|clickhouse|cockroachdb|couchdb|neo4j|jdbc:[a-z]+)://[^\s:/@'"]+:(?P<s>[^\s@/'"]+)@[^\s/'"]+"#,
+        "a URL with a password",
+        r#"(?i)\b[a-z][a-z0-9+.-]{0,30}(?::[a-z][a-z0-9+.-]{0,30})?://(?P<u>[^\s:/@'"]*):(?P<s>[^\s@/'"]+)@(?P<h>[^\s/:'"?#]+)"#,
         Password,
+    ),
+    rule(
+        "an Azure shared access signature",
+        r"(?i)[?&]sig=(?P<s>(?:[A-Za-z0-9+/]|%2[BF]){30,}(?:=|%3D){0,2})",
+        Real,
     ),
     rule(
         "an AWS secret access key",

@@ -228,17 +228,34 @@ fn cases() -> Vec<Case> {
             ],
         ),
         case(
-            "a database URL with a password",
+            "a URL with a password",
             &[
                 format!("postgres://app:{}@db.internal:5432/app", r(ALNUM, 16, 35)),
                 "postgres://user:pass@host".into(),
                 "mongodb+srv://admin:hunter2@cluster0.example.net".into(),
+                "https://deploy:pa55w0rd-x@git.example.com/acme/app.git".into(),
+                "redis://:s3cretpassw@cache.example.com:6379".into(),
+                "sftp://backup:Vq9-xx-2@files.example.org/".into(),
+                // a default password, but not on this machine
+                "postgres://postgres:postgres@db.example.com/app".into(),
             ],
             &[
                 "postgres://user@host/db",
                 "postgres://user:${PGPASSWORD}@host/db",
                 "mysql://root:<password>@localhost",
+                "postgres://postgres:postgres@localhost/db",
+                "amqp://guest:guest@127.0.0.1:5672/",
+                "mysql://root:root@localhost:3306/app",
+                "https://user@example.com/path",
             ],
+        ),
+        case(
+            "an Azure shared access signature",
+            &[format!(
+                "https://acct.blob.core.windows.net/c/f.zip?sv=2022-11-02&ss=b&se=2026-12-31&sig={}%3D",
+                r(B64, 43, 39)
+            )],
+            &["https://example.com/x?sig=short", "the sig= parameter"],
         ),
         case(
             "an Azure storage account key",

@@ -55,10 +55,15 @@ enum Db {
     Ro(ReadOnlyDatabase),
 }
 
+/// The least time an open of the store is given, whatever the lock timeout says.
+const OPEN_FLOOR: Duration = Duration::from_secs(1);
+
 impl Store {
     /// Open (creating if missing) for reading and writing; waits at most `timeout` when
-    /// another process is inside a write transaction.
+    /// another process is inside a write transaction. The open itself is given at least
+    /// [`OPEN_FLOOR`]: a timeout of zero means "do not wait for others", not "fail at once".
     pub fn open(path: &Path, timeout: Duration) -> Result<Store> {
+        let timeout = timeout.max(OPEN_FLOOR);
         let (tx, rx) = std::sync::mpsc::channel();
         let p = path.to_path_buf();
         std::thread::spawn(move || {
