@@ -414,6 +414,78 @@ fn raw_transcript_every_stdout_byte_is_a_frame() {
     assert!(stdout.ends_with('\n'));
 }
 
+/// A 64 MB line, a batch, a document nested 200,000 deep and `arguments` that are not an
+/// object: each gets a JSON-RPC error under its id (`null` where none can be read), and the
+/// requests after them are served.
+#[test]
+fn oversized_deep_batched_and_misshapen_requests_get_errors_and_the_server_goes_on() {
+    let ws = Ws::init();
+    let mut child = ws
+        .std_cmd()
+        .arg("mcp")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{{"name":"memory_search","arguments":{{"query":"{}"}}}}}}"#,
+        "a".repeat(64 << 20)
+    );
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":"deep","method":"ping","params":{{"x":{}1{}}}}}"#,
+        "[".repeat(200_000),
+        "]".repeat(200_000)
+    );
+    let lines = [
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}).to_string(),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}).to_string(),
+        huge,
+        json!([{"jsonrpc":"2.0","id":2,"method":"tools/list"}]).to_string(),
+        deep,
+        json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory_status","arguments":"all"}}).to_string(),
+        json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"memory_status","arguments":{}}}).to_string(),
+    ];
+    for l in &lines {
+        stdin.write_all(l.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stdout = text(&out.stdout);
+    let frames: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a frame ({e}): {l:?}")))
+        .collect();
+    let by_id = |id: Value| {
+        frames
+            .iter()
+            .find(|f| f["id"] == id)
+            .unwrap_or_else(|| panic!("no reply to {id}: {stdout}"))
+    };
+    assert_eq!(by_id(json!(77))["error"]["code"], -32600, "{stdout}");
+    assert!(
+        (by_id(json!(77))["error"]["message"].as_str().unwrap()).contains("longer than 16 MiB")
+    );
+    assert_eq!(by_id(json!("deep"))["error"]["code"], -32600);
+    assert_eq!(by_id(json!(3))["error"]["code"], -32602);
+    let batch = by_id(Value::Null);
+    assert!(
+        batch["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("batches"),
+        "{batch}"
+    );
+    assert_eq!(
+        by_id(json!(4))["result"]["isError"],
+        false,
+        "served after them"
+    );
+    assert_eq!(frames.len(), 6, "one reply each: {stdout}");
+}
+
 #[test]
 fn lone_surrogate_request_is_answered_invalid_params_under_its_id() {
     let ws = Ws::init();

@@ -27,7 +27,7 @@ use crate::workspace::Workspace;
 
 mod frames;
 
-use frames::{INVALID_PARAMS_METHOD, PARSE_ERROR_METHOD, filtered_stdin};
+use frames::{filtered_stdin, merged_stdout};
 
 /// How long the server waits for a client to answer its roots request before falling back.
 const ROOTS_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
@@ -387,20 +387,6 @@ impl ServerHandler for MemoryServer {
         request: rmcp::model::CustomRequest,
         _context: RequestContext<RoleServer>,
     ) -> std::result::Result<rmcp::model::CustomResult, ErrorData> {
-        if request.method == PARSE_ERROR_METHOD {
-            return Err(ErrorData::new(
-                rmcp::model::ErrorCode::PARSE_ERROR,
-                "parse error: a line was not a JSON-RPC message; send one JSON object per line",
-                request.params,
-            ));
-        }
-        if request.method == INVALID_PARAMS_METHOD {
-            return Err(ErrorData::new(
-                rmcp::model::ErrorCode::INVALID_PARAMS,
-                "invalid params: a string holds a lone UTF-16 surrogate (a \\ud800–\\udfff escape without its pair); send valid Unicode text",
-                request.params,
-            ));
-        }
         Err(ErrorData::new(
             rmcp::model::ErrorCode::METHOD_NOT_FOUND,
             format!("method not found: {}", request.method),
@@ -497,8 +483,10 @@ pub fn serve(
         .build()
         .map_err(|e| Error::Internal(format!("tokio runtime: {e}")))?;
     rt.block_on(async move {
-        let input = filtered_stdin(tokio::runtime::Handle::current());
-        let service = match server.serve((input, tokio::io::stdout())).await {
+        let (replies, answered) = tokio::sync::mpsc::unbounded_channel();
+        let input = filtered_stdin(tokio::runtime::Handle::current(), replies);
+        let (output, pump) = merged_stdout(answered);
+        let service = match server.serve((input, output)).await {
             Ok(s) => s,
             // the client went away before it said hello: nothing to serve, nothing wrong
             Err(rmcp::service::ServerInitializeError::ConnectionClosed(_)) => return Ok(()),
@@ -512,6 +500,8 @@ pub fn serve(
             .waiting()
             .await
             .map_err(|e| Error::Internal(format!("mcp server: {e}")));
+        // the last replies written here are out before the process ends
+        let _ = pump.await;
         ops::drain::withdraw();
         served?;
         Ok(())
