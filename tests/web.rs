@@ -4,158 +4,17 @@
 //! the original, and the panel saving while CLI writers record.
 
 mod common;
+#[path = "common/web.rs"]
+mod web;
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+use std::io::{BufRead, BufReader};
+
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 
 use common::Ws;
 use serde_json::{Value, json};
-
-/// A running `trilogy serve`, stopped when dropped.
-struct Server {
-    child: Child,
-    port: u16,
-    token: String,
-    /// The launch line.
-    launch: Value,
-}
-
-/// An HTTP answer.
-struct Resp {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: String,
-}
-
-impl Resp {
-    fn json(&self) -> Value {
-        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
-    }
-
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(k, _)| k.eq_ignore_ascii_case(name))
-            .map(|(_, v)| v.as_str())
-    }
-
-    fn error(&self) -> String {
-        self.json()["error"].as_str().unwrap_or("").to_string()
-    }
-}
-
-impl Server {
-    /// Serve from `ws`'s root, with its registry and state folders.
-    fn start(ws: &Ws) -> Server {
-        let mut c = ws.std_cmd();
-        c.args(["serve", "--port", "0", "--json"])
-            .current_dir(ws.root())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        let mut child = c.spawn().expect("trilogy serve starts");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let v: Value = serde_json::from_str(&line)
-            .unwrap_or_else(|e| panic!("first line is not the launch JSON ({e}): {line:?}"));
-        let port = v["port"].as_u64().unwrap() as u16;
-        let token = v["token"].as_str().unwrap().to_string();
-        assert_eq!(
-            v["url"].as_str().unwrap(),
-            format!("http://127.0.0.1:{port}/trilogy/?token={token}")
-        );
-        Server {
-            child,
-            port,
-            token,
-            launch: v,
-        }
-    }
-
-    fn host(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
-    }
-
-    /// One request with exactly these headers (plus Connection: close and the length).
-    fn raw(&self, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Resp {
-        let mut s = TcpStream::connect(("127.0.0.1", self.port)).unwrap();
-        let mut req = format!("{method} {path} HTTP/1.1\r\n");
-        for (k, v) in headers {
-            req.push_str(&format!("{k}: {v}\r\n"));
-        }
-        req.push_str(&format!(
-            "connection: close\r\ncontent-length: {}\r\n\r\n{body}",
-            body.len()
-        ));
-        s.write_all(req.as_bytes()).unwrap();
-        let mut raw = Vec::new();
-        s.read_to_end(&mut raw).unwrap();
-        let text = String::from_utf8(raw).unwrap();
-        let (head, body) = text.split_once("\r\n\r\n").unwrap();
-        let mut lines = head.lines();
-        let status = lines
-            .next()
-            .unwrap()
-            .split(' ')
-            .nth(1)
-            .unwrap()
-            .parse()
-            .unwrap();
-        let headers = lines
-            .filter_map(|l| l.split_once(':'))
-            .map(|(k, v)| (k.trim().to_lowercase(), v.trim().to_string()))
-            .collect();
-        Resp {
-            status,
-            headers,
-            body: body.to_string(),
-        }
-    }
-
-    fn get(&self, path: &str) -> Resp {
-        self.raw("GET", path, &[("host", &self.host())], "")
-    }
-
-    fn post(&self, path: &str, body: &Value) -> Resp {
-        self.raw(
-            "POST",
-            path,
-            &[
-                ("host", &self.host()),
-                ("content-type", "application/json"),
-                ("x-trilogy-token", &self.token),
-            ],
-            &body.to_string(),
-        )
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// `s` with every character outside the unreserved set percent-encoded.
-fn enc(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b'/' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
-fn root(ws: &Ws) -> String {
-    ws.root().display().to_string()
-}
+use web::{Server, enc, root};
 
 /// Every file under `dir`, with its bytes (the `.trilogy` store aside).
 fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {

@@ -85,16 +85,17 @@ pub fn save(
     if !plain(file_name) {
         return Err(refused());
     }
+    // the instruction file is committed and read by every agent, as the memory files are
+    if let Some(s) = crate::secrets::find(text) {
+        return Err(Error::bad_input(format!(
+            "{file_name}: line {}: looks like {} ({}); remove it and save again (nothing was written)",
+            s.line, s.kind, s.masked
+        )));
+    }
     let memory = [FileKind::Project, FileKind::Decisions, FileKind::Sessions]
         .into_iter()
         .find(|f| f.file_name() == file_name);
     if let Some(f) = memory {
-        if let Some(s) = crate::secrets::find(text) {
-            return Err(Error::bad_input(format!(
-                "{file_name}: line {}: looks like {} ({}); remove it and save again (nothing was written)",
-                s.line, s.kind, s.masked
-            )));
-        }
         let base = match version {
             Some(token) => version_of(token, f)?,
             None => None,

@@ -79,6 +79,28 @@ pub(super) fn open(app: &App, root: &Path) -> Result<std::sync::Arc<Workspace>, 
     Ok(app.workspace(root)?)
 }
 
+/// The registered workspace at `root`, for a GET, which changes nothing: no `.trilogy/` is
+/// created and no registry row written. With `need_store`, one without a store yet is refused
+/// (reading it would create one).
+pub(super) fn open_to_read(
+    app: &App,
+    root: &Path,
+    need_store: bool,
+) -> Result<std::sync::Arc<Workspace>, ApiError> {
+    registered(app, root)?;
+    let ws = open(app, root)?;
+    if need_store && !ws.store_path().exists() {
+        return Err(ApiError::new(
+            409,
+            format!(
+                "{} 还没有存储：在那里运行任意 trilogy 命令（如 trilogy status）后再看",
+                root.display()
+            ),
+        ));
+    }
+    Ok(ws)
+}
+
 /// The registry row of `root`, or the original's 400.
 pub(super) fn registered(app: &App, root: &Path) -> Result<registry::Row, ApiError> {
     let key = root.display().to_string();
@@ -227,10 +249,10 @@ pub(super) fn instruction_name(app: &App, ws: &Workspace) -> String {
 /// `GET /files?root=`.
 fn files(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
-    let ws = open(app, &root)?;
+    let ws = open_to_read(app, &root, false)?;
     // the store takes in what changed in the files first, so the versions served are ones a
     // save can be merged against (a folder without a store is served as it is)
-    if ws.has_memory() {
+    if ws.has_memory() && ws.store_path().exists() {
         let _ = ws.read(|_| Ok(()));
     }
     let mut files = serde_json::Map::new();
@@ -376,6 +398,9 @@ fn status(app: &App, req: &Request) -> ApiResult {
     let root = located.root;
     let key = root.display().to_string();
     if !root.is_dir() {
+        return Ok(none(json!(key)));
+    }
+    if registry::find(&app.env, &key).is_none() {
         return Ok(none(json!(key)));
     }
     let ws = app.workspace(&root)?;

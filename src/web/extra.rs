@@ -10,7 +10,7 @@ use axum::http::Method;
 use chrono::Datelike;
 use serde_json::{Value, json};
 
-use super::api::{open, root_of};
+use super::api::{open_to_read, root_of};
 use super::{ApiError, ApiResult, App, Request, to_json, wrong_method};
 use crate::index::{ArchiveMode, SearchQuery};
 use crate::model::{FileKind, State};
@@ -73,7 +73,7 @@ fn search(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let q = req.param("q").ok_or_else(|| ApiError::bad("缺少 q 参数"))?;
     let limit = number(req, "limit", 5, 20)?;
-    let ws = open(app, &root)?;
+    let ws = open_to_read(app, &root, true)?;
     let out = crate::ops::search::search(
         &ws,
         SearchQuery {
@@ -90,7 +90,7 @@ fn search(app: &App, req: &Request) -> ApiResult {
 fn events(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let limit = number(req, "limit", 50, 10_000)?;
-    let ws = open(app, &root)?;
+    let ws = open_to_read(app, &root, true)?;
     let view = crate::ops::log(
         &ws,
         &crate::ops::LogQuery {
@@ -104,7 +104,7 @@ fn events(app: &App, req: &Request) -> ApiResult {
 /// `GET /sessions?root=`.
 fn sessions(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
-    let ws = open(app, &root)?;
+    let ws = open_to_read(app, &root, true)?;
     to_json(&crate::ops::agent::list_sessions(&ws)?)
 }
 
@@ -112,7 +112,7 @@ fn sessions(app: &App, req: &Request) -> ApiResult {
 /// superseded), newest first; each restorable with `POST /restore {root, id}`.
 fn history(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
-    let ws = open(app, &root)?;
+    let ws = open_to_read(app, &root, true)?;
     let mut entries = ws.read(|r| r.all_entries())?.value;
     entries.retain(|e| e.state != State::Live);
     entries.sort_by(|a, b| b.sort_date.cmp(&a.sort_date).then(b.seq.cmp(&a.seq)));
@@ -140,7 +140,7 @@ fn history(app: &App, req: &Request) -> ApiResult {
 /// week first, live and archived sessions.
 fn weeks(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
-    let ws = open(app, &root)?;
+    let ws = open_to_read(app, &root, true)?;
     let mut weeks: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
     ws.read(|r| {
         for f in [FileKind::Sessions, FileKind::Archive] {

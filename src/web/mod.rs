@@ -235,11 +235,22 @@ async fn dispatch(
     method: Method,
     uri: Uri,
     headers: HeaderMap,
-    body: Bytes,
+    body: axum::body::Body,
 ) -> Response {
     if let Err(refusal) = fence::check(peer.ip(), &headers, &method, app.port, &app.token) {
         return error(403, &refusal.message(app.port));
     }
+    // the body is read only once the fence let the request in, and never past the cap
+    let said = (headers.get(header::CONTENT_LENGTH))
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<u64>().ok());
+    if said.is_some_and(|n| n > BODY_LIMIT as u64) {
+        return too_large();
+    }
+    let body: Bytes = match axum::body::to_bytes(body, BODY_LIMIT).await {
+        Ok(b) => b,
+        Err(_) => return too_large(),
+    };
     let path = uri.path();
     if path == "/" || path == "/trilogy" {
         return assets::redirect("/trilogy/");
@@ -293,6 +304,14 @@ async fn dispatch(
     }
 }
 
+/// A body over [`BODY_LIMIT`].
+fn too_large() -> Response {
+    error(
+        413,
+        &format!("请求体超过 {} MiB：请分批导入", BODY_LIMIT >> 20),
+    )
+}
+
 /// A method an endpoint does not take.
 pub(crate) fn wrong_method(req: &Request, allowed: &str) -> ApiError {
     ApiError::new(
@@ -329,7 +348,7 @@ pub fn serve(opts: Options, announce: impl FnOnce(&Launch) -> Result<()>) -> Res
         .enable_all()
         .build()
         .map_err(|e| Error::Internal(format!("tokio runtime: {e}")))?;
-    rt.block_on(async move {
+    let out = rt.block_on(async move {
         // loopback only, never every interface
         let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, opts.port));
         let listener = tokio::net::TcpListener::bind(addr).await.map_err(|e| {
@@ -362,20 +381,39 @@ pub fn serve(opts: Options, announce: impl FnOnce(&Launch) -> Result<()>) -> Res
         })?;
         let router = axum::Router::new()
             .fallback(dispatch)
-            .layer(DefaultBodyLimit::max(BODY_LIMIT))
+            .layer(DefaultBodyLimit::disable())
             .with_state(app);
-        let served = axum::serve(
+        // on Ctrl-C or SIGTERM, requests under way get a second to finish, then the server
+        // stops whatever a client is still doing
+        let (stop, stopping) = tokio::sync::watch::channel(false);
+        let mut stopped = stopping.clone();
+        let mut cut = stopping;
+        tokio::spawn(async move {
+            shutdown().await;
+            let _ = stop.send(true);
+        });
+        let graceful = axum::serve(
             listener,
             router.into_make_service_with_connect_info::<SocketAddr>(),
         )
-        .with_graceful_shutdown(shutdown())
-        .await
-        .map_err(|e| Error::Internal(format!("http server: {e}")));
+        .with_graceful_shutdown(async move {
+            let _ = stopped.wait_for(|s| *s).await;
+        });
+        let served = tokio::select! {
+            r = graceful => r.map_err(|e| Error::Internal(format!("http server: {e}"))),
+            _ = async {
+                let _ = cut.wait_for(|s| *s).await;
+                tokio::time::sleep(std::time::Duration::from_secs(1)).await;
+            } => Ok(()),
+        };
         if let Some(f) = token_file {
             let _ = std::fs::remove_file(f);
         }
         served
-    })
+    });
+    // a request stuck in a blocking read does not hold the process past its stop
+    rt.shutdown_timeout(std::time::Duration::from_millis(100));
+    out
 }
 
 /// Keep the token where only this user can read it, for scripts on this machine

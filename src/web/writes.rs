@@ -8,7 +8,7 @@ use std::path::Path;
 use axum::http::Method;
 use serde_json::{Value, json};
 
-use super::api::{instruction_name, open, registered, root_of};
+use super::api::{instruction_name, open, open_to_read, registered, root_of};
 use super::{ApiError, ApiResult, App, Request, to_json, wrong_method};
 use crate::error::ErrorKind;
 use crate::ops;
@@ -47,8 +47,7 @@ pub fn route(app: &App, req: &Request) -> Option<ApiResult> {
 /// `GET /boot?root=`: `{ file, exists, fileExists, current, block }`.
 fn boot_state(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
-    registered(app, &root)?;
-    let ws = open(app, &root)?;
+    let ws = open_to_read(app, &root, false)?;
     let name = instruction_name(app, &ws);
     to_json(&ops::block::boot_state(&ws, Path::new(&name))?)
 }
@@ -99,10 +98,10 @@ fn restore(app: &App, req: &Request) -> ApiResult {
     Ok(json!({ "restored": true, "id": v.id, "heading": v.heading, "from": v.from }))
 }
 
-/// `GET /export?root=`: the bundle (no registration needed).
+/// `GET /export?root=`: the bundle of a registered workspace.
 fn export(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
-    let ws = open(app, &root)?;
+    let ws = open_to_read(app, &root, true)?;
     to_json(&ops::bundle::export(&ws)?)
 }
 
