@@ -56,13 +56,15 @@ pub(super) fn install(
     let mcp = Settings::load(settings::confine(opts, dir(opts).join("mcp.json"))?)?;
     let entry = json!({"command": opts.command, "args": ["mcp"]});
     settings::add_mcp(&mcp, &entry, rec)?;
-    changes.push(mcp.save(rec)?);
     if opts.rules {
+        changes.push(mcp.save(rec)?);
         changes.push(rules::add_block(opts, RULES_FILE, FRONT_MATTER, rec)?);
         return Ok(());
     }
+    // both files are merged before either is written: a refused one leaves both as they were
     let s = Settings::load(settings::confine(opts, dir(opts).join("hooks.json"))?)?;
     add_hooks(&s, opts, rec)?;
+    changes.push(mcp.save(rec)?);
     changes.push(s.save(rec)?);
     Ok(())
 }
