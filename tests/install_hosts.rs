@@ -100,7 +100,10 @@ fn cursor_gets_its_server_and_hooks_once_and_uninstall_gives_back_the_bytes() {
     let servers = m["mcpServers"].as_object().unwrap();
     assert_eq!(servers.len(), 2, "{m}");
     assert_eq!(servers["github"]["command"], "npx");
-    assert_eq!(servers["trilogy"], json!({"command": "trilogy", "args": ["mcp"]}));
+    assert_eq!(
+        servers["trilogy"],
+        json!({"command": "trilogy", "args": ["mcp"]})
+    );
 
     let h = json_of(&hooks);
     assert_eq!(h["version"], 1);
@@ -135,11 +138,17 @@ fn cursor_files_install_created_go_at_uninstall() {
     ok(&ws, &["install", "cursor"]);
     assert!(ws.root().join(".cursor/hooks.json").is_file());
     ok(&ws, &["uninstall", "cursor"]);
-    assert!(!ws.root().join(".cursor").exists(), "the folder install made goes");
+    assert!(
+        !ws.root().join(".cursor").exists(),
+        "the folder install made goes"
+    );
     // the user scope writes into the home folder, never the project
     ok(&ws, &["install", "cursor", "--scope", "user"]);
     let h = json_of(&home(&ws).join(".cursor/hooks.json"));
-    assert_eq!(h["hooks"]["sessionStart"][0]["command"], "trilogy hook cursor session-start");
+    assert_eq!(
+        h["hooks"]["sessionStart"][0]["command"],
+        "trilogy hook cursor session-start"
+    );
     assert!(!ws.root().join(".cursor").exists());
     ok(&ws, &["uninstall", "cursor", "--scope", "user"]);
     assert!(!home(&ws).join(".cursor").exists());
@@ -153,10 +162,16 @@ fn cursor_rules_flag_keeps_the_block_in_an_always_applied_rule_instead_of_hooks(
     let t = read(&mdc);
     assert!(t.starts_with("---\n"), "{t}");
     let front = t.split("---").nth(1).unwrap();
-    assert!(front.lines().any(|l| l.trim() == "alwaysApply: true"), "{t}");
+    assert!(
+        front.lines().any(|l| l.trim() == "alwaysApply: true"),
+        "{t}"
+    );
     assert!(t.contains("<!-- trilogy:memory:start -->"), "{t}");
     assert!(t.contains("wired the editor hosts"), "{t}");
-    assert!(!ws.root().join(".cursor/hooks.json").exists(), "no hooks with --rules");
+    assert!(
+        !ws.root().join(".cursor/hooks.json").exists(),
+        "no hooks with --rules"
+    );
     assert!(ok(&ws, &["install", "cursor", "--rules"]).contains("unchanged"));
     assert_eq!(read(&mdc), t);
     // a new write reaches the rule
@@ -192,7 +207,10 @@ fn vscode_gets_a_stdio_server_and_the_block_in_copilot_instructions() {
     assert!(v.get("mcpServers").is_none(), "VS Code reads `servers`");
     assert!(once.contains("// the team's servers"));
     assert!(block_once.starts_with(own), "{block_once}");
-    assert_eq!(block_once.matches("<!-- trilogy:memory:start -->").count(), 1);
+    assert_eq!(
+        block_once.matches("<!-- trilogy:memory:start -->").count(),
+        1
+    );
     assert!(block_once.contains("wired the editor hosts"));
 
     ok(&ws, &["uninstall", "vscode"]);
@@ -208,18 +226,27 @@ fn windsurf_is_user_level_only_and_its_rules_file_stays_within_windsurfs_limit()
     let ws = with_memory();
     // enough memory that the whole block would not fit in 6,000 characters
     for i in 0..20 {
-        let done = format!("step {i} of a long piece of work: {}; tested", "a word ".repeat(90));
+        let done = format!(
+            "step {i} of a long piece of work: {}; tested",
+            "a word ".repeat(90)
+        );
         ws.ok(&["checkpoint", "--session-done", &done]);
     }
     let whole = ws.ok(&["inject"]);
-    assert!(whole.chars().count() > 6_000, "the whole block would not fit");
+    assert!(
+        whole.chars().count() > 6_000,
+        "the whole block would not fit"
+    );
     let config = home(&ws).join(".codeium/windsurf/mcp_config.json");
     put(&config, OTHER_MCP);
     let before = read(&config);
 
     let (success, _, err) = run(&ws, &["install", "windsurf", "--scope", "project"]);
     assert!(!success, "a project scope is refused");
-    assert!(err.contains("mcp_config.json") && err.contains("user"), "{err}");
+    assert!(
+        err.contains("mcp_config.json") && err.contains("user"),
+        "{err}"
+    );
     assert_eq!(read(&config), before, "a refusal changes nothing");
     assert!(!ws.root().join(".windsurfrules").exists());
 
@@ -232,7 +259,11 @@ fn windsurf_is_user_level_only_and_its_rules_file_stays_within_windsurfs_limit()
     assert_eq!(v["mcpServers"]["trilogy"]["args"], json!(["mcp"]));
     let rules = read(&ws.root().join(".windsurfrules"));
     assert!(rules.contains("<!-- trilogy:memory:start -->"));
-    assert!(rules.chars().count() <= 6_000, "{} chars", rules.chars().count());
+    assert!(
+        rules.chars().count() <= 6_000,
+        "{} chars",
+        rules.chars().count()
+    );
 
     ok(&ws, &["uninstall", "windsurf"]);
     assert_eq!(read(&config), OTHER_MCP);
@@ -264,7 +295,11 @@ fn zed_keeps_comments_and_trailing_commas_and_gets_the_block_in_dot_rules() {
     let once = read(&settings);
     assert!(ok(&ws, &["install", "zed"]).contains("unchanged"));
     assert_eq!(read(&settings), once);
-    for comment in ["// Zed settings", "// the dark one", "/* servers the team shares */"] {
+    for comment in [
+        "// Zed settings",
+        "// the dark one",
+        "/* servers the team shares */",
+    ] {
         assert!(once.contains(comment), "{comment} lost: {once}");
     }
     let v = jsonc(&once);
@@ -304,24 +339,51 @@ fn zed_says_which_file_dot_rules_now_takes_the_place_of() {
 fn bad_configs_are_refused_by_name_and_left_as_they_were() {
     let ws = with_memory();
     let cases = [
-        ("cursor", ".cursor/mcp.json", "{ \"mcpServers\": { \"a\": 1, }\n  nope"),
-        ("cursor", ".cursor/mcp.json", "{\"mcpServers\": [\"github\"]}\n"),
-        ("cursor", ".cursor/hooks.json", "{\"version\": 1, \"hooks\": {\"stop\": {}}}\n"),
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            "{ \"mcpServers\": { \"a\": 1, }\n  nope",
+        ),
+        (
+            "cursor",
+            ".cursor/mcp.json",
+            "{\"mcpServers\": [\"github\"]}\n",
+        ),
+        (
+            "cursor",
+            ".cursor/hooks.json",
+            "{\"version\": 1, \"hooks\": {\"stop\": {}}}\n",
+        ),
         ("vscode", ".vscode/mcp.json", "[1, 2]\n"),
-        ("zed", ".zed/settings.json", "// mine\n{\"context_servers\": \"none\"}\n"),
+        (
+            "zed",
+            ".zed/settings.json",
+            "// mine\n{\"context_servers\": \"none\"}\n",
+        ),
     ];
     for (host, file, bad) in cases {
         let path = ws.root().join(file);
         put(&path, bad);
         let (success, _, err) = run(&ws, &["install", host]);
         assert!(!success, "{host} {file}: accepted {bad:?}");
-        assert!(err.contains(file.rsplit('/').next().unwrap()), "{host}: {err}");
+        assert!(
+            err.contains(file.rsplit('/').next().unwrap()),
+            "{host}: {err}"
+        );
         assert!(err.contains("nothing was changed"), "{host}: {err}");
         assert_eq!(read(&path), bad, "{host} {file} was rewritten");
         std::fs::remove_file(&path).unwrap();
         // nothing else was written either: no server entry beside a refused hooks file
-        for other in [".cursor/mcp.json", ".vscode/mcp.json", ".zed/settings.json", ".rules"] {
-            assert!(!ws.root().join(other).exists(), "{host}: {other} was written");
+        for other in [
+            ".cursor/mcp.json",
+            ".vscode/mcp.json",
+            ".zed/settings.json",
+            ".rules",
+        ] {
+            assert!(
+                !ws.root().join(other).exists(),
+                "{host}: {other} was written"
+            );
         }
     }
 }
@@ -397,7 +459,9 @@ fn hook(ws: &Ws, event: &str, input: &Value) -> Value {
 fn cursor_session_start_answers_the_block_as_additional_context_once() {
     let ws = with_memory();
     let a = hook(&ws, "sessionStart", &session_start(&ws, "conv-1"));
-    let block = a["additional_context"].as_str().unwrap_or_else(|| panic!("{a}"));
+    let block = a["additional_context"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{a}"));
     assert!(block.contains("wired the editor hosts"), "{block}");
     assert_eq!(a.as_object().unwrap().len(), 1, "only Cursor's field: {a}");
     // the CLI's name for the event is the same event; the same session does not get it twice
@@ -412,8 +476,16 @@ fn cursor_turn_that_worked_without_recording_gets_the_reminder_after_the_next_to
     let ws = with_memory();
     let id = "conv-work";
     hook(&ws, "sessionStart", &session_start(&ws, id));
-    let prompt = payload(&ws, id, "beforeSubmitPrompt", json!({"prompt": "fix it", "attachments": []}));
-    assert_eq!(hook(&ws, "beforeSubmitPrompt", &prompt), json!({"continue": true}));
+    let prompt = payload(
+        &ws,
+        id,
+        "beforeSubmitPrompt",
+        json!({"prompt": "fix it", "attachments": []}),
+    );
+    assert_eq!(
+        hook(&ws, "beforeSubmitPrompt", &prompt),
+        json!({"continue": true})
+    );
     let write = payload(
         &ws,
         id,
@@ -427,11 +499,27 @@ fn cursor_turn_that_worked_without_recording_gets_the_reminder_after_the_next_to
             "duration": 12,
         }),
     );
-    assert_eq!(hook(&ws, "postToolUse", &write), json!({}), "nothing owed yet");
-    let stop = payload(&ws, id, "stop", json!({"status": "completed", "loop_count": 0}));
-    assert_eq!(hook(&ws, "stop", &stop), json!({}), "never a follow-up message");
+    assert_eq!(
+        hook(&ws, "postToolUse", &write),
+        json!({}),
+        "nothing owed yet"
+    );
+    let stop = payload(
+        &ws,
+        id,
+        "stop",
+        json!({"status": "completed", "loop_count": 0}),
+    );
+    assert_eq!(
+        hook(&ws, "stop", &stop),
+        json!({}),
+        "never a follow-up message"
+    );
     // the next turn: the prompt hook cannot carry context, the first tool result does
-    assert_eq!(hook(&ws, "beforeSubmitPrompt", &prompt), json!({"continue": true}));
+    assert_eq!(
+        hook(&ws, "beforeSubmitPrompt", &prompt),
+        json!({"continue": true})
+    );
     let read_tool = payload(
         &ws,
         id,
@@ -439,9 +527,15 @@ fn cursor_turn_that_worked_without_recording_gets_the_reminder_after_the_next_to
         json!({"tool_name": "Read", "tool_input": {"file_path": "/x"}, "tool_output": "{}", "cwd": ""}),
     );
     let owed = hook(&ws, "postToolUse", &read_tool);
-    let text = owed["additional_context"].as_str().unwrap_or_else(|| panic!("{owed}"));
+    let text = owed["additional_context"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{owed}"));
     assert!(text.contains("memory_checkpoint"), "the reminder: {text}");
-    assert_eq!(hook(&ws, "postToolUse", &read_tool), json!({}), "given once");
+    assert_eq!(
+        hook(&ws, "postToolUse", &read_tool),
+        json!({}),
+        "given once"
+    );
     let end = payload(
         &ws,
         id,
@@ -459,7 +553,11 @@ fn cursor_session_is_told_of_changes_made_elsewhere_and_a_recording_turn_owes_no
     let ws = with_memory();
     let id = "conv-notice";
     hook(&ws, "sessionStart", &session_start(&ws, id));
-    ws.ok(&["checkpoint", "--session-done", "done by a colleague; tested"]);
+    ws.ok(&[
+        "checkpoint",
+        "--session-done",
+        "done by a colleague; tested",
+    ]);
     let prompt = payload(&ws, id, "beforeSubmitPrompt", json!({"prompt": "go on"}));
     hook(&ws, "beforeSubmitPrompt", &prompt);
     let shell = payload(
@@ -469,7 +567,9 @@ fn cursor_session_is_told_of_changes_made_elsewhere_and_a_recording_turn_owes_no
         json!({"tool_name": "Shell", "tool_input": {"command": "cargo test", "cwd": ""}, "tool_output": "{\"exitCode\":0}"}),
     );
     let n = hook(&ws, "postToolUse", &shell);
-    let notice = n["additional_context"].as_str().unwrap_or_else(|| panic!("{n}"));
+    let notice = n["additional_context"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{n}"));
     assert!(notice.contains("2026-11-29"), "{notice}");
     // the turn records through our MCP tool: no reminder after it
     let record = payload(
@@ -479,7 +579,16 @@ fn cursor_session_is_told_of_changes_made_elsewhere_and_a_recording_turn_owes_no
         json!({"tool_name": "memory_checkpoint", "tool_input": {"sessions": [{"done": "x"}]}, "tool_output": "{}"}),
     );
     hook(&ws, "postToolUse", &record);
-    hook(&ws, "stop", &payload(&ws, id, "stop", json!({"status": "completed", "loop_count": 0})));
+    hook(
+        &ws,
+        "stop",
+        &payload(
+            &ws,
+            id,
+            "stop",
+            json!({"status": "completed", "loop_count": 0}),
+        ),
+    );
     hook(&ws, "beforeSubmitPrompt", &prompt);
     assert_eq!(hook(&ws, "postToolUse", &shell), json!({}));
 }

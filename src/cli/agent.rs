@@ -58,6 +58,33 @@ pub struct HookArgs {
     pub event: Option<String>,
 }
 
+/// `trilogy install --help`: what each host gets, and where.
+pub const INSTALL_HELP: &str = "\
+Add trilogy's hooks and MCP server to an agent host's settings, merged without touching \
+anything else; run it twice and the files stay as after once. `trilogy uninstall HOST` gives \
+each file back as it was before (a file install created goes).
+
+  claude    hooks + allow rule in .claude/settings.json, server in .mcp.json, pointer in CLAUDE.md
+  codex     hooks in .codex/hooks.json, server in .codex/config.toml, pointer in AGENTS.md
+  gemini    hooks + server in .gemini/settings.json, pointer in GEMINI.md
+  cursor    server in .cursor/mcp.json, hooks in .cursor/hooks.json (the block comes from
+            sessionStart); --rules: the block in .cursor/rules/trilogy.mdc instead of hooks
+  vscode    server in .vscode/mcp.json (`servers`), the block in .github/copilot-instructions.md
+  windsurf  server in ~/.codeium/windsurf/mcp_config.json (user only), the block in .windsurfrules
+  zed       context server in .zed/settings.json (comments kept), the block in .rules
+  dsh       the DeepSeek Harness plugin, added to --profile
+  git       the merge driver for the memory files
+
+--scope user writes the home folder's settings instead (~/.claude, ~/.codex, ~/.gemini, \
+~/.cursor, ~/.config/zed). Hosts without hooks (vscode, windsurf, zed) read the block from \
+their rules file; the MCP server refreshes it after every write.
+
+Examples:
+  trilogy install cursor
+  trilogy install zed --scope user
+  trilogy install claude --command \"$(command -v trilogy)\"
+  trilogy uninstall vscode";
+
 #[derive(Args, Debug)]
 pub struct InstallArgs {
     /// claude, codex, gemini, cursor, vscode, windsurf, zed, dsh or git (the merge driver)

@@ -63,9 +63,7 @@ fn cursor_tool(name: &str, input: &Value) -> ToolKind {
     }
     match name {
         "Shell" => tool_kind("Bash", input),
-        "Write" | "Edit" | "StrReplace" | "MultiEdit" | "Delete" | "EditNotebook" => {
-            ToolKind::Work
-        }
+        "Write" | "Edit" | "StrReplace" | "MultiEdit" | "Delete" | "EditNotebook" => ToolKind::Work,
         _ => tool_kind(name, input),
     }
 }
@@ -197,7 +195,10 @@ mod tests {
         assert_eq!(cursor_tool("Read", &none), ToolKind::Other);
         assert_eq!(cursor_tool("Grep", &none), ToolKind::Other);
         assert_eq!(cursor_tool("memory_checkpoint", &none), ToolKind::Record);
-        assert_eq!(cursor_tool("MCP:memory_checkpoint", &none), ToolKind::Record);
+        assert_eq!(
+            cursor_tool("MCP:memory_checkpoint", &none),
+            ToolKind::Record
+        );
         assert_eq!(cursor_tool("memory_search", &none), ToolKind::Other);
         let ls = json!({"command": "ls", "cwd": ""});
         assert_eq!(cursor_tool("Shell", &ls), ToolKind::Work);
@@ -219,7 +220,10 @@ mod tests {
             ("sessionStart", "not json"),
             ("sessionStart", "[]"),
             ("sessionStart", r#"{"workspace_roots":["/"]}"#),
-            ("nonsense", r#"{"conversation_id":"c","workspace_roots":["/"]}"#),
+            (
+                "nonsense",
+                r#"{"conversation_id":"c","workspace_roots":["/"]}"#,
+            ),
         ] {
             let r = run(event, stdin, &[], &[]);
             assert_eq!(r.stdout, "", "{event} {stdin}");

@@ -19,8 +19,7 @@ use crate::error::Result;
 
 /// The rules file `--rules` writes, and the front matter that makes Cursor apply it always.
 pub(super) const RULES_FILE: &str = ".cursor/rules/trilogy.mdc";
-pub(super) const FRONT_MATTER: &str =
-    "---\ndescription: trilogy project memory (PROJECT, DECISIONS, SESSIONS)\nalwaysApply: true\n---\n\n";
+pub(super) const FRONT_MATTER: &str = "---\ndescription: trilogy project memory (PROJECT, DECISIONS, SESSIONS)\nalwaysApply: true\n---\n\n";
 
 /// Cursor's events and the ones `trilogy hook cursor` takes. `beforeSubmitPrompt` cannot add
 /// context (its answer is only `continue`), so what a Claude prompt gets — the reminder, the
@@ -119,7 +118,10 @@ fn add_hooks(s: &Settings, opts: &InstallOptions, rec: &mut Record) -> Result<()
             rec.note(Made::Key, &s.path, &format!("hooks.{event}"));
         }
         let list = hooks.array_value_or_create(event).ok_or_else(|| {
-            parse_error(&s.path, format!("`hooks.{event}` is not a list of commands"))
+            parse_error(
+                &s.path,
+                format!("`hooks.{event}` is not a list of commands"),
+            )
         })?;
         let all = list.elements();
         if all
@@ -129,7 +131,9 @@ fn add_hooks(s: &Settings, opts: &InstallOptions, rec: &mut Record) -> Result<()
             continue;
         }
         for h in all {
-            if h.to_serde_value().is_some_and(|v| is_ours(&v, Target::Cursor)) {
+            if h.to_serde_value()
+                .is_some_and(|v| is_ours(&v, Target::Cursor))
+            {
                 h.remove();
             }
         }
@@ -148,7 +152,9 @@ fn remove_hooks(s: &Settings, rec: &Record) -> Result<()> {
                 continue;
             };
             for h in list.elements() {
-                if h.to_serde_value().is_some_and(|v| is_ours(&v, Target::Cursor)) {
+                if h.to_serde_value()
+                    .is_some_and(|v| is_ours(&v, Target::Cursor))
+                {
                     h.remove();
                 }
             }

@@ -18,11 +18,11 @@ mod gemini;
 mod record;
 mod rules;
 mod settings;
+#[cfg(test)]
+mod tests;
 mod vscode;
 mod windsurf;
 mod zed;
-#[cfg(test)]
-mod tests;
 
 use std::path::PathBuf;
 
