@@ -562,7 +562,20 @@ fn block_file_region_is_rewritten_only_on_change() {
         ws.ok(&["block", "--file", "AGENTS.local.md"])
             .starts_with("unchanged")
     );
+    // a checkpoint refreshes a file that holds the region by itself
     ws.ok(&["checkpoint", "--section", "坑", "--text", "new trap"]);
+    let refreshed = std::fs::read_to_string(ws.root().join("AGENTS.local.md")).unwrap();
+    assert!(refreshed.contains("new trap") && refreshed.starts_with("# local notes\n"));
+    assert!(
+        ws.ok(&["block", "--file", "AGENTS.local.md"])
+            .starts_with("unchanged")
+    );
+    // a region edited by hand is put back
+    std::fs::write(
+        ws.root().join("AGENTS.local.md"),
+        refreshed.replace("new trap", "old trap"),
+    )
+    .unwrap();
     assert!(
         ws.ok(&["block", "--file", "AGENTS.local.md"])
             .starts_with("updated")

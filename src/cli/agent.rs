@@ -50,20 +50,53 @@ enum SessionsCmd {
 
 #[derive(Args, Debug)]
 pub struct HookArgs {
-    /// claude, codex, gemini or dsh
+    /// claude, codex, gemini, cursor or dsh
     pub host: Option<String>,
-    /// session-start, user-prompt-submit, post-tool-use, stop or session-end (dsh: pre-step,
-    /// turn-stopping or session-end, JSON in and out as in schema/dsh-hook.json)
+    /// session-start, user-prompt-submit, post-tool-use, stop or session-end (cursor also
+    /// takes its own names: sessionStart, beforeSubmitPrompt, postToolUse, stop, sessionEnd;
+    /// dsh: pre-step, turn-stopping or session-end, JSON in and out as in schema/dsh-hook.json)
     pub event: Option<String>,
 }
 
+/// `trilogy install --help`: what each host gets, and where.
+pub const INSTALL_HELP: &str = "\
+Add trilogy's hooks and MCP server to an agent host's settings, merged without touching \
+anything else; run it twice and the files stay as after once. `trilogy uninstall HOST` gives \
+each file back as it was before (a file install created goes).
+
+  claude    hooks + allow rule in .claude/settings.json, server in .mcp.json, pointer in CLAUDE.md
+  codex     hooks in .codex/hooks.json, server in .codex/config.toml, pointer in AGENTS.md
+  gemini    hooks + server in .gemini/settings.json, pointer in GEMINI.md
+  cursor    server in .cursor/mcp.json, hooks in .cursor/hooks.json (the block comes from
+            sessionStart); --rules: the block in .cursor/rules/trilogy.mdc instead of hooks
+  vscode    server in .vscode/mcp.json (`servers`), the block in .github/copilot-instructions.md
+  windsurf  server in ~/.codeium/windsurf/mcp_config.json (user only), the block in .windsurfrules
+  zed       context server in .zed/settings.json (comments kept), the block in .rules
+  dsh       the DeepSeek Harness plugin, added to --profile
+  git       the merge driver for the memory files
+
+--scope user writes the home folder's settings instead (~/.claude, ~/.codex, ~/.gemini, \
+~/.cursor, ~/.config/zed). Hosts without hooks (vscode, windsurf, zed) read the block from \
+their rules file; the MCP server refreshes it after every write.
+
+Examples:
+  trilogy install cursor
+  trilogy install zed --scope user
+  trilogy install claude --command \"$(command -v trilogy)\"
+  trilogy uninstall vscode";
+
 #[derive(Args, Debug)]
 pub struct InstallArgs {
-    /// claude, codex, gemini, dsh or git (the merge driver)
+    /// claude, codex, gemini, cursor, vscode, windsurf, zed, dsh or git (the merge driver)
     host: String,
-    /// project: this repository's settings (committable); user: your home's settings
-    #[arg(long, default_value = "project", value_parser = ["project", "user"])]
-    scope: String,
+    /// project: this repository's settings (committable); user: your home's settings.
+    /// Default: project, except windsurf, whose MCP servers are only ever the user's
+    #[arg(long, value_parser = ["project", "user"])]
+    scope: Option<String>,
+    /// cursor: no hooks; keep the block in .cursor/rules/trilogy.mdc (`alwaysApply: true`),
+    /// refreshed by the MCP server after every write — for Cursor versions without hooks
+    #[arg(long)]
+    rules: bool,
     /// How the host runs trilogy (default: `trilogy`, found on PATH; for git, this binary's
     /// absolute path, since git run from a GUI, an IDE or cron may not have it on PATH)
     #[arg(long)]
@@ -170,9 +203,9 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> i32 {
     let env: Vec<(String, String)> = std::env::vars().collect();
     let host_name = a.host.as_deref().unwrap_or_default();
     let host = Host::parse(host_name);
-    if host.is_none() && host_name != hooks::dsh::HOST {
+    if host.is_none() && host_name != hooks::dsh::HOST && host_name != hooks::cursor::HOST {
         eprintln!(
-            "trilogy hook: unknown host `{host_name}` (claude, codex, gemini or dsh); nothing done"
+            "trilogy hook: unknown host `{host_name}` (claude, codex, gemini, cursor or dsh); nothing done"
         );
         return 0;
     }
@@ -196,6 +229,9 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> i32 {
     };
     let reply = match host {
         Some(host) => hooks::run(host, event, &stdin, &env, overrides),
+        None if host_name == hooks::cursor::HOST => {
+            hooks::cursor::run(event, &stdin, &env, overrides)
+        }
         None => hooks::dsh::run(event, &stdin, &env, overrides),
     };
     if let Some(line) = &reply.log {
@@ -213,10 +249,22 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> i32 {
 fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOptions> {
     let target = Target::parse(&a.host).ok_or_else(|| {
         Error::bad_input(format!(
-            "unknown host `{}`; choose claude, codex, gemini, dsh or git",
+            "unknown host `{}`; choose claude, codex, gemini, cursor, vscode, windsurf, zed, dsh or git",
             a.host
         ))
     })?;
+    if a.rules && target != Target::Cursor {
+        return Err(Error::bad_input(format!(
+            "--rules is for cursor; {} gets its rules file without it",
+            a.host
+        )));
+    }
+    let scope = match a.scope.as_deref() {
+        Some("user") => Scope::User,
+        Some(_) => Scope::Project,
+        None if target == Target::Windsurf => Scope::User,
+        None => Scope::Project,
+    };
     let home = std::env::var_os("HOME")
         .map(PathBuf::from)
         .ok_or_else(|| Error::bad_input("HOME is not set; it locates the user settings"))?;
@@ -226,13 +274,21 @@ fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOp
         .map(PathBuf::from)
         .unwrap_or_else(|| home.join(".local/state"))
         .join("trilogy");
+    // hosts without hooks read the block itself from their rules file
+    let memory_block = match target.block_file(scope, a.rules) {
+        Some(file) if !remove && target.refuses(scope, a.rules).is_none() => {
+            if !env.ws.has_memory() {
+                crate::ops::init(&env.ws)?;
+            }
+            crate::ops::block::region(&env.ws, std::path::Path::new(file))?.0
+        }
+        _ => String::new(),
+    };
     Ok(InstallOptions {
         target,
-        scope: if a.scope == "user" {
-            Scope::User
-        } else {
-            Scope::Project
-        },
+        scope,
+        memory_block,
+        rules: a.rules,
         command: a.command(),
         root: env.ws.root.clone(),
         home,
@@ -365,6 +421,18 @@ pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
         for note in setup_notes(&a.host, &opts.command) {
             eprintln!("note: {note}");
         }
+        if opts.target == Target::Zed
+            && changes
+                .iter()
+                .any(|c| c.action == "created" && c.path.ends_with("/.rules"))
+            && let Some(other) = install::ZED_SHADOWED
+                .iter()
+                .find(|f| opts.root.join(f).is_file())
+        {
+            eprintln!(
+                "note: Zed's agent reads only the first rules file it finds, and .rules comes before {other}: Zed no longer reads {other}; copy into .rules what Zed should keep from it"
+            );
+        }
     }
     format::print(env, &changes, |c| {
         if c.is_empty() {
@@ -388,6 +456,16 @@ fn setup_notes(host: &str, command: &str) -> Vec<String> {
         notes.push(format!(
             "`{command}` is not on PATH here, so the host's hooks and tools would fail: put it on PATH, or run `trilogy install {host} --command {exe}`"
         ));
+    }
+    if host == "zed" {
+        notes.push(
+            "Zed starts a project's context servers only in a trusted project: trust this folder when Zed asks (the block is in .rules, which Zed's agent reads at the start of every thread)".into(),
+        );
+    }
+    if host == "cursor" {
+        notes.push(
+            "Cursor runs a project's hooks only in a trusted workspace; check them under Settings → Hooks. If Cursor also loads this project's Claude Code hooks (\"third-party hooks\") and `trilogy install claude` was run here, the block arrives twice: turn one of them off".into(),
+        );
     }
     if host == "codex" {
         notes.push(

@@ -161,6 +161,12 @@ pub fn checkpoint(env: &Env, a: CheckpointArgs) -> Result<()> {
         None => a.actor.clone(),
     };
     let out = ops::checkpoint(&env.ws, &actor, &input)?;
+    if !out.value.written.is_empty() {
+        // hosts without hooks re-read their rules file every turn
+        for e in ops::block::refresh_rules_files(&env.ws).1 {
+            eprintln!("warning: could not refresh the memory block: {e}");
+        }
+    }
     format::warn_sync(&out.report);
     format::print(env, &out.value, format::checkpoint)
 }

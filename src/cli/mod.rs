@@ -108,9 +108,10 @@ enum Command {
     Sessions(agent::SessionsArgs),
     /// Answer an agent host's hook: reads the host's JSON on stdin (run by the installed hooks)
     Hook(agent::HookArgs),
-    /// Add trilogy's hooks to an agent host's settings (claude, codex)
+    /// Add trilogy's hooks and MCP server to an agent host's settings
+    #[command(long_about = agent::INSTALL_HELP)]
     Install(agent::InstallArgs),
-    /// Remove trilogy's hooks from an agent host's settings
+    /// Take out what `install` added, giving each file back as it was
     Uninstall(agent::InstallArgs),
     /// The boot block in AGENTS.md (status, remove, rewrite), or the session-start block in a
     /// managed region of a file for hosts without hooks (--file F)

@@ -10,7 +10,11 @@
 //! before every compression check, compressed or not), so there the block does not come back
 //! after one; and a Gemini session resumed does not hold the context its first SessionStart
 //! gave (measured with 0.61.0), so a resume gets the whole block again.
+//!
+//! Cursor speaks its own format (snake_case input, camelCase events, flat answers): it has
+//! its own adapter, [`cursor`], on the same session rules.
 
+pub mod cursor;
 pub mod dsh;
 mod transcript;
 

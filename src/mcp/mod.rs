@@ -242,9 +242,8 @@ impl MemoryServer {
                 let input: ops::CheckpointInput = args(name, a)?;
                 let out = ops::checkpoint(ws, &self.setup.actor, &input)?.value;
                 if !out.written.is_empty() {
-                    // hosts without hooks re-read this file every turn
-                    let file = std::path::Path::new(ops::block::DEFAULT_BLOCK_FILE);
-                    if let Err(e) = ops::block::refresh_if_present(ws, file) {
+                    // hosts without hooks re-read their rules file every turn
+                    for e in ops::block::refresh_rules_files(ws).1 {
                         tracing::warn!(error = %e, "could not refresh the memory block");
                     }
                 }

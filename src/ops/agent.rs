@@ -241,6 +241,39 @@ pub fn prompt_submitted(
     id: &str,
     limits: HostLimits,
 ) -> Result<Option<String>> {
+    pending(ws, host, id, limits, true)
+}
+
+/// What a prompt would get appended, for a host whose prompt hook cannot add context (Cursor):
+/// given when the turn's first tool call ends, without starting a turn.
+pub fn context_owed(
+    ws: &Workspace,
+    host: &str,
+    id: &str,
+    limits: HostLimits,
+) -> Result<Option<String>> {
+    pending(ws, host, id, limits, false)
+}
+
+/// A prompt was submitted in a host whose prompt hook cannot add context: a new turn starts,
+/// and what is owed to the session (the reminder, the notice) waits for [`context_owed`].
+pub fn turn_began(ws: &Workspace, host: &str, id: &str) -> Result<()> {
+    validate_id(id)?;
+    with_session(ws, host, id, |r, st| {
+        st.turn_start_event = r.last_event_seq()?;
+        st.work_this_turn = false;
+        st.wrote_this_turn = false;
+        Ok(())
+    })
+}
+
+fn pending(
+    ws: &Workspace,
+    host: &str,
+    id: &str,
+    limits: HostLimits,
+    new_turn: bool,
+) -> Result<Option<String>> {
     validate_id(id)?;
     let has_block = ws
         .read(|r| agents::load(ws, r, id))?
@@ -264,9 +297,11 @@ pub fn prompt_submitted(
             st.announced += changes.len() as u64;
         }
         st.seen_event = r.last_event_seq()?;
-        st.turn_start_event = st.seen_event;
-        st.work_this_turn = false;
-        st.wrote_this_turn = false;
+        if new_turn {
+            st.turn_start_event = st.seen_event;
+            st.work_this_turn = false;
+            st.wrote_this_turn = false;
+        }
         Ok((!parts.is_empty()).then(|| parts.join("\n\n")))
     })
 }

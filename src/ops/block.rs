@@ -47,11 +47,31 @@ pub(crate) fn target(ws: &Workspace, file: &Path) -> Result<PathBuf> {
     ws.inside(&path)
 }
 
-/// Write (or refresh) the block in `file`.
-pub fn write_block(ws: &Workspace, file: &Path) -> Result<BlockOutcome> {
+/// Characters Windsurf keeps of a rules file (docs.windsurf.com/windsurf/cascade/memories:
+/// "Rules files are limited to 6000 characters"), less room for the markers and a line of
+/// the user's own.
+pub const WINDSURF_RULES_CHARS: usize = 5_800;
+
+/// The rules files of hosts without hooks that install keeps the block in, refreshed after
+/// every write when they hold the region (`install vscode|windsurf|zed`, `install cursor
+/// --rules`, `install dsh --static`).
+pub const RULES_FILES: [&str; 5] = [
+    DEFAULT_BLOCK_FILE,
+    ".github/copilot-instructions.md",
+    ".windsurfrules",
+    ".rules",
+    ".cursor/rules/trilogy.mdc",
+];
+
+/// The characters the host reading `file` keeps of it, when it keeps only so many.
+fn char_cap(file: &Path) -> Option<usize> {
+    (file.file_name().is_some_and(|n| n == ".windsurfrules")).then_some(WINDSURF_RULES_CHARS)
+}
+
+/// The block and its markers as they go into `file`: the region [`write_block`] keeps.
+pub fn region(ws: &Workspace, file: &Path) -> Result<(String, usize)> {
     ws.require_memory()?;
-    let path = target(ws, file)?;
-    let budget = Budget::effective(&ws.config, None, None);
+    let budget = Budget::effective(&ws.config, None, char_cap(file));
     let block = ws
         .read(|r| {
             assemble(r, &ws.config, ws.clock.today(), budget, &|| {
@@ -59,13 +79,36 @@ pub fn write_block(ws: &Workspace, file: &Path) -> Result<BlockOutcome> {
             })
         })?
         .value;
-    let region = format!("{BLOCK_START}\n{}\n{BLOCK_END}\n", block.text);
+    Ok((
+        format!("{BLOCK_START}\n{}\n{BLOCK_END}\n", block.text),
+        block.text.len(),
+    ))
+}
+
+/// Write (or refresh) the block in `file`.
+pub fn write_block(ws: &Workspace, file: &Path) -> Result<BlockOutcome> {
+    let path = target(ws, file)?;
+    let (region, bytes) = region(ws, file)?;
     let outcome = ensure_region(&path, BLOCK_START, BLOCK_END, &region)?;
     Ok(BlockOutcome {
         path: path.display().to_string(),
         outcome,
-        bytes: block.text.len(),
+        bytes,
     })
+}
+
+/// Refresh the block in every rules file of [`RULES_FILES`] that holds it. Returns the files
+/// rewritten; a file that cannot be refreshed does not stop the others.
+pub fn refresh_rules_files(ws: &Workspace) -> (Vec<String>, Vec<Error>) {
+    let (mut done, mut failed) = (Vec::new(), Vec::new());
+    for f in RULES_FILES {
+        match refresh_if_present(ws, Path::new(f)) {
+            Ok(true) => done.push(f.to_string()),
+            Ok(false) => {}
+            Err(e) => failed.push(e),
+        }
+    }
+    (done, failed)
 }
 
 /// The file hosts without hooks read (DeepSeek Harness: `AGENTS.local.md`).

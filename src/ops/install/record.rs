@@ -66,12 +66,17 @@ impl Record {
             super::Scope::Project => &opts.root,
             super::Scope::User => &opts.home,
         };
-        let who = format!(
+        let mut who = format!(
             "{}\n{:?}\n{}",
             opts.target.name(),
             opts.scope,
             base.display()
         );
+        // Windsurf's server entry is the user's, its rules file the project's: one record
+        // per project
+        if opts.target == super::Target::Windsurf {
+            who = format!("{who}\n{}", opts.root.display());
+        }
         let name: String = Sha1::digest(who.as_bytes())[..10]
             .iter()
             .map(|b| format!("{b:02x}"))

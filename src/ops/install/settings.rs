@@ -315,13 +315,27 @@ pub(super) fn remove_hooks(
 
 /// Set our entry in `mcpServers`.
 pub(super) fn add_mcp(s: &Settings, desired: &Value, rec: &mut Record) -> Result<()> {
+    add_server(s, "mcpServers", desired, rec)
+}
+
+/// Take our entry out of `mcpServers`; `mcpServers` goes when install made it and it is empty.
+pub(super) fn remove_mcp(s: &Settings, rec: &Record) -> Result<()> {
+    remove_server(s, "mcpServers", rec)
+}
+
+/// Set our entry in the host's table of servers `key` (`mcpServers`, VS Code's `servers`,
+/// Zed's `context_servers`), leaving the other servers as they are.
+pub(super) fn add_server(s: &Settings, key: &str, desired: &Value, rec: &mut Record) -> Result<()> {
     let obj = s.object()?;
-    if obj.get("mcpServers").is_none() {
-        rec.note(Made::Key, &s.path, "mcpServers");
+    if obj.get(key).is_none() {
+        rec.note(Made::Key, &s.path, key);
     }
-    let servers = obj
-        .object_value_or_create("mcpServers")
-        .ok_or_else(|| parse_error(&s.path, "`mcpServers` is not an object".into()))?;
+    let servers = obj.object_value_or_create(key).ok_or_else(|| {
+        parse_error(
+            &s.path,
+            format!("`{key}` is not an object (it maps server names to their settings)"),
+        )
+    })?;
     match servers.get(MCP_SERVER_NAME) {
         Some(p) if p.value().and_then(|v| v.to_serde_value()).as_ref() == Some(desired) => {}
         Some(p) => p.set_value(input_value(desired)),
@@ -332,18 +346,18 @@ pub(super) fn add_mcp(s: &Settings, desired: &Value, rec: &mut Record) -> Result
     Ok(())
 }
 
-/// Take our entry out of `mcpServers`; `mcpServers` goes when install made it and it is empty.
-pub(super) fn remove_mcp(s: &Settings, rec: &Record) -> Result<()> {
+/// Take our entry out of the table `key`; the table goes when install made it and it is empty.
+pub(super) fn remove_server(s: &Settings, key: &str, rec: &Record) -> Result<()> {
     let obj = s.object()?;
-    let Some(servers) = obj.object_value("mcpServers") else {
+    let Some(servers) = obj.object_value(key) else {
         return Ok(());
     };
     if let Some(p) = servers.get(MCP_SERVER_NAME) {
         p.remove();
     }
     if servers.properties().is_empty()
-        && rec.undo(Made::Key, &s.path, "mcpServers", true)
-        && let Some(p) = obj.get("mcpServers")
+        && rec.undo(Made::Key, &s.path, key, true)
+        && let Some(p) = obj.get(key)
     {
         p.remove();
     }

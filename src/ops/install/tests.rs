@@ -16,6 +16,8 @@ fn opts(dir: &Path) -> InstallOptions {
         home: dir.join("home"),
         boot_block: crate::workspace::boot_block(crate::model::Lang::En, "memory"),
         state: Some(dir.join("state")),
+        memory_block: String::new(),
+        rules: false,
     }
 }
 
