@@ -461,9 +461,18 @@ const FENCE_SCAN_LIMIT: u64 = 4 << 20;
 pub fn unclosed_fences(ws: &Workspace) -> Result<Vec<Broken>> {
     let mut out = Vec::new();
     for f in FileKind::ALL {
-        let path = ws.memory_file(f)?;
-        let small = std::fs::metadata(&path).is_ok_and(|m| m.len() <= FENCE_SCAN_LIMIT);
-        if f == FileKind::Archive && !small {
+        // a file behind a link out, a FIFO or one over the cap is reported elsewhere (status,
+        // doctor); it is not read here
+        let Ok(path) = ws.memory_file(f) else {
+            continue;
+        };
+        let Ok(meta) = std::fs::metadata(&path) else {
+            continue;
+        };
+        if !meta.is_file() || meta.len() > crate::workspace::MAX_FILE_BYTES {
+            continue;
+        }
+        if f == FileKind::Archive && meta.len() > FENCE_SCAN_LIMIT {
             continue;
         }
         let Ok(bytes) = std::fs::read(&path) else {

@@ -54,10 +54,18 @@ pub fn read_stamped(path: &Path) -> Result<Option<(Vec<u8>, FileStamp)>> {
         return Ok(None);
     };
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    f.read_to_end(&mut bytes).map_err(|e| Error::io(path, e))?;
+    // a file that grows while it is read is read no further than the cap
+    (&mut f)
+        .take(MAX_FILE_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
     let stamp = stamp_from(&meta, sha1_hex(&bytes), taken_ms);
     Ok(Some((bytes, stamp)))
 }
+
+/// The largest file of the workspace trilogy reads: far above a 100k-entry archive (about
+/// 20 MB), far below what would exhaust memory.
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
 
 /// Open a file and stat the open file; `None` when it does not exist.
 /// Never blocks: opened without waiting (a FIFO put where a memory file belongs would hang the
@@ -80,6 +88,16 @@ fn open_stat(path: &Path) -> Result<Option<(std::fs::File, std::fs::Metadata)>> 
             std::io::Error::other(
                 "not a regular file (a FIFO, a device or a folder); replace it with the memory file, or delete it and trilogy writes it again",
             ),
+        ));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err(Error::io(
+            path,
+            std::io::Error::other(format!(
+                "it is {} MiB, more than the {} MiB trilogy reads; move it out of the workspace and keep what you need of it in smaller files",
+                meta.len() >> 20,
+                MAX_FILE_BYTES >> 20
+            )),
         ));
     }
     Ok(Some((f, meta)))

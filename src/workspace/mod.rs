@@ -8,6 +8,7 @@
 pub mod agents;
 mod fence;
 mod fsio;
+pub use fsio::MAX_FILE_BYTES;
 mod locate;
 mod reading;
 mod scaffold;
@@ -259,6 +260,28 @@ pub fn open_located(
     Ok((ws, loaded, located))
 }
 
+/// A store is opened for writing only when it is this workspace's own regular file: not a
+/// FIFO or device, and not a second name of another file (a hard link would write into it).
+fn own_store(path: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return Ok(());
+    };
+    let why = match () {
+        _ if !meta.is_file() => {
+            "is not a regular file; move it aside and run `trilogy doctor --fix`"
+        }
+        _ if meta.nlink() > 1 => {
+            "has more than one hard link, so writing it would change another file too; make it a file of its own (cp it beside and move the copy over it)"
+        }
+        _ => return Ok(()),
+    };
+    Err(Error::Io {
+        path: path.to_path_buf(),
+        message: format!("the store {why}"),
+    })
+}
+
 impl Workspace {
     pub fn new(root: PathBuf, config: Config, clock: Clock) -> Workspace {
         Workspace {
@@ -496,7 +519,9 @@ impl Workspace {
             return Ok(s);
         }
         self.ensure_state_dir()?;
-        let s = Store::open(&self.inside(&self.store_path())?, self.timeout())?;
+        let path = self.inside(&self.store_path())?;
+        own_store(&path)?;
+        let s = Store::open(&path, self.timeout())?;
         Ok(self.store.get_or_init(|| s))
     }
 

@@ -16,6 +16,7 @@ use crate::workspace::{BOOT_END, BOOT_START, Workspace, render_file};
 
 use super::block::{BLOCK_END, BLOCK_START};
 
+mod fence;
 mod hosts;
 
 pub use hosts::resolves;
@@ -96,41 +97,6 @@ fn temp_files(dir: &Path) -> Vec<std::path::PathBuf> {
         .collect()
 }
 
-/// What is wrong with a path trilogy expects to be a readable regular file, if anything
-/// (`None` also when it does not exist): the message names the path and the action the fix.
-fn file_problem(path: &Path) -> Option<(String, String)> {
-    let meta = match std::fs::metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
-        Err(e) => {
-            return Some((
-                format!("{} cannot be examined: {e}", path.display()),
-                "check the folders above it: the user needs to be able to enter them".into(),
-            ));
-        }
-        Ok(m) => m,
-    };
-    if meta.is_dir() {
-        return Some((
-            format!("{} is a directory where a file should be", path.display()),
-            "move the directory elsewhere; trilogy then writes the file again".into(),
-        ));
-    }
-    match std::fs::File::open(path) {
-        Ok(_) => None,
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Some((
-            format!("{} is unreadable — permission denied", path.display()),
-            format!(
-                "give the user read and write access (chmod u+rw {})",
-                path.display()
-            ),
-        )),
-        Err(e) => Some((
-            format!("{} cannot be read: {e}", path.display()),
-            "make it a readable file again".into(),
-        )),
-    }
-}
-
 /// The store file, as far as a read-only look can tell.
 enum StoreState {
     Missing,
@@ -146,11 +112,11 @@ enum StoreState {
     Healthy(Store),
 }
 
-fn store_state(path: &Path) -> StoreState {
+fn store_state(ws: &Workspace, path: &Path) -> StoreState {
     if !path.exists() {
         return StoreState::Missing;
     }
-    if let Some((message, action)) = file_problem(path) {
+    if let Some((message, action)) = fence::file_problem(ws, path, true) {
         return StoreState::Unusable(message, action);
     }
     let store = match Store::open_read_only(path) {
@@ -223,17 +189,18 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
         ));
     }
     let store_path = ws.store_path();
+    fence::folder_findings(ws, &mut out);
     state_dir_findings(ws, &mut out);
     // memory files that are not readable files (read before any store is needed)
     let mut unreadable = Vec::new();
     for f in FileKind::ALL {
         let path = ws.file_path(f);
-        if let Some((message, action)) = file_problem(&path) {
+        if let Some((message, action)) = fence::file_problem(ws, &path, false) {
             out.push(finding(Level::Error, "files", message, action));
             unreadable.push(f);
         }
     }
-    let store = match store_state(&store_path) {
+    let store = match store_state(ws, &store_path) {
         StoreState::Healthy(s) => s,
         StoreState::Missing => {
             out.push(finding(
@@ -492,7 +459,7 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
         (super::block::DEFAULT_BLOCK_FILE, BLOCK_START, BLOCK_END),
     ] {
         let path = ws.root.join(file);
-        if let Ok(text) = std::fs::read_to_string(&path)
+        if let Some(text) = fence::read_instructions(ws, &path, &mut out)
             && text.contains(start) != text.contains(end)
         {
             out.push(finding(
@@ -556,15 +523,21 @@ pub fn doctor(ws: &Workspace, fix: bool) -> Result<Report> {
         ));
     }
     let store_path = ws.store_path();
-    if let StoreState::Damaged(_) | StoreState::Newer(_) = store_state(&store_path) {
+    if let StoreState::Damaged(_) | StoreState::Newer(_) = store_state(ws, &store_path) {
         fixed.extend(rebuild_store(ws, &store_path)?);
     }
-    let synced = ws.write("doctor", |_| Ok(()))?;
-    for w in &synced.report.written {
-        fixed.push(format!("rendered {w}"));
-    }
-    for a in &synced.report.absorbed {
-        fixed.push(format!("absorbed: {a}"));
+    // a memory file that must not be read (a link out, a FIFO, over the size cap) is left for
+    // the person: the findings say what to do, and nothing is read or written through it
+    let fenced =
+        (FileKind::ALL.iter()).any(|f| fence::file_problem(ws, &ws.file_path(*f), false).is_some());
+    if !fenced {
+        let synced = ws.write("doctor", |_| Ok(()))?;
+        for w in &synced.report.written {
+            fixed.push(format!("rendered {w}"));
+        }
+        for a in &synced.report.absorbed {
+            fixed.push(format!("absorbed: {a}"));
+        }
     }
     if findings
         .iter()

@@ -1,0 +1,166 @@
+//! What doctor finds before it reads anything: a path of the workspace that is a link out of
+//! it, a FIFO, socket or device, a file over the size trilogy reads, a store with a second
+//! hard link. Each is reported with its path and the fix, and never read through.
+
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::Path;
+
+use crate::workspace::{MAX_FILE_BYTES, Workspace};
+
+use super::{Finding, Level, finding};
+
+/// What a file type that is not a regular file is called.
+fn kind_of(t: std::fs::FileType) -> &'static str {
+    match () {
+        _ if t.is_fifo() => "a FIFO",
+        _ if t.is_socket() => "a socket",
+        _ if t.is_char_device() || t.is_block_device() => "a device",
+        _ => "not a regular file",
+    }
+}
+
+/// What is wrong with a path trilogy expects to be a readable regular file in `ws`, if
+/// anything (`None` also when it does not exist): the message names the path, the action the
+/// fix. With `store`, a second hard link is wrong too (writes would land in another file).
+pub(super) fn file_problem(ws: &Workspace, path: &Path, store: bool) -> Option<(String, String)> {
+    let shown = path.display();
+    let own = match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => {
+            return Some((
+                format!("{shown} cannot be examined: {e}"),
+                "check the folders above it: the user needs to be able to enter them".into(),
+            ));
+        }
+        Ok(m) => m,
+    };
+    if own.file_type().is_symlink() {
+        match ws.inside(path) {
+            Err(_) => {
+                let to = std::fs::read_link(path)
+                    .map_or_else(|_| "?".into(), |t| t.display().to_string());
+                return Some((
+                    format!(
+                        "{shown} is a link to {to}, outside the workspace: trilogy does not read or write through it"
+                    ),
+                    format!(
+                        "replace the link with the file itself (rm {shown}; trilogy writes it again), or point it inside the workspace"
+                    ),
+                ));
+            }
+            Ok(_) if std::fs::metadata(path).is_err() => {
+                return Some((
+                    format!("{shown} is a link to nothing"),
+                    format!("delete the link (rm {shown}); trilogy writes the file again"),
+                ));
+            }
+            Ok(_) => {}
+        }
+    }
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) => {
+            return Some((
+                format!("{shown} cannot be examined: {e}"),
+                "check the folders above it: the user needs to be able to enter them".into(),
+            ));
+        }
+    };
+    if meta.is_dir() {
+        return Some((
+            format!("{shown} is a directory where a file should be"),
+            "move the directory elsewhere; trilogy then writes the file again".into(),
+        ));
+    }
+    if !meta.is_file() {
+        return Some((
+            format!(
+                "{shown} is {} where a file should be",
+                kind_of(meta.file_type())
+            ),
+            format!("delete it (rm {shown}); trilogy writes the file again"),
+        ));
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Some((
+            format!(
+                "{shown} is {} MiB, more than the {} MiB trilogy reads",
+                meta.len() >> 20,
+                MAX_FILE_BYTES >> 20
+            ),
+            "move the file out of the workspace and split what you need of it into smaller files"
+                .into(),
+        ));
+    }
+    if store && meta.nlink() > 1 {
+        return Some((
+            format!(
+                "{shown} has {} hard links: writes to it would change another file too",
+                meta.nlink()
+            ),
+            format!("make it a file of its own: cp {shown} {shown}.own && mv {shown}.own {shown}"),
+        ));
+    }
+    // opened without waiting: only a regular file gets this far, but its type may change
+    use std::os::unix::fs::OpenOptionsExt;
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path);
+    match opened {
+        Ok(_) => None,
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Some((
+            format!("{shown} is unreadable — permission denied"),
+            format!("give the user read and write access (chmod u+rw {shown})"),
+        )),
+        Err(e) => Some((
+            format!("{shown} cannot be read: {e}"),
+            "make it a readable file again".into(),
+        )),
+    }
+}
+
+/// Folders of the workspace (the memory folder, `.trilogy/` and what trilogy keeps in it)
+/// that are links out of it: reported, never followed.
+pub(super) fn folder_findings(ws: &Workspace, out: &mut Vec<Finding>) {
+    let state = ws.state_dir();
+    let mut dirs = vec![ws.memory_dir(), state.clone()];
+    dirs.extend(
+        ["tmp", "queue", "displaced", "rescued", "index"]
+            .iter()
+            .map(|d| state.join(d)),
+    );
+    for dir in dirs {
+        let linked = std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink());
+        if linked && ws.inside(&dir).is_err() {
+            let to =
+                std::fs::read_link(&dir).map_or_else(|_| "?".into(), |t| t.display().to_string());
+            out.push(finding(
+                Level::Error,
+                "files",
+                format!(
+                    "{} is a link to {to}, outside the workspace: trilogy does not read or write through it",
+                    dir.display()
+                ),
+                format!(
+                    "replace the link with a folder of its own (rm {}), then run any trilogy command",
+                    dir.display()
+                ),
+            ));
+        }
+    }
+}
+
+/// The instruction files doctor reads for their managed regions, each checked first: a
+/// finding for one that must not be read, else its text (`None` when absent).
+pub(super) fn read_instructions(
+    ws: &Workspace,
+    path: &Path,
+    out: &mut Vec<Finding>,
+) -> Option<String> {
+    if let Some((message, action)) = file_problem(ws, path, false) {
+        out.push(finding(Level::Error, "managed block", message, action));
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
+}
