@@ -528,8 +528,9 @@ pub fn doctor(ws: &Workspace, fix: bool) -> Result<Report> {
     }
     // a memory file that must not be read (a link out, a FIFO, over the size cap) is left for
     // the person: the findings say what to do, and nothing is read or written through it
-    let fenced =
-        (FileKind::ALL.iter()).any(|f| fence::file_problem(ws, &ws.file_path(*f), false).is_some());
+    let fenced = (FileKind::ALL.iter())
+        .any(|f| fence::file_problem(ws, &ws.file_path(*f), false).is_some())
+        || fence::file_problem(ws, &store_path, true).is_some();
     if !fenced {
         let synced = ws.write("doctor", |_| Ok(()))?;
         for w in &synced.report.written {
