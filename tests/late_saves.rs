@@ -66,7 +66,12 @@ fn a_read_sees_what_a_late_save_brought_back() {
     absorb_first_part_then_finish(&ws, f, &rest);
     // no command that records runs: a read alone must take the late save
     let now = live(&ws);
-    for t in ["older kestrel", "newer heron", "middle egret", "a hand note on plovers"] {
+    for t in [
+        "older kestrel",
+        "newer heron",
+        "middle egret",
+        "a hand note on plovers",
+    ] {
         assert!(now.contains(t), "`{t}` is live: {now}");
     }
     let log = ws.ok(&["log", "-n", "50", "--color", "never"]);
