@@ -130,6 +130,9 @@ pub fn plan(source: Source, path: &Path) -> Result<(String, plan::Plan)> {
     };
     let mut skipped = std::mem::take(&mut r.skipped);
     skipped.append(&mut p.skipped);
+    // a file both listed and read is noted once
+    let mut seen = std::collections::BTreeSet::new();
+    skipped.retain(|s| seen.insert((s.from.clone(), s.reason.clone())));
     p.skipped = skipped;
     let shown = match &name {
         Some(n) => r.root().join(n).display().to_string(),
@@ -156,14 +159,17 @@ pub fn import(ws: &Workspace, source: Source, path: &Path, dry_run: bool) -> Res
             sync,
         }
     };
-    if dry_run {
-        if !ws.has_memory() {
-            let (items, _) = plan::weigh(None, &plan, lang)?;
-            return Ok(outcome(items, Vec::new(), SyncReport::default()));
-        }
+    if dry_run && !ws.has_memory() {
+        let (items, _) = plan::weigh(None, &plan, lang)?;
+        return Ok(outcome(items, Vec::new(), SyncReport::default()));
+    }
+    if ws.has_memory() {
+        // weighed on a read first: an import that adds nothing opens no write at all
         let done = ws.read(|r| plan::weigh(Some(r), &plan, lang))?;
-        let (items, _) = done.value;
-        return Ok(outcome(items, Vec::new(), done.report));
+        let (items, changes) = done.value;
+        if dry_run || changes.is_empty() {
+            return Ok(outcome(items, Vec::new(), done.report));
+        }
     }
     if ws.config.auto_scaffold && !ws.has_memory() {
         ws.scaffold()?;

@@ -230,6 +230,12 @@ pub struct Changes {
     pub entries: Vec<(EntryKind, String, String, State, Option<String>)>,
 }
 
+impl Changes {
+    pub fn is_empty(&self) -> bool {
+        self.sections.is_empty() && self.entries.is_empty()
+    }
+}
+
 fn contains_chunk(text: &str, chunk: &str) -> bool {
     format!("\n{text}\n").contains(&format!("\n{chunk}\n"))
 }

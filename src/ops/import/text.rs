@@ -411,7 +411,7 @@ mod tests {
         assert_eq!(f.get("schema").unwrap().0, &Value::Nested);
         assert_eq!(f.text("title").as_deref(), Some("Quoted: yes"));
         assert_eq!(f.body, "\nbody\n");
-        assert_eq!(f.body_line, 13);
+        assert_eq!(f.body_line, 14);
         assert_eq!(f.line("status"), 4);
     }
 
