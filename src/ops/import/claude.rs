@@ -21,8 +21,9 @@ use std::sync::OnceLock;
 
 use regex::Regex;
 
-use super::plan::{self, DecisionPlan, Fate, Line, Piece, Plan, Route, Target};
+use super::plan::{DecisionPlan, Fate, Line, Piece, Plan, Target};
 use super::reading::{Reading, SourceFile};
+use super::route::{self, Route};
 use super::text::{self, Chunk, Part};
 use crate::error::{Error, Result};
 use crate::workspace::{BOOT_END, BOOT_START};
@@ -131,8 +132,8 @@ fn route_of(part: &Part, fallback: Option<&str>) -> Option<Route> {
     std::iter::once(&part.heading)
         .chain(part.parents.iter().rev())
         .filter(|h| !h.is_empty())
-        .find_map(|h| plan::route(h))
-        .or_else(|| fallback.and_then(plan::route))
+        .find_map(|h| route::route(h))
+        .or_else(|| fallback.and_then(route::route))
 }
 
 fn is_label(text: &str, labels: &[&str]) -> Option<String> {

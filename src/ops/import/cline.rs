@@ -15,8 +15,9 @@
 
 use chrono::NaiveDate;
 
-use super::plan::{self, DecisionPlan, Fate, Line, Piece, Plan, Route, SessionPlan, Target};
+use super::plan::{DecisionPlan, Fate, Line, Piece, Plan, SessionPlan, Target};
 use super::reading::{Reading, SourceFile};
+use super::route::{self, Route};
 use super::text::{self, Chunk, Part};
 use crate::error::{Error, Result};
 
@@ -128,7 +129,7 @@ fn at(f: &SourceFile, c: &Chunk) -> String {
 fn route_of(part: &Part) -> Option<Route> {
     std::iter::once(&part.heading)
         .chain(part.parents.iter().rev())
-        .find_map(|h| plan::route(h))
+        .find_map(|h| route::route(h))
 }
 
 /// The date a file speaks for: its first dated heading, else its modification day.

@@ -20,6 +20,7 @@ mod cline;
 mod delta;
 pub mod plan;
 pub mod reading;
+mod route;
 pub mod text;
 
 use std::path::Path;
