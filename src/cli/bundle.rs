@@ -9,6 +9,7 @@ use clap::{Args, Subcommand};
 use crate::error::{Error, Result};
 use crate::ops::bundle::{self, ImportMode, ImportOutcome};
 use crate::ops::clear::ClearOutcome;
+use crate::ops::import::{Outcome as SourceOutcome, Source};
 
 use super::{Env, format};
 
@@ -35,10 +36,28 @@ keeps the current text, and the bundle's is kept as a section revision with a re
 displace stays in the store (`trilogy log`, then `trilogy restore ID` or
 `trilogy restore --section NAME --revision N`).
 
+With --from SOURCE, PATH is another tool's memory, mapped into entries:
+  claude        Claude Code's auto memory folder (~/.claude/projects/<project>/memory:
+                MEMORY.md and the topic files it links), or a CLAUDE.md file
+  cline         a Cline or Roo memory bank (memory-bank/ with projectbrief.md,
+                productContext.md, techContext.md, systemPatterns.md, activeContext.md,
+                progress.md)
+  delta         a dsh-memory-delta store (facts/, decisions/, archive/)
+  basic-memory  a basic-memory project's notes (observations and relations)
+PROJECT text goes into the section it belongs to (only what the section lacks); decisions and
+sessions take the source's own dates, so importing again, on any day, adds nothing. Entries
+are recorded as `import:<source>`. --dry-run lists every piece, where it goes and what is
+skipped and why, and writes nothing. The source is only read: symbolic links are not
+followed, special files and files over 1 MiB are skipped (and listed), and a credential
+anywhere in it refuses the whole import, naming file and line.
+
 Examples:
   trilogy import memory.json
   curl -s http://host/bundle.json | trilogy import -
-  trilogy import --replace memory.json";
+  trilogy import --replace memory.json
+  trilogy import --from cline memory-bank --dry-run
+  trilogy import --from claude ~/.claude/projects/-home-me-app/memory
+  trilogy import --from claude CLAUDE.md --json --dry-run";
 
 pub const CLEAR_HELP: &str = "\
 Delete the four memory files (PROJECT.md, DECISIONS.md, SESSIONS.md, SESSIONS-archive.md; the
@@ -79,11 +98,18 @@ pub struct ExportArgs {
 
 #[derive(Args, Debug)]
 pub struct ImportArgs {
-    /// The bundle file, or `-` for stdin
+    /// The bundle file, or `-` for stdin; with --from, the other tool's folder (or CLAUDE.md)
+    #[arg(value_name = "BUNDLE|PATH")]
     file: String,
     /// Take the bundle's files whole instead of merging (what they displace stays restorable)
-    #[arg(long)]
+    #[arg(long, conflicts_with = "from")]
     replace: bool,
+    /// Read another tool's memory at PATH instead of a bundle
+    #[arg(long, value_name = "SOURCE", value_parser = ["claude", "cline", "delta", "basic-memory"])]
+    from: Option<String>,
+    /// With --from: list what would go where and what is skipped, and write nothing
+    #[arg(long, requires = "from")]
+    dry_run: bool,
 }
 
 #[derive(Args, Debug)]
@@ -146,6 +172,13 @@ pub fn export(env: &Env, a: ExportArgs) -> Result<()> {
 }
 
 pub fn import(env: &Env, a: ImportArgs) -> Result<()> {
+    if let Some(from) = &a.from {
+        let source = Source::parse(from)
+            .ok_or_else(|| Error::bad_input(format!("unknown source `{from}`")))?;
+        let out = crate::ops::import::import(&env.ws, source, &PathBuf::from(&a.file), a.dry_run)?;
+        format::warn_sync(&out.sync);
+        return format::print(env, &out, source_summary);
+    }
     let (name, bytes) = if a.file == "-" {
         let mut buf = Vec::new();
         std::io::stdin()
@@ -172,6 +205,67 @@ pub fn import(env: &Env, a: ImportArgs) -> Result<()> {
     let out = bundle::import(&env.ws, &value, mode, "cli")?;
     format::warn_sync(&out.sync);
     format::print(env, &out, import_summary)
+}
+
+fn source_summary(o: &SourceOutcome) -> String {
+    let mut lines = vec![format!(
+        "{} from {}{}",
+        if o.dry_run {
+            "would import"
+        } else {
+            "imported"
+        },
+        o.path,
+        if o.dry_run {
+            " (dry run: nothing written)"
+        } else {
+            ""
+        }
+    )];
+    for i in &o.items {
+        let mark = match i.status {
+            "add" => "+",
+            "removed-here" => "~",
+            _ => "=",
+        };
+        let state = match i.state {
+            Some(s) if s != "live" => format!(" [{s}]"),
+            _ => String::new(),
+        };
+        let note = match i.status {
+            "present" => " (already here)",
+            "removed-here" => " (removed here: `trilogy restore` brings it back)",
+            _ => "",
+        };
+        lines.push(format!(
+            "  {mark} {}: {}{state}{note}  ← {}",
+            i.to, i.text, i.from
+        ));
+    }
+    if !o.skipped.is_empty() {
+        lines.push("skipped:".into());
+        for s in &o.skipped {
+            lines.push(format!("  - {}: {}", s.from, s.reason));
+        }
+    }
+    let tail = if o.dry_run {
+        if o.added > 0 {
+            "; run again without --dry-run to import".to_string()
+        } else {
+            String::new()
+        }
+    } else if o.written.is_empty() {
+        "; no file changed".to_string()
+    } else {
+        format!("; wrote {}", o.written.join(", "))
+    };
+    lines.push(format!(
+        "{} {}, {} already here{tail}",
+        o.added,
+        if o.dry_run { "to add" } else { "added" },
+        o.present
+    ));
+    lines.join("\n")
 }
 
 fn import_summary(o: &ImportOutcome) -> String {

@@ -120,7 +120,7 @@ enum Command {
     /// Write the memory files as one JSON bundle (the original plugin's format)
     #[command(long_about = bundle::EXPORT_HELP)]
     Export(bundle::ExportArgs),
-    /// Load a bundle: merged by entry, or --replace; a bad bundle changes nothing
+    /// Load a bundle (merged by entry, or --replace), or another tool's memory with --from
     #[command(long_about = bundle::IMPORT_HELP)]
     Import(bundle::ImportArgs),
     /// Delete the memory files and the boot block (every entry stays restorable); needs --yes

@@ -8,6 +8,7 @@ mod checkpoint;
 pub mod clear;
 pub mod doctor;
 pub mod gitmerge;
+pub mod import;
 pub mod inject;
 pub mod install;
 mod query;

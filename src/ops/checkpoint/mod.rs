@@ -132,7 +132,7 @@ const VERIFIED_HINTS: [&str; 24] = [
     "执行",
 ];
 
-fn has_verification(done: &str) -> bool {
+pub(crate) fn has_verification(done: &str) -> bool {
     let lower = done.to_lowercase();
     VERIFIED_HINTS.iter().any(|h| lower.contains(h))
 }
@@ -560,7 +560,7 @@ fn edit_section(
 
 /// Where a section the file lacks goes: one of the five fixed sections before the first fixed
 /// section that comes after it (those from there on move down one place), anything else last.
-fn canonical_place(tx: &mut Tx, sections: &[SectionRecord], key: &str) -> Result<u32> {
+pub(crate) fn canonical_place(tx: &mut Tx, sections: &[SectionRecord], key: &str) -> Result<u32> {
     let slot = |k: &str| k.parse::<u32>().ok();
     let end = sections.iter().map(|s| s.order + 1).max().unwrap_or(0);
     let Some(k) = slot(key) else {
