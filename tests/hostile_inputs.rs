@@ -161,3 +161,30 @@ fn a_restore_never_writes_a_secret_back() {
     refused(&ws, &["restore", &id], 3, "GitHub token");
     assert!(!ws.read("SESSIONS.md").contains("ghp_"));
 }
+
+#[test]
+fn a_hook_whose_stdin_stays_open_and_empty_gives_up_silently() {
+    let ws = Ws::init();
+    let mut child = ws
+        .std_cmd()
+        .args(["hook", "claude", "session-start"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let held = child.stdin.take();
+    let started = std::time::Instant::now();
+    // a generous guard: the hook's own wait is five seconds
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "the hook still waits"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    drop(held);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+}

@@ -237,9 +237,17 @@ pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
         unclosed,
     } = scan_blocks(text, &lines);
     let in_code = |line: usize| code_lines.iter().any(|(s, e)| line >= *s && line <= *e);
+    // git's markers are seven signs and a space (or nothing): `>>>>>>>> x` is a blockquote, and
+    // so is a `>>>>>>> x` line in a file without an opening `<<<<<<<` marker
+    let marker = |line: &str, sign: &str| {
+        line.strip_prefix(sign)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+    };
+    let opened = (lines.iter().enumerate()).any(|(i, l)| marker(l, "<<<<<<<") && !in_code(i + 1));
     for (i, line) in lines.iter().enumerate() {
         let n = i + 1;
-        if (line.starts_with("<<<<<<<") || line.starts_with(">>>>>>>")) && !in_code(n) {
+        let conflict = marker(line, "<<<<<<<") || (opened && marker(line, ">>>>>>>"));
+        if conflict && !in_code(n) {
             return Err(ParseError {
                 line: n,
                 reason: "unresolved merge conflict marker".into(),
@@ -483,6 +491,21 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.line, 4);
+    }
+
+    #[test]
+    fn a_deep_blockquote_is_no_conflict_marker() {
+        let p = parse("# S\n\n## a\n>>>>>>>> x\n>>>>>>> y\n", false).unwrap();
+        assert_eq!(p.doc.blocks[0].body, ">>>>>>>> x\n>>>>>>> y");
+        // with an opening marker in the file, the closing one counts again
+        let e = parse(
+            "# S\n\n## a\n<<<<<<< HEAD\nx\n>>>>>>>> q\n>>>>>>> b\n",
+            false,
+        )
+        .unwrap_err();
+        assert_eq!(e.line, 4);
+        let e = parse("# S\n\n## a\nx\n<<<<<<<\n", false).unwrap_err();
+        assert_eq!(e.line, 5);
     }
 
     #[test]
