@@ -367,6 +367,35 @@ fn parse_value(key: &str, raw: &str, source: &str) -> Result<toml::Table> {
     layer(table, source, Unknown::Refuse)
 }
 
+/// The most a settings file may hold.
+const MAX_SETTINGS_BYTES: u64 = 1 << 20;
+
+/// A settings file's text: opened without waiting (a FIFO in a cloned repository would hang
+/// every hook), a regular file only, at most [`MAX_SETTINGS_BYTES`], UTF-8.
+fn read_settings(file: &Path) -> std::io::Result<String> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, m.to_string());
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(file)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        return Err(bad(
+            "it is not a regular file (a FIFO, a device or a folder); replace it with a settings file or delete it",
+        ));
+    }
+    if meta.len() > MAX_SETTINGS_BYTES {
+        return Err(bad(
+            "it is larger than 1 MiB; a settings file holds a few keys",
+        ));
+    }
+    let mut bytes = Vec::new();
+    f.take(MAX_SETTINGS_BYTES).read_to_end(&mut bytes)?;
+    String::from_utf8(bytes).map_err(|_| bad("it is not UTF-8 text; save it as UTF-8"))
+}
+
 /// Load the effective settings.
 pub fn load(args: &LoadArgs) -> Result<Loaded> {
     let mut merged = toml::Table::new();
@@ -385,13 +414,13 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
         .into_iter()
         .flatten()
     {
-        let text = match std::fs::read_to_string(file) {
+        let text = match read_settings(file) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
             Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
                 return Err(Error::Config {
                     source_name: file.display().to_string(),
-                    message: "it is not UTF-8 text; save it as UTF-8".into(),
+                    message: e.to_string(),
                 });
             }
             Err(e) => return Err(Error::io(file, e)),

@@ -237,16 +237,14 @@ pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
         unclosed,
     } = scan_blocks(text, &lines);
     let in_code = |line: usize| code_lines.iter().any(|(s, e)| line >= *s && line <= *e);
-    // git's markers are seven signs and a space (or nothing): `>>>>>>>> x` is a blockquote, and
-    // so is a `>>>>>>> x` line in a file without an opening `<<<<<<<` marker
+    // git's markers are seven signs and a space (or nothing): `>>>>>>>> x` is a blockquote
     let marker = |line: &str, sign: &str| {
         line.strip_prefix(sign)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
     };
-    let opened = (lines.iter().enumerate()).any(|(i, l)| marker(l, "<<<<<<<") && !in_code(i + 1));
     for (i, line) in lines.iter().enumerate() {
         let n = i + 1;
-        let conflict = marker(line, "<<<<<<<") || (opened && marker(line, ">>>>>>>"));
+        let conflict = marker(line, "<<<<<<<") || marker(line, ">>>>>>>");
         if conflict && !in_code(n) {
             return Err(ParseError {
                 line: n,
@@ -495,15 +493,11 @@ mod tests {
 
     #[test]
     fn a_deep_blockquote_is_no_conflict_marker() {
-        let p = parse("# S\n\n## a\n>>>>>>>> x\n>>>>>>> y\n", false).unwrap();
-        assert_eq!(p.doc.blocks[0].body, ">>>>>>>> x\n>>>>>>> y");
-        // with an opening marker in the file, the closing one counts again
-        let e = parse(
-            "# S\n\n## a\n<<<<<<< HEAD\nx\n>>>>>>>> q\n>>>>>>> b\n",
-            false,
-        )
-        .unwrap_err();
-        assert_eq!(e.line, 4);
+        let p = parse("# S\n\n## a\n>>>>>>>> x\n>>>>>>>>\n", false).unwrap();
+        assert_eq!(p.doc.blocks[0].body, ">>>>>>>> x\n>>>>>>>>");
+        // git's own shape, even half of it, still is one
+        let e = parse("# S\n\n## a\nx\n>>>>>>> b\n", false).unwrap_err();
+        assert_eq!(e.line, 5);
         let e = parse("# S\n\n## a\nx\n<<<<<<<\n", false).unwrap_err();
         assert_eq!(e.line, 5);
     }

@@ -55,6 +55,18 @@ enum Db {
     Ro(ReadOnlyDatabase),
 }
 
+/// A store path must be a regular file (or nothing yet): a FIFO or a device there would hang
+/// the open.
+fn regular_or_absent(path: &Path) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => Err(Error::Io {
+            path: path.to_path_buf(),
+            message: "the store is not a regular file (a FIFO, a device or a folder); move it aside and run `trilogy doctor --fix`".into(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// The least time an open of the store is given, whatever the lock timeout says.
 const OPEN_FLOOR: Duration = Duration::from_secs(1);
 
@@ -63,6 +75,7 @@ impl Store {
     /// another process is inside a write transaction. The open itself is given at least
     /// [`OPEN_FLOOR`]: a timeout of zero means "do not wait for others", not "fail at once".
     pub fn open(path: &Path, timeout: Duration) -> Result<Store> {
+        regular_or_absent(path)?;
         let timeout = timeout.max(OPEN_FLOOR);
         let (tx, rx) = std::sync::mpsc::channel();
         let p = path.to_path_buf();
@@ -95,6 +108,7 @@ impl Store {
 
     /// Open an existing store read-only: never blocked by writers, follows their commits.
     pub fn open_read_only(path: &Path) -> Result<Store> {
+        regular_or_absent(path)?;
         if let Some(detail) = damage::cut_short(path) {
             return Err(damage::damaged(path, detail));
         }
