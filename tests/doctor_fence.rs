@@ -152,3 +152,25 @@ fn a_trilogy_folder_linked_to_an_empty_outside_folder_is_an_error_not_a_missing_
     assert!(out.contains(".trilogy is a link to"), "{out}");
     assert!(!Path::new(&outside.path().join("store.redb")).exists());
 }
+
+#[test]
+fn another_projects_store_behind_a_linked_trilogy_folder_is_never_opened() {
+    let ws = workspace();
+    let other = workspace();
+    let theirs = other.root().join(".trilogy/store.redb");
+    let before = std::fs::read(&theirs).unwrap();
+    std::fs::remove_dir_all(ws.root().join(".trilogy")).unwrap();
+    symlink(other.root().join(".trilogy"), ws.root().join(".trilogy")).unwrap();
+    for args in [vec!["doctor"], vec!["doctor", "--fix"]] {
+        let (code, out) = ends(&ws, &args);
+        assert_eq!(code, Some(9), "{args:?}: {out}");
+        assert!(out.contains("outside the workspace"), "{args:?}: {out}");
+    }
+    let (code, _) = ends(&ws, &["checkpoint", "--session-done", "x; tested"]);
+    assert_ne!(code, Some(0));
+    assert_eq!(
+        std::fs::read(&theirs).unwrap(),
+        before,
+        "their store is untouched"
+    );
+}

@@ -1,6 +1,5 @@
 //! Agent-facing commands: `inject`, `sessions`, `hook`, `install`, `uninstall`, `block`.
 
-use std::io::Read;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
@@ -194,59 +193,11 @@ pub fn sessions(env: &Env, a: SessionsArgs) -> Result<()> {
     }
 }
 
-/// The most a host's hook payload may hold.
-const HOOK_INPUT_MAX: usize = 16 << 20;
-
-/// How long a hook waits for its host to finish writing the payload.
-const HOOK_INPUT_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// The host's payload from `input`, read on a thread: everything up to the end of input, or,
-/// when the input stays open past `wait`, what was read if it is one whole JSON document.
-/// `None` for a payload over [`HOOK_INPUT_MAX`], or when nothing whole came in time.
-fn hook_input(
-    input: impl std::io::Read + Send + 'static,
-    wait: std::time::Duration,
-) -> Option<Vec<u8>> {
-    let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
-    std::thread::spawn(move || {
-        let mut input = input.take(HOOK_INPUT_MAX as u64 + 1);
-        let mut chunk = vec![0u8; 64 << 10];
-        loop {
-            match input.read(&mut chunk) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => {
-                    if tx.send(chunk[..n].to_vec()).is_err() {
-                        break;
-                    }
-                }
-            }
-        }
-    });
-    let deadline = std::time::Instant::now() + wait;
-    let mut got = Vec::new();
-    loop {
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        match rx.recv_timeout(left) {
-            Ok(c) => {
-                got.extend_from_slice(&c);
-                if got.len() > HOOK_INPUT_MAX {
-                    return None;
-                }
-            }
-            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return Some(got),
-            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
-                let whole = serde_json::from_slice::<serde_json::Value>(&got).is_ok();
-                return whole.then_some(got);
-            }
-        }
-    }
-}
-
 /// Run a hook with the `--set` overrides. Always exits 0: a hook must never block the user or
 /// break the host.
 pub fn hook(a: &HookArgs, overrides: &[String]) -> i32 {
     // hooks always exit 0: a host must never fail the agent's turn because of trilogy
-    let Some(input) = hook_input(std::io::stdin(), HOOK_INPUT_WAIT) else {
+    let Some(input) = hooks::input::read(std::io::stdin(), hooks::input::WAIT) else {
         // stdin stayed open and held no whole payload, or more than a payload can be: nothing
         // to answer
         return 0;
@@ -590,41 +541,4 @@ pub fn reindex(env: &Env) -> Result<()> {
     format::print(env, &serde_json::json!({ "documents": n }), |_| {
         format!("indexed {n} documents")
     })
-}
-
-#[cfg(test)]
-mod input_tests {
-    use std::io::Write;
-    use std::time::Duration;
-
-    use super::hook_input;
-
-    #[test]
-    fn a_payload_is_taken_whether_or_not_the_host_closes_stdin() {
-        let wait = Duration::from_millis(300);
-        let (r, mut w) = std::io::pipe().unwrap();
-        w.write_all(br#"{"session_id":"s1"}"#).unwrap();
-        drop(w);
-        assert_eq!(hook_input(r, wait).unwrap(), br#"{"session_id":"s1"}"#);
-        // held open after a whole document: taken once the wait is over
-        let (r, mut w) = std::io::pipe().unwrap();
-        w.write_all(br#"{"session_id":"s2"}"#).unwrap();
-        assert_eq!(hook_input(r, wait).unwrap(), br#"{"session_id":"s2"}"#);
-        // held open and empty, or half a document: nothing
-        let (r, _w_empty) = std::io::pipe().unwrap();
-        assert_eq!(hook_input(r, wait), None);
-        let (r, mut w_half) = std::io::pipe().unwrap();
-        w_half.write_all(br#"{"session_id":"#).unwrap();
-        assert_eq!(hook_input(r, wait), None);
-        drop(w);
-    }
-
-    #[test]
-    fn a_payload_over_the_cap_is_dropped() {
-        let big = vec![b' '; super::HOOK_INPUT_MAX + 10];
-        assert_eq!(
-            hook_input(std::io::Cursor::new(big), Duration::from_secs(30)),
-            None
-        );
-    }
 }

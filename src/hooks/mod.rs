@@ -16,6 +16,7 @@
 
 pub mod cursor;
 pub mod dsh;
+pub mod input;
 mod transcript;
 
 use std::path::{Path, PathBuf};

@@ -34,28 +34,31 @@ pub(super) fn file_problem(ws: &Workspace, path: &Path, store: bool) -> Option<(
         }
         Ok(m) => m,
     };
-    if own.file_type().is_symlink() {
-        match ws.inside(path) {
-            Err(_) => {
-                let to = std::fs::read_link(path)
-                    .map_or_else(|_| "?".into(), |t| t.display().to_string());
-                return Some((
-                    format!(
-                        "{shown} is a link to {to}, outside the workspace: trilogy does not read or write through it"
-                    ),
-                    format!(
-                        "replace the link with the file itself (rm {shown}; trilogy writes it again), or point it inside the workspace"
-                    ),
-                ));
-            }
-            Ok(_) if std::fs::metadata(path).is_err() => {
-                return Some((
-                    format!("{shown} is a link to nothing"),
-                    format!("delete the link (rm {shown}); trilogy writes the file again"),
-                ));
-            }
-            Ok(_) => {}
+    // the path itself, or a folder above it, may lead out of the workspace
+    if ws.inside(path).is_err() {
+        if !own.file_type().is_symlink() {
+            return Some((
+                format!(
+                    "{shown} lies behind a link out of the workspace: trilogy does not read or write through it"
+                ),
+                "replace the linked folder with a folder of its own".into(),
+            ));
         }
+        let to = std::fs::read_link(path).map_or_else(|_| "?".into(), |t| t.display().to_string());
+        return Some((
+            format!(
+                "{shown} is a link to {to}, outside the workspace: trilogy does not read or write through it"
+            ),
+            format!(
+                "replace the link with the file itself (rm {shown}; trilogy writes it again), or point it inside the workspace"
+            ),
+        ));
+    }
+    if own.file_type().is_symlink() && std::fs::metadata(path).is_err() {
+        return Some((
+            format!("{shown} is a link to nothing"),
+            format!("delete the link (rm {shown}); trilogy writes the file again"),
+        ));
     }
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
