@@ -192,3 +192,18 @@ fn sigterm_stops_the_server_within_a_second_with_a_request_hanging() {
     assert!(exited.is_some(), "serve still running 20 s after SIGTERM");
     drop(conn);
 }
+
+#[test]
+fn a_panel_whose_working_folder_was_deleted_still_serves_its_workspaces() {
+    let ws = Ws::init();
+    let gone = tempfile::tempdir().unwrap();
+    let mut c = ws.std_cmd();
+    c.current_dir(gone.path());
+    // registered by a command in the workspace itself
+    ws.ok(&["checkpoint", "--session-done", "first kestrel run; tested"]);
+    let s = Server::start_in(c);
+    drop(gone);
+    let r = s.get(&format!("/trilogy/files?root={}", enc(&root(&ws))));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert!(r.body.contains("first kestrel"), "{}", r.body);
+}

@@ -195,9 +195,15 @@ pub fn open_located(
         lenient: wanted.lenient,
     };
     let first = load(&args)?;
-    let cwd = match wanted.cwd {
-        Some(c) => c.to_path_buf(),
-        None => std::env::current_dir().map_err(|e| Error::io(".", e))?,
+    // a process whose working directory was deleted (a panel started there) still opens the
+    // roots it is given
+    let cwd = match (wanted.cwd, std::env::current_dir()) {
+        (Some(c), _) => c.to_path_buf(),
+        (None, Ok(c)) => c,
+        (None, Err(e)) => match wanted.explicit {
+            Some(root) => root.to_path_buf(),
+            None => return Err(Error::io(".", e)),
+        },
     };
     let ceilings = Ceilings::from_env(env);
     let mut located = locate(

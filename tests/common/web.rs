@@ -51,8 +51,13 @@ impl Server {
 
     /// Serve with `c` (the workspace's command, with more settings).
     pub fn start_with(ws: &Ws, mut c: std::process::Command) -> Server {
+        c.current_dir(ws.root());
+        Server::start_in(c)
+    }
+
+    /// Serve with `c` as it is (its working directory included).
+    pub fn start_in(mut c: std::process::Command) -> Server {
         c.args(["serve", "--port", "0", "--json"])
-            .current_dir(ws.root())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
