@@ -347,18 +347,35 @@ async fn memory_search_answers_with_whole_entries_and_marks_weak_hits() {
     client.cancel().await.unwrap();
 }
 
-#[test]
-fn raw_transcript_every_stdout_byte_is_a_frame() {
-    let ws = Ws::init();
+/// Send `lines` to a `trilogy mcp` of `ws`, close its stdin, and read every frame it wrote
+/// (each stdout line must be one): the frames and the raw stdout.
+fn raw_session(ws: &Ws, lines: &[String]) -> (Vec<Value>, String) {
     let mut child = ws
         .std_cmd()
         .arg("mcp")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::null())
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
+    for l in lines {
+        stdin.write_all(l.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+    }
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let stdout = text(&out.stdout);
+    let frames = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a frame ({e}): {l:?}")))
+        .collect();
+    (frames, stdout)
+}
+
+#[test]
+fn raw_transcript_every_stdout_byte_is_a_frame() {
+    let ws = Ws::init();
     let lines = [
         json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}).to_string(),
         json!({"jsonrpc":"2.0","method":"notifications/initialized"}).to_string(),
@@ -368,16 +385,7 @@ fn raw_transcript_every_stdout_byte_is_a_frame() {
         "{this is not json".to_string(),
         json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"memory_read","arguments":{"file":"PROJECT.md"}}}).to_string(),
     ];
-    for l in &lines {
-        writeln!(stdin, "{l}").unwrap();
-    }
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    let stdout = text(&out.stdout);
-    let frames: Vec<Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a frame ({e}): {l:?}")))
-        .collect();
+    let (frames, stdout) = raw_session(&ws, &lines);
     assert!(frames.iter().all(|f| f["jsonrpc"] == "2.0"));
     let by_id = |id: i64| {
         frames
@@ -420,15 +428,6 @@ fn raw_transcript_every_stdout_byte_is_a_frame() {
 #[test]
 fn oversized_deep_batched_and_misshapen_requests_get_errors_and_the_server_goes_on() {
     let ws = Ws::init();
-    let mut child = ws
-        .std_cmd()
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
     let huge = format!(
         r#"{{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{{"name":"memory_search","arguments":{{"query":"{}"}}}}}}"#,
         "a".repeat(64 << 20)
@@ -447,17 +446,7 @@ fn oversized_deep_batched_and_misshapen_requests_get_errors_and_the_server_goes_
         json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory_status","arguments":"all"}}).to_string(),
         json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"memory_status","arguments":{}}}).to_string(),
     ];
-    for l in &lines {
-        stdin.write_all(l.as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
-    }
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    let stdout = text(&out.stdout);
-    let frames: Vec<Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a frame ({e}): {l:?}")))
-        .collect();
+    let (frames, stdout) = raw_session(&ws, &lines);
     let by_id = |id: Value| {
         frames
             .iter()
@@ -490,15 +479,6 @@ fn oversized_deep_batched_and_misshapen_requests_get_errors_and_the_server_goes_
 fn lone_surrogate_request_is_answered_invalid_params_under_its_id() {
     let ws = Ws::init();
     let before = ws.snapshot();
-    let mut child = ws
-        .std_cmd()
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
     // serde_json cannot write a lone surrogate: put the escape in by hand
     let lone = |v: Value| v.to_string().replace("LONE", "\\ud800");
     let lines = [
@@ -510,16 +490,7 @@ fn lone_surrogate_request_is_answered_invalid_params_under_its_id() {
         json!({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"memory_status","arguments":{}}}).to_string(),
     ];
     assert!(lines[2].contains(r"\ud800") && !lines[2].contains(r"\\ud800"));
-    for l in &lines {
-        writeln!(stdin, "{l}").unwrap();
-    }
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    let stdout = text(&out.stdout);
-    let frames: Vec<Value> = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a frame ({e}): {l:?}")))
-        .collect();
+    let (frames, stdout) = raw_session(&ws, &lines);
     let by_id = |id: Value| {
         frames
             .iter()

@@ -84,7 +84,8 @@ pub(super) fn file_problem(ws: &Workspace, path: &Path, store: bool) -> Option<(
             format!("delete it (rm {shown}); trilogy writes the file again"),
         ));
     }
-    if meta.len() > MAX_FILE_BYTES {
+    // the store is read page by page, never whole: only the files read whole are capped
+    if !store && meta.len() > MAX_FILE_BYTES {
         return Some((
             format!(
                 "{shown} is {} MiB, more than the {} MiB trilogy reads",
@@ -166,4 +167,25 @@ pub(super) fn read_instructions(
         return None;
     }
     std::fs::read_to_string(path).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_files_read_whole_are_held_to_the_size_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::new(
+            dir.path().to_path_buf(),
+            crate::config::Config::default(),
+            crate::workspace::Clock::default(),
+        );
+        let big = dir.path().join("big");
+        let f = std::fs::File::create(&big).unwrap();
+        // sparse: over the cap on paper, nothing on disk
+        f.set_len(MAX_FILE_BYTES + 1).unwrap();
+        assert!(file_problem(&ws, &big, false).is_some_and(|(m, _)| m.contains("MiB")));
+        assert_eq!(file_problem(&ws, &big, true), None, "a store may be larger");
+    }
 }

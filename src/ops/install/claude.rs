@@ -104,11 +104,12 @@ pub(super) fn uninstall(
     rec: &mut Record,
     changes: &mut Vec<FileChange>,
 ) -> Result<()> {
-    let mcp = Settings::load(settings::confine(opts, mcp_path(opts))?)?;
-    if mcp.original.is_some() {
-        settings::remove_mcp(&mcp, rec)?;
-    }
-    changes.extend(mcp.finish(rec)?);
+    changes.extend(settings::uninstall_server(
+        opts,
+        mcp_path(opts),
+        "mcpServers",
+        rec,
+    )?);
     let s = Settings::load(settings::confine(opts, settings_path(opts))?)?;
     if s.original.is_some() {
         settings::remove_hooks(&s, Target::Claude, &SPECS, rec)?;

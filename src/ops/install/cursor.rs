@@ -87,11 +87,12 @@ pub(super) fn uninstall(
             rec,
         )?);
     }
-    let mcp = Settings::load(settings::confine(opts, dir(opts).join("mcp.json"))?)?;
-    if mcp.original.is_some() {
-        settings::remove_mcp(&mcp, rec)?;
-    }
-    changes.extend(mcp.finish(rec)?);
+    changes.extend(settings::uninstall_server(
+        opts,
+        dir(opts).join("mcp.json"),
+        "mcpServers",
+        rec,
+    )?);
     Ok(())
 }
 

@@ -347,6 +347,21 @@ pub(super) fn add_server(s: &Settings, key: &str, desired: &Value, rec: &mut Rec
 }
 
 /// Take our entry out of the table `key`; the table goes when install made it and it is empty.
+/// Take trilogy's server entry out of `key` in the settings file at `path` (confined like every
+/// write), and the file back to what it was before install when nothing else changed.
+pub(super) fn uninstall_server(
+    opts: &InstallOptions,
+    path: PathBuf,
+    key: &str,
+    rec: &mut Record,
+) -> Result<Option<FileChange>> {
+    let s = Settings::load(confine(opts, path)?)?;
+    if s.original.is_some() {
+        remove_server(&s, key, rec)?;
+    }
+    s.finish(rec)
+}
+
 pub(super) fn remove_server(s: &Settings, key: &str, rec: &Record) -> Result<()> {
     let obj = s.object()?;
     let Some(servers) = obj.object_value(key) else {

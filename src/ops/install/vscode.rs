@@ -35,12 +35,8 @@ pub(super) fn uninstall(
     rec: &mut Record,
     changes: &mut Vec<FileChange>,
 ) -> Result<()> {
-    let path = settings::confine(opts, opts.root.join(".vscode").join("mcp.json"))?;
-    let s = Settings::load(path)?;
-    if s.original.is_some() {
-        settings::remove_server(&s, SERVERS, rec)?;
-    }
-    changes.extend(s.finish(rec)?);
+    let path = opts.root.join(".vscode").join("mcp.json");
+    changes.extend(settings::uninstall_server(opts, path, SERVERS, rec)?);
     changes.extend(rules::remove_block(opts, RULES_FILE, "", true, rec)?);
     Ok(())
 }

@@ -43,11 +43,12 @@ pub(super) fn uninstall(
     rec: &mut Record,
     changes: &mut Vec<FileChange>,
 ) -> Result<()> {
-    let s = Settings::load(settings::confine(opts, config_path(opts))?)?;
-    if s.original.is_some() {
-        settings::remove_mcp(&s, rec)?;
-    }
-    changes.extend(s.finish(rec)?);
+    changes.extend(settings::uninstall_server(
+        opts,
+        config_path(opts),
+        "mcpServers",
+        rec,
+    )?);
     changes.extend(rules::remove_block(opts, RULES_FILE, "", true, rec)?);
     Ok(())
 }

@@ -69,11 +69,12 @@ pub(super) fn uninstall(
     rec: &mut Record,
     changes: &mut Vec<FileChange>,
 ) -> Result<()> {
-    let s = Settings::load(settings::confine(opts, settings_path(opts))?)?;
-    if s.original.is_some() {
-        settings::remove_server(&s, SERVERS, rec)?;
-    }
-    changes.extend(s.finish(rec)?);
+    changes.extend(settings::uninstall_server(
+        opts,
+        settings_path(opts),
+        SERVERS,
+        rec,
+    )?);
     if opts.scope == Scope::Project {
         changes.extend(rules::remove_block(opts, RULES_FILE, "", true, rec)?);
     }
