@@ -160,3 +160,77 @@ fn a_fifo_where_a_memory_file_belongs_is_refused_instead_of_hanging() {
         assert!(err.contains("not a regular file"), "{args:?}: {err}");
     }
 }
+
+/// A client of the MCP server that names its roots (deprecated by the newest protocol, still
+/// what hosts send).
+#[allow(deprecated)]
+struct RootsClient {
+    roots: rmcp::model::ListRootsResult,
+}
+
+#[allow(deprecated)]
+impl rmcp::ClientHandler for RootsClient {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        serde_json::from_value(serde_json::json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": { "roots": {} },
+            "clientInfo": { "name": "roots-client", "version": "1" }
+        }))
+        .unwrap()
+    }
+
+    async fn list_roots(
+        &self,
+        _context: rmcp::service::RequestContext<rmcp::RoleClient>,
+    ) -> Result<rmcp::model::ListRootsResult, rmcp::ErrorData> {
+        Ok(self.roots.clone())
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_mcp_client_whose_root_is_the_home_folder_or_the_filesystem_root_gets_an_error() {
+    use rmcp::ServiceExt;
+    let home = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    for root in [home.path().to_path_buf(), std::path::PathBuf::from("/")] {
+        let before = names(home.path());
+        let mut c = tokio::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"));
+        c.arg("mcp")
+            .current_dir(state.path())
+            .env("HOME", home.path())
+            .env("TRILOGY_TODAY", common::TODAY)
+            .env("TRILOGY_CONFIG", home.path().join("no-user-config.toml"))
+            .envs(private_env(state.path()))
+            .stderr(std::process::Stdio::null());
+        let roots = serde_json::from_value(serde_json::json!({
+            "roots": [{ "uri": format!("file://{}", root.display()) }]
+        }))
+        .unwrap();
+        let client = RootsClient { roots }
+            .serve(rmcp::transport::TokioChildProcess::new(c).unwrap())
+            .await
+            .unwrap();
+        let args = serde_json::json!({ "sessions": [{ "done": "x; tested" }] });
+        let r = client
+            .call_tool(
+                rmcp::model::CallToolRequestParams::new("memory_checkpoint")
+                    .with_arguments(args.as_object().unwrap().clone()),
+            )
+            .await;
+        let said = match r {
+            Ok(res) => {
+                assert_eq!(res.is_error, Some(true), "{root:?}: {res:?}");
+                serde_json::to_string(&res.content).unwrap()
+            }
+            Err(e) => e.to_string(),
+        };
+        assert!(said.contains("trilogy keeps no memory"), "{root:?}: {said}");
+        client.cancel().await.unwrap();
+        assert_eq!(
+            names(home.path()),
+            before,
+            "{root:?}: nothing in the home folder"
+        );
+        assert!(!Path::new("/memory").exists() && !Path::new("/AGENTS.md").exists());
+    }
+}
