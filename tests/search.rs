@@ -669,3 +669,32 @@ fn equal_scores_rank_live_before_archived_then_newest_first() {
         ws.ok(&["reindex"]);
     }
 }
+
+/// A fresh English workspace holds five PROJECT sections that say only "None yet": a question
+/// starting with "What" finds the entry that answers it, and no empty section at all.
+#[test]
+fn a_question_finds_the_entry_and_never_an_empty_template_section() {
+    let ws = Ws::new();
+    std::fs::write(ws.root().join("trilogy.toml"), "lang = \"en\"\n").unwrap();
+    ws.ok(&["init"]);
+    ws.ok(&[
+        "checkpoint",
+        "--session-done",
+        "the parser now streams tables row by row; tested with the 80 MB fixture",
+    ]);
+    let found = hits(&ws, &["What is this parser doing"]);
+    assert!(!found.is_empty(), "the entry is found");
+    assert!(
+        found[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("streams tables"),
+        "the entry first: {found:?}"
+    );
+    assert!(
+        !found
+            .iter()
+            .any(|h| h["text"].as_str().unwrap().contains("None yet")),
+        "no empty section: {found:?}"
+    );
+}

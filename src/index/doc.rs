@@ -85,8 +85,12 @@ impl SearchDoc {
         })
     }
 
+    /// A PROJECT section, unless it holds nothing yet: a section that is still its template's
+    /// placeholder (`暂无`, `None yet`) answers no question, and its short heading would
+    /// otherwise outrank every entry for a question that starts with the same word.
     pub(super) fn of_section(s: &SectionRecord) -> Option<SearchDoc> {
-        (!s.removed && crate::secrets::in_section(s).is_none()).then(|| SearchDoc {
+        let placeholder = matches!(s.text().trim(), "" | "暂无" | "None yet" | "None yet.");
+        (!s.removed && !placeholder && crate::secrets::in_section(s).is_none()).then(|| SearchDoc {
             key: format!("s:{}", s.key),
             kind: "section",
             file: FileKind::Project.file_name(),

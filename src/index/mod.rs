@@ -42,7 +42,8 @@ pub use tokenizer::{MemoryTokenizer, is_cjk, tokens};
 /// Bump when the schema, the tokenizer or what is indexed changes: older indexes are rebuilt.
 /// 2: entries holding a credential are left out; areas are indexed composed (NFC).
 /// 4: documents carry their recency (equal scores rank live and newer first).
-const SCHEMA_VERSION: u64 = 4;
+/// 5: a PROJECT section that is still its template's placeholder is not indexed.
+const SCHEMA_VERSION: u64 = 5;
 const TOKENIZER: &str = "memory";
 /// The column ordering documents of equal score (see `doc::recency`).
 const RECENCY: &str = "recency";

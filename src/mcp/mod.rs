@@ -53,7 +53,9 @@ const SEARCH_DESC: &str = "Search sessions, decisions and PROJECT sections, live
 Chinese, English or code names (a Chinese phrase with a character missing still matches; `parseSessions` finds \
 `parse_sessions`). Each hit carries its whole entry (cut at about 2 KB, marked) and its best-matching line. \
 A hit needs one of the query's words or Chinese character pairs; a match on single characters alone comes \
-only when nothing better does, marked `weak`.";
+only when nothing better does, marked `weak`. Keywords work best, not a whole question: \
+`retry backoff uploader` rather than 'what did we decide about the retries of the uploader', \
+`上传 重试 退避` rather than '上传的重试是怎么决定的'.";
 const STATUS_DESC: &str = "Workspace, file sizes, entry counts, areas, open reports left by `notes`, files that \
 do not parse, staleness of PROJECT.md, and the last write.";
 
