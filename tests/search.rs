@@ -698,3 +698,26 @@ fn a_question_finds_the_entry_and_never_an_empty_template_section() {
         "no empty section: {found:?}"
     );
 }
+
+/// A whole question is searched by the words that carry its subject: the entries full of
+/// "what", "did", "we", "the" (or 我们、怎么、的) do not outrank the one about the subject.
+#[test]
+fn question_words_and_function_words_do_not_decide_the_ranking() {
+    let ws = Ws::init();
+    for done in [
+        "what did we do to the build? we asked what the team did and what the docs say; tested",
+        "we did what the review said: the docs of the CLI were fixed; tested",
+        "the uploader retries with exponential backoff capped at 30 s; tested with a fault proxy",
+        "我们怎么做的：我们的文档改了，怎么写的都记下了；测试过",
+        "上传器的重试改成指数退避，最多 30 秒；用故障代理测试过",
+    ] {
+        ws.ok(&["checkpoint", "--session-done", done]);
+    }
+    let first = |q: &str| hits(&ws, &[q])[0]["text"].as_str().unwrap().to_string();
+    let en = first("What did we decide about the retry backoff for the uploader?");
+    assert!(en.contains("exponential backoff"), "{en}");
+    let zh = first("我们的上传重试是怎么退避的");
+    assert!(zh.contains("指数退避"), "{zh}");
+    // a query of nothing but such words still searches them
+    assert!(!hits(&ws, &["what did we do"]).is_empty());
+}

@@ -113,6 +113,12 @@ impl Terms {
             let single = matches!((cs.next(), cs.next()), (Some(c), None) if is_cjk(c));
             push_new(if single { &mut chars } else { &mut strong }, t);
         }
+        // question and function words weigh nothing while the query has other words: "what
+        // did we decide about the backoff" is searched as "decide backoff"
+        if strong.iter().any(|t| !is_stopword(t)) {
+            strong.retain(|t| !is_stopword(t));
+            chars.retain(|t| !is_stopword(t));
+        }
         let mut lone = Vec::new();
         for c in lone_cjk(text) {
             for t in terms(c) {
@@ -126,6 +132,22 @@ impl Terms {
             lone,
         }
     }
+}
+
+/// English and Chinese words that carry no subject: question words, pronouns, articles,
+/// auxiliaries, prepositions (tokens are lowercase; Chinese ones are characters and pairs).
+const STOPWORDS: &[&str] = &[
+    "a", "about", "an", "and", "any", "are", "as", "at", "be", "been", "by", "can", "could", "did",
+    "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it",
+    "its", "me", "my", "of", "on", "or", "our", "should", "so", "some", "that", "the", "then",
+    "there", "these", "this", "those", "to", "us", "was", "we", "were", "what", "when", "where",
+    "which", "who", "why", "will", "with", "would", "you", "的", "了", "吗", "呢", "是", "在",
+    "我们", "什么", "怎么", "怎样", "如何", "哪里", "哪个", "哪些", "为什", "为何", "是否", "这个",
+    "那个", "有没",
+];
+
+fn is_stopword(t: &str) -> bool {
+    STOPWORDS.contains(&t)
 }
 
 fn push_new(v: &mut Vec<String>, t: &str) {
