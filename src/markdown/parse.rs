@@ -237,10 +237,11 @@ pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
         unclosed,
     } = scan_blocks(text, &lines);
     let in_code = |line: usize| code_lines.iter().any(|(s, e)| line >= *s && line <= *e);
-    // git's markers are seven signs and a space (or nothing): `>>>>>>>> x` is a blockquote
+    // git's markers are seven signs and a space (or nothing, or any white space, which a render
+    // trims away): `>>>>>>>> x` is a blockquote
     let marker = |line: &str, sign: &str| {
         line.strip_prefix(sign)
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '))
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(char::is_whitespace))
     };
     for (i, line) in lines.iter().enumerate() {
         let n = i + 1;
@@ -500,6 +501,8 @@ mod tests {
         assert_eq!(e.line, 5);
         let e = parse("# S\n\n## a\nx\n<<<<<<<\n", false).unwrap_err();
         assert_eq!(e.line, 5);
+        // a tab after the signs is trimmed by a render: still a marker
+        assert_eq!(parse("<<<<<<<\t", false).unwrap_err().line, 1);
     }
 
     #[test]
