@@ -721,3 +721,41 @@ fn question_words_and_function_words_do_not_decide_the_ranking() {
     // a query of nothing but such words still searches them
     assert!(!hits(&ws, &["what did we do"]).is_empty());
 }
+
+/// The same Done line recorded in several sessions is one hit, with a count: the top five
+/// show five different answers.
+#[test]
+fn the_same_text_in_many_sessions_is_one_hit_with_a_count() {
+    let ws = Ws::init();
+    for n in 0..4 {
+        ws.ok(&[
+            "checkpoint",
+            "--session-done",
+            &format!("kestrel import run {n}; tested"),
+        ]);
+    }
+    // another day each time: the same text under other headings
+    for day in 1..=6 {
+        ws.cmd()
+            .args([
+                "checkpoint",
+                "--session-done",
+                "kestrel nightly sync green; tested",
+            ])
+            .env("TRILOGY_TODAY", format!("2026-11-0{day}"))
+            .assert()
+            .success();
+    }
+    let found = hits(&ws, &["kestrel", "-n", "5"]);
+    let texts: Vec<&str> = found.iter().map(|h| h["text"].as_str().unwrap()).collect();
+    let nightly: Vec<&Value> = (found.iter())
+        .filter(|h| h["text"].as_str().unwrap().contains("nightly sync"))
+        .collect();
+    assert_eq!(nightly.len(), 1, "{texts:?}");
+    assert!(
+        nightly[0]["also"].as_u64().unwrap_or(0) >= 1,
+        "{:?}",
+        nightly[0]
+    );
+    assert_eq!(found.len(), 5, "five different answers: {texts:?}");
+}

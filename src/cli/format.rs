@@ -147,8 +147,12 @@ pub fn search(o: &SearchOutcome) -> String {
         } else {
             ""
         };
+        let also = match h.also {
+            0 => String::new(),
+            n => format!(", and {n} more with the same text"),
+        };
         let mut s = format!(
-            "{} · {}  [{} {}, {:.2}{weak}]",
+            "{} · {}  [{} {}, {:.2}{weak}{also}]",
             h.file, h.heading, h.kind, h.id, h.score
         );
         let mut marked = false;

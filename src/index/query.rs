@@ -90,6 +90,36 @@ pub struct Hit {
     /// State, date and store order for equal scores: the higher ranks first.
     #[serde(skip)]
     pub recency: u64,
+    /// Lower-ranked hits with the very same text under another heading (the same Done line in
+    /// several sessions), folded into this one so the others show different answers.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub also: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Hits in rank order with each text kept once: a later hit whose entry says exactly what an
+/// earlier one says, under another heading, is counted in the earlier one's `also`.
+fn fold(hits: Vec<Hit>) -> Vec<Hit> {
+    let mut out: Vec<Hit> = Vec::with_capacity(hits.len());
+    let mut seen: HashMap<(String, String), usize> = HashMap::new();
+    for h in hits {
+        let body = h.text.split_once('\n').map_or("", |(_, b)| b).trim();
+        if body.is_empty() {
+            out.push(h);
+            continue;
+        }
+        match seen.get(&(h.kind.clone(), body.to_string())) {
+            Some(&i) => out[i].also += 1,
+            None => {
+                seen.insert((h.kind.clone(), body.to_string()), out.len());
+                out.push(h);
+            }
+        }
+    }
+    out
 }
 
 /// A query's terms, by what they can do (see the module header).
@@ -277,10 +307,12 @@ impl SearchIndex {
         };
         let stale: HashSet<&str> = pending.keys.iter().map(String::as_str).collect();
         let want = q.limit.max(1);
+        // twice the hits asked for, so that folding repeated texts still leaves enough
+        let pool = want * 2;
         let mut top = searcher
             .search(
                 &query,
-                &TopDocs::with_limit(want + stale.len() + RESCORE_WINDOW).order_by_score(),
+                &TopDocs::with_limit(pool + stale.len() + RESCORE_WINDOW).order_by_score(),
             )
             .map_err(|e| index_err(&self.dir, e))?;
         // the characters and the phrase, as rescorings of the candidates: clauses of the query
@@ -316,7 +348,7 @@ impl SearchIndex {
         for (score, recency, addr) in ranked {
             // past the limit only what ties with the last one taken on score and recency too
             // (documents with neither a date nor a store order): the id decides below
-            if hits.len() >= want
+            if hits.len() >= pool
                 && hits
                     .last()
                     .is_some_and(|h| (h.score, h.recency) != (score, recency))
@@ -348,10 +380,12 @@ impl SearchIndex {
                     date: d.date,
                     text: d.text(),
                     recency: d.recency(),
+                    also: 0,
                 });
             }
         }
         hits.sort_by(ranking);
+        let mut hits = fold(hits);
         hits.truncate(want);
         Ok(hits)
     }
@@ -395,6 +429,7 @@ impl SearchIndex {
             state: get(self.f.state),
             date,
             recency,
+            also: 0,
         })
     }
 
@@ -533,6 +568,7 @@ mod tests {
             state: state.into(),
             date: date.map(|d| d.parse().unwrap()),
             text: String::new(),
+            also: 0,
         };
         let mut hits = vec![
             hit("a", "archived", Some("2026-11-05"), 9),
