@@ -612,22 +612,22 @@ fn a_single_character_query_finds_its_entry_marked_weak() {
 #[test]
 fn equal_scores_rank_live_before_archived_then_newest_first() {
     let ws = Ws::init();
+    // the same words but one, which the query does not hold: equal scores, different texts
+    // (identical texts would be folded into one hit)
     let write = |day: &str, area: &str| {
+        let done = format!(
+            "quasar alignment drift fixed; tested on {}{area}",
+            day.replace('-', "")
+        );
         let out = ws
             .cmd()
             .env("TRILOGY_TODAY", day)
-            .args([
-                "checkpoint",
-                "--session-done",
-                "quasar alignment drift fixed; tested",
-                "--area",
-                area,
-            ])
+            .args(["checkpoint", "--session-done", &done, "--area", area])
             .output()
             .unwrap();
         assert!(out.status.success(), "{}", text(&out.stderr));
     };
-    // same text; two of one date, the gamma one written later
+    // two of one date, the gamma one written later
     write("2026-11-01", "alpha");
     write("2026-11-02", "alpha");
     write("2026-11-03", "alpha");
