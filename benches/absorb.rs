@@ -14,7 +14,11 @@ use std::time::{Duration, Instant, SystemTime};
 use trilogy::config::Config;
 use trilogy::model::FileKind;
 use trilogy::ops::{self, CheckpointInput, DecisionInput};
-use trilogy::workspace::{Clock, Workspace};
+use trilogy::workspace::Workspace;
+
+#[path = "gen/mod.rs"]
+#[allow(dead_code)]
+mod r#gen;
 
 const OFF: &str = "TRILOGY_BENCH_NO_VERSIONS";
 
@@ -26,11 +30,7 @@ fn knob(name: &str, default: usize) -> usize {
 }
 
 fn workspace(root: &Path) -> Workspace {
-    let clock = Clock {
-        today: chrono::NaiveDate::from_ymd_opt(2026, 11, 29),
-        now_ms: None,
-    };
-    Workspace::new(root.to_path_buf(), Config::default(), clock)
+    Workspace::new(root.to_path_buf(), Config::default(), r#gen::clock())
 }
 
 fn decision(n: usize) -> String {

@@ -12,14 +12,14 @@ use std::time::{Duration, Instant, SystemTime};
 use trilogy::config::Config;
 use trilogy::model::FileKind;
 use trilogy::ops;
-use trilogy::workspace::{Clock, Workspace};
+use trilogy::workspace::Workspace;
+
+#[path = "gen/mod.rs"]
+#[allow(dead_code)]
+mod r#gen;
 
 fn workspace(root: &Path) -> Workspace {
-    let clock = Clock {
-        today: chrono::NaiveDate::from_ymd_opt(2026, 11, 29),
-        now_ms: None,
-    };
-    Workspace::new(root.to_path_buf(), Config::default(), clock)
+    Workspace::new(root.to_path_buf(), Config::default(), r#gen::clock())
 }
 
 /// A log line of about 80 bytes, different for every `n`.

@@ -373,24 +373,22 @@ const MAX_SETTINGS_BYTES: u64 = 1 << 20;
 /// A settings file's text: opened without waiting (a FIFO in a cloned repository would hang
 /// every hook), a regular file only, at most [`MAX_SETTINGS_BYTES`], UTF-8.
 fn read_settings(file: &Path) -> std::io::Result<String> {
-    use std::io::Read;
-    use std::os::unix::fs::OpenOptionsExt;
-    let bad = |m: &str| std::io::Error::new(std::io::ErrorKind::InvalidData, m.to_string());
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
-        .open(file)?;
-    let meta = f.metadata()?;
-    if !meta.is_file() {
-        return Err(bad(
-            "it is not a regular file (a FIFO, a device or a folder); replace it with a settings file or delete it",
-        ));
-    }
-    if meta.len() > MAX_SETTINGS_BYTES {
-        return Err(bad(
-            "it is larger than 1 MiB; a settings file holds a few keys",
-        ));
-    }
+    use std::io::{ErrorKind, Read};
+    let bad = |m: &str| std::io::Error::new(ErrorKind::InvalidData, m.to_string());
+    let f = match crate::workspace::open_regular(file, MAX_SETTINGS_BYTES) {
+        Ok((f, _)) => f,
+        Err(e) if e.kind() == ErrorKind::InvalidInput => {
+            return Err(bad(
+                "it is not a regular file (a FIFO, a device or a folder); replace it with a settings file or delete it",
+            ));
+        }
+        Err(e) if e.kind() == ErrorKind::FileTooLarge => {
+            return Err(bad(
+                "it is larger than 1 MiB; a settings file holds a few keys",
+            ));
+        }
+        Err(e) => return Err(e),
+    };
     let mut bytes = Vec::new();
     f.take(MAX_SETTINGS_BYTES).read_to_end(&mut bytes)?;
     String::from_utf8(bytes).map_err(|_| bad("it is not UTF-8 text; save it as UTF-8"))

@@ -6,7 +6,7 @@ mod common;
 use std::io::{BufRead, BufReader, Write};
 use std::process::Stdio;
 
-use common::{Ws, text};
+use common::Ws;
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::transport::TokioChildProcess;
@@ -347,32 +347,6 @@ async fn memory_search_answers_with_whole_entries_and_marks_weak_hits() {
     client.cancel().await.unwrap();
 }
 
-/// Send `lines` to a `trilogy mcp` of `ws`, close its stdin, and read every frame it wrote
-/// (each stdout line must be one): the frames and the raw stdout.
-fn raw_session(ws: &Ws, lines: &[String]) -> (Vec<Value>, String) {
-    let mut child = ws
-        .std_cmd()
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for l in lines {
-        stdin.write_all(l.as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
-    }
-    drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    let stdout = text(&out.stdout);
-    let frames = stdout
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a frame ({e}): {l:?}")))
-        .collect();
-    (frames, stdout)
-}
-
 #[test]
 fn raw_transcript_every_stdout_byte_is_a_frame() {
     let ws = Ws::init();
@@ -385,7 +359,7 @@ fn raw_transcript_every_stdout_byte_is_a_frame() {
         "{this is not json".to_string(),
         json!({"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"memory_read","arguments":{"file":"PROJECT.md"}}}).to_string(),
     ];
-    let (frames, stdout) = raw_session(&ws, &lines);
+    let (frames, stdout) = ws.mcp_session(&lines);
     assert!(frames.iter().all(|f| f["jsonrpc"] == "2.0"));
     let by_id = |id: i64| {
         frames
@@ -446,7 +420,7 @@ fn oversized_deep_batched_and_misshapen_requests_get_errors_and_the_server_goes_
         json!({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory_status","arguments":"all"}}).to_string(),
         json!({"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"memory_status","arguments":{}}}).to_string(),
     ];
-    let (frames, stdout) = raw_session(&ws, &lines);
+    let (frames, stdout) = ws.mcp_session(&lines);
     let by_id = |id: Value| {
         frames
             .iter()
@@ -490,7 +464,7 @@ fn lone_surrogate_request_is_answered_invalid_params_under_its_id() {
         json!({"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"memory_status","arguments":{}}}).to_string(),
     ];
     assert!(lines[2].contains(r"\ud800") && !lines[2].contains(r"\\ud800"));
-    let (frames, stdout) = raw_session(&ws, &lines);
+    let (frames, stdout) = ws.mcp_session(&lines);
     let by_id = |id: Value| {
         frames
             .iter()
@@ -605,23 +579,10 @@ fn install_registers_the_server_and_dsh_gets_a_block_the_server_keeps_current() 
     let block = || std::fs::read_to_string(ws.root().join("AGENTS.local.md")).unwrap();
     assert!(!block().contains("kingfisher"));
     // a write through the server refreshes the block DeepSeek Harness re-reads every turn
-    let mut child = ws
-        .std_cmd()
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for l in [
-        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"dsh","version":"1"}}}),
-        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
-        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_checkpoint","arguments":{"sessions":[{"done":"kingfisher spotted; tested"}]}}}),
-    ] {
-        writeln!(stdin, "{l}").unwrap();
-    }
-    drop(stdin);
-    child.wait_with_output().unwrap();
+    ws.mcp_session(&[
+        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"dsh","version":"1"}}}).to_string(),
+        json!({"jsonrpc":"2.0","method":"notifications/initialized"}).to_string(),
+        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_checkpoint","arguments":{"sessions":[{"done":"kingfisher spotted; tested"}]}}}).to_string(),
+    ]);
     assert!(block().contains("kingfisher spotted"), "{}", block());
 }

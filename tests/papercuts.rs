@@ -5,8 +5,6 @@
 
 mod common;
 
-use std::io::Write;
-use std::process::Stdio;
 use std::time::{Duration, SystemTime};
 
 use common::{Ws, text};
@@ -14,22 +12,13 @@ use serde_json::{Value, json};
 
 /// `trilogy hook claude session-start` as Claude Code runs it in `ws`: the block it answers.
 fn session_start(ws: &Ws) -> String {
-    let mut child = ws
-        .std_cmd()
+    let out = ws
+        .cmd()
         .args(["hook", "claude", "session-start"])
         .env("CLAUDE_PROJECT_DIR", ws.root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
+        .write_stdin(common::session_start_payload(ws, "sess-papercut"))
+        .output()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(common::session_start_payload(ws, "sess-papercut").as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(0), "hooks always exit 0");
     let stdout = text(&out.stdout);
     if stdout.trim().is_empty() {
@@ -110,36 +99,15 @@ fn the_mcp_server_starts_and_answers_despite_an_unknown_key() {
         "KNOWN-ENTRY shipped the parser",
     ]);
     std::fs::write(ws.root().join("trilogy.toml"), "from_the_future = true\n").unwrap();
-    let mut child = ws
-        .std_cmd()
-        .arg("mcp")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for msg in [
-        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}),
-        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
-        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "memory_read", "arguments": {"file": "SESSIONS.md"}}}),
-    ] {
-        writeln!(stdin, "{msg}").unwrap();
-    }
-    stdin.flush().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut answer = String::new();
-    for line in std::io::BufRead::lines(std::io::BufReader::new(stdout)) {
-        let line = line.unwrap();
-        let v: Value = serde_json::from_str(&line).unwrap();
-        if v["id"] == 2 {
-            answer = line;
-            break;
-        }
-    }
-    drop(stdin);
-    let _ = child.kill();
-    let _ = child.wait();
+    let (frames, stdout) = ws.mcp_session(&[
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}).to_string(),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "memory_read", "arguments": {"file": "SESSIONS.md"}}}).to_string(),
+    ]);
+    let answer = (frames.iter())
+        .find(|v| v["id"] == 2)
+        .unwrap_or_else(|| panic!("no answer to 2: {stdout}"))
+        .to_string();
     assert!(answer.contains("KNOWN-ENTRY"), "{answer}");
     assert!(!answer.contains("\"isError\":true"), "{answer}");
 }

@@ -111,10 +111,10 @@ fn fold(hits: Vec<Hit>) -> Vec<Hit> {
             out.push(h);
             continue;
         }
-        match seen.get(&(h.kind.clone(), body.to_string())) {
-            Some(&i) => out[i].also += 1,
-            None => {
-                seen.insert((h.kind.clone(), body.to_string()), out.len());
+        match seen.entry((h.kind.clone(), body.to_string())) {
+            Entry::Occupied(first) => out[*first.get()].also += 1,
+            Entry::Vacant(slot) => {
+                slot.insert(out.len());
                 out.push(h);
             }
         }

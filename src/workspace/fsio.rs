@@ -39,7 +39,7 @@ fn stamp_from(meta: &std::fs::Metadata, sha1: String, taken_ms: u64) -> FileStam
         taken_ms,
         sha1,
         len: meta.len(),
-        mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
+        mtime_ns: mtime_ns(meta),
         ino: meta.ino(),
     }
 }
@@ -63,44 +63,65 @@ pub fn read_stamped(path: &Path) -> Result<Option<(Vec<u8>, FileStamp)>> {
     Ok(Some((bytes, stamp)))
 }
 
+/// A file's modification time in nanoseconds since the epoch.
+pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
+    meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128
+}
+
 /// The largest file of the workspace trilogy reads: far above a 100k-entry archive (about
 /// 20 MB), far below what would exhaust memory.
 pub const MAX_FILE_BYTES: u64 = 256 << 20;
 
-/// Open a file and stat the open file; `None` when it does not exist.
-/// Never blocks: opened without waiting (a FIFO put where a memory file belongs would hang the
-/// reader), and anything but a regular file is refused.
-fn open_stat(path: &Path) -> Result<Option<(std::fs::File, std::fs::Metadata)>> {
+/// Open `path` for reading and stat the open file, without ever waiting (a FIFO where a file
+/// belongs would hang the reader): anything but a regular file is an `InvalidInput` error, a
+/// file over `max` bytes a `FileTooLarge` one, each saying so.
+pub fn open_regular(path: &Path, max: u64) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
+    use std::io::{Error as IoError, ErrorKind};
     use std::os::unix::fs::OpenOptionsExt;
-    let opened = std::fs::OpenOptions::new()
+    let f = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
-        .open(path);
-    let f = match opened {
-        Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io(path, e)),
-    };
-    let meta = f.metadata().map_err(|e| Error::io(path, e))?;
+        .open(path)?;
+    let meta = f.metadata()?;
     if !meta.is_file() {
-        return Err(Error::io(
-            path,
-            std::io::Error::other(
-                "not a regular file (a FIFO, a device or a folder); replace it with the memory file, or delete it and trilogy writes it again",
+        return Err(IoError::new(
+            ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, a device or a folder)",
+        ));
+    }
+    if meta.len() > max {
+        return Err(IoError::new(
+            ErrorKind::FileTooLarge,
+            format!(
+                "it is {} MiB, more than the {} MiB trilogy reads",
+                meta.len() >> 20,
+                max >> 20
             ),
         ));
     }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(Error::io(
-            path,
-            std::io::Error::other(format!(
-                "it is {} MiB, more than the {} MiB trilogy reads; move it out of the workspace and keep what you need of it in smaller files",
-                meta.len() >> 20,
-                MAX_FILE_BYTES >> 20
-            )),
-        ));
+    Ok((f, meta))
+}
+
+/// Open a memory file and stat the open file ([`open_regular`], at most [`MAX_FILE_BYTES`]);
+/// `None` when it does not exist.
+fn open_stat(path: &Path) -> Result<Option<(std::fs::File, std::fs::Metadata)>> {
+    use std::io::ErrorKind;
+    let advice = |e: std::io::Error, what: &str| {
+        Error::io(path, std::io::Error::other(format!("{e}; {what}")))
+    };
+    match open_regular(path, MAX_FILE_BYTES) {
+        Ok(opened) => Ok(Some(opened)),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == ErrorKind::InvalidInput => Err(advice(
+            e,
+            "replace it with the memory file, or delete it and trilogy writes it again",
+        )),
+        Err(e) if e.kind() == ErrorKind::FileTooLarge => Err(advice(
+            e,
+            "move it out of the workspace and keep what you need of it in smaller files",
+        )),
+        Err(e) => Err(Error::io(path, e)),
     }
-    Ok(Some((f, meta)))
 }
 
 /// Open (creating it) a file that only serves as a lock, for `flock`-style locking.
@@ -140,7 +161,7 @@ pub fn wait_quiet(path: &Path, quiet: std::time::Duration, limit: std::time::Dur
         let Ok(m) = std::fs::metadata(path) else {
             return true;
         };
-        let mtime = m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
+        let mtime = mtime_ns(&m);
         let age_ns = now_ns() - mtime;
         let quiet_ns = quiet.as_nanos() as i128;
         // an mtime in the future (clocks that disagree) counts as old: nothing to wait for
@@ -167,7 +188,7 @@ pub fn in_flight(path: &Path) -> bool {
     let Ok(m) = std::fs::metadata(path) else {
         return false;
     };
-    let mtime = m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
+    let mtime = mtime_ns(&m);
     if !m.is_file() || (now_ns() - mtime).abs() > RACY_WINDOW_NS {
         return false;
     }
@@ -244,7 +265,7 @@ pub fn stat_equal(path: &Path, stamp: &FileStamp) -> bool {
     let Ok(m) = std::fs::metadata(path) else {
         return false;
     };
-    let mtime = m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128;
+    let mtime = mtime_ns(&m);
     m.len() == stamp.len && m.ino() == stamp.ino && mtime == stamp.mtime_ns
 }
 
@@ -449,7 +470,7 @@ pub fn swap_in_with(
         taken_ms,
         sha1,
         len: meta.len(),
-        mtime_ns: meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128,
+        mtime_ns: mtime_ns(&meta),
         ino: meta.ino(),
     };
     drop(file);

@@ -8,7 +8,7 @@
 pub mod agents;
 mod fence;
 mod fsio;
-pub use fsio::MAX_FILE_BYTES;
+pub use fsio::{MAX_FILE_BYTES, open_regular};
 mod locate;
 mod reading;
 mod scaffold;
@@ -266,26 +266,17 @@ pub fn open_located(
     Ok((ws, loaded, located))
 }
 
-/// A store is opened for writing only when it is this workspace's own regular file: not a
-/// FIFO or device, and not a second name of another file (a hard link would write into it).
+/// A store is opened for writing only as a file of its own: a second hard link would write
+/// into another file too ([`Store::open`] refuses anything but a regular file).
 fn own_store(path: &Path) -> Result<()> {
     use std::os::unix::fs::MetadataExt;
-    let Ok(meta) = std::fs::symlink_metadata(path) else {
-        return Ok(());
-    };
-    let why = match () {
-        _ if !meta.is_file() => {
-            "is not a regular file; move it aside and run `trilogy doctor --fix`"
-        }
-        _ if meta.nlink() > 1 => {
-            "has more than one hard link, so writing it would change another file too; make it a file of its own (cp it beside and move the copy over it)"
-        }
-        _ => return Ok(()),
-    };
-    Err(Error::Io {
-        path: path.to_path_buf(),
-        message: format!("the store {why}"),
-    })
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.nlink() > 1 => Err(Error::Io {
+            path: path.to_path_buf(),
+            message: "the store has more than one hard link, so writing it would change another file too; make it a file of its own (cp it beside and move the copy over it)".into(),
+        }),
+        _ => Ok(()),
+    }
 }
 
 impl Workspace {

@@ -159,6 +159,23 @@ impl Ws {
         serde_json::from_str(&self.ok(&a)).unwrap()
     }
 
+    /// Send `lines` to a `trilogy mcp` here, close its stdin, and read every frame it wrote
+    /// (each stdout line must be one): the frames and the raw stdout.
+    pub fn mcp_session(&self, lines: &[String]) -> (Vec<serde_json::Value>, String) {
+        let mut input = String::new();
+        for l in lines {
+            input.push_str(l);
+            input.push('\n');
+        }
+        let out = self.cmd().arg("mcp").write_stdin(input).output().unwrap();
+        let stdout = text(&out.stdout);
+        let frames = stdout
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not a frame ({e}): {l:?}")))
+            .collect();
+        (frames, stdout)
+    }
+
     /// Bytes of every file under memory/, by name.
     pub fn snapshot(&self) -> Vec<(String, Vec<u8>)> {
         let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(self.root().join("memory"))

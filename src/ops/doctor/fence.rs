@@ -106,12 +106,7 @@ pub(super) fn file_problem(ws: &Workspace, path: &Path, store: bool) -> Option<(
         ));
     }
     // opened without waiting: only a regular file gets this far, but its type may change
-    use std::os::unix::fs::OpenOptionsExt;
-    let opened = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
-        .open(path);
-    match opened {
+    match crate::workspace::open_regular(path, u64::MAX) {
         Ok(_) => None,
         Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Some((
             format!("{shown} is unreadable — permission denied"),

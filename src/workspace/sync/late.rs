@@ -9,7 +9,6 @@
 //! store marked removed or replaced is live again. Nothing is ever removed on its evidence (it is
 //! an older version of the file). After a grace period an unchanged displaced file is deleted.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -60,21 +59,15 @@ pub(super) fn displaced_path(ws: &Workspace, f: FileKind, st: &FileStamp) -> Res
 /// Whether a displaced version was written since it was displaced: a read must then go
 /// through the write path, which takes what it adds, rather than serve the store as it is.
 pub(in crate::workspace) fn waiting(ws: &Workspace) -> bool {
-    let Ok(rd) = dir(ws).map(std::fs::read_dir) else {
-        return false;
-    };
-    let Ok(rd) = rd else {
+    let Ok(Ok(rd)) = dir(ws).map(std::fs::read_dir) else {
         return false;
     };
     rd.flatten().any(|e| {
-        let Some((_, len, mtime_ns)) = parse_name(&e.file_name().to_string_lossy()) else {
+        let Some((_, len, was)) = parse_name(&e.file_name().to_string_lossy()) else {
             return false;
         };
-        std::fs::symlink_metadata(e.path()).is_ok_and(|m| {
-            m.is_file()
-                && (m.len() != len
-                    || m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128 != mtime_ns)
-        })
+        std::fs::symlink_metadata(e.path())
+            .is_ok_and(|m| m.is_file() && (m.len() != len || super::fsio::mtime_ns(&m) != was))
     })
 }
 
@@ -99,7 +92,7 @@ impl Tx<'_> {
             if !meta.is_file() {
                 continue;
             }
-            let m = meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128;
+            let m = super::fsio::mtime_ns(&meta);
             if meta.len() == len && m == mtime_ns {
                 let old = meta
                     .modified()

@@ -63,7 +63,7 @@ impl Tx<'_> {
         }
         let mut src = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
         let meta = src.metadata().map_err(|e| Error::io(path, e))?;
-        let mtime = meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128;
+        let mtime = super::fsio::mtime_ns(&meta);
         if meta.len() != stamp.len || meta.ino() != stamp.ino || mtime != stamp.mtime_ns {
             return Ok(None);
         }
