@@ -119,6 +119,20 @@ impl Bm25 {
             .any(|t| heading.contains(t) || body.contains(t))
     }
 
+    /// The share of `terms`, each weighed by its idf over the body, that pending document `i`
+    /// holds in its heading or its body.
+    pub(super) fn share_held(&self, i: usize, terms: &[String]) -> f32 {
+        let (mut held, mut total) = (0.0f32, 0.0f32);
+        for t in terms {
+            let w = self.body.get(t).copied().unwrap_or(0.0);
+            total += w;
+            if self.holds_any(i, std::slice::from_ref(t)) {
+                held += w;
+            }
+        }
+        if total > 0.0 { held / total } else { 1.0 }
+    }
+
     /// The score the index would give pending document `i` for the query `ordered` (its
     /// tokens in order).
     pub(super) fn score(&self, i: usize, ordered: &[String]) -> f32 {

@@ -48,8 +48,14 @@ const TOKENIZER: &str = "memory";
 /// The column ordering documents of equal score (see `doc::recency`).
 const RECENCY: &str = "recency";
 /// Heading matches count more than body matches.
-const HEADING_BOOST: f32 = 2.5;
+const HEADING_BOOST: f32 = 0.5;
 const PHRASE_BOOST: f32 = 3.0;
+/// Two subject words of the query within this many positions of each other in an entry's
+/// body earn the proximity bonus, this boost times their phrase score.
+const PROXIMITY_SLOP: u32 = 3;
+const PROXIMITY_BOOST: f32 = 1.0;
+/// Proximity is checked between the first this many subject words of a query.
+const MAX_NEAR_TERMS: usize = 12;
 
 #[derive(Clone, Copy)]
 pub(super) struct Fields {

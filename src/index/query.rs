@@ -10,6 +10,15 @@
 //! nothing but such characters are returned only when no document matches a word or a pair
 //! (so always for a query made of single characters), and are marked `weak`.
 //!
+//! Score. BM25 over heading and body (a heading word weighs [`HEADING_BOOST`] of a body word)
+//! for the query's subject words (question and function words dropped while others remain),
+//! then, over the candidates the index hands over: single CJK characters as a bonus; the
+//! whole query as a phrase ([`PHRASE_BOOST`]); each two consecutive subject words (not CJK
+//! pairs, whose overlap already places them) within [`PROXIMITY_SLOP`] positions of each other
+//! ([`PROXIMITY_BOOST`]); and the whole multiplied by the square of the idf-weighed share of
+//! subject words the document holds, so an entry holding more of the question outranks a
+//! short one repeating part of it.
+//!
 //! Order. Higher score first, scores compared (and reported) to three decimals; equal scores
 //! rank live before superseded before archived, then the newest first (by date, undated last,
 //! then by store order), then by id. A workspace answers a query in the same order every time.
@@ -36,7 +45,8 @@ use super::bm25::Bm25;
 use super::doc::{Pending, SearchDoc, whole_text};
 use super::tokenizer::{is_cjk, lone_cjk};
 use super::{
-    HEADING_BOOST, PHRASE_BOOST, RECENCY, RESCORE_WINDOW, SearchIndex, days, index_err, terms,
+    HEADING_BOOST, MAX_NEAR_TERMS, PHRASE_BOOST, PROXIMITY_BOOST, PROXIMITY_SLOP, RECENCY,
+    RESCORE_WINDOW, SearchIndex, days, index_err, terms,
 };
 use crate::error::{Error, Result};
 use crate::model::State;
@@ -176,8 +186,15 @@ const STOPWORDS: &[&str] = &[
     "那个", "有没",
 ];
 
+/// Chinese characters that only ever carry grammar or ask (particles, question words): a pair
+/// holding one (`点的`, `改了`, `在哪`) spans a word boundary and names no subject.
+const FUNCTION_CHARS: &[char] = &[
+    '的', '了', '吗', '呢', '吧', '啊', '呀', '哪', '么', '什', '怎',
+];
+
 fn is_stopword(t: &str) -> bool {
     STOPWORDS.contains(&t)
+        || (t.chars().count() == 2 && t.chars().any(|c| FUNCTION_CHARS.contains(&c)))
 }
 
 fn push_new(v: &mut Vec<String>, t: &str) {
@@ -331,6 +348,25 @@ impl SearchIndex {
                 .collect();
             self.add_bonus(searcher, &PhraseQuery::new(phrase), PHRASE_BOOST, &mut top)?;
         }
+        // proximity: each two subject words next to each other in the query, found within a
+        // few words of each other in one entry, count more than the same words scattered
+        for pair in near_pairs(pass).windows(2) {
+            let terms = pair
+                .iter()
+                .enumerate()
+                .map(|(i, t)| (i, Term::from_field_text(self.f.body, t)))
+                .collect();
+            let near = PhraseQuery::new_with_offset_and_slop(terms, PROXIMITY_SLOP);
+            self.add_bonus(searcher, &near, PROXIMITY_BOOST, &mut top)?;
+        }
+        // coverage: an entry holding more of the query's distinct subject words ranks above
+        // one repeating fewer of them
+        if !pass.weak && pass.required.len() >= 2 {
+            let held = self.held(searcher, pass.required, &top)?;
+            for (c, n) in top.iter_mut().zip(held) {
+                c.0 *= coverage(n);
+            }
+        }
         let recency = self.recency_of(searcher, &top)?;
         let mut ranked: Vec<(f32, u64, DocAddress)> = top
             .iter()
@@ -374,7 +410,7 @@ impl SearchIndex {
                     file: d.file.to_string(),
                     snippet: snippet(&d.heading, &d.body, &wanted),
                     heading: d.heading.clone(),
-                    score: rounded(bm25.score(i, pass.ordered)),
+                    score: rounded(bm25.score(i, pass.ordered) * tail_coverage(&bm25, i, pass)),
                     weak: pass.weak,
                     state: d.state.to_string(),
                     date: d.date,
@@ -453,6 +489,45 @@ impl SearchIndex {
         Ok(out)
     }
 
+    /// The share of the query's subject words each candidate holds, in its heading or its
+    /// body, each word weighed by its idf (a rare word held counts more than a common one).
+    fn held(
+        &self,
+        searcher: &Searcher,
+        terms: &[String],
+        top: &[(f32, DocAddress)],
+    ) -> Result<Vec<f32>> {
+        let docs = searcher.num_docs() as f32;
+        let mut share = vec![0.0f32; top.len()];
+        let mut total = 0.0f32;
+        let mut one = vec![(0.0f32, DocAddress::new(0, 0)); top.len()];
+        for t in terms {
+            let df = searcher
+                .doc_freq(&Term::from_field_text(self.f.body, t))
+                .map_err(|e| index_err(&self.dir, e))? as f32;
+            let w = idf(docs, df);
+            total += w;
+            for (o, c) in one.iter_mut().zip(top) {
+                *o = (0.0, c.1);
+            }
+            self.add_bonus(
+                searcher,
+                &self.any_of(std::slice::from_ref(t)),
+                1.0,
+                &mut one,
+            )?;
+            for (k, o) in share.iter_mut().zip(&one) {
+                if o.0 > 0.0 {
+                    *k += w;
+                }
+            }
+        }
+        Ok(share
+            .into_iter()
+            .map(|k| k / total.max(f32::MIN_POSITIVE))
+            .collect())
+    }
+
     /// Add the score of `query`, boosted, to each candidate it matches.
     fn add_bonus(
         &self,
@@ -505,6 +580,41 @@ impl SearchIndex {
             && q.since.is_none_or(|s| d.date.is_some_and(|x| x >= s))
             && q.until.is_none_or(|u| d.date.is_some_and(|x| x <= u))
     }
+}
+
+/// The query's subject words in query order, each once, for the proximity bonus: the words
+/// and CJK pairs that make hits (question and function words are gone from them).
+fn near_pairs(pass: &Pass) -> Vec<String> {
+    if pass.weak {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for t in pass.ordered {
+        if pass.required.contains(t) && !out.contains(t) && !t.chars().any(is_cjk) {
+            out.push(t.clone());
+        }
+    }
+    out.truncate(MAX_NEAR_TERMS);
+    out
+}
+
+/// [`coverage`] of pending document `i`.
+fn tail_coverage(bm25: &Bm25, i: usize, pass: &Pass) -> f32 {
+    if pass.weak || pass.required.len() < 2 {
+        return 1.0;
+    }
+    coverage(bm25.share_held(i, pass.required))
+}
+
+/// BM25's idf of a term found in `df` of `docs` documents.
+fn idf(docs: f32, df: f32) -> f32 {
+    (1.0 + (docs - df + 0.5) / (df + 0.5)).ln()
+}
+
+/// The factor a score is multiplied by for holding `share` (idf-weighed) of the query's
+/// subject words.
+fn coverage(share: f32) -> f32 {
+    share * share
 }
 
 /// A score to three decimals: what hits are compared and reported by.

@@ -102,7 +102,8 @@ pub fn build(root: &Path, name: &str, entries: &[Entry]) -> Built {
             _ => panic!("{}: a session or decision needs a date", e.key),
         }
     }
-    let mut keys: HashMap<String, Vec<String>> = HashMap::new();
+    // per checkpoint: the ids it answered with and the entries it wrote
+    let mut batches: Vec<(Vec<String>, Vec<&Entry>)> = Vec::new();
     let mut first = true;
     for (date, day) in &by_date {
         ws.clock = Clock {
@@ -143,20 +144,23 @@ pub fn build(root: &Path, name: &str, entries: &[Entry]) -> Built {
             "{date}: {:?}",
             out.value
         );
-        for (id, e) in out.value.ids.iter().zip(written) {
-            keys.entry(id.clone()).or_default().push(e.key.clone());
-        }
+        batches.push((out.value.ids, written));
     }
 
-    // check the id → key map against the store, and collect the baseline's documents
+    // each entry is the id of its checkpoint whose stored record holds its text; then the
+    // baseline's documents
+    let mut keys: HashMap<String, Vec<String>> = HashMap::new();
     let (docs, sections) = ws
         .read(|r| {
-            for (id, ks) in &keys {
-                let rec = r
-                    .entry(id)?
-                    .unwrap_or_else(|| panic!("entry {id} is not stored"));
-                for k in ks {
-                    let e = entries.iter().find(|e| &e.key == k).unwrap();
+            for (ids, written) in &batches {
+                let mut records = Vec::new();
+                for id in ids {
+                    records.push(
+                        r.entry(id)?
+                            .unwrap_or_else(|| panic!("entry {id} is not stored")),
+                    );
+                }
+                for e in written {
                     let said = e
                         .fields
                         .get(if e.kind == "session" {
@@ -165,11 +169,15 @@ pub fn build(root: &Path, name: &str, entries: &[Entry]) -> Built {
                             "choice"
                         })
                         .and_then(Value::as_str)
-                        .unwrap();
-                    assert!(
-                        rec.body.contains(said.trim()) || rec.heading.contains(said.trim()),
-                        "{k} was mapped to entry {id}, which does not hold its text"
-                    );
+                        .unwrap()
+                        .trim();
+                    let rec = records
+                        .iter()
+                        .find(|rec| rec.body.contains(said) || rec.heading.contains(said))
+                        .unwrap_or_else(|| {
+                            panic!("{}: no entry of its checkpoint holds its text", e.key)
+                        });
+                    keys.entry(rec.id.clone()).or_default().push(e.key.clone());
                 }
             }
             let mut docs = Vec::new();
