@@ -118,6 +118,9 @@ pub enum State {
     Replaced,
     /// Deleted from a file by hand; restorable.
     Removed,
+    /// No longer true, by a person's word (`trilogy retire`): still in its file, marked with
+    /// the date and why, not injected, restorable.
+    Retired,
 }
 
 impl State {
@@ -128,15 +131,18 @@ impl State {
             State::Superseded => "superseded",
             State::Replaced => "replaced",
             State::Removed => "removed",
+            State::Retired => "retired",
         }
     }
 
     /// The file an entry of `kind` in this state is rendered into, if any.
     pub fn file(self, kind: EntryKind) -> Option<FileKind> {
         match (kind, self) {
-            (EntryKind::Session, State::Live) => Some(FileKind::Sessions),
+            (EntryKind::Session, State::Live | State::Retired) => Some(FileKind::Sessions),
             (EntryKind::Session, State::Archived) => Some(FileKind::Archive),
-            (EntryKind::Decision, State::Live | State::Superseded) => Some(FileKind::Decisions),
+            (EntryKind::Decision, State::Live | State::Superseded | State::Retired) => {
+                Some(FileKind::Decisions)
+            }
             _ => None,
         }
     }
@@ -222,6 +228,8 @@ pub struct Labels {
     pub over: &'static str,
     pub because: &'static str,
     pub superseded: &'static str,
+    /// The last line of a retired entry, before `YYYY-MM-DD — why`.
+    pub retired: &'static str,
     pub unverified: &'static str,
 }
 
@@ -234,6 +242,7 @@ pub fn labels(lang: Lang) -> &'static Labels {
         over: "放弃：",
         because: "因为：",
         superseded: "已被取代：",
+        retired: "已失效：",
         unverified: "（未验证）",
     };
     const EN: Labels = Labels {
@@ -244,12 +253,27 @@ pub fn labels(lang: Lang) -> &'static Labels {
         over: "Over: ",
         because: "Because: ",
         superseded: "Superseded by: ",
+        retired: "Retired: ",
         unverified: " (unverified)",
     };
     match lang {
         Lang::Zh => &ZH,
         Lang::En => &EN,
     }
+}
+
+/// Starts of the marker lines trilogy reads a state from (the last line of an entry).
+pub const MARKER_PREFIXES: [&str; 4] = ["已被取代：", "Superseded by:", "已失效：", "Retired:"];
+
+/// `body` with a last line that would read as a state marker escaped (`\` before it): text
+/// an agent or an import wrote never marks its entry superseded or retired.
+pub fn escape_marker(mut body: String) -> String {
+    if let Some(i) = body.rfind('\n')
+        && MARKER_PREFIXES.iter().any(|p| body[i + 1..].starts_with(p))
+    {
+        body.insert(i + 1, '\\');
+    }
+    body
 }
 
 /// Short content-addressed id of an entry: SHA-1 of kind, heading and body.
@@ -304,6 +328,14 @@ pub fn area_name(raw: &str) -> String {
         .nfc()
         .collect()
 }
+
+/// The key a topic is matched by: composed (NFC), lowercase, inner white space one space.
+pub fn topic_key(raw: &str) -> String {
+    area_name(raw).to_lowercase()
+}
+
+/// Longest topic, in characters.
+pub const MAX_TOPIC_CHARS: usize = 80;
 
 /// Result of folding a requested area into the closed set.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -385,6 +417,9 @@ pub struct Fields {
     pub because: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub area: Option<String>,
+    /// A decision's topic: one live decision per topic.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub extra: String,
 }
@@ -392,7 +427,7 @@ pub struct Fields {
 /// Read labelled fields out of a body, accepting both label sets, with or without a space
 /// after the colon. Continuation lines belong to the field above until a blank line.
 pub fn read_fields(body: &str) -> Fields {
-    const LABELS: [(&str, usize); 14] = [
+    const LABELS: [(&str, usize); 16] = [
         ("完成", 0),
         ("未完成", 1),
         ("下一步", 2),
@@ -400,6 +435,7 @@ pub fn read_fields(body: &str) -> Fields {
         ("放弃", 4),
         ("因为", 5),
         ("区域", 6),
+        ("主题", 7),
         ("done", 0),
         ("open", 1),
         ("next", 2),
@@ -407,8 +443,9 @@ pub fn read_fields(body: &str) -> Fields {
         ("over", 4),
         ("because", 5),
         ("area", 6),
+        ("topic", 7),
     ];
-    let mut slots: [Option<String>; 7] = Default::default();
+    let mut slots: [Option<String>; 8] = Default::default();
     let mut extra: Vec<&str> = Vec::new();
     let mut current: Option<usize> = None;
     for line in body.lines() {
@@ -440,7 +477,7 @@ pub fn read_fields(body: &str) -> Fields {
             },
         }
     }
-    let [done, open, next, chose, over, because, area] = slots;
+    let [done, open, next, chose, over, because, area, topic] = slots;
     Fields {
         done,
         open,
@@ -449,6 +486,7 @@ pub fn read_fields(body: &str) -> Fields {
         over,
         because,
         area,
+        topic,
         extra: extra.join("\n").trim().to_string(),
     }
 }
@@ -477,7 +515,8 @@ pub struct EntryRecord {
     /// Date used for ordering: the heading's date, or the neighbour's for an undated entry.
     #[serde(with = "days_from_ce")]
     pub sort_date: NaiveDate,
-    /// For a superseded decision: heading of the decision that replaced it.
+    /// For a superseded decision: heading of the decision that replaced it. For a retired
+    /// entry: `YYYY-MM-DD — why` (its marker line after the label).
     pub superseded_by: Option<String>,
     /// For a replaced entry: the id of the entry that replaced it.
     pub replaced_by: Option<String>,

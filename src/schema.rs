@@ -63,6 +63,7 @@ mod tests {
                 because: some(),
                 area: some(),
                 supersedes: some(),
+                topic: some(),
             }],
             project: vec![ProjectInput {
                 section: "x".into(),
@@ -84,6 +85,10 @@ mod tests {
         assert_eq!(
             p["project"]["items"]["properties"]["text"]["maxLength"],
             MAX_SECTION_BYTES
+        );
+        assert_eq!(
+            p["decisions"]["items"]["properties"]["topic"]["maxLength"],
+            crate::model::MAX_TOPIC_CHARS
         );
         for list in ["sessions", "decisions"] {
             assert_eq!(

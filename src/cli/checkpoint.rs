@@ -12,7 +12,7 @@ use super::{Env, format};
 
 pub(super) const CHECKPOINT_HELP: &str = r#"Batch shape (all parts optional):
   {"sessions":  [{"done": "...", "area": "...", "open": "...", "next": "..."}],
-   "decisions": [{"choice": "...", "over": "...", "because": "...", "supersedes": "..."}],
+   "decisions": [{"choice": "...", "over": "...", "because": "...", "topic": "...", "supersedes": "..."}],
    "project":   [{"section": "现状", "text": "..."} or {"section": "State", "line": "...", "replaces": "..."}],
    "notes": "what looks stale or wrong, left for the user"}
 
@@ -53,6 +53,10 @@ pub struct CheckpointArgs {
     /// An earlier decision (id, heading or choice) the quick decision replaces
     #[arg(long, value_name = "DECISION")]
     supersedes: Option<String>,
+    /// The question the quick decision answers (one live decision per topic: a new one on a
+    /// topic must --supersedes the live one)
+    #[arg(long, value_name = "TOPIC", requires = "decision")]
+    topic: Option<String>,
     /// PROJECT section for --text or --line
     #[arg(long, value_name = "NAME")]
     section: Option<String>,
@@ -98,6 +102,7 @@ fn quick_input(a: &CheckpointArgs) -> Option<CheckpointInput> {
             because: a.because.clone(),
             area: None,
             supersedes: a.supersedes.clone(),
+            topic: a.topic.clone(),
         });
     }
     if let Some(section) = &a.section {

@@ -43,6 +43,16 @@ pub(super) fn run(command: Command, env: &Env) -> Result<()> {
             )?;
             format::print(env, &view, format::log)
         }
+        Command::Retire(a) => {
+            let out = ops::truth::retire::retire(&env.ws, "cli", &a.id, &a.why)?;
+            format::warn_sync(&out.report);
+            format::print(env, &out.value, |o| {
+                format!(
+                    "retired {} ({}) in {}: {}\nit is no longer injected; `trilogy restore {}` brings it back",
+                    o.id, o.heading, o.file, o.marker, o.id
+                )
+            })
+        }
         Command::Restore(a) => {
             let out = match (&a.id, &a.section, a.revision) {
                 _ if a.text.is_some() => {

@@ -251,6 +251,16 @@ pub fn status(s: &Status) -> String {
             "\nUNMERGED: {f}: git could not run the merge driver and kept one side only; run `trilogy resolve` before committing\n"
         ));
     }
+    for c in &s.topic_conflicts {
+        out.push_str(&format!(
+            "\nTOPIC `{}` has {} live decisions; supersede or retire all but one (until then a new decision on it is refused):\n",
+            c.topic,
+            c.decisions.len()
+        ));
+        for d in &c.decisions {
+            out.push_str(&format!("  {d}\n"));
+        }
+    }
     for e in &s.kept {
         out.push_str(&format!(
             "\nKEPT: {} {}: a save was made from an older copy; trilogy kept {} (`trilogy log` shows them; remove them again if that was meant)\n",

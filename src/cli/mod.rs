@@ -81,6 +81,9 @@ enum Command {
     Log(LogArgs),
     /// Bring back an archived, removed, replaced or superseded entry, or an old section revision
     Restore(RestoreArgs),
+    /// Mark a decision or a session as no longer true (a person's act): kept, marked, not injected
+    #[command(after_help = RETIRE_HELP)]
+    Retire(RetireArgs),
     /// Check the store, the files, the index and the managed blocks; --fix repairs what is safe
     Doctor(DoctorArgs),
     /// List the reports left by checkpoint `notes` (things that look stale or wrong), or close one
@@ -189,6 +192,27 @@ struct RestoreArgs {
     /// Section revision to bring back (see `trilogy log --section NAME`)
     #[arg(long)]
     revision: Option<u64>,
+}
+
+const RETIRE_HELP: &str =
+    "The entry stays in its file with a last line `已失效：YYYY-MM-DD — why` (or
+`Retired: …`), which you can also write by hand. A retired entry is never injected,
+is still found by search (marked retired), frees its topic for a new decision, and comes back
+with `trilogy restore ID`. A decision that has a successor is superseded instead: record the
+new one with `supersedes`.
+
+Examples:
+  trilogy retire 3fa9c2d1 --why \"upstream fixed the bug; the workaround is gone\"
+  trilogy retire 3fa9c2d1 --why \"我们不再用 sqlite\" --json";
+
+#[derive(Args, Debug)]
+struct RetireArgs {
+    /// Entry id (or a unique prefix of at least 4 characters), from `trilogy read --json`,
+    /// `trilogy search` or the report that proposes it
+    id: String,
+    /// Why it is no longer true, one line (written beside the entry)
+    #[arg(long, value_name = "TEXT")]
+    why: String,
 }
 
 #[derive(Args, Debug)]

@@ -117,13 +117,13 @@ impl SearchDoc {
 }
 
 /// State, date and store order in one number, for documents with equal scores: the higher
-/// ranks first. Live before superseded before archived, then the later date (undated last),
+/// ranks first. Live before superseded and retired before archived, then the later date (undated last),
 /// then the later in store order. Bits: state 58–59, days since 0001-01-01 36–57, store
 /// order 0–35 (each capped at its width; dates reach past the year 9999).
 pub(super) fn recency(state: &str, date: Option<NaiveDate>, seq: u64) -> u64 {
     let state: u64 = if state == State::Live.as_str() {
         2
-    } else if state == State::Superseded.as_str() {
+    } else if state == State::Superseded.as_str() || state == State::Retired.as_str() {
         1
     } else {
         0

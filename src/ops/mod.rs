@@ -17,6 +17,7 @@ pub mod save;
 pub mod search;
 pub mod secrets;
 pub mod surface;
+pub mod truth;
 
 use chrono::NaiveDate;
 use serde::Serialize;

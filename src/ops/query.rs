@@ -257,6 +257,8 @@ pub struct Status {
     pub unmerged: Vec<String>,
     /// Saves made from an older copy, whose missing entries trilogy kept (each shown once).
     pub kept: Vec<Event>,
+    /// Topics holding more than one live decision (a hand edit or a merge brought them).
+    pub topic_conflicts: Vec<crate::ops::truth::topic::TopicConflict>,
     pub last_event: Option<Event>,
 }
 
@@ -319,6 +321,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             kept: (r.events(KEPT_LOOKBACK)?.into_iter())
                 .filter(|e| e.op == "kept")
                 .collect(),
+            topic_conflicts: crate::ops::truth::topic::conflicts(r)?,
             last_event: r.events(1)?.into_iter().next(),
         })
     })?;

@@ -64,6 +64,9 @@ pub struct DecisionInput {
     /// An earlier decision this one replaces: its id, heading, or choice text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub supersedes: Option<String>,
+    /// What question the decision answers; a topic has one live decision.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
@@ -159,7 +162,10 @@ fn session_body(s: &SessionInput, lang: Lang) -> (String, bool) {
             lines.push(format!("{label}{v}"));
         }
     }
-    (safe_body(&lines.join("\n")), unverified)
+    (
+        model::escape_marker(safe_body(&lines.join("\n"))),
+        unverified,
+    )
 }
 
 fn decision_body(d: &DecisionInput, lang: Lang) -> String {
@@ -182,16 +188,20 @@ fn decision_body(d: &DecisionInput, lang: Lang) -> String {
         };
         lines.push(format!("{label}{a}"));
     }
-    let mut body = safe_body(&lines.join("\n"));
-    // a last line that reads like the superseded marker would be taken for one
-    if let Some(i) = body.rfind('\n')
-        && ["已被取代：", "Superseded by:"]
-            .iter()
-            .any(|p| body[i + 1..].starts_with(p))
+    if let Some(t) = d
+        .topic
+        .as_deref()
+        .map(model::area_name)
+        .filter(|t| !t.is_empty())
     {
-        body.insert(i + 1, '\\');
+        let label = match lang {
+            Lang::Zh => "主题：",
+            Lang::En => "Topic: ",
+        };
+        lines.push(format!("{label}{t}"));
     }
-    body
+    // a last line that reads like a state marker would be taken for one
+    model::escape_marker(safe_body(&lines.join("\n")))
 }
 
 /// Record the batch. Validation and secret checks run before anything is stored.
@@ -250,13 +260,23 @@ fn apply(tx: &mut Tx, input: &CheckpointInput) -> Result<CheckpointOutcome> {
         record(tx, EntryKind::Session, heading, body, &mut out)?;
     }
 
-    for (i, d) in input.decisions.iter().enumerate().rev() {
+    // decisions: each planned (and its topic checked) before any is stored
+    let mut decisions = Vec::new();
+    for (i, d) in input.decisions.iter().enumerate() {
         let heading = decision_heading(tx.today, &one_line(&d.choice));
         let body = decision_body(d, lang);
         let target = match &d.supersedes {
             Some(s) => find_decision(tx, s, i, &heading)?,
             None => None,
         };
+        decisions.push((heading, body, target));
+    }
+    let planned: Vec<(String, String, Option<String>)> = decisions
+        .iter()
+        .map(|(h, b, t)| (h.clone(), b.clone(), t.as_ref().map(|e| e.id.clone())))
+        .collect();
+    crate::ops::truth::topic::check(tx.store(), &input.decisions, &planned)?;
+    for (heading, body, target) in decisions.into_iter().rev() {
         record(tx, EntryKind::Decision, heading.clone(), body, &mut out)?;
         if let Some(mut old) = target
             && old.state == State::Live
@@ -296,11 +316,24 @@ fn apply(tx: &mut Tx, input: &CheckpointInput) -> Result<CheckpointOutcome> {
         .map(str::trim)
         .filter(|n| !n.is_empty())
     {
+        // entries the notes name get the command that retires them, for the person reading
+        let named = crate::ops::truth::retire::named_in(tx.store(), notes)?;
+        let text = if named.is_empty() {
+            notes.to_string()
+        } else {
+            let mut t = format!("{notes}\n\nentries named ({}):", named.len());
+            for (id, heading) in &named {
+                t.push_str(&format!(
+                    "\n- {id} {heading}: if it is no longer true, `trilogy retire {id} --why \"…\"`"
+                ));
+            }
+            t
+        };
         let existing = tx.store().reports()?;
-        match existing.iter().find(|r| r.open && r.text == notes) {
+        match existing.iter().find(|r| r.open && r.text == text) {
             Some(r) => out.report = Some(r.seq),
             None => {
-                let n = tx.add_report(notes)?;
+                let n = tx.add_report(&text)?;
                 tx.log("report", vec![], &format!("report #{n}"))?;
                 out.report = Some(n);
             }
@@ -344,7 +377,7 @@ fn record(
         Some(existing)
             if matches!(
                 existing.state,
-                State::Live | State::Archived | State::Superseded
+                State::Live | State::Archived | State::Superseded | State::Retired
             ) =>
         {
             out.warnings.push(format!(
@@ -594,6 +627,15 @@ pub fn archive_overflow(tx: &mut Tx, cap: usize, batch: usize) -> Result<usize> 
     let overflow = tx
         .store()
         .file_entries(FileKind::Sessions, cap, usize::MAX)?;
+    if overflow.is_empty() {
+        return Ok(0);
+    }
+    // a retired session stays in SESSIONS.md, where its marker says why (the archive holds
+    // no states)
+    let overflow: Vec<_> = overflow
+        .into_iter()
+        .filter(|e| e.state == State::Live)
+        .collect();
     if overflow.is_empty() {
         return Ok(0);
     }

@@ -6,7 +6,7 @@
 //! is accepted only as half of a CRLF line ending, which recording turns into LF.
 
 use crate::error::{Error, Result};
-use crate::model::{Lang, MAX_AREA_CHARS, area_name, empty_marker};
+use crate::model::{Lang, MAX_AREA_CHARS, MAX_TOPIC_CHARS, area_name, empty_marker};
 use crate::secrets;
 
 use super::CheckpointInput;
@@ -59,6 +59,7 @@ pub fn validate(input: &CheckpointInput) -> Result<()> {
             ("because", &d.because),
             ("area", &d.area),
             ("supersedes", &d.supersedes),
+            ("topic", &d.topic),
         ] {
             if let Some(v) = v {
                 fields.push((format!("decisions[{i}].{name}"), v, MAX_FIELD_BYTES));
@@ -117,6 +118,17 @@ pub fn validate(input: &CheckpointInput) -> Result<()> {
         if chars > MAX_AREA_CHARS {
             return Err(Error::bad_input(format!(
                 "{name} is {chars} characters long; the limit is {MAX_AREA_CHARS}: an area is a short name like `deploy` or `search`, and the rest belongs in the text"
+            )));
+        }
+    }
+    for (i, d) in input.decisions.iter().enumerate() {
+        let Some(t) = d.topic.as_deref() else {
+            continue;
+        };
+        let chars = area_name(t).chars().count();
+        if t.contains(['\n', '\r']) || chars > MAX_TOPIC_CHARS {
+            return Err(Error::bad_input(format!(
+                "decisions[{i}].topic must be one line of at most {MAX_TOPIC_CHARS} characters (it is {chars}): a topic names the question a decision answers, like `storage engine` or `重试策略`"
             )));
         }
     }

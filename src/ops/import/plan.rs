@@ -168,16 +168,8 @@ fn body_of(fields: &[(&str, Option<&str>)], lines: &[Line], lang: Lang) -> Strin
             .map(|l| line_text(l, lang))
             .filter(|l| !l.is_empty()),
     );
-    let mut body = safe_body(&out.join("\n"));
-    // a last line that reads like the superseded marker would be taken for one
-    if let Some(i) = body.rfind('\n')
-        && ["已被取代：", "Superseded by:"]
-            .iter()
-            .any(|p| body[i + 1..].starts_with(p))
-    {
-        body.insert(i + 1, '\\');
-    }
-    body
+    // a last line that reads like a state marker would be taken for one
+    crate::model::escape_marker(safe_body(&out.join("\n")))
 }
 
 /// The heading and body an entry piece is stored as.

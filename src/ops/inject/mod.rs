@@ -129,7 +129,7 @@ pub fn assemble(
         .filter(|s| !s.removed && in_section(s).is_none())
         .collect();
     let mut sessions: Vec<EntryRecord> = r.file_entries(FileKind::Sessions, 0, usize::MAX)?;
-    sessions.retain(|e| in_entry(e).is_none());
+    sessions.retain(|e| e.state == State::Live && in_entry(e).is_none());
     let archived = r.file_count(FileKind::Archive)?;
     let areas = super::area_map_of(&sessions, today);
 

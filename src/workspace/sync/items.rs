@@ -70,22 +70,23 @@ fn item_of(
         .or_else(|| dates[i..].iter().flatten().next().copied())
         .unwrap_or(today);
     let (kind, state, body, superseded_by) = match f {
-        FileKind::Decisions => {
-            let (body, by) = split_superseded(&block.body);
-            let state = if by.is_some() {
-                State::Superseded
-            } else {
-                State::Live
-            };
-            (EntryKind::Decision, state, body, by)
-        }
+        FileKind::Decisions => match split_marker(&block.body, &SUPERSEDED_PREFIXES) {
+            (body, Some(by)) => (EntryKind::Decision, State::Superseded, body, Some(by)),
+            _ => match split_marker(&block.body, &RETIRED_PREFIXES) {
+                (body, Some(why)) => (EntryKind::Decision, State::Retired, body, Some(why)),
+                (body, None) => (EntryKind::Decision, State::Live, body, None),
+            },
+        },
         FileKind::Archive => (
             EntryKind::Session,
             State::Archived,
             block.body.clone(),
             None,
         ),
-        _ => (EntryKind::Session, State::Live, block.body.clone(), None),
+        _ => match split_marker(&block.body, &RETIRED_PREFIXES) {
+            (body, Some(why)) => (EntryKind::Session, State::Retired, body, Some(why)),
+            (body, None) => (EntryKind::Session, State::Live, body, None),
+        },
     };
     let body = keep_readable(body);
     // the same entry twice in a file is two entries: the second gets an identity of its own
@@ -117,14 +118,16 @@ pub(super) fn keep_readable(body: String) -> String {
 }
 
 const SUPERSEDED_PREFIXES: [&str; 2] = ["已被取代：", "Superseded by:"];
+/// The retired marker: `已失效：YYYY-MM-DD — why` / `Retired: …`.
+pub(crate) const RETIRED_PREFIXES: [&str; 2] = ["已失效：", "Retired:"];
 
-/// Split the superseded marker (last body line) off a decision body.
-fn split_superseded(body: &str) -> (String, Option<String>) {
+/// Split a marker line (the last body line, starting with one of `prefixes`) off a body.
+fn split_marker(body: &str, prefixes: &[&str]) -> (String, Option<String>) {
     let (head, last) = match body.rfind('\n') {
         Some(i) => (&body[..i], &body[i + 1..]),
         None => ("", body),
     };
-    for p in SUPERSEDED_PREFIXES {
+    for p in prefixes {
         if let Some(rest) = last.strip_prefix(p) {
             return (head.trim_end().to_string(), Some(rest.trim().to_string()));
         }
@@ -140,10 +143,20 @@ mod tests {
     #[test]
     fn superseded_marker_splits_off_the_last_line() {
         assert_eq!(
-            split_superseded("选择：a\n已被取代：2026-01-02 — b"),
+            split_marker("选择：a\n已被取代：2026-01-02 — b", &SUPERSEDED_PREFIXES),
             ("选择：a".to_string(), Some("2026-01-02 — b".to_string()))
         );
-        assert_eq!(split_superseded("选择：a"), ("选择：a".to_string(), None));
+        assert_eq!(
+            split_marker("选择：a", &SUPERSEDED_PREFIXES),
+            ("选择：a".to_string(), None)
+        );
+        assert_eq!(
+            split_marker("Done: a\nRetired: 2026-01-02 — wrong", &RETIRED_PREFIXES),
+            (
+                "Done: a".to_string(),
+                Some("2026-01-02 — wrong".to_string())
+            )
+        );
     }
 
     #[test]

@@ -157,12 +157,17 @@ pub(super) fn block_of(
     lang: Lang,
 ) -> Block {
     let mut body = body.to_string();
-    if state == State::Superseded {
+    let label = match state {
+        State::Superseded => Some(model::labels(lang).superseded),
+        State::Retired => Some(model::labels(lang).retired),
+        _ => None,
+    };
+    if let Some(label) = label {
         let by = superseded_by.unwrap_or("");
         if !body.is_empty() {
             body.push('\n');
         }
-        body.push_str(model::labels(lang).superseded);
+        body.push_str(label);
         body.push_str(by);
         body.truncate(body.trim_end().len());
     }

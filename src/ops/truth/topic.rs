@@ -1,0 +1,122 @@
+//! Topics: one live decision per topic (see the room's header).
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::model::{EntryKind, EntryRecord, FileKind, State, read_fields, topic_key};
+use crate::ops::DecisionInput;
+use crate::store::Reader;
+
+/// A topic with more than one live decision (a hand edit or a merge brought the second).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct TopicConflict {
+    /// The topic as the newest of its decisions writes it.
+    pub topic: String,
+    /// The live decisions on it, newest first: `id date — choice`.
+    pub decisions: Vec<String>,
+}
+
+/// The topic a decision names, as written (`None` for sessions and decisions without one).
+pub fn of(e: &EntryRecord) -> Option<String> {
+    if e.kind != EntryKind::Decision {
+        return None;
+    }
+    read_fields(&e.body)
+        .topic
+        .map(|t| t.lines().next().unwrap_or_default().trim().to_string())
+        .filter(|t| !t.is_empty())
+}
+
+fn named(e: &EntryRecord) -> String {
+    format!("{} {}", e.id, e.heading)
+}
+
+/// Live decisions by topic key, newest first within each.
+fn live_by_topic(r: &dyn Reader) -> Result<BTreeMap<String, Vec<EntryRecord>>> {
+    let mut by: BTreeMap<String, Vec<EntryRecord>> = BTreeMap::new();
+    for e in r.file_entries(FileKind::Decisions, 0, usize::MAX)? {
+        if e.state != State::Live {
+            continue;
+        }
+        if let Some(t) = of(&e) {
+            by.entry(topic_key(&t)).or_default().push(e);
+        }
+    }
+    Ok(by)
+}
+
+/// Topics holding two or more live decisions.
+pub fn conflicts(r: &dyn Reader) -> Result<Vec<TopicConflict>> {
+    Ok(live_by_topic(r)?
+        .into_values()
+        .filter(|v| v.len() > 1)
+        .map(|v| TopicConflict {
+            topic: of(&v[0]).unwrap_or_default(),
+            decisions: v.iter().map(named).collect(),
+        })
+        .collect())
+}
+
+/// Refuse a batch whose decisions would leave a topic with two live decisions. `planned`
+/// holds, per decision of the batch, its heading and body as they will be stored and the
+/// id of the decision it supersedes (resolved already). A decision already stored with the
+/// same heading and body (a retried call) passes.
+pub fn check(
+    r: &dyn Reader,
+    decisions: &[DecisionInput],
+    planned: &[(String, String, Option<String>)],
+) -> Result<()> {
+    let live = live_by_topic(r)?;
+    let mut in_call: BTreeMap<String, usize> = BTreeMap::new();
+    for (i, (d, (heading, body, supersedes))) in decisions.iter().zip(planned).enumerate() {
+        let Some(raw) = d.topic.as_deref().map(str::trim).filter(|t| !t.is_empty()) else {
+            continue;
+        };
+        let key = topic_key(raw);
+        if let Some(first) = in_call.insert(key.clone(), i) {
+            return Err(Error::bad_input(format!(
+                "decisions[{first}] and decisions[{i}] are both on topic `{raw}`: one topic has one live decision; record one, or make the later one supersede the earlier in another call"
+            )));
+        }
+        let Some(on_topic) = live.get(&key) else {
+            continue;
+        };
+        if on_topic
+            .iter()
+            .any(|e| &e.heading == heading && &e.body == body)
+        {
+            continue; // the same decision again: recorded already
+        }
+        let left: Vec<&EntryRecord> = on_topic
+            .iter()
+            .filter(|e| supersedes.as_deref() != Some(e.id.as_str()))
+            .collect();
+        if left.is_empty() {
+            continue; // it supersedes the one live decision
+        }
+        let names = left
+            .iter()
+            .map(|e| format!("  {}", named(e)))
+            .collect::<Vec<_>>();
+        return Err(Error::bad_input(if on_topic.len() > 1 {
+            format!(
+                "decisions[{i}]: topic `{raw}` has {} live decisions (a hand edit or a merge brought them); a person settles them first: supersede or retire all but one of\n{}",
+                on_topic.len(),
+                on_topic
+                    .iter()
+                    .map(|e| format!("  {}", named(e)))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            )
+        } else {
+            format!(
+                "decisions[{i}]: topic `{raw}` already has a live decision:\n{}\nto replace it, add \"supersedes\": \"{}\" (a new decision on a topic must supersede the live one)",
+                names.join("\n"),
+                left[0].id
+            )
+        }));
+    }
+    Ok(())
+}

@@ -1,0 +1,244 @@
+//! Topics: one live decision per topic. A new decision on a topic that has one is refused
+//! unless it supersedes it; the topic is a field line of the entry, so the rule holds after a
+//! rebuild and in a fresh clone; two live ones brought by a hand edit are kept and reported.
+
+mod common;
+
+use common::{Ws, git_output, text};
+
+fn decide(ws: &Ws, batch: serde_json::Value) -> std::process::Output {
+    ws.run_stdin(&["checkpoint", "--json", "-"], &batch.to_string())
+}
+
+#[test]
+fn a_second_live_decision_on_a_topic_is_refused_naming_the_first_and_accepted_when_it_supersedes() {
+    let ws = Ws::init();
+    let first = decide(
+        &ws,
+        serde_json::json!({"decisions": [{"choice": "Store memory in redb", "because": "pure Rust, transactions", "topic": "Storage engine"}]}),
+    );
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let first_id = serde_json::from_slice::<serde_json::Value>(&first.stdout).unwrap()["ids"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        ws.read("DECISIONS.md").contains("\n主题：Storage engine"),
+        "the topic is a field line of the entry:\n{}",
+        ws.read("DECISIONS.md")
+    );
+
+    // another decision on the same topic, written differently (case, spaces): refused, named
+    let before = ws.snapshot();
+    let refused = decide(
+        &ws,
+        serde_json::json!({"decisions": [{"choice": "Store memory in sqlite", "topic": "  storage   ENGINE "}]}),
+    );
+    assert_eq!(refused.status.code(), Some(3), "{}", text(&refused.stderr));
+    let err = text(&refused.stderr);
+    assert!(err.contains(&first_id), "names the live one's id: {err}");
+    assert!(
+        err.contains("2026-") && err.contains("Store memory in redb"),
+        "its date and title: {err}"
+    );
+    assert!(err.contains("supersedes"), "says how: {err}");
+    assert_eq!(ws.snapshot(), before, "nothing was written");
+
+    // the same call again (a retry of the first) is no collision
+    let again = decide(
+        &ws,
+        serde_json::json!({"decisions": [{"choice": "Store memory in redb", "because": "pure Rust, transactions", "topic": "Storage engine"}]}),
+    );
+    assert!(again.status.success(), "{}", text(&again.stderr));
+
+    // with supersedes: accepted, the old one marked
+    let ok = decide(
+        &ws,
+        serde_json::json!({"decisions": [{"choice": "Store memory in sqlite", "topic": "storage engine", "supersedes": first_id}]}),
+    );
+    assert!(ok.status.success(), "{}", text(&ok.stderr));
+    let read = ws.json(&["read", "DECISIONS.md", "-n", "50"]);
+    let entries = read["entries"].as_array().unwrap();
+    let old = entries
+        .iter()
+        .find(|e| e["id"] == first_id.as_str())
+        .unwrap();
+    assert_eq!(old["state"], "superseded", "{old}");
+    let new = entries
+        .iter()
+        .find(|e| {
+            e["heading"]
+                .as_str()
+                .unwrap()
+                .ends_with("Store memory in sqlite")
+        })
+        .unwrap();
+    assert_eq!(new["fields"]["topic"], "storage engine", "{new}");
+}
+
+#[test]
+fn one_call_cannot_hold_two_live_decisions_on_one_topic() {
+    let ws = Ws::init();
+    let out = decide(
+        &ws,
+        serde_json::json!({"decisions": [
+            {"choice": "Retry three times", "topic": "重试策略"},
+            {"choice": "Retry five times", "topic": "重试策略"}
+        ]}),
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("decisions[0]") && err.contains("decisions[1]"),
+        "{err}"
+    );
+    assert_eq!(ws.json(&["status"])["decisions"], 0);
+}
+
+#[test]
+fn the_rule_survives_a_rebuild_of_the_store_and_a_fresh_clone() {
+    let ws = Ws::init();
+    ws.ok(&[
+        "checkpoint",
+        "--decision",
+        "Use tabs",
+        "--topic",
+        "Indentation",
+    ]);
+    // the store is rebuilt from the files
+    std::fs::remove_dir_all(ws.root().join(".trilogy")).unwrap();
+    let out = ws.run(&[
+        "checkpoint",
+        "--decision",
+        "Use spaces",
+        "--topic",
+        "indentation",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "after a rebuild: {}",
+        text(&out.stderr)
+    );
+    assert!(text(&out.stderr).contains("Use tabs"));
+
+    // a fresh clone has only the files
+    for args in [
+        &["init", "-q"][..],
+        &["add", "-A"],
+        &["commit", "-qm", "memory"],
+    ] {
+        let o = git_output(ws.root(), args);
+        assert!(o.status.success(), "git {args:?}: {}", text(&o.stderr));
+    }
+    let clone = Ws::new();
+    // git clones into an empty folder
+    let o = git_output(
+        clone.root(),
+        &["clone", "-q", ws.root().to_str().unwrap(), "."],
+    );
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        !clone.root().join(".trilogy/store.redb").exists(),
+        "the store is not committed"
+    );
+    let out = clone.run(&[
+        "checkpoint",
+        "--decision",
+        "Use spaces",
+        "--topic",
+        "INDENTATION",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "in the clone: {}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn two_live_decisions_brought_by_a_hand_edit_are_kept_reported_and_block_the_topic() {
+    let ws = Ws::init();
+    ws.ok(&[
+        "checkpoint",
+        "--decision",
+        "Deploy on Fridays",
+        "--topic",
+        "Deploy day",
+    ]);
+    // a person adds a second decision on the topic by hand, with the English labels
+    let file = ws.read("DECISIONS.md");
+    let at = file.find("\n## ").unwrap() + 1;
+    let hand = "## 2026-11-30 — Deploy on Mondays\nChose: Deploy on Mondays\nTopic: deploy day\n\n";
+    let edited = format!("{}{hand}{}", &file[..at], &file[at..]);
+    ws.write("DECISIONS.md", &edited);
+
+    let status = ws.json(&["status"]);
+    assert_eq!(
+        ws.read("DECISIONS.md"),
+        edited,
+        "the hand edit is kept byte for byte"
+    );
+    let conflicts = status["topic_conflicts"].as_array().unwrap();
+    assert_eq!(conflicts.len(), 1, "{status}");
+    assert_eq!(conflicts[0]["decisions"].as_array().unwrap().len(), 2);
+    let human = ws.ok(&["status"]);
+    assert!(
+        human.contains("TOPIC")
+            && human.contains("Deploy on Mondays")
+            && human.contains("Deploy on Fridays"),
+        "{human}"
+    );
+
+    // the next decision on the topic is refused, naming both, even when it supersedes one
+    let fridays = conflicts[0]["decisions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .find(|d| d.contains("Fridays"))
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap()
+        .to_string();
+    let out = ws.run(&[
+        "checkpoint",
+        "--decision",
+        "Deploy any day",
+        "--topic",
+        "Deploy Day",
+        "--supersedes",
+        &fridays,
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    let err = text(&out.stderr);
+    assert!(err.contains("Mondays") && err.contains("Fridays"), "{err}");
+    // a decision on another topic is not held up
+    ws.ok(&[
+        "checkpoint",
+        "--decision",
+        "Use squash merges",
+        "--topic",
+        "Merge style",
+    ]);
+}
+
+#[test]
+fn a_topic_is_one_short_line() {
+    let ws = Ws::init();
+    let long = "x".repeat(81);
+    for bad in [long.as_str(), "two\nlines"] {
+        let out = decide(
+            &ws,
+            serde_json::json!({"decisions": [{"choice": "c", "topic": bad}]}),
+        );
+        assert_eq!(out.status.code(), Some(3));
+        assert!(
+            text(&out.stderr).contains("decisions[0].topic"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+}
