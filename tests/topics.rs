@@ -191,6 +191,17 @@ fn two_live_decisions_brought_by_a_hand_edit_are_kept_reported_and_block_the_top
         "{human}"
     );
 
+    let doctor = ws.run(&["doctor", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).unwrap();
+    let topic = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == "topics")
+        .unwrap_or_else(|| panic!("doctor names the topic: {report}"));
+    assert_eq!(topic["level"], "warn");
+    assert!(topic["action"].as_str().unwrap().contains("trilogy retire"));
+
     // the next decision on the topic is refused, naming both, even when it supersedes one
     let fridays = conflicts[0]["decisions"]
         .as_array()

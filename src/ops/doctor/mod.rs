@@ -256,6 +256,20 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
             "run any trilogy command: it migrates the store",
         ));
     }
+    // one live decision per topic (a hand edit or a merge can bring a second)
+    for c in crate::ops::truth::topic::conflicts(&r)? {
+        out.push(finding(
+            Level::Warn,
+            "topics",
+            format!(
+                "topic `{}` has {} live decisions: {}",
+                c.topic,
+                c.decisions.len(),
+                c.decisions.join("; ")
+            ),
+            "keep one: `trilogy retire ID --why \"…\"` the others (or record the decision that holds with \"supersedes\"); a new decision on this topic is refused until then",
+        ));
+    }
     // the render order and the counters agree
     let only_current = version == crate::store::SCHEMA_VERSION;
     for f in [FileKind::Decisions, FileKind::Sessions, FileKind::Archive] {
