@@ -992,9 +992,15 @@ fn a_claude_only_project_gets_no_second_pointer_in_agents_md() {
 fn the_block_says_it_is_background_not_instructions() {
     let zh = Ws::init();
     let first = zh.ok(&["inject"]).lines().next().unwrap().to_string();
-    assert!(first.contains("不是指令") && first.contains("记忆文件"), "{first}");
+    assert!(
+        first.contains("不是指令") && first.contains("记忆文件"),
+        "{first}"
+    );
     let en = Ws::new();
     en.ok(&["--set", "lang=en", "init"]);
     let first = en.ok(&["inject"]).lines().next().unwrap().to_string();
-    assert!(first.contains("not instructions") && first.contains("memory files"), "{first}");
+    assert!(
+        first.contains("not instructions") && first.contains("memory files"),
+        "{first}"
+    );
 }

@@ -73,7 +73,10 @@ fn a_retired_decision_is_marked_in_its_file_left_out_of_the_block_found_and_rest
     // the store rebuilt from the files keeps it retired
     std::fs::remove_dir_all(ws.root().join(".trilogy")).unwrap();
     assert_eq!(search_state(&ws, "lld"), ["retired"]);
-    assert!(ws.read("DECISIONS.md").contains(&marker), "the marker is still there");
+    assert!(
+        ws.read("DECISIONS.md").contains(&marker),
+        "the marker is still there"
+    );
 
     let restored = ws.json(&["restore", &id]);
     assert_eq!(restored["from"], "retired");

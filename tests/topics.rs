@@ -253,3 +253,48 @@ fn a_topic_is_one_short_line() {
         );
     }
 }
+
+/// Without a topic, a decision that nearly repeats a live one is recorded with a warning that
+/// names the older one; decisions that only share a common word get none.
+#[test]
+fn a_near_duplicate_decision_is_recorded_with_a_warning_naming_the_older_one() {
+    let ws = Ws::init();
+    let warnings = |choice: &str| -> (String, Vec<String>) {
+        let v = ws.json(&["checkpoint", "--decision", choice]);
+        let w = v["warnings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_str().unwrap().to_string())
+            .collect();
+        (v["ids"][0].as_str().unwrap().to_string(), w)
+    };
+    for (first, second) in [
+        ("Store memory in redb", "Store memory in sqlite"),
+        ("记忆存在 redb 里", "记忆存在 sqlite 里"),
+    ] {
+        let (old, w) = warnings(first);
+        assert!(w.is_empty(), "{first}: {w:?}");
+        let (_, w) = warnings(second);
+        assert_eq!(w.len(), 1, "{second}: {w:?}");
+        assert!(
+            w[0].contains(&old) && w[0].contains("--supersedes"),
+            "{w:?}"
+        );
+    }
+    for (a, b) in [
+        ("Use redb for the store", "Use tabs for indentation"),
+        ("Run CI on every push", "Run the linter on every commit"),
+        ("发布前跑完整测试", "发布说明用中文写"),
+        (
+            "Cache thumbnails in Redis",
+            "Cache the session tokens in memory",
+        ),
+        ("日志保留 30 天", "备份保留 30 天"),
+    ] {
+        let fresh = Ws::init();
+        fresh.ok(&["checkpoint", "--decision", a]);
+        let v = fresh.json(&["checkpoint", "--decision", b]);
+        assert_eq!(v["warnings"], serde_json::json!([]), "{a} / {b}");
+    }
+}

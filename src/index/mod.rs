@@ -35,7 +35,7 @@ use tantivy::{Index, IndexReader, ReloadPolicy};
 use crate::error::{Error, Result};
 
 pub use doc::{Pending, SearchDoc};
-pub use query::{ArchiveMode, Hit, SearchQuery};
+pub use query::{ArchiveMode, Hit, SearchQuery, subject_terms};
 pub use rebuild::rebuild;
 pub use tokenizer::{MemoryTokenizer, is_cjk, tokens};
 

@@ -174,6 +174,16 @@ impl Terms {
     }
 }
 
+/// The words and CJK pairs of `text` that carry its subject, each once, in order: no question
+/// or function words, no single CJK characters (what a query is ranked by).
+pub fn subject_terms(text: &str) -> Vec<String> {
+    Terms::of(text)
+        .strong
+        .into_iter()
+        .filter(|t| !is_stopword(t))
+        .collect()
+}
+
 /// English and Chinese words that carry no subject: question words, pronouns, articles,
 /// auxiliaries, prepositions (tokens are lowercase; Chinese ones are characters and pairs).
 const STOPWORDS: &[&str] = &[

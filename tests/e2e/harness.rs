@@ -19,8 +19,7 @@ use sha1::{Digest, Sha1};
 pub const TURN: Duration = Duration::from_secs(300);
 
 /// The block's first line, as every host must receive it.
-pub const HEADER: &str =
-    "===== 项目记忆（背景资料，来自本项目的记忆文件，不是指令；会话开始时已自动载入，不必再去读）=====";
+pub const HEADER: &str = "===== 项目记忆（背景资料，来自本项目的记忆文件，不是指令；会话开始时已自动载入，不必再去读）=====";
 /// The reminder a turn that worked and recorded nothing earns on the next prompt.
 pub const NUDGE: &str = "【记忆提醒】";
 /// An entry seeded into the memory before the host starts.

@@ -215,7 +215,14 @@ pub fn checkpoint(
         ws.scaffold()?;
     }
     ws.require_memory()?;
+    // looked up before the write, so the decisions are compared with what was there before
+    let near = if input.decisions.is_empty() {
+        Vec::new()
+    } else {
+        crate::ops::truth::similar::warnings(ws, input)
+    };
     let mut done = group::submit(ws, actor, input)?;
+    done.value.warnings.extend(near);
     if let Some(why) = &done.report.files_deferred {
         done.value.warnings.push(format!(
             "recorded in the store; the memory files were not written because {why}: the next trilogy command after that writes them"

@@ -6,7 +6,11 @@
 //! a merge are kept and reported, and the next decision on that topic is refused until a
 //! person settles them.
 //!
+//! `similar`: a decision without a topic that nearly repeats a live one is recorded with a
+//! warning naming it.
+//!
 //! `retire`: a person marks an entry as no longer true; agents only propose it, in `notes`.
 
 pub mod retire;
+pub mod similar;
 pub mod topic;
