@@ -420,6 +420,9 @@ pub struct Fields {
     /// A decision's topic: one live decision per topic.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub topic: Option<String>,
+    /// When to look at it again: a date, or a phrase that never comes due.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub review: Option<String>,
     #[serde(skip_serializing_if = "String::is_empty")]
     pub extra: String,
 }
@@ -427,7 +430,7 @@ pub struct Fields {
 /// Read labelled fields out of a body, accepting both label sets, with or without a space
 /// after the colon. Continuation lines belong to the field above until a blank line.
 pub fn read_fields(body: &str) -> Fields {
-    const LABELS: [(&str, usize); 16] = [
+    const LABELS: [(&str, usize); 18] = [
         ("完成", 0),
         ("未完成", 1),
         ("下一步", 2),
@@ -436,6 +439,7 @@ pub fn read_fields(body: &str) -> Fields {
         ("因为", 5),
         ("区域", 6),
         ("主题", 7),
+        ("复核", 8),
         ("done", 0),
         ("open", 1),
         ("next", 2),
@@ -444,8 +448,9 @@ pub fn read_fields(body: &str) -> Fields {
         ("because", 5),
         ("area", 6),
         ("topic", 7),
+        ("review", 8),
     ];
-    let mut slots: [Option<String>; 8] = Default::default();
+    let mut slots: [Option<String>; 9] = Default::default();
     let mut extra: Vec<&str> = Vec::new();
     let mut current: Option<usize> = None;
     for line in body.lines() {
@@ -477,7 +482,7 @@ pub fn read_fields(body: &str) -> Fields {
             },
         }
     }
-    let [done, open, next, chose, over, because, area, topic] = slots;
+    let [done, open, next, chose, over, because, area, topic, review] = slots;
     Fields {
         done,
         open,
@@ -487,6 +492,7 @@ pub fn read_fields(body: &str) -> Fields {
         because,
         area,
         topic,
+        review,
         extra: extra.join("\n").trim().to_string(),
     }
 }

@@ -64,12 +64,14 @@ mod tests {
                 area: some(),
                 supersedes: some(),
                 topic: some(),
+                review: some(),
             }],
             project: vec![ProjectInput {
                 section: "x".into(),
                 text: some(),
                 line: some(),
                 replaces: some(),
+                review: some(),
             }],
             notes: some(),
         };

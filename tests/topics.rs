@@ -298,3 +298,42 @@ fn a_near_duplicate_decision_is_recorded_with_a_warning_naming_the_older_one() {
         assert_eq!(v["warnings"], serde_json::json!([]), "{a} / {b}");
     }
 }
+
+/// Field lines a person writes — topic, review, retired, in either label set, with or without
+/// a space after the colon — are read back and the file is left byte for byte.
+#[test]
+fn hand_written_topic_review_and_retired_lines_round_trip() {
+    let ws = Ws::init();
+    let file = "# DECISIONS\n\n\
+## 2026-11-20 — Use redb\n选择：Use redb\n主题：存储引擎\n复核：2027-01-01\n\n\
+## 2026-11-10 — Tabs\nChose: Tabs\nTopic:indentation\nReview:  when the team grows\n\n\
+## 2026-11-01 — Nightly builds\nChose: Nightly builds\nRetired: 2026-11-25 — nobody installs them\n";
+    ws.write("DECISIONS.md", file);
+    let v = ws.json(&["read", "DECISIONS.md", "-n", "10"]);
+    assert_eq!(ws.read("DECISIONS.md"), file, "byte for byte");
+    let entries = v["entries"].as_array().unwrap();
+    assert_eq!(entries[0]["fields"]["topic"], "存储引擎");
+    assert_eq!(entries[0]["fields"]["review"], "2027-01-01");
+    assert_eq!(entries[1]["fields"]["topic"], "indentation");
+    assert_eq!(entries[1]["fields"]["review"], "when the team grows");
+    assert_eq!(entries[2]["state"], "retired");
+    // and they act: the topic holds, the review is due, the retired one is not injected
+    let out = ws.run(&[
+        "checkpoint",
+        "--decision",
+        "Use sqlite",
+        "--topic",
+        "存储引擎",
+    ]);
+    assert_eq!(out.status.code(), Some(3));
+    let due = ws
+        .cmd()
+        .env("TRILOGY_TODAY", "2027-01-02")
+        .args(["due", "--json"])
+        .output()
+        .unwrap();
+    let due: serde_json::Value = serde_json::from_slice(&due.stdout).unwrap();
+    assert_eq!(due.as_array().unwrap().len(), 1, "{due}");
+    assert!(!ws.ok(&["inject"]).contains("Nightly builds"));
+    assert_eq!(ws.read("DECISIONS.md"), file, "still byte for byte");
+}

@@ -12,7 +12,7 @@ use super::{Env, format};
 
 pub(super) const CHECKPOINT_HELP: &str = r#"Batch shape (all parts optional):
   {"sessions":  [{"done": "...", "area": "...", "open": "...", "next": "..."}],
-   "decisions": [{"choice": "...", "over": "...", "because": "...", "topic": "...", "supersedes": "..."}],
+   "decisions": [{"choice": "...", "over": "...", "because": "...", "topic": "...", "review": "3 months", "supersedes": "..."}],
    "project":   [{"section": "现状", "text": "..."} or {"section": "State", "line": "...", "replaces": "..."}],
    "notes": "what looks stale or wrong, left for the user"}
 
@@ -57,6 +57,10 @@ pub struct CheckpointArgs {
     /// topic must --supersedes the live one)
     #[arg(long, value_name = "TOPIC", requires = "decision")]
     topic: Option<String>,
+    /// When to look at the quick decision (or, without --decision, the --section) again: a
+    /// date, `3 months`, `2 weeks`, `3个月后`, `2周后`, `立即`, or a phrase kept as written
+    #[arg(long, value_name = "WHEN")]
+    review: Option<String>,
     /// PROJECT section for --text or --line
     #[arg(long, value_name = "NAME")]
     section: Option<String>,
@@ -103,6 +107,7 @@ fn quick_input(a: &CheckpointArgs) -> Option<CheckpointInput> {
             area: None,
             supersedes: a.supersedes.clone(),
             topic: a.topic.clone(),
+            review: a.review.clone(),
         });
     }
     if let Some(section) = &a.section {
@@ -111,6 +116,7 @@ fn quick_input(a: &CheckpointArgs) -> Option<CheckpointInput> {
             text: a.text.clone(),
             line: a.line.clone(),
             replaces: a.replaces.clone(),
+            review: a.review.clone().filter(|_| a.decision.is_none()),
         });
     }
     input.notes = a.notes.clone();

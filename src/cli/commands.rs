@@ -43,6 +43,20 @@ pub(super) fn run(command: Command, env: &Env) -> Result<()> {
             )?;
             format::print(env, &view, format::log)
         }
+        Command::Due(a) => {
+            let until = env
+                .ws
+                .clock
+                .today()
+                .checked_add_days(chrono::Days::new(a.within))
+                .ok_or_else(|| Error::bad_input("--within: too many days"))?;
+            env.ws.require_memory()?;
+            let due = env
+                .ws
+                .read(|r| crate::ops::truth::review::due(r, until))?
+                .value;
+            format::print(env, &due, |d| format::due(d))
+        }
         Command::Retire(a) => {
             let out = ops::truth::retire::retire(&env.ws, "cli", &a.id, &a.why)?;
             format::warn_sync(&out.report);

@@ -251,6 +251,12 @@ pub fn status(s: &Status) -> String {
             "\nUNMERGED: {f}: git could not run the merge driver and kept one side only; run `trilogy resolve` before committing\n"
         ));
     }
+    if !s.due.is_empty() {
+        out.push_str(&format!("\ndue for review ({}):\n", s.due.len()));
+        for d in &s.due {
+            out.push_str(&format!("  {}\n", due_line(d)));
+        }
+    }
     for c in &s.topic_conflicts {
         out.push_str(&format!(
             "\nTOPIC `{}` has {} live decisions; supersede or retire all but one (until then a new decision on it is refused):\n",
@@ -375,4 +381,19 @@ mod absorbed_tests {
             ["301 changes (add ×300, remove ×1); `trilogy log` lists them"]
         );
     }
+}
+
+/// One item due for review.
+pub fn due_line(d: &crate::ops::truth::review::Due) -> String {
+    format!(
+        "{} {} {} {} ({})",
+        d.review, d.file, d.kind, d.heading, d.id
+    )
+}
+
+pub fn due(v: &[crate::ops::truth::review::Due]) -> String {
+    if v.is_empty() {
+        return "nothing is due for review".into();
+    }
+    v.iter().map(due_line).collect::<Vec<_>>().join("\n")
 }

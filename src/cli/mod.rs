@@ -84,6 +84,9 @@ enum Command {
     /// Mark a decision or a session as no longer true (a person's act): kept, marked, not injected
     #[command(after_help = RETIRE_HELP)]
     Retire(RetireArgs),
+    /// List the decisions and PROJECT sections whose review date has come
+    #[command(after_help = DUE_HELP)]
+    Due(DueArgs),
     /// Check the store, the files, the index and the managed blocks; --fix repairs what is safe
     Doctor(DoctorArgs),
     /// List the reports left by checkpoint `notes` (things that look stale or wrong), or close one
@@ -204,6 +207,25 @@ new one with `supersedes`.
 Examples:
   trilogy retire 3fa9c2d1 --why \"upstream fixed the bug; the workaround is gone\"
   trilogy retire 3fa9c2d1 --why \"我们不再用 sqlite\" --json";
+
+const DUE_HELP: &str =
+    "A decision carries its review date as a line `复核：2027-03-01` (`Review: …`), a PROJECT
+section as its last line; record one with `--review` or `\"review\"` in the batch (a date, or
+`3 months`, `2 weeks`, `3个月后`, `2周后`, `立即`, written down as the date). A phrase like
+`when we change machines` is kept and never comes due. Superseding or retiring the decision,
+or editing the date, settles it. The session-start block lists what is due, a few lines.
+
+Examples:
+  trilogy due                 # due today or earlier (TRILOGY_TODAY pins today)
+  trilogy due --within 30     # and in the next 30 days
+  trilogy due --json";
+
+#[derive(Args, Debug)]
+struct DueArgs {
+    /// Also what comes due within this many days
+    #[arg(long, value_name = "DAYS", default_value_t = 0)]
+    within: u64,
+}
 
 #[derive(Args, Debug)]
 struct RetireArgs {

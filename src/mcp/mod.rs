@@ -57,7 +57,7 @@ only when nothing better does, marked `weak`. Keywords work best, not a whole qu
 `retry backoff uploader` rather than 'what did we decide about the retries of the uploader', \
 `上传 重试 退避` rather than '上传的重试是怎么决定的'.";
 const STATUS_DESC: &str = "Workspace, file sizes, entry counts, areas, open reports left by `notes`, files that \
-do not parse, staleness of PROJECT.md, and the last write.";
+do not parse, staleness of PROJECT.md, decisions and sections due for review, and the last write.";
 
 /// A tool's input schema as clients get it: without `$id`, which a client compiling every
 /// tool into one validator (Gemini CLI) sees twice and refuses, dropping the validation.
@@ -360,6 +360,10 @@ impl MemoryServer {
                     " · PROJECT.md may be stale"
                 } else {
                     ""
+                } + &if s.due.is_empty() {
+                    String::new()
+                } else {
+                    format!(" · {} due for review", s.due.len())
                 };
                 Ok((serde_json::to_value(&s).unwrap_or(Value::Null), text))
             }

@@ -259,6 +259,8 @@ pub struct Status {
     pub kept: Vec<Event>,
     /// Topics holding more than one live decision (a hand edit or a merge brought them).
     pub topic_conflicts: Vec<crate::ops::truth::topic::TopicConflict>,
+    /// Decisions and sections whose review date has come (`trilogy due`).
+    pub due: Vec<crate::ops::truth::review::Due>,
     pub last_event: Option<Event>,
 }
 
@@ -322,6 +324,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
                 .filter(|e| e.op == "kept")
                 .collect(),
             topic_conflicts: crate::ops::truth::topic::conflicts(r)?,
+            due: crate::ops::truth::review::due(r, today)?,
             last_event: r.events(1)?.into_iter().next(),
         })
     })?;

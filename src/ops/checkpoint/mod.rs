@@ -67,6 +67,9 @@ pub struct DecisionInput {
     /// What question the decision answers; a topic has one live decision.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub topic: Option<String>,
+    /// When to look at it again: a date, `3 months`, `2周后`…, or a phrase kept as written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<String>,
 }
 
 #[derive(Debug, Clone, Default, Deserialize, Serialize)]
@@ -82,6 +85,9 @@ pub struct ProjectInput {
     /// A line of the section, matched exactly, that `line` replaces.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replaces: Option<String>,
+    /// When to look at the section again (its last line): a date, `3 months`, `2周后`…
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review: Option<String>,
 }
 
 /// What a checkpoint did.
@@ -168,7 +174,7 @@ fn session_body(s: &SessionInput, lang: Lang) -> (String, bool) {
     )
 }
 
-fn decision_body(d: &DecisionInput, lang: Lang) -> String {
+fn decision_body(d: &DecisionInput, lang: Lang, today: chrono::NaiveDate) -> String {
     let l = labels(lang);
     let mut lines = vec![format!("{}{}", l.chose, field_text(&d.choice))];
     for (label, v) in [(l.over, &d.over), (l.because, &d.because)] {
@@ -199,6 +205,13 @@ fn decision_body(d: &DecisionInput, lang: Lang) -> String {
             Lang::En => "Topic: ",
         };
         lines.push(format!("{label}{t}"));
+    }
+    if let Some(r) = d.review.as_deref().filter(|r| !r.trim().is_empty()) {
+        let review = crate::ops::truth::review::resolve(r, today);
+        lines.push(format!(
+            "{}{review}",
+            crate::ops::truth::review::label(lang)
+        ));
     }
     // a last line that reads like a state marker would be taken for one
     model::escape_marker(safe_body(&lines.join("\n")))
@@ -271,7 +284,7 @@ fn apply(tx: &mut Tx, input: &CheckpointInput) -> Result<CheckpointOutcome> {
     let mut decisions = Vec::new();
     for (i, d) in input.decisions.iter().enumerate() {
         let heading = decision_heading(tx.today, &one_line(&d.choice));
-        let body = decision_body(d, lang);
+        let body = decision_body(d, lang, tx.today);
         let target = match &d.supersedes {
             Some(s) => find_decision(tx, s, i, &heading)?,
             None => None,
@@ -568,6 +581,16 @@ fn edit_section(
         }
         (None, None) => unreachable!("validate() requires text or line"),
     };
+    // a review line stays the section's last
+    let review = p
+        .review
+        .as_deref()
+        .filter(|r| !r.trim().is_empty())
+        .map(|r| {
+            let label = crate::ops::truth::review::label(lang);
+            format!("{label}{}", crate::ops::truth::review::resolve(r, tx.today))
+        });
+    let new_text = crate::ops::truth::review::settle(&new_text, review);
     let body = format!("\n{}", safe_body(&new_text));
     if let Some(c) = &current
         && !c.removed
@@ -694,6 +717,7 @@ mod tests {
                 ..Default::default()
             },
             Lang::En,
+            chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap(),
         );
         assert_eq!(body, "Chose: x\nArea: caf\u{e9}");
     }

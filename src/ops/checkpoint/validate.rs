@@ -29,6 +29,9 @@ pub fn parse_input(json: &str, source: &str) -> Result<CheckpointInput> {
     })
 }
 
+/// Longest review date or phrase, in characters.
+pub const MAX_REVIEW_CHARS: usize = 200;
+
 /// Check sizes, required fields, characters, area names and secrets; nothing is stored when
 /// this fails.
 pub fn validate(input: &CheckpointInput) -> Result<()> {
@@ -129,6 +132,27 @@ pub fn validate(input: &CheckpointInput) -> Result<()> {
         if t.contains(['\n', '\r']) || chars > MAX_TOPIC_CHARS {
             return Err(Error::bad_input(format!(
                 "decisions[{i}].topic must be one line of at most {MAX_TOPIC_CHARS} characters (it is {chars}): a topic names the question a decision answers, like `storage engine` or `重试策略`"
+            )));
+        }
+    }
+    let reviews = input
+        .decisions
+        .iter()
+        .enumerate()
+        .map(|(i, d)| (format!("decisions[{i}].review"), &d.review))
+        .chain(
+            input
+                .project
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (format!("project[{i}].review"), &p.review)),
+        );
+    for (name, review) in reviews {
+        let Some(r) = review else { continue };
+        let chars = r.chars().count();
+        if r.contains(['\n', '\r']) || chars > MAX_REVIEW_CHARS {
+            return Err(Error::bad_input(format!(
+                "{name} must be one line of at most {MAX_REVIEW_CHARS} characters (it is {chars}): a date like 2027-03-01, `3 months`, `2周后`, or a short phrase"
             )));
         }
     }

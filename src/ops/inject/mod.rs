@@ -90,6 +90,9 @@ pub struct Ledger {
     pub archived: u64,
     /// Human phrases for what was left out (also in the footer).
     pub omitted: Vec<String>,
+    /// Decisions and sections due for review: listed, and all of them.
+    pub due_shown: usize,
+    pub due_total: usize,
 }
 
 /// An assembled block.
@@ -218,6 +221,8 @@ pub fn assemble(
     };
 
     let stale = staleness(r, config, file_date)?;
+    let due = crate::ops::truth::review::due(r, today)?;
+    let due_block = crate::ops::truth::review::block_text(&due, lang);
     let parts = Parts {
         t,
         sections: capped,
@@ -251,6 +256,7 @@ pub fn assemble(
         archived,
         project_empty,
         stale: stale.as_ref(),
+        due: due_block.as_ref(),
         cut_names: &cut_names,
         newest_decision_cut: newest_cut,
         r,
@@ -329,6 +335,8 @@ struct Ctx<'a> {
     archived: u64,
     project_empty: bool,
     stale: Option<&'a Staleness>,
+    /// The lines on what is due for review, with how many they list of how many.
+    due: Option<&'a (String, usize, usize)>,
     cut_names: &'a [String],
     /// The newest decision is shown cut (it alone is over half the decisions' share).
     newest_decision_cut: bool,
@@ -409,6 +417,8 @@ impl Ctx<'_> {
             sessions_live: self.sessions.len(),
             archived: self.archived,
             omitted: omitted.clone(),
+            due_shown: self.due.map_or(0, |d| d.1),
+            due_total: self.due.map_or(0, |d| d.2),
             ..Default::default()
         };
 
@@ -452,6 +462,9 @@ impl Ctx<'_> {
             }
             if !sessions.is_empty() {
                 blocks.push(format!("{}\n{}", t.sessions_title, entries_text(sessions)));
+            }
+            if let Some((lines, _, _)) = self.due {
+                blocks.push(lines.clone());
             }
             if let Some(s) = self.stale {
                 blocks.push(t.stale(s.behind_days, s.entries_since));

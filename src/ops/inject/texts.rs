@@ -158,7 +158,7 @@ impl Texts {
         };
         match self.lang {
             Lang::Zh => format!(
-                "本次注入：PROJECT.md {} · DECISIONS.md {}/{} 条 · SESSIONS.md {}/{} 条 · 共 {} 字节，约 {} tokens（预算 {} 字节{cap}）",
+                "本次注入：PROJECT.md {} · DECISIONS.md {}/{} 条 · SESSIONS.md {}/{} 条{} · 共 {} 字节，约 {} tokens（预算 {} 字节{cap}）",
                 if l.project_bytes_shown == 0 {
                     "空".to_string()
                 } else if l.project_whole {
@@ -170,12 +170,17 @@ impl Texts {
                 l.decisions_live,
                 l.sessions_shown,
                 l.sessions_live,
+                if l.due_total > 0 {
+                    format!(" · 到期复核 {}/{} 条", l.due_shown, l.due_total)
+                } else {
+                    String::new()
+                },
                 l.bytes,
                 l.estimated_tokens,
                 l.budget_bytes
             ),
             Lang::En => format!(
-                "Injected: PROJECT.md {} · DECISIONS.md {}/{} · SESSIONS.md {}/{} · {} bytes, about {} tokens (budget {} bytes{cap})",
+                "Injected: PROJECT.md {} · DECISIONS.md {}/{} · SESSIONS.md {}/{}{} · {} bytes, about {} tokens (budget {} bytes{cap})",
                 if l.project_bytes_shown == 0 {
                     "empty".to_string()
                 } else if l.project_whole {
@@ -187,6 +192,11 @@ impl Texts {
                 l.decisions_live,
                 l.sessions_shown,
                 l.sessions_live,
+                if l.due_total > 0 {
+                    format!(" · due for review {}/{}", l.due_shown, l.due_total)
+                } else {
+                    String::new()
+                },
                 l.bytes,
                 l.estimated_tokens,
                 l.budget_bytes

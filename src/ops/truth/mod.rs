@@ -9,8 +9,12 @@
 //! `similar`: a decision without a topic that nearly repeats a live one is recorded with a
 //! warning naming it.
 //!
+//! `review`: decisions and sections may carry a review date; what has come due is listed by
+//! `trilogy due`, counted by `status` and shown in the session-start block.
+//!
 //! `retire`: a person marks an entry as no longer true; agents only propose it, in `notes`.
 
 pub mod retire;
+pub mod review;
 pub mod similar;
 pub mod topic;
