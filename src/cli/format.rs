@@ -366,6 +366,21 @@ fn absorbed_lines(absorbed: &[String]) -> Vec<String> {
     )]
 }
 
+/// One item due for review.
+pub fn due_line(d: &crate::ops::truth::review::Due) -> String {
+    format!(
+        "{} {} {} {} ({})",
+        d.review, d.file, d.kind, d.heading, d.id
+    )
+}
+
+pub fn due(v: &[crate::ops::truth::review::Due]) -> String {
+    if v.is_empty() {
+        return "nothing is due for review".into();
+    }
+    v.iter().map(due_line).collect::<Vec<_>>().join("\n")
+}
+
 #[cfg(test)]
 mod absorbed_tests {
     use super::absorbed_lines;
@@ -381,19 +396,4 @@ mod absorbed_tests {
             ["301 changes (add ×300, remove ×1); `trilogy log` lists them"]
         );
     }
-}
-
-/// One item due for review.
-pub fn due_line(d: &crate::ops::truth::review::Due) -> String {
-    format!(
-        "{} {} {} {} ({})",
-        d.review, d.file, d.kind, d.heading, d.id
-    )
-}
-
-pub fn due(v: &[crate::ops::truth::review::Due]) -> String {
-    if v.is_empty() {
-        return "nothing is due for review".into();
-    }
-    v.iter().map(due_line).collect::<Vec<_>>().join("\n")
 }
