@@ -86,8 +86,8 @@ fn due_lists_exactly_what_has_come_and_the_block_carries_it_once() {
     ]);
 
     assert!(due_ids(&ws, TODAY, &[]).is_empty());
-    assert_eq!(due_ids(&ws, TODAY, &["--within", "11"]), [soon.clone()]);
-    assert_eq!(due_ids(&ws, "2026-12-10", &[]), [soon.clone()]);
+    assert_eq!(due_ids(&ws, TODAY, &["--within", "11"]), vec![soon.clone()]);
+    assert_eq!(due_ids(&ws, "2026-12-10", &[]), vec![soon.clone()]);
     let key = ws.json(&["read", "--section", "现状"])["key"]
         .as_str()
         .unwrap()
