@@ -2,7 +2,7 @@
 //! Node 22 it needs): `trilogy install dsh` adds the plugin (`templates/dsh/`) to a profile, the
 //! harness runs headless turns against a scripted model on 127.0.0.1, and what the model was
 //! sent and what the harness's own session log recorded show what a user would check — the
-//! block once per session, nothing more while memory is unchanged, one short notice when
+//! block once per session, nothing more while memory is unchanged, one notice with the change when
 //! another process records, the session's own checkpoint not echoed, the reminder after a
 //! turn of unrecorded work (within the profile's maximum and cooldown), the whole block again
 //! after a compaction, a stale second copy replaced by a stand-in, the budget from the routed
@@ -319,7 +319,8 @@ fn dsh_session_gets_the_block_once_notices_reminders_and_comes_back_after_compac
         );
     }
 
-    // turn 3: one notice of the other process's checkpoint, short; no reminder (turn 2 recorded)
+    // turn 3: one notice of the other process's checkpoint, with its text; no reminder (turn 2
+    // recorded)
     let t3 = turn(&requests, "TURN3");
     assert_eq!(count(t3[0], NOTICE), 1);
     assert_eq!(
@@ -332,12 +333,13 @@ fn dsh_session_gets_the_block_once_notices_reminders_and_comes_back_after_compac
         .filter(|e| form(e) == "trilogy-update")
         .collect();
     assert!(
-        text(notices[0]).contains("add SESSIONS.md"),
-        "the notice names the change: {}",
+        text(notices[0]).contains("新增 SESSIONS.md")
+            && text(notices[0]).contains("FOREIGN-one recorded by another process"),
+        "the notice names the change and carries its text: {}",
         text(notices[0])
     );
     let serialised = serde_json::to_string(&notices[0]["data"]).unwrap();
-    assert!(serialised.chars().count() < 400, "{serialised}");
+    assert!(serialised.chars().count() < 2200, "{serialised}");
 
     // turn 4: the block was compacted away, so the whole block comes again
     let t4 = turn(&requests, "TURN4");

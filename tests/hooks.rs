@@ -171,7 +171,9 @@ fn host_sequence_start_prompt_tool_stop_prompt_compact() {
         "UserPromptSubmit",
     );
     assert!(
-        notice.contains("2026-11-28 · ops") && notice.len() <= 600,
+        notice.contains("2026-11-28 · ops")
+            && notice.contains("完成：hand-written, checked by eye")
+            && notice.len() <= 2000,
         "{notice}"
     );
     assert_eq!(
@@ -274,7 +276,7 @@ fn same_content_is_not_injected_twice_and_own_writes_are_not_echoed() {
 }
 
 #[test]
-fn many_changes_elsewhere_become_one_short_notice() {
+fn many_changes_elsewhere_become_one_notice_under_its_cap() {
     let ws = Ws::init();
     claude(&ws, "session-start", "a", json!({"source": "startup"}));
     for i in 0..3 {
@@ -288,10 +290,12 @@ fn many_changes_elsewhere_become_one_short_notice() {
         &claude(&ws, "user-prompt-submit", "a", json!({"prompt": "x"})),
         "UserPromptSubmit",
     );
-    assert!(
-        n.contains("add SESSIONS.md: 2026-11-29 (×3)") && n.len() <= 600,
-        "{n}"
-    );
+    // each change with its text: the three sessions' Done lines
+    for i in 0..3 {
+        assert!(n.contains(&format!("完成：same day {i}")), "{n}");
+    }
+    assert!(n.contains("新增 SESSIONS.md: 2026-11-29"), "{n}");
+    assert!(n.len() <= 2000, "{} bytes: {n}", n.len());
     for i in 0..40 {
         ws.ok(&[
             "checkpoint",
@@ -303,8 +307,21 @@ fn many_changes_elsewhere_become_one_short_notice() {
         &claude(&ws, "user-prompt-submit", "a", json!({"prompt": "x"})),
         "UserPromptSubmit",
     );
-    assert!(n.len() <= 300, "{} bytes: {n}", n.len());
-    assert!(n.contains("40"), "{n}");
+    // the newest changes' content up to the cap, then headings, then a count: under 2000 bytes
+    assert!(n.len() <= 2000, "{} bytes: {n}", n.len());
+    assert!(
+        n.contains("选择：decision number 0 taken in another session"),
+        "the first ones with their text: {n}"
+    );
+    let more: usize = n
+        .lines()
+        .last()
+        .and_then(|l| l.strip_prefix("另有 "))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|k| k.parse().ok())
+        .unwrap_or_else(|| panic!("ends with a count: {n}"));
+    let listed = n.lines().filter(|l| l.starts_with("- ")).count();
+    assert_eq!(listed + more, 40, "every change listed or counted: {n}");
 }
 
 fn turn(ws: &Ws, session: &str, now_ms: i64, work: bool, record: bool) -> String {

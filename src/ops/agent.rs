@@ -16,8 +16,6 @@ use crate::workspace::{Workspace, agents};
 
 use super::inject::{Block, Budget, assemble, texts};
 
-/// Longest compact list of changed headings appended to a prompt (bytes).
-pub const NOTICE_LIST_MAX: usize = 600;
 /// Longest short change notice (bytes).
 pub const NOTICE_MAX: usize = 300;
 
@@ -166,7 +164,7 @@ pub fn inject(
         let resumed = source == Source::Resume && st.digest.is_some() && !lost;
         let mut notice = None;
         if resumed && !unchanged {
-            notice = change_notice(ws, &foreign_changes(r, st)?);
+            notice = change_notice(ws, r, &foreign_changes(r, st)?)?;
         }
         let injected = lost || (!unchanged && !resumed);
         if injected {
@@ -199,37 +197,17 @@ pub(crate) fn foreign_changes(r: &dyn Reader, st: &AgentSession) -> Result<Vec<E
         .collect())
 }
 
-/// The appended notice: a compact list of what changed when it fits, else one short line.
-pub fn change_notice(ws: &Workspace, events: &[Event]) -> Option<String> {
+/// The appended notice: what changed, with the changed entries' text up to a cap (see
+/// `truth::notice`), else one short line.
+pub fn change_notice(ws: &Workspace, r: &dyn Reader, events: &[Event]) -> Result<Option<String>> {
     if events.is_empty() {
-        return None;
+        return Ok(None);
     }
     let t = texts(ws.lang());
-    // one line per distinct change, with a count when it repeats
-    let mut order: Vec<(String, usize)> = Vec::new();
-    for e in events.iter().filter(|e| !e.detail.is_empty()) {
-        let line = format!("{} {}", e.op, e.detail);
-        match order.iter_mut().find(|(l, _)| *l == line) {
-            Some((_, n)) => *n += 1,
-            None => order.push((line, 1)),
-        }
-    }
-    let lines: Vec<String> = order
-        .into_iter()
-        .map(|(l, n)| {
-            if n > 1 {
-                format!("- {l} (×{n})")
-            } else {
-                format!("- {l}")
-            }
-        })
-        .collect();
-    let list = format!("{}\n{}", t.changed_list_head(), lines.join("\n"));
-    if !lines.is_empty() && list.len() <= NOTICE_LIST_MAX {
-        Some(list)
-    } else {
-        Some(t.changed_notice(events.len()))
-    }
+    Ok(Some(
+        crate::ops::truth::notice::render(r, ws.lang(), t.changed_list_head(), events)?
+            .unwrap_or_else(|| t.changed_notice(events.len())),
+    ))
 }
 
 /// What a prompt gets appended: the owed nudge, then the change notice. Starts a new turn.
@@ -292,7 +270,7 @@ fn pending(
             st.nudge_owed = false;
         }
         let changes = foreign_changes(r, st)?;
-        if let Some(n) = change_notice(ws, &changes) {
+        if let Some(n) = change_notice(ws, r, &changes)? {
             parts.push(n);
             st.announced += changes.len() as u64;
         }

@@ -22,9 +22,10 @@ use super::agent::{
 };
 use super::inject::{Budget, assemble, texts};
 
-/// Longest change notice appended at a step, in characters: the host's serialised message
-/// (id, role, source and this text) stays under 400.
-pub const STEP_NOTICE_CHARS: usize = 200;
+/// Longest change notice appended at a step, in characters: the notice's own cap (2,000
+/// bytes, `truth::notice`), so the host's serialised message (id, role, source and this
+/// text) stays under 2,200.
+pub const STEP_NOTICE_CHARS: usize = 2000;
 
 /// Message forms, as the host's `source.form`.
 pub const FORM_BLOCK: &str = "trilogy";
@@ -157,7 +158,7 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
                     st.dropped = block.dropped.clone();
                 } else {
                     let changes = foreign_changes(r, st)?;
-                    if let Some(n) = step_notice(ws, &changes) {
+                    if let Some(n) = step_notice(ws, r, &changes)? {
                         out.append.push(Append {
                             form: FORM_NOTICE,
                             text: n,
@@ -176,13 +177,19 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
 }
 
 /// The change notice, short enough for one step.
-fn step_notice(ws: &Workspace, changes: &[crate::model::Event]) -> Option<String> {
-    let n = change_notice(ws, changes)?;
-    if n.chars().count() <= STEP_NOTICE_CHARS {
-        Some(n)
+fn step_notice(
+    ws: &Workspace,
+    r: &dyn crate::store::Reader,
+    changes: &[crate::model::Event],
+) -> Result<Option<String>> {
+    let Some(n) = change_notice(ws, r, changes)? else {
+        return Ok(None);
+    };
+    Ok(Some(if n.chars().count() <= STEP_NOTICE_CHARS {
+        n
     } else {
-        Some(texts(ws.lang()).changed_notice(changes.len()))
-    }
+        texts(ws.lang()).changed_notice(changes.len())
+    }))
 }
 
 /// The session's turn is ending: note its last tool calls and decide whether the next step

@@ -12,8 +12,11 @@
 //! `review`: decisions and sections may carry a review date; what has come due is listed by
 //! `trilogy due`, counted by `status` and shown in the session-start block.
 //!
+//! `notice`: what a live session is told when memory changed under it, with the content.
+//!
 //! `retire`: a person marks an entry as no longer true; agents only propose it, in `notes`.
 
+pub mod notice;
 pub mod retire;
 pub mod review;
 pub mod similar;
