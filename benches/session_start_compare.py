@@ -1,9 +1,11 @@
 """Session-start hook, two trilogy binaries side by side, next to the spawn floor.
 
 Usage: python3 benches/session_start_compare.py OLD_BINARY NEW_BINARY
+(BENCH_SCALES="1k,100k" picks scales by label.)
 
 Builds a workspace for each binary: 1k or 100k entries, 5% of them decisions (50 or 5,000, as
-the scale generator in benches/gen makes them), 200 live sessions and the rest archived, then runs `trilogy hook claude session-start` (a new session id per call, so every call
+the scale generator in benches/gen makes them), 200 live sessions and the rest archived — and a
+third with 1,000 live decisions of which 50 carry a review date (half of them due) — then runs `trilogy hook claude session-start` (a new session id per call, so every call
 injects and pins its session) 60 times per binary, alternating, and `/bin/true` as the floor in
 the same loop. Prints medians and their ratio to the floor. Then, on the same workspaces,
 `trilogy read --section 现状` (a one-shot read) the same way, and the `fdatasync`/`fsync` calls
@@ -11,13 +13,16 @@ one session-start hook makes (`strace -f -c`, when strace is installed).
 """
 import sys
 import subprocess, time, json, os, shutil, statistics, tempfile
-def ws(n_live, n_arch, n_dec=0):
+def ws(n_live, n_arch, n_dec=0, n_review=0):
     d = tempfile.mkdtemp(prefix="b1k-")
     os.makedirs(d + "/memory")
     if n_dec:
         t = "# DECISIONS\n"
+        step = n_dec // n_review if n_review else 0
         for i in range(n_dec):
-            t += f"\n## 2025-{12 - i % 12:02d}-{28 - i % 28:02d} — choice {i}\n选择：option {i} for the store\n放弃：the other option\n因为：it is measured; decision {i}\n"
+            # every step-th decision carries a review date, half of them due
+            review = f"复核：{2025 if (i // step) % 2 else 2030}-06-01\n" if step and i % step == 0 else ""
+            t += f"\n## 2025-{12 - i % 12:02d}-{28 - i % 28:02d} — choice {i}\n选择：option {i} for the store\n放弃：the other option\n因为：it is measured; decision {i}\n{review}"
         open(d + "/memory/DECISIONS.md", "w").write(t)
     s = "# SESSIONS\n"
     for i in range(n_live):
@@ -40,11 +45,14 @@ def run(binary, root, sid):
     return dt
 def floor():
     t = time.perf_counter(); subprocess.run(["/bin/true"], input=b"{}", capture_output=True); return time.perf_counter() - t
-for n_live, n_arch, n_dec, label in [(200, 750, 50, "1k"), (200, 94800, 5000, "100k")]:
+SCALES = [(200, 750, 50, 0, "1k"), (200, 94800, 5000, 0, "100k"), (200, 0, 1000, 50, "1000d-50review")]
+if os.environ.get("BENCH_SCALES"):
+    SCALES = [s for s in SCALES if s[4] in os.environ["BENCH_SCALES"].split(",")]
+for n_live, n_arch, n_dec, n_review, label in SCALES:
     res = {"old": [], "new": [], "floor": []}
     roots = {}
     for b in ["old", "new"]:
-        roots[b] = ws(n_live, n_arch, n_dec)
+        roots[b] = ws(n_live, n_arch, n_dec, n_review)
         subprocess.run([BIN[b], "--root", roots[b], "status"], capture_output=True, env=env)
     for i in range(60):
         for b in ["old", "new"]:
