@@ -189,7 +189,12 @@ pub fn assemble(
     // the newest live decision is always there: one too large for what is left of the share
     // is cut, like a PROJECT section, to at most half the share, and older ones fill the rest
     let mut newest_cut = false;
+    // what is due for review is read in the same pass (and past where it stops)
+    let mut due = Vec::new();
+    let mut visited = 0usize;
     r.scan_file(FileKind::Decisions, 0, &mut |mut d| {
+        visited += 1;
+        due.extend(crate::ops::truth::review::due_decision(&d, today));
         if d.state != State::Live || in_entry(&d).is_some() {
             return Ok(true);
         }
@@ -220,8 +225,14 @@ pub fn assemble(
         None => kept_decisions.len(),
     };
 
+    if first_left_out.is_some() {
+        r.scan_file(FileKind::Decisions, visited, &mut |d| {
+            due.extend(crate::ops::truth::review::due_decision(&d, today));
+            Ok(true)
+        })?;
+    }
+    crate::ops::truth::review::add_sections(&mut due, &r.sections()?, today);
     let stale = staleness(r, config, file_date)?;
-    let due = crate::ops::truth::review::due(r, today)?;
     let due_block = crate::ops::truth::review::block_text(&due, lang);
     let parts = Parts {
         t,

@@ -10,7 +10,7 @@ use chrono::{Days, Months, NaiveDate};
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::model::{FileKind, Lang, State, read_fields};
+use crate::model::{EntryRecord, FileKind, Lang, SectionRecord, State, read_fields};
 use crate::store::Reader;
 
 /// The label of the review line, per language.
@@ -122,26 +122,33 @@ pub struct Due {
 pub fn due(r: &dyn Reader, until: NaiveDate) -> Result<Vec<Due>> {
     let mut out = Vec::new();
     r.scan_file(FileKind::Decisions, 0, &mut |d| {
-        // most decisions carry no review line: skip them without reading their fields
-        if d.state == State::Live
-            && (d.body.contains("复核") || d.body.contains("eview"))
-            && let Some(date) = read_fields(&d.body).review.as_deref().and_then(date_of)
-            && date <= until
-        {
-            out.push(Due {
-                review: date,
-                kind: "decision",
-                id: d.id.clone(),
-                heading: d.heading.clone(),
-                file: FileKind::Decisions.file_name(),
-            });
-        }
+        out.extend(due_decision(&d, until));
         Ok(true)
     })?;
-    for s in r.sections()? {
-        if s.removed {
-            continue;
-        }
+    add_sections(&mut out, &r.sections()?, until);
+    Ok(out)
+}
+
+/// `d`, when it is a live decision whose review date is on or before `until`.
+pub fn due_decision(d: &EntryRecord, until: NaiveDate) -> Option<Due> {
+    // most decisions carry no review line: skip them without reading their fields
+    if d.state != State::Live || !(d.body.contains("复核") || d.body.contains("eview")) {
+        return None;
+    }
+    let date = read_fields(&d.body).review.as_deref().and_then(date_of)?;
+    (date <= until).then(|| Due {
+        review: date,
+        kind: "decision",
+        id: d.id.clone(),
+        heading: d.heading.clone(),
+        file: FileKind::Decisions.file_name(),
+    })
+}
+
+/// Add the sections due on or before `until` to `out`, then put it in order (the earliest
+/// first).
+pub fn add_sections(out: &mut Vec<Due>, sections: &[SectionRecord], until: NaiveDate) {
+    for s in sections.iter().filter(|s| !s.removed) {
         let last = s.text().lines().rev().find(|l| !l.trim().is_empty());
         if let Some(date) = last.and_then(review_value).and_then(date_of)
             && date <= until
@@ -156,7 +163,6 @@ pub fn due(r: &dyn Reader, until: NaiveDate) -> Result<Vec<Due>> {
         }
     }
     out.sort_by(|a, b| a.review.cmp(&b.review).then_with(|| a.id.cmp(&b.id)));
-    Ok(out)
 }
 
 /// Items the session-start block lists at most, and the bytes of each line at most.
