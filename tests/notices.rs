@@ -20,15 +20,7 @@ fn next_prompt(ws: &Ws, session: &str) -> String {
         &payload.to_string(),
     );
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let stdout = text(&out.stdout);
-    if stdout.trim().is_empty() {
-        return String::new();
-    }
-    let v: Value = serde_json::from_str(&stdout).unwrap();
-    v["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap()
-        .to_string()
+    common::hook_context(&text(&out.stdout))
 }
 
 fn start(ws: &Ws, session: &str) {

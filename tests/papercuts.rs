@@ -20,15 +20,7 @@ fn session_start(ws: &Ws) -> String {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0), "hooks always exit 0");
-    let stdout = text(&out.stdout);
-    if stdout.trim().is_empty() {
-        return String::new();
-    }
-    let v: Value = serde_json::from_str(&stdout).unwrap();
-    v["hookSpecificOutput"]["additionalContext"]
-        .as_str()
-        .unwrap_or_default()
-        .to_string()
+    common::hook_context(&text(&out.stdout))
 }
 
 /// Regression: one key a newer trilogy knows, committed in `trilogy.toml`, made every hook

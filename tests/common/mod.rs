@@ -225,6 +225,19 @@ pub fn session_start_payload(ws: &Ws, session: &str) -> String {
     .to_string()
 }
 
+/// The `additionalContext` a Claude Code hook answered with (empty when it answered nothing).
+pub fn hook_context(stdout: &str) -> String {
+    if stdout.trim().is_empty() {
+        return String::new();
+    }
+    let v: serde_json::Value =
+        serde_json::from_str(stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {stdout:?}"));
+    v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
 pub fn text(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
