@@ -151,8 +151,12 @@ pub fn search(o: &SearchOutcome) -> String {
             0 => String::new(),
             n => format!(", and {n} more with the same text"),
         };
+        let branch = h
+            .branch
+            .as_deref()
+            .map_or(String::new(), |b| format!(", branch {b}"));
         let mut s = format!(
-            "{} · {}  [{} {}, {:.2}{weak}{also}]",
+            "{} · {}  [{} {}, {:.2}{weak}{also}{branch}]",
             h.file, h.heading, h.kind, h.id, h.score
         );
         let mut marked = false;

@@ -104,6 +104,9 @@ pub struct Hit {
     /// several sessions), folded into this one so the others show different answers.
     #[serde(skip_serializing_if = "is_zero")]
     pub also: usize,
+    /// The branch the entry was recorded on (filled in from the store by the caller).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -427,6 +430,7 @@ impl SearchIndex {
                     text: d.text(),
                     recency: d.recency(),
                     also: 0,
+                    branch: None,
                 });
             }
         }
@@ -476,6 +480,7 @@ impl SearchIndex {
             date,
             recency,
             also: 0,
+            branch: None,
         })
     }
 
@@ -689,6 +694,7 @@ mod tests {
             date: date.map(|d| d.parse().unwrap()),
             text: String::new(),
             also: 0,
+            branch: None,
         };
         let mut hits = vec![
             hit("a", "archived", Some("2026-11-05"), 9),

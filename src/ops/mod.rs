@@ -140,6 +140,49 @@ pub struct EntryView {
     pub superseded_by: Option<String>,
     pub created_at: String,
     pub actor: String,
+    pub provenance: Provenance,
+}
+
+/// Where an entry came from: store-only metadata, never in the files.
+#[derive(Debug, Clone, Default, Serialize, PartialEq, Eq)]
+pub struct Provenance {
+    /// The git branch checked out when it was recorded (none: detached HEAD, no repository,
+    /// or recorded before trilogy kept it).
+    pub branch: Option<String>,
+    /// The agent session that recorded it.
+    pub agent_session: Option<String>,
+    /// The host of that session (`claude`, `codex`, …), when the store knows the session.
+    pub host: Option<String>,
+    /// How it arrived: `cli`, `mcp`, `agent` (a session's own write, through the CLI or MCP),
+    /// `files` (read from the memory files: a person's edit, a pull, a fresh clone), or the
+    /// writer's own name (`import:<source>`, …).
+    pub via: String,
+}
+
+impl Provenance {
+    pub fn of(e: &EntryRecord) -> Provenance {
+        let via = match e.actor.as_str() {
+            "file-edit" => "files".to_string(),
+            a if a.starts_with("agent:") => "agent".to_string(),
+            a => a.to_string(),
+        };
+        Provenance {
+            branch: e.origin.branch.clone(),
+            agent_session: e.origin.agent_session.clone(),
+            host: None,
+            via,
+        }
+    }
+
+    /// [`Provenance::of`], with the host of the session looked up in what trilogy remembers
+    /// about agent sessions.
+    pub fn read(ws: &Workspace, r: &dyn Reader, e: &EntryRecord) -> Result<Provenance> {
+        let mut p = Provenance::of(e);
+        if let Some(id) = &p.agent_session {
+            p.host = crate::workspace::agents::load(ws, r, id)?.map(|s| s.host);
+        }
+        Ok(p)
+    }
 }
 
 impl From<&EntryRecord> for EntryView {
@@ -158,6 +201,7 @@ impl From<&EntryRecord> for EntryView {
             superseded_by: e.superseded_by.clone(),
             created_at: e.created_at.clone(),
             actor: e.actor.clone(),
+            provenance: Provenance::of(e),
         }
     }
 }

@@ -137,7 +137,14 @@ pub fn read_in(
         }
         ReadTarget::Entries(filter) => ReadOutput::Entries {
             file: filter.file.file_name(),
-            entries: filtered(r, filter)?.iter().map(EntryView::from).collect(),
+            entries: filtered(r, filter)?
+                .iter()
+                .map(|e| {
+                    let mut v = EntryView::from(e);
+                    v.provenance = super::Provenance::read(ws, r, e)?;
+                    Ok(v)
+                })
+                .collect::<Result<Vec<_>>>()?,
         },
     })
 }

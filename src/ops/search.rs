@@ -93,11 +93,17 @@ pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
     let q = prepare(q)?;
     ws.require_memory()?;
     let dir = ws.inside(&ws.index_dir())?;
-    let answer = |index: &SearchIndex, tail: crate::index::Pending| -> Result<SearchOutcome> {
+    let answer = |r: &dyn crate::store::Reader,
+                  index: &SearchIndex,
+                  tail: crate::index::Pending|
+     -> Result<SearchOutcome> {
         let mut hits = index.search(&q, &tail)?;
         for h in &mut hits {
             if h.text.len() > HIT_TEXT_BYTES {
                 h.text = bound_text(&h.text, ws.lang());
+            }
+            if h.kind == "session" || h.kind == "decision" {
+                h.branch = r.entry(&h.id)?.and_then(|e| e.origin.branch);
             }
         }
         Ok(SearchOutcome {
@@ -112,7 +118,7 @@ pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
             let index = ws.search_index()?;
             let shown: Progress = &mut |done, total| ws.progress("indexing", done, total);
             let tail = index.catch_up_showing(r, Some(shown))?;
-            answer(&index, tail)
+            answer(r, &index, tail)
         }))
         .unwrap_or_else(|_| {
             Err(Error::Store {
@@ -155,7 +161,7 @@ pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
         }
         let index = SearchIndex::in_memory();
         let tail = index.scan_store(r)?;
-        answer(&index, tail)
+        answer(r, &index, tail)
     })?;
     Ok(out.value)
 }

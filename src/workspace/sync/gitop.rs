@@ -16,6 +16,28 @@ const IN_PROGRESS: [(&str, &str); 7] = [
     ("BISECT_LOG", "a git bisect is under way"),
 ];
 
+/// The branch checked out in the work tree holding `root`, read from its `HEAD` (no git
+/// process): `None` for a detached HEAD, outside a repository, or a `HEAD` that is not a small
+/// regular file (a hostile repository's FIFO never hangs a write).
+pub fn current_branch(root: &Path) -> Option<String> {
+    let text = small_text(&git_dir(root)?.join("HEAD"))?;
+    let name = text
+        .trim()
+        .strip_prefix("ref:")?
+        .trim()
+        .strip_prefix("refs/heads/")?;
+    (!name.is_empty() && !name.contains(['\n', '\0'])).then(|| name.to_string())
+}
+
+/// The text of a small regular file (at most 4 KiB), without waiting on anything else.
+fn small_text(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let (file, _) = crate::workspace::fsio::open_regular(path, 4096).ok()?;
+    let mut text = String::new();
+    file.take(4096).read_to_string(&mut text).ok()?;
+    Some(text)
+}
+
 /// The git directory of the repository holding `root`: the nearest `.git` above it, a folder or
 /// (worktrees, submodules) a file naming the folder.
 fn git_dir(root: &Path) -> Option<PathBuf> {
@@ -27,7 +49,8 @@ fn git_dir(root: &Path) -> Option<PathBuf> {
         if meta.is_dir() {
             return Some(dot);
         }
-        let text = std::fs::read_to_string(&dot).ok()?;
+        // a `.git` file names the folder; anything else there (a FIFO, a device) is no answer
+        let text = small_text(&dot)?;
         let target = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
         let p = Path::new(target);
         return Some(if p.is_absolute() {

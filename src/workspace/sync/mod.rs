@@ -147,7 +147,10 @@ impl<'w> Tx<'w> {
             actor: actor.to_string(),
             now: ws.clock.now(),
             today: ws.clock.today(),
-            origin: Origin::default(),
+            origin: Origin {
+                agent_session: actor.strip_prefix("agent:").map(str::to_string),
+                branch: gitop::current_branch(&ws.root),
+            },
             dirty: BTreeSet::new(),
             broken: BTreeMap::new(),
             deferred: BTreeSet::new(),
