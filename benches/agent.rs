@@ -189,7 +189,7 @@ fn inject(c: &mut Criterion, fx: &Fixture, cfg_dir: &Path) {
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(3));
     let r = fx.reader();
-    let block = assemble(r, &config, today, budget, &|| None).expect("assemble");
+    let block = assemble(r, &config, today, budget, &|| None, &[]).expect("assemble");
     let l = &block.ledger;
     eprintln!(
         "[inject] block: {} bytes, {} chars (cap {}); decisions {}/{}, sessions {}/{}, archived {}, project whole: {}",
@@ -211,7 +211,7 @@ fn inject(c: &mut Criterion, fx: &Fixture, cfg_dir: &Path) {
         );
     }
     g.bench_function("assemble", |b| {
-        b.iter(|| assemble(r, &config, black_box(today), budget, &|| None).unwrap())
+        b.iter(|| assemble(r, &config, black_box(today), budget, &|| None, &[]).unwrap())
     });
     g.bench_function("floor_file_entries_15", |b| {
         b.iter(|| {
@@ -226,7 +226,7 @@ fn inject(c: &mut Criterion, fx: &Fixture, cfg_dir: &Path) {
         bytes: CLAUDE_CONTEXT_CHARS,
         chars: Some(CLAUDE_CONTEXT_CHARS),
     };
-    let fb = assemble(r, &config, today, fitting, &|| None)
+    let fb = assemble(r, &config, today, fitting, &|| None, &[])
         .unwrap()
         .ledger;
     eprintln!(
@@ -239,7 +239,7 @@ fn inject(c: &mut Criterion, fx: &Fixture, cfg_dir: &Path) {
         fb.sessions_live
     );
     g.bench_function("diag_assemble_10000_bytes", |b| {
-        b.iter(|| assemble(r, &config, black_box(today), fitting, &|| None).unwrap())
+        b.iter(|| assemble(r, &config, black_box(today), fitting, &|| None, &[]).unwrap())
     });
     g.bench_function("diag_decisions_all", |b| {
         b.iter(|| {

@@ -78,6 +78,12 @@ pub struct Config {
     /// and `boot-block.md` scaffolding uses instead of the built-in templates, file by file.
     #[serde(alias = "templatesDir")]
     pub templates_dir: Option<String>,
+    /// Show what this repository's other git work trees recorded lately (read-only).
+    #[serde(alias = "siblingWorktrees")]
+    pub sibling_worktrees: bool,
+    /// How many days back sibling work trees' entries are shown.
+    #[serde(alias = "siblingDays")]
+    pub sibling_days: u64,
     /// Keys of a settings file this trilogy does not know, each as ``` `key` in file ```, left
     /// out because the load was lenient ([`LoadArgs::lenient`]); the block names them.
     #[serde(skip)]
@@ -108,13 +114,15 @@ impl Default for Config {
             lock_timeout_ms: 10_000,
             window_tokens: None,
             templates_dir: None,
+            sibling_worktrees: true,
+            sibling_days: 7,
             ignored: Vec::new(),
         }
     }
 }
 
 /// Every key: snake_case name and the original's camelCase alias.
-pub const KEYS: [(&str, &str); 21] = [
+pub const KEYS: [(&str, &str); 23] = [
     ("enabled", "enabled"),
     ("memory_dir_name", "memoryDirName"),
     ("project_root_strategy", "projectRootStrategy"),
@@ -136,6 +144,8 @@ pub const KEYS: [(&str, &str); 21] = [
     ("lock_timeout_ms", "lockTimeoutMs"),
     ("window_tokens", "windowTokens"),
     ("templates_dir", "templatesDir"),
+    ("sibling_worktrees", "siblingWorktrees"),
+    ("sibling_days", "siblingDays"),
 ];
 
 /// Where an effective value came from.
@@ -246,6 +256,9 @@ fn check_value(key: &str, v: &toml::Value) -> std::result::Result<(), String> {
             .iter()
             .filter_map(toml::Value::as_str)
             .try_for_each(check_rel_path),
+        ("sibling_days", toml::Value::Integer(n)) if *n > 365 => Err(format!(
+            "{n} days: sibling work trees are shown for at most 365 days back; use a smaller value"
+        )),
         ("lock_timeout_ms", toml::Value::Integer(n)) if *n > MAX_LOCK_TIMEOUT_MS => Err(format!(
             "{n} ms is longer than the {MAX_LOCK_TIMEOUT_MS} ms a session start may wait; use a smaller value"
         )),

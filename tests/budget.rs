@@ -73,7 +73,7 @@ proptest! {
         let dir = tempfile::tempdir().unwrap();
         let ws = seeded(dir.path());
         let budget = Budget { bytes, chars };
-        let block = ws.read(|r| assemble(r, &ws.config, today(), budget, &|| None)).unwrap().value;
+        let block = ws.read(|r| assemble(r, &ws.config, today(), budget, &|| None, &[])).unwrap().value;
         prop_assert!(block.text.len() <= bytes, "{} bytes over a {bytes}-byte budget", block.text.len());
         if let Some(c) = chars {
             prop_assert!(block.text.chars().count() <= c, "{} chars over a {c}-char cap", block.text.chars().count());
@@ -90,7 +90,7 @@ fn every_small_budget_ends_and_fits() {
     for bytes in 0..1_200 {
         let budget = Budget { bytes, chars: None };
         let block = ws
-            .read(|r| assemble(r, &ws.config, today(), budget, &|| None))
+            .read(|r| assemble(r, &ws.config, today(), budget, &|| None, &[]))
             .unwrap()
             .value;
         assert!(block.text.len() <= bytes, "{bytes}: {}", block.text.len());

@@ -255,6 +255,18 @@ pub fn status(s: &Status) -> String {
             "\nUNMERGED: {f}: git could not run the merge driver and kept one side only; run `trilogy resolve` before committing\n"
         ));
     }
+    if !s.siblings.is_empty() {
+        out.push_str(&format!("\nsibling work trees ({}):\n", s.siblings.len()));
+        for w in &s.siblings {
+            out.push_str(&format!(
+                "  {} {}: {} decisions, {} sessions\n",
+                w.branch.as_deref().unwrap_or("(detached)"),
+                w.worktree,
+                w.decisions,
+                w.sessions
+            ));
+        }
+    }
     if !s.due.is_empty() {
         out.push_str(&format!("\ndue for review ({}):\n", s.due.len()));
         for d in &s.due {

@@ -139,9 +139,15 @@ pub fn inject(
     let Some(id) = session else {
         let block = ws
             .read(|r| {
-                assemble(r, &ws.config, ws.clock.today(), budget, &|| {
-                    super::file_date(ws, r)
-                })
+                let siblings = crate::ops::sibling::recent(ws, r)?;
+                assemble(
+                    r,
+                    &ws.config,
+                    ws.clock.today(),
+                    budget,
+                    &|| super::file_date(ws, r),
+                    &siblings,
+                )
             })?
             .value;
         return Ok(Injection {
@@ -153,9 +159,15 @@ pub fn inject(
     validate_id(id)?;
     let now = ws.clock.now();
     with_session(ws, host, id, |r, st| {
-        let block = assemble(r, &ws.config, ws.clock.today(), budget, &|| {
-            super::file_date(ws, r)
-        })?;
+        let siblings = crate::ops::sibling::recent(ws, r)?;
+        let block = assemble(
+            r,
+            &ws.config,
+            ws.clock.today(),
+            budget,
+            &|| super::file_date(ws, r),
+            &siblings,
+        )?;
         let unchanged = st.digest.as_deref() == Some(block.digest.as_str());
         // a resumed session still holds its first block: it is told what changed since,
         // not given the whole block again (a compacted or cleared one has lost it)

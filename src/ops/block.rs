@@ -74,9 +74,15 @@ pub fn region(ws: &Workspace, file: &Path) -> Result<(String, usize)> {
     let budget = Budget::effective(&ws.config, None, char_cap(file));
     let block = ws
         .read(|r| {
-            assemble(r, &ws.config, ws.clock.today(), budget, &|| {
-                super::file_date(ws, r)
-            })
+            // a block written into a committed file never holds sibling work trees' entries
+            assemble(
+                r,
+                &ws.config,
+                ws.clock.today(),
+                budget,
+                &|| super::file_date(ws, r),
+                &[],
+            )
         })?
         .value;
     Ok((

@@ -16,6 +16,7 @@ pub mod restore;
 pub mod save;
 pub mod search;
 pub mod secrets;
+pub mod sibling;
 pub mod surface;
 pub mod truth;
 

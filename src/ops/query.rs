@@ -268,6 +268,8 @@ pub struct Status {
     pub topic_conflicts: Vec<crate::ops::truth::topic::TopicConflict>,
     /// Decisions and sections whose review date has come (`trilogy due`).
     pub due: Vec<crate::ops::truth::review::Due>,
+    /// This repository's other git work trees with memory (read, never written).
+    pub siblings: Vec<crate::ops::sibling::Sibling>,
     pub last_event: Option<Event>,
 }
 
@@ -332,6 +334,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
                 .collect(),
             topic_conflicts: crate::ops::truth::topic::conflicts(r)?,
             due: crate::ops::truth::review::due(r, today)?,
+            siblings: Vec::new(),
             last_event: r.events(1)?.into_iter().next(),
         })
     })?;
@@ -340,6 +343,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
     status.unparseable = out.report.unparseable;
     status.unclosed = unclosed_fences(ws)?;
     status.unmerged = super::gitmerge::unmerged(ws);
+    status.siblings = crate::ops::sibling::list(ws);
     status.area_line = area_line(&status.areas, ws.lang());
     Ok(status)
 }

@@ -117,9 +117,15 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
             st.wrote_this_turn = false;
         }
         if cfg.inject_on_session_start {
-            let block = assemble(r, cfg, ws.clock.today(), budget, &|| {
-                super::file_date(ws, r)
-            })?;
+            let siblings = crate::ops::sibling::recent(ws, r)?;
+            let block = assemble(
+                r,
+                cfg,
+                ws.clock.today(),
+                budget,
+                &|| super::file_date(ws, r),
+                &siblings,
+            )?;
             let surface = &input.surface;
             let newest = surface.blocks.last();
             let unchanged = st.digest.as_deref() == Some(block.digest.as_str())

@@ -36,10 +36,10 @@ pub use scaffold::{
     ensure_region, remove_boot_block, remove_region, template,
 };
 pub(crate) use sync::CLEARED;
-pub use sync::gitop::{PROJECT_DAY_KEY, commit_day};
+pub use sync::gitop::{PROJECT_DAY_KEY, commit_day, worktrees};
 pub use sync::{
     Broken, ClearedCounts, SyncReport, Tx, Written, crash_point, entry_block, entry_ids,
-    pending_key, pointer_line, render_file,
+    live_entries, pending_key, pointer_line, render_file,
 };
 
 /// Where "now" comes from; tests and the demo pin the date.

@@ -34,6 +34,8 @@ pub const WINDOW_SHARE: f64 = 0.16;
 /// Caps, not quotas: unused share flows to SESSIONS.
 pub const PROJECT_SHARE: f64 = 0.35;
 pub const DECISIONS_SHARE: f64 = 0.20;
+/// The share of the budget the section on sibling work trees may take.
+pub const SIBLING_SHARE: f64 = 0.10;
 
 /// The limits a block must fit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -93,6 +95,9 @@ pub struct Ledger {
     /// Decisions and sections due for review: listed, and all of them.
     pub due_shown: usize,
     pub due_total: usize,
+    /// Entries of sibling work trees named, and the bytes their section takes.
+    pub sibling_entries: usize,
+    pub sibling_bytes: usize,
 }
 
 /// An assembled block.
@@ -122,6 +127,7 @@ pub fn assemble(
     today: NaiveDate,
     budget: Budget,
     file_date: &dyn Fn() -> Option<NaiveDate>,
+    siblings: &[crate::ops::sibling::SiblingEntry],
 ) -> Result<Block> {
     let lang = config.lang;
     let t = texts(lang);
@@ -232,6 +238,8 @@ pub fn assemble(
         })?;
     }
     crate::ops::truth::review::add_sections(&mut due, &r.sections()?, today);
+    let sibling_block =
+        crate::ops::sibling::block_text(siblings, lang, (sizing as f64 * SIBLING_SHARE) as usize);
     let stale = staleness(r, config, file_date)?;
     let due_block = crate::ops::truth::review::block_text(&due, lang);
     let parts = Parts {
@@ -268,6 +276,7 @@ pub fn assemble(
         project_empty,
         stale: stale.as_ref(),
         due: due_block.as_ref(),
+        siblings: sibling_block.as_ref(),
         cut_names: &cut_names,
         newest_decision_cut: newest_cut,
         r,
@@ -348,6 +357,9 @@ struct Ctx<'a> {
     stale: Option<&'a Staleness>,
     /// The lines on what is due for review, with how many they list of how many.
     due: Option<&'a (String, usize, usize)>,
+    /// The section on what sibling work trees recorded, with how many entries it shows whole
+    /// and how many it names in all.
+    siblings: Option<&'a (String, usize, usize)>,
     cut_names: &'a [String],
     /// The newest decision is shown cut (it alone is over half the decisions' share).
     newest_decision_cut: bool,
@@ -430,6 +442,8 @@ impl Ctx<'_> {
             omitted: omitted.clone(),
             due_shown: self.due.map_or(0, |d| d.1),
             due_total: self.due.map_or(0, |d| d.2),
+            sibling_entries: self.siblings.map_or(0, |d| d.2),
+            sibling_bytes: self.siblings.map_or(0, |d| d.0.len()),
             ..Default::default()
         };
 
@@ -473,6 +487,9 @@ impl Ctx<'_> {
             }
             if !sessions.is_empty() {
                 blocks.push(format!("{}\n{}", t.sessions_title, entries_text(sessions)));
+            }
+            if let Some((text, _, _)) = self.siblings {
+                blocks.push(text.clone());
             }
             if let Some((lines, _, _)) = self.due {
                 blocks.push(lines.clone());

@@ -29,6 +29,65 @@ pub fn current_branch(root: &Path) -> Option<String> {
     (!name.is_empty() && !name.contains(['\n', '\0'])).then(|| name.to_string())
 }
 
+/// Most sibling worktrees looked at.
+const MAX_WORKTREES: usize = 32;
+
+/// The other work trees of the repository holding `root` (git's `worktrees/*/gitdir` in the
+/// common git folder, and the main work tree), each with the branch checked out there; read
+/// from files, no git process. Empty outside a repository or with no other work tree.
+pub fn worktrees(root: &Path) -> Vec<(PathBuf, Option<String>)> {
+    let Some(gd) = git_dir(root) else {
+        return Vec::new();
+    };
+    let common = match small_text(&gd.join("commondir")) {
+        Some(t) => {
+            let p = Path::new(t.trim());
+            let joined = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                gd.join(p)
+            };
+            // `../..` from a linked work tree's folder: resolved, so its name is `.git`
+            std::fs::canonicalize(&joined).unwrap_or(joined)
+        }
+        None => gd.clone(),
+    };
+    let branch_in = |dir: &Path| {
+        let text = small_text(&dir.join("HEAD"))?;
+        let name = text
+            .trim()
+            .strip_prefix("ref:")?
+            .trim()
+            .strip_prefix("refs/heads/")?;
+        (!name.is_empty()).then(|| name.to_string())
+    };
+    // each work tree with its own git folder: this one is the one whose folder is ours
+    let mut found: Vec<(PathBuf, Option<String>, PathBuf)> = Vec::new();
+    if common.file_name().is_some_and(|n| n == ".git")
+        && let Some(main) = common.parent()
+    {
+        found.push((main.to_path_buf(), branch_in(&common), common.clone()));
+    }
+    if let Ok(dirs) = std::fs::read_dir(common.join("worktrees")) {
+        for d in dirs.flatten().take(MAX_WORKTREES) {
+            let Some(pointer) = small_text(&d.path().join("gitdir")) else {
+                continue;
+            };
+            if let Some(wt) = Path::new(pointer.trim()).parent() {
+                found.push((wt.to_path_buf(), branch_in(&d.path()), d.path()));
+            }
+        }
+    }
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    let mine = canon(&gd);
+    found
+        .into_iter()
+        .filter(|(wt, _, g)| canon(g) != mine && wt.is_dir())
+        .map(|(wt, b, _)| (wt, b))
+        .take(MAX_WORKTREES)
+        .collect()
+}
+
 /// The text of a small regular file (at most 4 KiB), without waiting on anything else.
 fn small_text(path: &Path) -> Option<String> {
     use std::io::Read;

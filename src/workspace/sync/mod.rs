@@ -34,7 +34,7 @@ mod wholesale;
 
 pub use render::{entry_block, pointer_line, render_file};
 pub(crate) use wholesale::CLEARED;
-pub use wholesale::{ClearedCounts, entry_ids};
+pub use wholesale::{ClearedCounts, entry_ids, live_entries};
 
 /// How long absorbing waits for a file someone is writing to go quiet before leaving it for a
 /// later command.

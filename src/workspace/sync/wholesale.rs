@@ -34,6 +34,20 @@ pub fn entry_ids(f: FileKind, doc: &markdown::Doc, today: chrono::NaiveDate) -> 
         .collect()
 }
 
+/// The live entries of `doc`, a parsed DECISIONS or SESSIONS, in file order: the id the store
+/// gives each, its heading and its body (without a state marker).
+pub fn live_entries(
+    f: FileKind,
+    doc: &markdown::Doc,
+    today: chrono::NaiveDate,
+) -> Vec<(String, String, String)> {
+    super::items::items_of(f, doc, today)
+        .into_iter()
+        .filter(|i| i.state == crate::model::State::Live)
+        .map(|i| (i.id, i.heading, i.body))
+        .collect()
+}
+
 impl Tx<'_> {
     /// Take `text` as the new content of `f`, as a hand edit made by this transaction's actor:
     /// what it lacks is marked removed (restorable), what it adds is recorded, and the file is

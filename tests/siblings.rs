@@ -1,0 +1,164 @@
+//! Sibling worktrees, with real `git worktree`s: what one work tree's agent records is in the
+//! next session block of the others, with its branch, and nowhere in their files or stores.
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+
+use assert_cmd::Command;
+use common::{TODAY, git_output, private_env, text};
+
+fn tri(dir: &Path, state: &Path, args: &[&str]) -> Output {
+    Command::cargo_bin("trilogy")
+        .unwrap()
+        .arg("--root")
+        .arg(dir)
+        .args(args)
+        .envs(private_env(state))
+        .env("TRILOGY_TODAY", TODAY)
+        .env("TRILOGY_CONFIG", state.join("no-user-config.toml"))
+        .env_remove("TRILOGY_LANG")
+        .output()
+        .unwrap()
+}
+
+fn ok(dir: &Path, state: &Path, args: &[&str]) -> String {
+    let out = tri(dir, state, args);
+    assert!(
+        out.status.success(),
+        "trilogy {args:?} in {}: {}",
+        dir.display(),
+        text(&out.stderr)
+    );
+    text(&out.stdout)
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let o = git_output(dir, args);
+    assert!(o.status.success(), "git {args:?}: {}", text(&o.stderr));
+}
+
+fn memory(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<_> = std::fs::read_dir(dir.join("memory"))
+        .unwrap()
+        .map(|e| e.unwrap())
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_decision_in_one_worktree_is_in_the_others_block_with_its_branch_and_in_none_of_their_files() {
+    let base = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let (main, a, b) = (
+        base.path().join("main"),
+        base.path().join("feat-a"),
+        base.path().join("feat-b"),
+    );
+    std::fs::create_dir(&main).unwrap();
+    git(&main, &["init", "-q", "-b", "main"]);
+    ok(&main, state.path(), &["init"]);
+    git(&main, &["add", "-A"]);
+    git(&main, &["commit", "-qm", "memory"]);
+    git(
+        &main,
+        &["worktree", "add", "-q", a.to_str().unwrap(), "-b", "feat-a"],
+    );
+    git(
+        &main,
+        &["worktree", "add", "-q", b.to_str().unwrap(), "-b", "feat-b"],
+    );
+
+    ok(
+        &a,
+        state.path(),
+        &[
+            "checkpoint",
+            "--decision",
+            "Feature A parses with the streaming reader",
+            "--because",
+            "the input files are huge",
+        ],
+    );
+    let (a_files, main_files) = (memory(&a), memory(&main));
+    let b_before = memory(&b);
+
+    let block = ok(&b, state.path(), &["inject"]);
+    assert!(
+        block.contains("[feat-a] ## 2026-11-29 — Feature A parses with the streaming reader"),
+        "{block}"
+    );
+    assert!(block.contains("因为：the input files are huge"), "{block}");
+    // after SESSIONS
+    let sessions = block.find("--- SESSIONS.md").unwrap_or(0);
+    assert!(block.find("[feat-a]").unwrap() > sessions);
+
+    // nothing of it is written anywhere but where it was recorded
+    assert_eq!(memory(&b), b_before, "feat-b's files");
+    assert_eq!(memory(&main), main_files, "main's files");
+    assert_eq!(memory(&a), a_files, "feat-a's files");
+    let held = ok(
+        &b,
+        state.path(),
+        &["read", "DECISIONS.md", "-n", "50", "--json"],
+    );
+    assert!(!held.contains("streaming reader"), "feat-b's store: {held}");
+    let agents = std::fs::read_to_string(b.join("AGENTS.md")).unwrap();
+    assert!(
+        !agents.contains("streaming reader"),
+        "the committed boot block"
+    );
+
+    // status names the siblings
+    let status: serde_json::Value =
+        serde_json::from_str(&ok(&b, state.path(), &["status", "--json"])).unwrap();
+    let siblings = status["siblings"].as_array().unwrap();
+    let fa = siblings
+        .iter()
+        .find(|s| s["branch"] == "feat-a")
+        .unwrap_or_else(|| panic!("{status}"));
+    assert_eq!(fa["decisions"], 1);
+    assert!(siblings.iter().any(|s| s["branch"] == "main"), "{status}");
+
+    // switched off, no section
+    let off = ok(
+        &b,
+        state.path(),
+        &["--set", "sibling_worktrees=false", "inject"],
+    );
+    assert!(!off.contains("[feat-a]"), "{off}");
+
+    // merged into main: there once, as main's own
+    git(&a, &["add", "-A"]);
+    git(&a, &["commit", "-qm", "feature a"]);
+    git(&main, &["merge", "-q", "feat-a"]);
+    let main_block = ok(&main, state.path(), &["inject"]);
+    assert_eq!(
+        main_block
+            .matches("## 2026-11-29 — Feature A parses with the streaming reader")
+            .count(),
+        1,
+        "{main_block}"
+    );
+    assert!(
+        !main_block.contains("[feat-a]"),
+        "held by main now: {main_block}"
+    );
+}
+
+#[test]
+fn outside_a_repository_or_alone_there_is_no_sibling_section() {
+    let ws = common::Ws::init();
+    let block = ws.ok(&["inject"]);
+    assert!(!block.contains("其他工作树"), "{block}");
+    let status = ws.json(&["status"]);
+    assert_eq!(status["siblings"], serde_json::json!([]));
+}
