@@ -187,7 +187,7 @@ mod tests {
         SiblingEntry {
             branch: Some(format!("feat-{}", i % 3)),
             worktree: "/w".into(),
-            kind: if i % 4 == 0 { "decision" } else { "session" },
+            kind: if i.is_multiple_of(4) { "decision" } else { "session" },
             id: format!("{i:012}"),
             heading: format!("2026-11-{:02} · area{}", i % 28 + 1, i % 5),
             body: (0..body_len.div_ceil(40))
