@@ -5,10 +5,13 @@
 //! and the main work tree), no git process. Their memory files are read — small regular files
 //! only, through the same caps as this workspace's, never written and never locked, so a
 //! sibling in the middle of a long write delays nothing: the files are the projection its
-//! store writes whole. An entry counts when it is live there, dated within `sibling_days`,
+//! store writes whole. What they held is cached in this workspace's state folder (`cache`), so
+//! a session start re-reads only the files that moved. An entry counts when it is live there, dated within `sibling_days`,
 //! and not held by this workspace's store (in any state); an entry holding a credential is left
 //! out. Sibling entries go into the session-start block only — never into this work tree's
 //! files, nor into the copies of the block written into `AGENTS.md` or a rules file.
+
+mod cache;
 
 use std::path::PathBuf;
 
@@ -77,18 +80,31 @@ pub fn recent(ws: &Workspace, r: &dyn Reader) -> Result<Vec<SiblingEntry>> {
     let since = today
         .checked_sub_days(Days::new(ws.config.sibling_days))
         .unwrap_or(NaiveDate::MIN);
+    let state = ws.state_dir();
+    let mut cache = cache::Cache::load(&state);
+    let mut seen: Vec<PathBuf> = Vec::new();
     let mut out: Vec<SiblingEntry> = Vec::new();
     for (root, branch) in worktrees(&ws.root) {
         let memory = root.join(&ws.config.memory_dir_name);
         for f in [FileKind::Decisions, FileKind::Sessions] {
-            for (id, heading, body) in entries(&memory, f, today).unwrap_or_default() {
-                let Some(date) = heading_date(&heading).filter(|d| *d >= since) else {
-                    continue;
-                };
-                if out.iter().any(|e| e.id == id)
-                    || r.entry(&id)?.is_some()
-                    || crate::secrets::find(&format!("{heading}\n{body}")).is_some()
-                {
+            let path = memory.join(f.file_name());
+            let found = cache.entries(&path, since, || {
+                Some(
+                    entries(&memory, f, today)?
+                        .into_iter()
+                        .filter_map(|(id, heading, body)| {
+                            let date = heading_date(&heading).filter(|d| *d >= since)?;
+                            // an entry holding a credential never leaves its work tree
+                            crate::secrets::find(&format!("{heading}\n{body}"))
+                                .is_none()
+                                .then_some((id, heading, body, date))
+                        })
+                        .collect(),
+                )
+            });
+            seen.push(path);
+            for (id, heading, body, date) in found.unwrap_or_default() {
+                if out.iter().any(|e| e.id == id) || r.entry(&id)?.is_some() {
                     continue;
                 }
                 out.push(SiblingEntry {
@@ -106,6 +122,7 @@ pub fn recent(ws: &Workspace, r: &dyn Reader) -> Result<Vec<SiblingEntry>> {
             }
         }
     }
+    cache.save(&state, &seen);
     out.sort_by(|a, b| {
         (a.kind != "decision")
             .cmp(&(b.kind != "decision"))
@@ -187,7 +204,11 @@ mod tests {
         SiblingEntry {
             branch: Some(format!("feat-{}", i % 3)),
             worktree: "/w".into(),
-            kind: if i.is_multiple_of(4) { "decision" } else { "session" },
+            kind: if i.is_multiple_of(4) {
+                "decision"
+            } else {
+                "session"
+            },
             id: format!("{i:012}"),
             heading: format!("2026-11-{:02} · area{}", i % 28 + 1, i % 5),
             body: (0..body_len.div_ceil(40))
