@@ -117,6 +117,30 @@ fn a_decision_in_one_worktree_is_in_the_others_block_with_its_branch_and_in_none
         "the committed boot block"
     );
 
+    // feat-b's search finds it, flagged with its branch and work tree; --here leaves it out
+    let found: serde_json::Value = serde_json::from_str(&ok(
+        &b,
+        state.path(),
+        &["search", "--json", "streaming reader"],
+    ))
+    .unwrap();
+    let hit = &found["hits"][0];
+    assert_eq!(hit["branch"], "feat-a", "{found}");
+    assert_eq!(hit["worktree"], a.display().to_string());
+    assert!(
+        hit["text"]
+            .as_str()
+            .unwrap()
+            .contains("the input files are huge")
+    );
+    let here: serde_json::Value = serde_json::from_str(&ok(
+        &b,
+        state.path(),
+        &["search", "--json", "--here", "streaming reader"],
+    ))
+    .unwrap();
+    assert_eq!(here["hits"], serde_json::json!([]), "{here}");
+
     // status names the siblings
     let status: serde_json::Value =
         serde_json::from_str(&ok(&b, state.path(), &["status", "--json"])).unwrap();

@@ -513,6 +513,9 @@ pub struct SearchArgs {
     /// Number of results (default 5, at most 20)
     #[arg(long, short = 'n', default_value_t = 5)]
     limit: usize,
+    /// This work tree only: leave out what sibling git work trees recorded lately
+    #[arg(long)]
+    here: bool,
 }
 
 pub fn search(env: &Env, a: SearchArgs) -> Result<()> {
@@ -529,6 +532,7 @@ pub fn search(env: &Env, a: SearchArgs) -> Result<()> {
             "only" => ArchiveMode::Only,
             _ => ArchiveMode::Include,
         },
+        here: a.here,
     };
     let out = crate::ops::search::search(&env.ws, q)?;
     format::print(env, &out, format::search)

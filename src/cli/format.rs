@@ -155,6 +155,10 @@ pub fn search(o: &SearchOutcome) -> String {
             .branch
             .as_deref()
             .map_or(String::new(), |b| format!(", branch {b}"));
+        let branch = match &h.worktree {
+            Some(w) => format!("{branch}, in sibling work tree {w}"),
+            None => branch,
+        };
         let mut s = format!(
             "{} · {}  [{} {}, {:.2}{weak}{also}{branch}]",
             h.file, h.heading, h.kind, h.id, h.score

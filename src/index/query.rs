@@ -75,6 +75,8 @@ pub struct SearchQuery {
     pub since: Option<NaiveDate>,
     pub until: Option<NaiveDate>,
     pub archive: ArchiveMode,
+    /// This work tree only: no entries of sibling work trees (the caller adds those).
+    pub here: bool,
 }
 
 /// One result.
@@ -107,6 +109,9 @@ pub struct Hit {
     /// The branch the entry was recorded on (filled in from the store by the caller).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub branch: Option<String>,
+    /// The sibling work tree that holds it, when it is not this one's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<String>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -431,6 +436,7 @@ impl SearchIndex {
                     recency: d.recency(),
                     also: 0,
                     branch: None,
+                    worktree: None,
                 });
             }
         }
@@ -481,6 +487,7 @@ impl SearchIndex {
             recency,
             also: 0,
             branch: None,
+            worktree: None,
         })
     }
 
@@ -695,6 +702,7 @@ mod tests {
             text: String::new(),
             also: 0,
             branch: None,
+            worktree: None,
         };
         let mut hits = vec![
             hit("a", "archived", Some("2026-11-05"), 9),

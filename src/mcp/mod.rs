@@ -117,6 +117,8 @@ struct SearchArgs {
     since: Option<String>,
     until: Option<String>,
     archive: Option<String>,
+    #[serde(default)]
+    here: bool,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -311,6 +313,7 @@ impl MemoryServer {
                             )));
                         }
                     },
+                    here: s.here,
                 };
                 let out = ops::search::search(ws, q)?;
                 let text = if out.hits.is_empty() {

@@ -97,19 +97,26 @@ pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
                   index: &SearchIndex,
                   tail: crate::index::Pending|
      -> Result<SearchOutcome> {
+        // sibling work trees' recent entries are scored beside the pending changes, with this
+        // index's statistics
+        let unindexed = tail.len();
+        let (tail, siblings) = with_siblings(ws, r, &q, tail)?;
         let mut hits = index.search(&q, &tail)?;
         for h in &mut hits {
             if h.text.len() > HIT_TEXT_BYTES {
                 h.text = bound_text(&h.text, ws.lang());
             }
-            if h.kind == "session" || h.kind == "decision" {
+            if let Some((branch, worktree)) = siblings.get(&h.id) {
+                h.branch = branch.clone();
+                h.worktree = Some(worktree.clone());
+            } else if h.kind == "session" || h.kind == "decision" {
                 h.branch = r.entry(&h.id)?.and_then(|e| e.origin.branch);
             }
         }
         Ok(SearchOutcome {
             query: q.text.clone(),
             hits,
-            unindexed: tail.len(),
+            unindexed,
         })
     };
     let run = |r: &dyn crate::store::Reader| -> Result<SearchOutcome> {
@@ -164,6 +171,49 @@ pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
         answer(r, &index, tail)
     })?;
     Ok(out.value)
+}
+
+/// Sibling work trees' recent entries (`ops::sibling::recent`) as documents scored beside
+/// `tail`, unless the query is for this work tree only; with the branch and work tree of each.
+type SiblingTags = std::collections::HashMap<String, (Option<String>, String)>;
+
+fn with_siblings(
+    ws: &Workspace,
+    r: &dyn crate::store::Reader,
+    q: &SearchQuery,
+    mut tail: crate::index::Pending,
+) -> Result<(crate::index::Pending, SiblingTags)> {
+    let mut tags = SiblingTags::new();
+    if q.here || !ws.config.sibling_worktrees {
+        return Ok((tail, tags));
+    }
+    for e in crate::ops::sibling::recent(ws, r)? {
+        let (file, area) = if e.kind == "decision" {
+            ("DECISIONS.md", String::new())
+        } else {
+            (
+                "SESSIONS.md",
+                crate::model::heading_area(&e.heading).to_lowercase(),
+            )
+        };
+        tail.docs.push(crate::index::SearchDoc {
+            key: format!("w:{}", e.id),
+            kind: if e.kind == "decision" {
+                "decision"
+            } else {
+                "session"
+            },
+            file,
+            area,
+            state: crate::model::State::Live.as_str(),
+            date: Some(e.date),
+            seq: 0,
+            heading: e.heading,
+            body: e.body,
+        });
+        tags.insert(e.id, (e.branch, e.worktree));
+    }
+    Ok((tail, tags))
 }
 
 /// Build the index again from the store and put it in place in one step (searches running

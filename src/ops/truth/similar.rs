@@ -54,6 +54,8 @@ fn warning(ws: &Workspace, i: usize, d: &DecisionInput) -> Option<String> {
         limit: CANDIDATES,
         kind: Some("decision".into()),
         archive: ArchiveMode::Exclude,
+        // only what this work tree holds can be superseded here
+        here: true,
         ..SearchQuery::default()
     };
     let hits = crate::ops::search::search(ws, q).ok()?.hits;
