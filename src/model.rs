@@ -699,6 +699,9 @@ pub struct AgentSession {
     /// Unix milliseconds of the last nudge scheduled (0: none).
     pub last_nudge_ms: i64,
     pub ended_at: Option<String>,
+    /// Sibling work trees' entries the session has been shown (its block, or a notice).
+    #[serde(default)]
+    pub siblings_seen: Vec<String>,
 }
 
 impl AgentSession {

@@ -186,3 +186,69 @@ fn outside_a_repository_or_alone_there_is_no_sibling_section() {
     let status = ws.json(&["status"]);
     assert_eq!(status["siblings"], serde_json::json!([]));
 }
+
+/// A live session in one work tree hears, at its next prompt, what a sibling recorded meanwhile
+/// — once.
+#[test]
+fn a_live_session_hears_what_a_sibling_recorded_since_it_started() {
+    let base = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let (main, a) = (base.path().join("main"), base.path().join("feat-a"));
+    std::fs::create_dir(&main).unwrap();
+    git(&main, &["init", "-q", "-b", "main"]);
+    ok(&main, state.path(), &["init"]);
+    git(&main, &["add", "-A"]);
+    git(&main, &["commit", "-qm", "memory"]);
+    git(
+        &main,
+        &["worktree", "add", "-q", a.to_str().unwrap(), "-b", "feat-a"],
+    );
+
+    let hook = |event: &str, hook_event: &str| -> String {
+        let payload = serde_json::json!({
+            "session_id": "live-main", "hook_event_name": hook_event, "source": "startup",
+            "prompt": "go on", "cwd": main.display().to_string(), "transcript_path": "/nonexistent",
+        });
+        let out = Command::cargo_bin("trilogy")
+            .unwrap()
+            .arg("--root")
+            .arg(&main)
+            .args(["hook", "claude", event])
+            .envs(private_env(state.path()))
+            .env("TRILOGY_TODAY", TODAY)
+            .env("TRILOGY_CONFIG", state.path().join("no-user-config.toml"))
+            .write_stdin(payload.to_string())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        common::hook_context(&text(&out.stdout))
+    };
+    let block = hook("session-start", "SessionStart");
+    assert!(!block.contains("[feat-a]"), "nothing there yet");
+    assert_eq!(hook("user-prompt-submit", "UserPromptSubmit"), "");
+
+    ok(
+        &a,
+        state.path(),
+        &[
+            "checkpoint",
+            "--decision",
+            "Cache parsed files in feat-a",
+            "--because",
+            "parsing dominates",
+        ],
+    );
+    let n = hook("user-prompt-submit", "UserPromptSubmit");
+    assert!(
+        n.contains("[feat-a]")
+            && n.contains("Cache parsed files in feat-a")
+            && n.contains("因为：parsing dominates"),
+        "{n}"
+    );
+    assert!(n.len() <= 2000);
+    assert_eq!(
+        hook("user-prompt-submit", "UserPromptSubmit"),
+        "",
+        "told once"
+    );
+}

@@ -187,6 +187,10 @@ pub fn inject(
             st.injected_ids = block.ids.clone();
             st.dropped = block.dropped.clone();
         }
+        // the block named what the siblings held; a resumed session hears only what is new
+        if injected {
+            st.siblings_seen = siblings.iter().map(|e| e.id.clone()).collect();
+        }
         st.seen_event = r.last_event_seq()?;
         st.turn_start_event = st.seen_event;
         st.ended_at = None;
@@ -285,6 +289,9 @@ fn pending(
         if let Some(n) = change_notice(ws, r, &changes)? {
             parts.push(n);
             st.announced += changes.len() as u64;
+        }
+        if let Some(n) = crate::ops::sibling::notice(ws, r, &mut st.siblings_seen)? {
+            parts.push(n);
         }
         st.seen_event = r.last_event_seq()?;
         if new_turn {
