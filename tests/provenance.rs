@@ -98,6 +98,19 @@ fn a_detached_head_gives_no_branch_and_a_fresh_clone_says_its_entries_came_from_
         "side"
     );
 
+    // read --branch filters by provenance
+    let side = ws.json(&["read", "SESSIONS.md", "--branch", "side"]);
+    let bodies: Vec<&str> = side["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["body"].as_str().unwrap())
+        .collect();
+    assert_eq!(bodies.len(), 1, "{side}");
+    assert!(bodies[0].contains("on the branch"));
+    let other = ws.json(&["read", "SESSIONS.md", "--branch", "other"]);
+    assert_eq!(other["entries"], json!([]));
+
     let clone = Ws::new();
     let o = git_output(
         clone.root(),

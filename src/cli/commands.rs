@@ -183,8 +183,11 @@ fn cmd_read(env: &Env, a: ReadArgs) -> Result<()> {
             })
         })
         .transpose()?;
-    let entry_mode =
-        a.area.is_some() || a.since.is_some() || a.until.is_some() || a.limit.is_some();
+    let entry_mode = a.area.is_some()
+        || a.since.is_some()
+        || a.until.is_some()
+        || a.limit.is_some()
+        || a.branch.is_some();
     let targets: Vec<ReadTarget> = if let Some(s) = a.section {
         vec![ReadTarget::Section(s)]
     } else if entry_mode {
@@ -194,6 +197,7 @@ fn cmd_read(env: &Env, a: ReadArgs) -> Result<()> {
             since: parse_date("since", &a.since)?,
             until: parse_date("until", &a.until)?,
             limit: a.limit.unwrap_or(usize::MAX),
+            branch: a.branch,
         })]
     } else if let Some(f) = file {
         vec![ReadTarget::File(f)]

@@ -157,6 +157,9 @@ struct ReadArgs {
     /// At most this many entries (newest first); implies entry mode
     #[arg(long, short = 'n')]
     limit: Option<usize>,
+    /// Only entries recorded on this git branch (their provenance); implies entry mode
+    #[arg(long, value_name = "BRANCH")]
+    branch: Option<String>,
 }
 
 #[derive(Args, Debug)]

@@ -278,6 +278,7 @@ impl MemoryServer {
                         since: date("since", &r.since)?,
                         until: date("until", &r.until)?,
                         limit: in_range("limit", r.limit, 1, 200)?.unwrap_or(15),
+                        branch: None,
                     })
                 } else {
                     ReadTarget::File(file.unwrap_or(FileKind::Project))

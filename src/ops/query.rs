@@ -33,6 +33,8 @@ pub struct EntryFilter {
     pub since: Option<NaiveDate>,
     pub until: Option<NaiveDate>,
     pub limit: usize,
+    /// Only entries recorded on this git branch (their provenance).
+    pub branch: Option<String>,
 }
 
 impl Default for EntryFilter {
@@ -43,6 +45,7 @@ impl Default for EntryFilter {
             since: None,
             until: None,
             limit: 15,
+            branch: None,
         }
     }
 }
@@ -166,7 +169,8 @@ fn filtered(r: &dyn Reader, f: &EntryFilter) -> Result<Vec<EntryRecord>> {
         }
         let dated_ok = f.until.is_none_or(|u| e.sort_date <= u);
         let area_ok = area.as_ref().is_none_or(|a| e.area().to_lowercase() == *a);
-        if dated_ok && area_ok {
+        let branch_ok = (f.branch.as_deref()).is_none_or(|b| e.origin.branch.as_deref() == Some(b));
+        if dated_ok && area_ok && branch_ok {
             out.push(e);
         }
         Ok(out.len() < f.limit)
