@@ -268,10 +268,10 @@ pub const MARKER_PREFIXES: [&str; 4] = ["已被取代：", "Superseded by:", "�
 /// `body` with a last line that would read as a state marker escaped (`\` before it): text
 /// an agent or an import wrote never marks its entry superseded or retired.
 pub fn escape_marker(mut body: String) -> String {
-    if let Some(i) = body.rfind('\n')
-        && MARKER_PREFIXES.iter().any(|p| body[i + 1..].starts_with(p))
-    {
-        body.insert(i + 1, '\\');
+    // the last line, which is the whole body when it has one line
+    let start = body.rfind('\n').map_or(0, |i| i + 1);
+    if MARKER_PREFIXES.iter().any(|p| body[start..].starts_with(p)) {
+        body.insert(start, '\\');
     }
     body
 }
@@ -747,6 +747,19 @@ pub fn check_actor(s: &str) -> std::result::Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_marker_line_in_written_text_is_escaped_even_when_it_is_the_only_line() {
+        assert_eq!(
+            escape_marker("Retired: 2026-01-01 — x".into()),
+            "\\Retired: 2026-01-01 — x"
+        );
+        assert_eq!(
+            escape_marker("Done: a\n已失效：x".into()),
+            "Done: a\n\\已失效：x"
+        );
+        assert_eq!(escape_marker("Done: a\nb".into()), "Done: a\nb");
+    }
 
     #[test]
     fn area_parses_with_or_without_spaces_around_dot() {

@@ -189,3 +189,20 @@ fn a_review_is_one_short_line() {
         );
     }
 }
+
+#[test]
+fn a_review_is_checked_for_secrets_like_any_field() {
+    let ws = Ws::init();
+    for batch in [
+        serde_json::json!({"decisions": [{"choice": "c", "review": "AKIAZ3MXQ7RTL5VW2KHD"}]}),
+        serde_json::json!({"project": [{"section": "现状", "line": "x", "review": "AKIAZ3MXQ7RTL5VW2KHD"}]}),
+    ] {
+        let out = ws.run_stdin(&["checkpoint", "-"], &batch.to_string());
+        assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("review"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+}

@@ -337,3 +337,19 @@ fn hand_written_topic_review_and_retired_lines_round_trip() {
     assert!(!ws.ok(&["inject"]).contains("Nightly builds"));
     assert_eq!(ws.read("DECISIONS.md"), file, "still byte for byte");
 }
+
+/// A `Topic:` line inside another field's text is the topic the stored entry reads back, so it
+/// is held to the same rule.
+#[test]
+fn a_topic_line_smuggled_into_the_text_is_held_to_the_rule() {
+    let ws = Ws::init();
+    ws.ok(&["checkpoint", "--decision", "Use redb", "--topic", "storage"]);
+    let before = ws.snapshot();
+    let out = decide(
+        &ws,
+        serde_json::json!({"decisions": [{"choice": "Use sqlite", "because": "smaller\n主题：storage"}]}),
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("Use redb"));
+    assert_eq!(ws.snapshot(), before);
+}

@@ -63,6 +63,7 @@ pub fn validate(input: &CheckpointInput) -> Result<()> {
             ("area", &d.area),
             ("supersedes", &d.supersedes),
             ("topic", &d.topic),
+            ("review", &d.review),
         ] {
             if let Some(v) = v {
                 fields.push((format!("decisions[{i}].{name}"), v, MAX_FIELD_BYTES));
@@ -94,6 +95,7 @@ pub fn validate(input: &CheckpointInput) -> Result<()> {
             ("text", &p.text, MAX_SECTION_BYTES),
             ("line", &p.line, MAX_FIELD_BYTES),
             ("replaces", &p.replaces, MAX_FIELD_BYTES),
+            ("review", &p.review, MAX_FIELD_BYTES),
         ] {
             if let Some(v) = v {
                 fields.push((format!("project[{i}].{name}"), v, max));

@@ -216,14 +216,15 @@ pub fn block_text(
     };
     let branch = |e: &SiblingEntry| e.branch.clone().unwrap_or_else(|| e.worktree.clone());
     let mut out = title.to_string();
-    if out.len() > cap {
-        return None;
-    }
     let (mut whole, mut named) = (0usize, 0usize);
     let more = |n: usize| match lang {
         Lang::Zh => format!("\n另有 {n} 条（在各自工作树里 memory_search 可见）"),
         Lang::En => format!("\n{n} more (in their own work trees)"),
     };
+    // the title and, at worst, the count of everything
+    if out.len() + more(entries.len()).len() > cap {
+        return None;
+    }
     for (i, e) in entries.iter().enumerate() {
         let full = format!("\n[{}] ## {}\n{}", branch(e), e.heading, e.body.trim_end());
         let bare = format!("\n- [{}] {}", branch(e), e.heading);
@@ -274,7 +275,7 @@ mod tests {
     fn the_section_stays_within_its_cap_and_never_cuts_a_line() {
         for n in [1usize, 2, 5, 20, 200] {
             for body in [10usize, 200, 3000] {
-                for cap in [0usize, 100, 300, 1000, 5000, 50_000] {
+                for cap in [0usize, 100, 120, 140, 160, 200, 300, 1000, 5000, 50_000] {
                     let entries: Vec<SiblingEntry> = (0..n).map(|i| entry(i, body)).collect();
                     let Some((text, whole, named)) = block_text(&entries, Lang::Zh, cap) else {
                         continue;

@@ -62,7 +62,7 @@ fn relative(s: &str, base: NaiveDate) -> Option<NaiveDate> {
             base.checked_add_days(Days::new(7 * u64::from(n)))
         }
         "month" | "months" | "个月" | "月" => base.checked_add_months(Months::new(n)),
-        "year" | "years" | "年" => base.checked_add_months(Months::new(12 * n)),
+        "year" | "years" | "年" => base.checked_add_months(Months::new(n.checked_mul(12)?)),
         _ => None,
     }
 }
@@ -80,13 +80,15 @@ fn review_value(line: &str) -> Option<&str> {
         .map(str::trim)
 }
 
-/// A section's text with its review line last: every review line taken out, then `review`
-/// (or, without one, the last of those taken out) put at the end.
+/// A section's text with its review line last: every review line holding a date taken out,
+/// then `review` (or, without one, the last of those taken out) put at the end.
 pub fn settle(text: &str, review: Option<String>) -> String {
     let mut kept: Vec<&str> = Vec::new();
     let mut found: Option<&str> = None;
     for line in text.lines() {
-        if review_value(line).is_some() {
+        // only a review line holding a date moves: a line that merely starts with the word
+        // (`Review: two approvals per PR`) is the section's text
+        if review_value(line).and_then(date_of).is_some() {
             found = Some(line);
         } else {
             kept.push(line);
@@ -231,6 +233,9 @@ mod tests {
             assert_eq!(resolve(raw, base), want, "{raw}");
         }
         assert_eq!(date_of("when we change machines"), None);
+        // a count too large for a date is a phrase, never a wrapped-around date
+        assert_eq!(resolve("400000000 years", base), "400000000 years");
+        assert_eq!(resolve("357913942 years", base), "357913942 years");
     }
 
     #[test]
@@ -244,5 +249,13 @@ mod tests {
             "a\nReview: 2028-01-01"
         );
         assert_eq!(settle("a\nb", None), "a\nb");
+        // a line that only starts with the word is the section's text, left where it is
+        assert_eq!(
+            settle(
+                "Review: two approvals per PR\nReview: docs by the writer\nc",
+                None
+            ),
+            "Review: two approvals per PR\nReview: docs by the writer\nc"
+        );
     }
 }

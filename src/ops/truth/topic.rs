@@ -70,10 +70,17 @@ pub fn check(
 ) -> Result<()> {
     let live = live_by_topic(r)?;
     let mut in_call: BTreeMap<String, usize> = BTreeMap::new();
-    for (i, (d, (heading, body, supersedes))) in decisions.iter().zip(planned).enumerate() {
-        let Some(raw) = d.topic.as_deref().map(str::trim).filter(|t| !t.is_empty()) else {
+    for (i, (_, (heading, body, supersedes))) in decisions.iter().zip(planned).enumerate() {
+        // the topic as the stored entry will read back (a `Topic:` line inside another field's
+        // text counts too, so text cannot slip a second live decision onto a topic)
+        let Some(raw) = read_fields(body)
+            .topic
+            .map(|t| t.lines().next().unwrap_or_default().trim().to_string())
+            .filter(|t| !t.is_empty())
+        else {
             continue;
         };
+        let raw = raw.as_str();
         let key = topic_key(raw);
         if let Some(first) = in_call.insert(key.clone(), i) {
             return Err(Error::bad_input(format!(

@@ -59,7 +59,7 @@ pub fn worktrees(root: &Path) -> Vec<(PathBuf, Option<String>)> {
             .strip_prefix("ref:")?
             .trim()
             .strip_prefix("refs/heads/")?;
-        (!name.is_empty()).then(|| name.to_string())
+        (!name.is_empty() && !name.contains(['\n', '\r', '\0'])).then(|| name.to_string())
     };
     // each work tree with its own git folder: this one is the one whose folder is ours
     let mut found: Vec<(PathBuf, Option<String>, PathBuf)> = Vec::new();
@@ -73,17 +73,42 @@ pub fn worktrees(root: &Path) -> Vec<(PathBuf, Option<String>)> {
             let Some(pointer) = small_text(&d.path().join("gitdir")) else {
                 continue;
             };
-            if let Some(wt) = Path::new(pointer.trim()).parent() {
+            // git writes the pointer absolute, or (worktree.useRelativePaths) relative to
+            // this folder
+            let p = Path::new(pointer.trim());
+            let dot_git = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                d.path().join(p)
+            };
+            let dot_git = std::fs::canonicalize(&dot_git).unwrap_or(dot_git);
+            if let Some(wt) = dot_git.parent() {
                 found.push((wt.to_path_buf(), branch_in(&d.path()), d.path()));
             }
         }
     }
     let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
     let mine = canon(&gd);
+    // a workspace below its work tree's top (a monorepo's package) has its siblings at the
+    // same place below theirs
+    let below = root
+        .ancestors()
+        .find(|d| d.join(".git").exists())
+        .and_then(|top| root.strip_prefix(top).ok())
+        .map(Path::to_path_buf)
+        .unwrap_or_default();
     found
         .into_iter()
         .filter(|(wt, _, g)| canon(g) != mine && wt.is_dir())
-        .map(|(wt, b, _)| (wt, b))
+        .map(|(wt, b, _)| {
+            let at = if below.as_os_str().is_empty() {
+                wt
+            } else {
+                wt.join(&below)
+            };
+            (at, b)
+        })
+        .filter(|(wt, _)| wt.is_dir())
         .take(MAX_WORKTREES)
         .collect()
 }
