@@ -39,6 +39,29 @@ fn git(dir: &Path, args: &[&str]) {
     assert!(o.status.success(), "git {args:?}: {}", text(&o.stderr));
 }
 
+/// A repository at `main` (branch `main`, memory initialised and committed) with a linked
+/// work tree per `(path, branch)`.
+fn repo(main: &Path, state: &Path, trees: &[(&Path, &str)]) {
+    std::fs::create_dir(main).unwrap();
+    git(main, &["init", "-q", "-b", "main"]);
+    ok(main, state, &["init"]);
+    git(main, &["add", "-A"]);
+    git(main, &["commit", "-qm", "memory"]);
+    for (path, branch) in trees {
+        git(
+            main,
+            &[
+                "worktree",
+                "add",
+                "-q",
+                path.to_str().unwrap(),
+                "-b",
+                branch,
+            ],
+        );
+    }
+}
+
 fn memory(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut v: Vec<_> = std::fs::read_dir(dir.join("memory"))
         .unwrap()
@@ -63,19 +86,7 @@ fn a_decision_in_one_worktree_is_in_the_others_block_with_its_branch_and_in_none
         base.path().join("feat-a"),
         base.path().join("feat-b"),
     );
-    std::fs::create_dir(&main).unwrap();
-    git(&main, &["init", "-q", "-b", "main"]);
-    ok(&main, state.path(), &["init"]);
-    git(&main, &["add", "-A"]);
-    git(&main, &["commit", "-qm", "memory"]);
-    git(
-        &main,
-        &["worktree", "add", "-q", a.to_str().unwrap(), "-b", "feat-a"],
-    );
-    git(
-        &main,
-        &["worktree", "add", "-q", b.to_str().unwrap(), "-b", "feat-b"],
-    );
+    repo(&main, state.path(), &[(&a, "feat-a"), (&b, "feat-b")]);
 
     ok(
         &a,
@@ -194,15 +205,7 @@ fn a_live_session_hears_what_a_sibling_recorded_since_it_started() {
     let base = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
     let (main, a) = (base.path().join("main"), base.path().join("feat-a"));
-    std::fs::create_dir(&main).unwrap();
-    git(&main, &["init", "-q", "-b", "main"]);
-    ok(&main, state.path(), &["init"]);
-    git(&main, &["add", "-A"]);
-    git(&main, &["commit", "-qm", "memory"]);
-    git(
-        &main,
-        &["worktree", "add", "-q", a.to_str().unwrap(), "-b", "feat-a"],
-    );
+    repo(&main, state.path(), &[(&a, "feat-a")]);
 
     let hook = |event: &str, hook_event: &str| -> String {
         let payload = serde_json::json!({
