@@ -26,6 +26,35 @@ fn refused(id: &str, what: &str, f: &crate::secrets::Finding) -> Error {
     ))
 }
 
+/// `id_prefix` trimmed, when it is long enough to name an entry (at least 4 characters).
+pub(crate) fn id_prefix_checked(id_prefix: &str) -> Result<&str> {
+    let prefix = id_prefix.trim();
+    if prefix.len() < 4 {
+        return Err(Error::bad_input(format!(
+            "id `{prefix}` is too short; give at least 4 characters of an id from `trilogy log` or `trilogy read --json`"
+        )));
+    }
+    Ok(prefix)
+}
+
+/// The one entry, in any state, whose id starts with `prefix`.
+pub(crate) fn entry_by_prefix(r: &dyn Reader, prefix: &str) -> Result<EntryRecord> {
+    let mut matches: Vec<EntryRecord> = r
+        .all_entries()?
+        .into_iter()
+        .filter(|e| e.id.starts_with(prefix))
+        .collect();
+    match matches.len() {
+        0 => Err(Error::NotFound(format!(
+            "no entry with id `{prefix}`; `trilogy log` lists ids"
+        ))),
+        1 => Ok(matches.remove(0)),
+        n => Err(Error::bad_input(format!(
+            "id `{prefix}` matches {n} entries; give more characters"
+        ))),
+    }
+}
+
 /// Restore the entry whose id starts with `id_prefix`.
 pub fn restore_entry(
     ws: &Workspace,
@@ -33,32 +62,9 @@ pub fn restore_entry(
     id_prefix: &str,
 ) -> Result<Written<RestoreOutcome>> {
     ws.require_memory()?;
-    let prefix = id_prefix.trim();
-    if prefix.len() < 4 {
-        return Err(Error::bad_input(format!(
-            "id `{prefix}` is too short; give at least 4 characters of an id from `trilogy log` or `trilogy read --json`"
-        )));
-    }
+    let prefix = id_prefix_checked(id_prefix)?;
     ws.write(actor, |tx| {
-        let matches: Vec<_> = tx
-            .store()
-            .all_entries()?
-            .into_iter()
-            .filter(|e| e.id.starts_with(prefix))
-            .collect();
-        let rec = match matches.len() {
-            0 => {
-                return Err(Error::NotFound(format!(
-                    "no entry with id `{prefix}`; `trilogy log` lists ids"
-                )));
-            }
-            1 => matches.into_iter().next().expect("one match"),
-            n => {
-                return Err(Error::bad_input(format!(
-                    "id `{prefix}` matches {n} entries; give more characters"
-                )));
-            }
-        };
+        let rec = entry_by_prefix(tx.store(), prefix)?;
         if rec.state == State::Live {
             return Err(Error::bad_input(format!(
                 "entry {} ({}) is already live",

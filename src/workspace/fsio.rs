@@ -102,6 +102,16 @@ pub fn open_regular(path: &Path, max: u64) -> std::io::Result<(std::fs::File, st
     Ok((f, meta))
 }
 
+/// The text of a regular file of at most `max` bytes ([`open_regular`]: never waits on a FIFO
+/// or a device); `None` when it is missing, not regular, larger, or not UTF-8.
+pub fn read_small_text(path: &Path, max: u64) -> Option<String> {
+    use std::io::Read;
+    let (file, _) = open_regular(path, max).ok()?;
+    let mut text = String::new();
+    file.take(max).read_to_string(&mut text).ok()?;
+    Some(text)
+}
+
 /// Open a memory file and stat the open file ([`open_regular`], at most [`MAX_FILE_BYTES`]);
 /// `None` when it does not exist.
 fn open_stat(path: &Path) -> Result<Option<(std::fs::File, std::fs::Metadata)>> {

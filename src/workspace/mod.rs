@@ -8,7 +8,7 @@
 pub mod agents;
 mod fence;
 mod fsio;
-pub use fsio::{MAX_FILE_BYTES, open_regular};
+pub use fsio::{MAX_FILE_BYTES, open_regular, read_small_text};
 mod locate;
 mod reading;
 mod scaffold;

@@ -182,29 +182,15 @@ fn decision_body(d: &DecisionInput, lang: Lang, today: chrono::NaiveDate) -> Str
             lines.push(format!("{label}{v}"));
         }
     }
-    if let Some(a) = d
-        .area
-        .as_deref()
-        .map(model::area_name)
-        .filter(|a| !a.is_empty())
-    {
-        let label = match lang {
-            Lang::Zh => "区域：",
-            Lang::En => "Area: ",
-        };
-        lines.push(format!("{label}{a}"));
-    }
-    if let Some(t) = d
-        .topic
-        .as_deref()
-        .map(model::area_name)
-        .filter(|t| !t.is_empty())
-    {
-        let label = match lang {
-            Lang::Zh => "主题：",
-            Lang::En => "Topic: ",
-        };
-        lines.push(format!("{label}{t}"));
+    // short one-line names, composed and with white space folded
+    let (area, topic) = match lang {
+        Lang::Zh => ("区域：", "主题："),
+        Lang::En => ("Area: ", "Topic: "),
+    };
+    for (label, v) in [(area, &d.area), (topic, &d.topic)] {
+        if let Some(v) = v.as_deref().map(model::area_name).filter(|v| !v.is_empty()) {
+            lines.push(format!("{label}{v}"));
+        }
     }
     if let Some(r) = d.review.as_deref().filter(|r| !r.trim().is_empty()) {
         let review = crate::ops::truth::review::resolve(r, today);

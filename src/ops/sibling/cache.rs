@@ -41,15 +41,9 @@ fn file(state: &Path) -> PathBuf {
 impl Cache {
     /// The cache in `state` (empty when missing or unreadable).
     pub fn load(state: &Path) -> Cache {
-        use std::io::Read;
-        let Ok((f, _)) = crate::workspace::open_regular(&file(state), MAX_CACHE_BYTES) else {
-            return Cache::default();
-        };
-        let mut text = String::new();
-        if f.take(MAX_CACHE_BYTES).read_to_string(&mut text).is_err() {
-            return Cache::default();
-        }
-        serde_json::from_str(&text).unwrap_or_default()
+        crate::workspace::read_small_text(&file(state), MAX_CACHE_BYTES)
+            .and_then(|text| serde_json::from_str(&text).ok())
+            .unwrap_or_default()
     }
 
     /// The recent entries of the file at `path`, from the cache when the file is as it was

@@ -21,7 +21,7 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::model::{EntryKind, FileKind, heading_date};
 use crate::store::Reader;
-use crate::workspace::{Workspace, live_entries, open_regular, worktrees};
+use crate::workspace::{Workspace, live_entries, read_small_text, worktrees};
 
 /// Largest sibling memory file read: a session start reads every sibling's files.
 const MAX_SIBLING_FILE: u64 = 16 << 20;
@@ -138,11 +138,7 @@ fn entries(
     f: FileKind,
     today: NaiveDate,
 ) -> Option<Vec<(String, String, String)>> {
-    use std::io::Read;
-    let path: PathBuf = memory.join(f.file_name());
-    let (file, _) = open_regular(&path, MAX_SIBLING_FILE).ok()?;
-    let mut text = String::new();
-    file.take(MAX_SIBLING_FILE).read_to_string(&mut text).ok()?;
+    let text = read_small_text(&memory.join(f.file_name()), MAX_SIBLING_FILE)?;
     let parsed = crate::markdown::parse(&text, f == FileKind::Sessions).ok()?;
     Some(live_entries(f, &parsed.doc, today))
 }

@@ -50,15 +50,10 @@ pub fn retire(
             f.column, f.kind, f.masked
         )));
     }
-    let prefix = id_prefix.trim();
-    if prefix.len() < 4 {
-        return Err(Error::bad_input(format!(
-            "id `{prefix}` is too short; give at least 4 characters of an id from `trilogy read --json`, `trilogy search` or `trilogy log`"
-        )));
-    }
+    let prefix = crate::ops::restore::id_prefix_checked(id_prefix)?;
     let marker = format!("{} — {why}", ws.clock.today().format("%Y-%m-%d"));
     ws.write(actor, |tx| {
-        let mut rec = one_entry(tx.store(), prefix)?;
+        let mut rec = crate::ops::restore::entry_by_prefix(tx.store(), prefix)?;
         match rec.state {
             State::Live => {}
             State::Archived => {
@@ -92,24 +87,6 @@ pub fn retire(
             marker: marker.clone(),
         })
     })
-}
-
-/// The one entry whose id starts with `prefix`.
-fn one_entry(r: &dyn Reader, prefix: &str) -> Result<EntryRecord> {
-    let mut matches: Vec<EntryRecord> = r
-        .all_entries()?
-        .into_iter()
-        .filter(|e| e.id.starts_with(prefix))
-        .collect();
-    match matches.len() {
-        0 => Err(Error::NotFound(format!(
-            "no entry with id `{prefix}`; `trilogy read --json` and `trilogy search` show ids"
-        ))),
-        1 => Ok(matches.remove(0)),
-        n => Err(Error::bad_input(format!(
-            "id `{prefix}` matches {n} entries; give more characters"
-        ))),
-    }
 }
 
 /// The live entries a report's text names, by id (a whole 12-character id, or a prefix of at

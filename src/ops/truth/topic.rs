@@ -23,7 +23,12 @@ pub fn of(e: &EntryRecord) -> Option<String> {
     if e.kind != EntryKind::Decision {
         return None;
     }
-    read_fields(&e.body)
+    topic_in(&e.body)
+}
+
+/// The topic a decision body's `主题：` / `Topic:` line names, if any.
+fn topic_in(body: &str) -> Option<String> {
+    read_fields(body)
         .topic
         .map(|t| t.lines().next().unwrap_or_default().trim().to_string())
         .filter(|t| !t.is_empty())
@@ -73,11 +78,7 @@ pub fn check(
     for (i, (_, (heading, body, supersedes))) in decisions.iter().zip(planned).enumerate() {
         // the topic as the stored entry will read back (a `Topic:` line inside another field's
         // text counts too, so text cannot slip a second live decision onto a topic)
-        let Some(raw) = read_fields(body)
-            .topic
-            .map(|t| t.lines().next().unwrap_or_default().trim().to_string())
-            .filter(|t| !t.is_empty())
-        else {
+        let Some(raw) = topic_in(body) else {
             continue;
         };
         let raw = raw.as_str();

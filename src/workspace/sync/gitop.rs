@@ -20,13 +20,19 @@ const IN_PROGRESS: [(&str, &str); 7] = [
 /// process): `None` for a detached HEAD, outside a repository, or a `HEAD` that is not a small
 /// regular file (a hostile repository's FIFO never hangs a write).
 pub fn current_branch(root: &Path) -> Option<String> {
-    let text = small_text(&git_dir(root)?.join("HEAD"))?;
+    head_branch(&git_dir(root)?)
+}
+
+/// The branch the `HEAD` in git folder `dir` names (`ref: refs/heads/NAME`); `None` when
+/// detached, unreadable, or a name with a line break in it.
+fn head_branch(dir: &Path) -> Option<String> {
+    let text = small_text(&dir.join("HEAD"))?;
     let name = text
         .trim()
         .strip_prefix("ref:")?
         .trim()
         .strip_prefix("refs/heads/")?;
-    (!name.is_empty() && !name.contains(['\n', '\0'])).then(|| name.to_string())
+    (!name.is_empty() && !name.contains(['\n', '\r', '\0'])).then(|| name.to_string())
 }
 
 /// Most sibling worktrees looked at.
@@ -52,21 +58,12 @@ pub fn worktrees(root: &Path) -> Vec<(PathBuf, Option<String>)> {
         }
         None => gd.clone(),
     };
-    let branch_in = |dir: &Path| {
-        let text = small_text(&dir.join("HEAD"))?;
-        let name = text
-            .trim()
-            .strip_prefix("ref:")?
-            .trim()
-            .strip_prefix("refs/heads/")?;
-        (!name.is_empty() && !name.contains(['\n', '\r', '\0'])).then(|| name.to_string())
-    };
     // each work tree with its own git folder: this one is the one whose folder is ours
     let mut found: Vec<(PathBuf, Option<String>, PathBuf)> = Vec::new();
     if common.file_name().is_some_and(|n| n == ".git")
         && let Some(main) = common.parent()
     {
-        found.push((main.to_path_buf(), branch_in(&common), common.clone()));
+        found.push((main.to_path_buf(), head_branch(&common), common.clone()));
     }
     if let Ok(dirs) = std::fs::read_dir(common.join("worktrees")) {
         for d in dirs.flatten().take(MAX_WORKTREES) {
@@ -83,7 +80,7 @@ pub fn worktrees(root: &Path) -> Vec<(PathBuf, Option<String>)> {
             };
             let dot_git = std::fs::canonicalize(&dot_git).unwrap_or(dot_git);
             if let Some(wt) = dot_git.parent() {
-                found.push((wt.to_path_buf(), branch_in(&d.path()), d.path()));
+                found.push((wt.to_path_buf(), head_branch(&d.path()), d.path()));
             }
         }
     }
@@ -115,11 +112,7 @@ pub fn worktrees(root: &Path) -> Vec<(PathBuf, Option<String>)> {
 
 /// The text of a small regular file (at most 4 KiB), without waiting on anything else.
 fn small_text(path: &Path) -> Option<String> {
-    use std::io::Read;
-    let (file, _) = crate::workspace::fsio::open_regular(path, 4096).ok()?;
-    let mut text = String::new();
-    file.take(4096).read_to_string(&mut text).ok()?;
-    Some(text)
+    crate::workspace::fsio::read_small_text(path, 4096)
 }
 
 /// The git directory of the repository holding `root`: the nearest `.git` above it, a folder or
