@@ -13,6 +13,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::model::Lang;
 
+mod review;
+pub use review::{Mode, ReviewMode};
+
 /// How the workspace root is found from the current directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -84,6 +87,12 @@ pub struct Config {
     /// How many days back sibling work trees' entries are shown.
     #[serde(alias = "siblingDays")]
     pub sibling_days: u64,
+    /// Per kind of memory, whether agents write directly or propose (`[review_mode]`).
+    #[serde(alias = "reviewMode")]
+    pub review_mode: ReviewMode,
+    /// Settings a layer gave that were not taken, each with why (`trilogy config` shows them).
+    #[serde(skip)]
+    pub warnings: Vec<String>,
     /// Keys of a settings file this trilogy does not know, each as ``` `key` in file ```, left
     /// out because the load was lenient ([`LoadArgs::lenient`]); the block names them.
     #[serde(skip)]
@@ -116,13 +125,15 @@ impl Default for Config {
             templates_dir: None,
             sibling_worktrees: true,
             sibling_days: 7,
+            review_mode: ReviewMode::default(),
+            warnings: Vec::new(),
             ignored: Vec::new(),
         }
     }
 }
 
 /// Every key: snake_case name and the original's camelCase alias.
-pub const KEYS: [(&str, &str); 23] = [
+pub const KEYS: [(&str, &str); 24] = [
     ("enabled", "enabled"),
     ("memory_dir_name", "memoryDirName"),
     ("project_root_strategy", "projectRootStrategy"),
@@ -146,6 +157,7 @@ pub const KEYS: [(&str, &str); 23] = [
     ("templates_dir", "templatesDir"),
     ("sibling_worktrees", "siblingWorktrees"),
     ("sibling_days", "siblingDays"),
+    ("review_mode", "reviewMode"),
 ];
 
 /// Where an effective value came from.
@@ -161,6 +173,9 @@ pub struct Source {
 pub struct Loaded {
     pub config: Config,
     pub sources: BTreeMap<String, String>,
+    /// Settings that were not taken, with why.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Inputs to loading, gathered by the surface (so tests can pass their own).
@@ -415,10 +430,15 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
         .iter()
         .map(|(k, _)| (k.to_string(), "default".to_string()))
         .collect();
+    let mut warnings = Vec::new();
     let mut apply = |t: toml::Table, from: &str, merged: &mut toml::Table| {
         for (k, v) in t {
             sources.insert(k.clone(), from.to_string());
-            merged.insert(k, v);
+            if k == "review_mode" {
+                review::merge_into(merged, v);
+            } else {
+                merged.insert(k, v);
+            }
         }
     };
     for file in [&args.user_file, &args.workspace_file]
@@ -445,7 +465,10 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
             true => Unknown::Skip(&mut ignored),
             false => Unknown::Refuse,
         };
-        let t = layer(table, &name, unknown)?;
+        let mut t = layer(table, &name, unknown)?;
+        if Some(file) == args.workspace_file.as_ref() && review::drop_user_direct(&mut t) {
+            warnings.push(review::user_direct_refused(&name));
+        }
         apply(t, &name, &mut merged);
     }
     for (snake, _) in KEYS {
@@ -463,6 +486,16 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
             )));
         };
         let k = k.trim();
+        if let Some(sub) = k.strip_prefix("review_mode.") {
+            // one kind of the gate: `--set review_mode.decisions=propose`
+            let t = parse_value(
+                "review_mode",
+                &format!("{{ {sub} = \"{}\" }}", v.trim()),
+                "--set",
+            )?;
+            apply(t, "--set", &mut merged);
+            continue;
+        }
         let Some(canon) = canonical_key(k) else {
             return Err(Error::Config {
                 source_name: "--set".into(),
@@ -478,11 +511,16 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
             message: e.to_string(),
         })?;
     config.ignored = ignored;
+    config.warnings = warnings.clone();
     check_paths(&config).map_err(|(key, message)| Error::Config {
         source_name: sources.get(key).cloned().unwrap_or_default(),
         message: format!("key `{key}`: {message}"),
     })?;
-    Ok(Loaded { config, sources })
+    Ok(Loaded {
+        config,
+        sources,
+        warnings,
+    })
 }
 
 impl Config {

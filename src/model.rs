@@ -5,6 +5,9 @@
 //! Done/Open/Next are *views* read out of the body, so text nobody can place in a field is
 //! never dropped. Nothing here does I/O or knows about redb, comrak or the clock.
 
+mod proposal;
+pub use proposal::{Proposal, ProposalKind, ProposalState};
+
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
 use sha1::{Digest, Sha1};
@@ -121,6 +124,10 @@ pub enum State {
     /// No longer true, by a person's word (`trilogy retire`): still in its file, marked with
     /// the date and why, not injected, restorable.
     Retired,
+    /// Taken out of the files by a branch switch: it belongs to the branch whose file last held
+    /// it (named in `superseded_by`), is neither live here nor removed, and is live again when
+    /// that branch is checked out.
+    Elsewhere,
 }
 
 impl State {
@@ -132,6 +139,7 @@ impl State {
             State::Replaced => "replaced",
             State::Removed => "removed",
             State::Retired => "retired",
+            State::Elsewhere => "elsewhere",
         }
     }
 
@@ -522,7 +530,8 @@ pub struct EntryRecord {
     #[serde(with = "days_from_ce")]
     pub sort_date: NaiveDate,
     /// For a superseded decision: heading of the decision that replaced it. For a retired
-    /// entry: `YYYY-MM-DD — why` (its marker line after the label).
+    /// entry: `YYYY-MM-DD — why` (its marker line after the label). For an entry elsewhere:
+    /// the git head (`ref: refs/heads/NAME` or a commit id) whose file last held it.
     pub superseded_by: Option<String>,
     /// For a replaced entry: the id of the entry that replaced it.
     pub replaced_by: Option<String>,

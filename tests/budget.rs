@@ -81,6 +81,61 @@ proptest! {
     }
 }
 
+/// Entries of sibling work trees: `n` of them, each with a body of about `body` bytes (mixed
+/// Chinese and English, so bytes and characters differ).
+fn siblings(n: usize, body: usize) -> Vec<trilogy::ops::sibling::SiblingEntry> {
+    (0..n)
+        .map(|i| trilogy::ops::sibling::SiblingEntry {
+            branch: Some(format!("feat-{}", i % 4)),
+            worktree: format!("/w/feat-{}", i % 4),
+            kind: if i % 3 == 0 { "decision" } else { "session" },
+            id: format!("{i:012x}"),
+            heading: format!("2026-11-{:02} · 部署 {i}", i % 28 + 1),
+            body: (0..body.div_ceil(48))
+                .map(|k| format!("完成：第 {k} 行 line of sibling entry {i}"))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            date: today(),
+        })
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: 48,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(
+            "tests/proptest-regressions/budget.txt",
+        ))),
+        ..ProptestConfig::default()
+    })]
+
+    /// Whatever the siblings recorded, and however much: the block still fits its budget, the
+    /// sibling section stays within its share, and the ledger counts what it names.
+    #[test]
+    fn sibling_entries_never_push_the_block_over_its_budget(
+        n in 0usize..80,
+        body in 0usize..5_000,
+        bytes in 0usize..24_000,
+        chars in prop::option::of(0usize..12_000),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = seeded(dir.path());
+        let budget = Budget { bytes, chars };
+        let sib = siblings(n, body);
+        let block = ws.read(|r| assemble(r, &ws.config, today(), budget, &|| None, &sib)).unwrap().value;
+        prop_assert!(block.text.len() <= bytes, "{} bytes over a {bytes}-byte budget", block.text.len());
+        if let Some(c) = chars {
+            prop_assert!(block.text.chars().count() <= c, "{} chars over a {c}-char cap", block.text.chars().count());
+        }
+        let share = bytes.min(chars.unwrap_or(usize::MAX)) / 10;
+        prop_assert!(block.ledger.sibling_bytes <= share, "{} sibling bytes over a {share}-byte share", block.ledger.sibling_bytes);
+        prop_assert!(block.ledger.sibling_entries <= n);
+        if block.ledger.sibling_entries > 0 {
+            prop_assert!(block.text.contains("[feat-"), "counted but not shown");
+        }
+    }
+}
+
 /// Every budget below the point where the whole block fits, one byte at a time: the search for
 /// a fitting block must end for each of them (the old loop stalled once its room reached 7).
 #[test]

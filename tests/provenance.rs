@@ -78,6 +78,24 @@ fn entries_from_the_cli_an_agent_session_and_mcp_carry_branch_session_and_host()
     // search hits say the branch; the files hold none of it
     let hits = ws.json(&["search", "decided over MCP"]);
     assert_eq!(hits["hits"][0]["branch"], "side", "{hits}");
+    // so do the log and the session's own record
+    let log = ws.json(&["log", "-n", "50"]);
+    let added: Vec<&Value> = (log["events"].as_array().unwrap().iter())
+        .filter(|e| e["op"] == "add")
+        .collect();
+    assert_eq!(added.len(), 3, "{log}");
+    assert!(added.iter().all(|e| e["branch"] == "side"), "{log}");
+    let shown = ws.json(&["sessions", "show", "sess-7"]);
+    let recorded = shown["recorded"].as_array().unwrap();
+    assert_eq!(recorded.len(), 1, "{shown}");
+    assert_eq!(recorded[0]["branch"], "side");
+    assert!(
+        recorded[0]["heading"]
+            .as_str()
+            .unwrap()
+            .starts_with("2026-11-29")
+    );
+    assert!(ws.ok(&["log"]).contains("(on side)"));
     for f in ["SESSIONS.md", "DECISIONS.md"] {
         assert!(!ws.read(f).contains("side"), "{f}");
     }

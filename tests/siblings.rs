@@ -187,6 +187,117 @@ fn a_decision_in_one_worktree_is_in_the_others_block_with_its_branch_and_in_none
         !main_block.contains("[feat-a]"),
         "held by main now: {main_block}"
     );
+    // with the provenance feat-a's store holds for it
+    let read: serde_json::Value = serde_json::from_str(&ok(
+        &main,
+        state.path(),
+        &["read", "DECISIONS.md", "-n", "50", "--json"],
+    ))
+    .unwrap();
+    let merged = read["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["heading"].as_str().unwrap().contains("streaming reader"))
+        .unwrap_or_else(|| panic!("{read}"));
+    assert_eq!(merged["provenance"]["branch"], "feat-a", "{merged}");
+    assert_eq!(merged["provenance"]["via"], "cli", "{merged}");
+}
+
+#[test]
+fn a_sibling_inside_a_long_write_delays_neither_the_hook_nor_a_merge() {
+    let base = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let (main, a) = (base.path().join("main"), base.path().join("feat-a"));
+    repo(&main, state.path(), &[(&a, "feat-a")]);
+    ok(
+        &a,
+        state.path(),
+        &["checkpoint", "--decision", "Decided before the long write"],
+    );
+    git(&a, &["commit", "-qam", "feature a"]);
+    // feat-a's next write holds its store's write lock for a minute
+    let mark = base.path().join("paused");
+    let mut slow = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"))
+        .arg("--root")
+        .arg(&a)
+        .args(["checkpoint", "--decision", "The long write"])
+        .envs(private_env(state.path()))
+        .env("TRILOGY_TODAY", TODAY)
+        .env("TRILOGY_CONFIG", state.path().join("no-user-config.toml"))
+        .env("TRILOGY_PAUSE_AT", "before-write:60000")
+        .env("TRILOGY_PAUSE_MARK", &mark)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    while !mark.exists() {
+        assert!(
+            slow.try_wait().unwrap().is_none(),
+            "the slow write ended early"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let block = ok(&main, state.path(), &["inject"]);
+    assert!(
+        block.contains("[feat-a] ## 2026-11-29 — Decided before the long write"),
+        "{block}"
+    );
+    git(&main, &["merge", "-q", "feat-a"]);
+    let read = ok(
+        &main,
+        state.path(),
+        &["read", "DECISIONS.md", "-n", "5", "--json"],
+    );
+    assert!(read.contains("\"branch\": \"feat-a\""), "{read}");
+    // both answered while feat-a was still inside its write
+    assert!(
+        slow.try_wait().unwrap().is_none(),
+        "the sibling's write ended first"
+    );
+    slow.kill().unwrap();
+    slow.wait().unwrap();
+}
+
+#[test]
+fn an_entry_merged_from_a_clone_no_store_here_knows_is_marked_as_arrived_by_merge() {
+    let base = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let (main, other) = (base.path().join("main"), base.path().join("clone"));
+    repo(&main, state.path(), &[]);
+    git(
+        base.path(),
+        &[
+            "clone",
+            "-q",
+            main.to_str().unwrap(),
+            other.to_str().unwrap(),
+        ],
+    );
+    git(&other, &["checkout", "-qb", "far"]);
+    ok(
+        &other,
+        state.path(),
+        &["checkpoint", "--decision", "Recorded in another clone"],
+    );
+    git(&other, &["commit", "-qam", "far"]);
+    git(
+        &main,
+        &["pull", "-q", "--no-rebase", other.to_str().unwrap(), "far"],
+    );
+    let read: serde_json::Value = serde_json::from_str(&ok(
+        &main,
+        state.path(),
+        &["read", "DECISIONS.md", "-n", "50", "--json"],
+    ))
+    .unwrap();
+    let e = &read["entries"][0];
+    assert!(
+        e["heading"].as_str().unwrap().contains("another clone"),
+        "{read}"
+    );
+    assert_eq!(e["provenance"]["via"], "merge", "{e}");
+    assert_eq!(e["provenance"]["branch"], serde_json::Value::Null, "{e}");
 }
 
 #[test]
@@ -253,5 +364,67 @@ fn a_live_session_hears_what_a_sibling_recorded_since_it_started() {
         hook("user-prompt-submit", "UserPromptSubmit"),
         "",
         "told once"
+    );
+}
+
+#[test]
+fn a_dsh_session_hears_a_sibling_at_its_next_step() {
+    let base = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let (main, a) = (base.path().join("main"), base.path().join("feat-a"));
+    repo(&main, state.path(), &[(&a, "feat-a")]);
+    let step = |n: u64, blocks: &[&str]| -> serde_json::Value {
+        use sha1::{Digest, Sha1};
+        let digests: Vec<serde_json::Value> = (blocks.iter().enumerate())
+            .map(|(i, t)| {
+                let d: String = Sha1::digest(t.as_bytes())
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect();
+                serde_json::json!({"seq": i + 1, "digest": d})
+            })
+            .collect();
+        let req = serde_json::json!({
+            "sessionId": "dsh-main", "cwd": main.display().to_string(), "turn": 1, "step": n,
+            "surface": {"known": true, "blocks": digests},
+        });
+        let out = Command::cargo_bin("trilogy")
+            .unwrap()
+            .arg("--root")
+            .arg(&main)
+            .args(["hook", "dsh", "pre-step"])
+            .envs(private_env(state.path()))
+            .env("TRILOGY_TODAY", TODAY)
+            .env("TRILOGY_CONFIG", state.path().join("no-user-config.toml"))
+            .write_stdin(req.to_string())
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let first = step(1, &[]);
+    let block = first["append"][0]["text"].as_str().unwrap().to_string();
+    assert_eq!(first["append"][0]["form"], "trilogy", "{first}");
+    assert_eq!(step(2, &[&block])["append"], serde_json::json!([]));
+    ok(
+        &a,
+        state.path(),
+        &["checkpoint", "--decision", "Stream the upload in feat-a"],
+    );
+    let next = step(3, &[&block]);
+    let notices: Vec<&str> = (next["append"].as_array().unwrap().iter())
+        .filter(|m| m["form"] == "trilogy-update")
+        .map(|m| m["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(notices.len(), 1, "{next}");
+    assert!(
+        notices[0].contains("[feat-a]") && notices[0].contains("Stream the upload"),
+        "{next}"
+    );
+    assert!(notices[0].chars().count() <= 2000);
+    let again = step(4, &[&block]);
+    assert!(
+        again["append"].as_array().is_none_or(|a| a.is_empty()),
+        "told once: {again}"
     );
 }

@@ -166,10 +166,27 @@ pub fn sessions(env: &Env, a: SessionsArgs) -> Result<()> {
             })
         }
         SessionsCmd::Show { id } => {
-            let s = agent::show_session(&env.ws, &id)?;
-            format::print(env, &s, |s| {
+            let v = agent::show_session(&env.ws, &id)?;
+            format::print(env, &v, |v| {
+                let s = &v.session;
+                let recorded: String = (v.recorded.iter())
+                    .map(|e| {
+                        let on = e.branch.as_deref().map(|b| format!(" (on {b})"));
+                        format!(
+                            "\n          {} {} [{}]{}",
+                            e.kind,
+                            e.heading,
+                            &e.id[..12.min(e.id.len())],
+                            on.unwrap_or_default()
+                        )
+                    })
+                    .collect();
+                let recorded = match recorded.is_empty() {
+                    true => " none".to_string(),
+                    false => recorded,
+                };
                 format!(
-                    "session   {}\nhost      {}\nstarted   {}\ninjected  {}× · last {} ({})\ndigest    {}\nentries   {}\ndropped   sections {:?} · decisions {} · sessions {:?}\nnotices   {} change(s) announced\nnudge     owed {} · given {}",
+                    "session   {}\nhost      {}\nstarted   {}\ninjected  {}× · last {} ({})\ndigest    {}\nentries   {}\ndropped   sections {:?} · decisions {} · sessions {:?}\nnotices   {} change(s) announced\nnudge     owed {} · given {}\nrecorded {}",
                     s.id,
                     s.host,
                     s.started_at,
@@ -186,7 +203,8 @@ pub fn sessions(env: &Env, a: SessionsArgs) -> Result<()> {
                     s.dropped.sessions,
                     s.announced,
                     s.nudge_owed,
-                    s.nudges
+                    s.nudges,
+                    recorded
                 )
             })
         }

@@ -151,6 +151,7 @@ pub(super) fn run(command: Command, env: &Env) -> Result<()> {
             Ok(())
         }
         Command::Config => format::print(env, &env.loaded, format::config),
+        Command::Review(a) => super::review::review(env, a),
         Command::Search(a) => agent::search(env, a),
         Command::Reindex => agent::reindex(env),
         Command::Inject(a) => agent::inject(env, a),

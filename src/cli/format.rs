@@ -223,9 +223,21 @@ pub fn status(s: &Status) -> String {
         "sessions: {} live, {} archived · decisions: {} · restorable: {}\n",
         s.sessions_live, s.sessions_archived, s.decisions, s.restorable
     ));
+    if s.elsewhere > 0 {
+        out.push_str(&format!(
+            "on other branches only: {} entries (live again when their branch is checked out)\n",
+            s.elsewhere
+        ));
+    }
     if !s.areas.is_empty() {
         out.push_str(&s.area_line);
         out.push('\n');
+    }
+    if s.proposals_pending > 0 {
+        out.push_str(&format!(
+            "proposals waiting for review: {} (`trilogy review list`)\n",
+            s.proposals_pending
+        ));
     }
     if !s.open_reports.is_empty() {
         out.push_str(&format!("\nopen reports ({}):\n", s.open_reports.len()));
@@ -310,15 +322,20 @@ pub fn log(v: &LogView) -> String {
             }
             events
                 .iter()
-                .map(|e| {
+                .map(|l| {
+                    let e = &l.event;
                     let ids = if e.ids.is_empty() {
                         String::new()
                     } else {
                         format!(" [{}]", e.ids.join(", "))
                     };
+                    let branch = match &l.branch {
+                        Some(b) => format!(" (on {b})"),
+                        None => String::new(),
+                    };
                     format!(
-                        "{:>5}  {}  {:<10} {:<14} {}{}",
-                        e.seq, e.at, e.actor, e.op, e.detail, ids
+                        "{:>5}  {}  {:<10} {:<14} {}{}{}",
+                        e.seq, e.at, e.actor, e.op, e.detail, ids, branch
                     )
                 })
                 .collect::<Vec<_>>()
@@ -355,6 +372,7 @@ pub fn config(l: &Loaded) -> String {
                 l.sources.get(*k).map(String::as_str).unwrap_or("default")
             )
         })
+        .chain(l.warnings.iter().map(|w| format!("warning: {w}")))
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -8,6 +8,7 @@ mod commands;
 mod demo;
 mod format;
 mod progress;
+mod review;
 mod shell;
 mod style;
 
@@ -89,6 +90,9 @@ enum Command {
     Due(DueArgs),
     /// Check the store, the files, the index and the managed blocks; --fix repairs what is safe
     Doctor(DoctorArgs),
+    /// What agents proposed (review_mode = propose) and the reports they left: accept, reject
+    #[command(after_help = review::REVIEW_HELP)]
+    Review(review::ReviewArgs),
     /// List the reports left by checkpoint `notes` (things that look stale or wrong), or close one
     Reports(ReportsArgs),
     /// Show the effective configuration and where each value came from

@@ -348,13 +348,18 @@ impl MemoryServer {
             "memory_status" => {
                 let _: StatusArgs = args(name, a)?;
                 let s = ops::status(ws)?;
+                let waiting = match (s.proposals_pending, s.open_reports.len()) {
+                    (0, 0) => String::new(),
+                    (p, r) => format!(
+                        " · waiting for a person: {p} proposals, {r} open reports (`trilogy review list`)"
+                    ),
+                };
                 let text = format!(
-                    "{} · sessions {} live, {} archived · decisions {} · open reports {}{}",
+                    "{} · sessions {} live, {} archived · decisions {}{waiting}{}",
                     s.root,
                     s.sessions_live,
                     s.sessions_archived,
                     s.decisions,
-                    s.open_reports.len(),
                     if s.unparseable.is_empty() {
                         ""
                     } else {

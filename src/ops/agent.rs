@@ -208,7 +208,15 @@ pub(crate) fn foreign_changes(r: &dyn Reader, st: &AgentSession) -> Result<Vec<E
     Ok(r.events_since(st.seen_event)?
         .into_iter()
         // `kept` says a save did not remove something: nothing changed for the agent
-        .filter(|e| e.actor != own && !matches!(e.op.as_str(), "report" | "kept"))
+        // nor does a branch switch: the files follow the checkout, no one changed memory
+        .filter(|e| e.actor != own && e.actor != crate::workspace::CHECKOUT)
+        // nor does a proposal: it is not memory until a person accepts it
+        .filter(|e| {
+            !matches!(
+                e.op.as_str(),
+                "report" | "kept" | "propose" | "propose-again"
+            )
+        })
         .filter(|e| !st.own_events.contains(&e.seq))
         .collect())
 }
@@ -420,9 +428,50 @@ pub fn session_ended(ws: &Workspace, host: &str, id: &str) -> Result<()> {
     })
 }
 
+/// Everything known about one agent session, with the entries it recorded.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct SessionView {
+    #[serde(flatten)]
+    pub session: AgentSession,
+    /// The entries this session recorded (any state), oldest first, each with its branch.
+    pub recorded: Vec<Recorded>,
+}
+
+/// An entry an agent session recorded: its provenance in brief.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Recorded {
+    pub id: String,
+    pub kind: &'static str,
+    pub state: &'static str,
+    pub heading: String,
+    pub branch: Option<String>,
+}
+
 /// Everything known about one agent session.
-pub fn show_session(ws: &Workspace, id: &str) -> Result<AgentSession> {
-    ws.read(|r| agents::load(ws, r, id))?.value.ok_or_else(|| {
+pub fn show_session(ws: &Workspace, id: &str) -> Result<SessionView> {
+    ws.read(|r| {
+        let Some(session) = agents::load(ws, r, id)? else {
+            return Ok(None);
+        };
+        let mut recorded: Vec<(u64, Recorded)> = (r.all_entries()?.into_iter())
+            .filter(|e| e.origin.agent_session.as_deref() == Some(id))
+            .map(|e| {
+                let rec = Recorded {
+                    id: e.id,
+                    kind: e.kind.as_str(),
+                    state: e.state.as_str(),
+                    heading: e.heading,
+                    branch: e.origin.branch,
+                };
+                (e.seq, rec)
+            })
+            .collect();
+        recorded.sort_by_key(|(seq, _)| *seq);
+        let recorded = recorded.into_iter().map(|(_, r)| r).collect();
+        Ok(Some(SessionView { session, recorded }))
+    })?
+    .value
+    .ok_or_else(|| {
         Error::NotFound(format!(
             "no agent session `{id}`; `trilogy sessions` lists them"
         ))

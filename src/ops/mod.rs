@@ -7,6 +7,7 @@ pub mod bundle;
 mod checkpoint;
 pub mod clear;
 pub mod doctor;
+pub mod gate;
 pub mod gitmerge;
 pub mod import;
 pub mod inject;
@@ -28,11 +29,12 @@ use crate::model::{CATCH_ALL_AREA, EntryRecord, Fields, FileKind, read_fields};
 use crate::store::Reader;
 use crate::workspace::{Scaffolded, SyncReport, Workspace};
 
+pub(crate) use checkpoint::apply_direct;
 pub use checkpoint::drain;
 pub use checkpoint::{
     CheckpointInput, CheckpointOutcome, DecisionInput, MAX_BATCH_BYTES, MAX_FIELD_BYTES,
     MAX_SECTION_BYTES, ProjectInput, SessionInput, archive_overflow, checkpoint, parse_input,
-    validate,
+    proposal_id, validate,
 };
 pub use query::{
     EntryFilter, FileView, LogQuery, LogView, ReadOutput, ReadTarget, SectionView, Status,
@@ -155,8 +157,10 @@ pub struct Provenance {
     /// The host of that session (`claude`, `codex`, …), when the store knows the session.
     pub host: Option<String>,
     /// How it arrived: `cli`, `mcp`, `agent` (a session's own write, through the CLI or MCP),
-    /// `files` (read from the memory files: a person's edit, a pull, a fresh clone), or the
-    /// writer's own name (`import:<source>`, …).
+    /// `files` (read from the memory files: a person's edit, a fresh clone), `merge` (first
+    /// read from a version git holds: recorded in another clone or work tree, brought by a merge
+    /// or a pull), `checkout` (first read after a branch switch), or the writer's own name
+    /// (`import:<source>`, …).
     pub via: String,
 }
 
@@ -164,6 +168,8 @@ impl Provenance {
     pub fn of(e: &EntryRecord) -> Provenance {
         let via = match e.actor.as_str() {
             "file-edit" => "files".to_string(),
+            crate::workspace::MERGED => "merge".to_string(),
+            crate::workspace::CHECKOUT => "checkout".to_string(),
             a if a.starts_with("agent:") => "agent".to_string(),
             a => a.to_string(),
         };

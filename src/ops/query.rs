@@ -253,9 +253,14 @@ pub struct Status {
     pub decisions: u64,
     /// Entries in no file (removed, replaced): restorable with `trilogy restore`.
     pub restorable: u64,
+    /// Entries a branch switch took out of the files: they belong to another branch and are
+    /// live again when it is checked out (not restorable, not removed).
+    pub elsewhere: u64,
     pub areas: Vec<AreaCount>,
     pub area_line: String,
     pub open_reports: Vec<Report>,
+    /// Proposals waiting for a person (`review_mode` = `propose`; `trilogy review list`).
+    pub proposals_pending: u64,
     pub unparseable: Vec<Broken>,
     /// Fences never closed: the file reads and records, but the `## ` lines below the fence
     /// are text of the entry that opened it.
@@ -324,10 +329,14 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             sessions_live: r.file_count(FileKind::Sessions)?,
             sessions_archived: r.file_count(FileKind::Archive)?,
             decisions: r.file_count(FileKind::Decisions)?,
-            restorable: r.meta("count:total")?.saturating_sub(in_files),
+            restorable: (r.meta("count:total")?)
+                .saturating_sub(in_files)
+                .saturating_sub(r.elsewhere_count()?),
+            elsewhere: r.elsewhere_count()?,
             areas: area_map(r, today)?,
             area_line: String::new(),
             open_reports: r.reports()?.into_iter().filter(|x| x.open).collect(),
+            proposals_pending: r.pending_proposals()?,
             unparseable: Vec::new(),
             unclosed: Vec::new(),
             stale: super::inject::staleness(r, &ws.config, &|| super::file_date(ws, r))?,
@@ -387,12 +396,21 @@ pub struct LogQuery {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum LogView {
     Events {
-        events: Vec<Event>,
+        events: Vec<LoggedEvent>,
     },
     History {
         key: String,
         revisions: Vec<SectionRevision>,
     },
+}
+
+/// An event with the branch its entry was recorded on (provenance, from the store).
+#[derive(Debug, Clone, Serialize)]
+pub struct LoggedEvent {
+    #[serde(flatten)]
+    pub event: Event,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch: Option<String>,
 }
 
 pub fn log(ws: &Workspace, q: &LogQuery) -> Result<LogView> {
@@ -414,6 +432,15 @@ pub fn log(ws: &Workspace, q: &LogQuery) -> Result<LogView> {
                     .take(q.limit)
                     .collect(),
             };
+            let events = (events.into_iter())
+                .map(|event| {
+                    let branch = match event.ids.first() {
+                        Some(id) => r.entry(id)?.and_then(|e| e.origin.branch),
+                        None => None,
+                    };
+                    Ok(LoggedEvent { event, branch })
+                })
+                .collect::<Result<Vec<_>>>()?;
             Ok(LogView::Events { events })
         })?
         .value)

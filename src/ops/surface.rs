@@ -162,6 +162,7 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
                     st.injections += 1;
                     st.injected_ids = block.ids.clone();
                     st.dropped = block.dropped.clone();
+                    st.siblings_seen = siblings.iter().map(|e| e.id.clone()).collect();
                 } else {
                     let changes = foreign_changes(r, st)?;
                     if let Some(n) = step_notice(ws, r, &changes)? {
@@ -171,6 +172,16 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
                             baseline: false,
                         });
                         st.announced += changes.len() as u64;
+                    }
+                    // what sibling work trees recorded since: a notice of its own, by branch
+                    if let Some(n) = crate::ops::sibling::notice(ws, r, &mut st.siblings_seen)?
+                        && n.chars().count() <= STEP_NOTICE_CHARS
+                    {
+                        out.append.push(Append {
+                            form: FORM_NOTICE,
+                            text: n,
+                            baseline: false,
+                        });
                     }
                 }
             }

@@ -151,6 +151,19 @@ pub trait Reader {
             .transpose()
     }
 
+    /// The git head (`ref: refs/heads/NAME`, or a commit id) the files were last looked at
+    /// under; `None` before the first look, or outside a repository.
+    fn git_head(&self) -> Result<Option<String>> {
+        Ok(self
+            .raw_get(BytesTable::Files, super::tables::GIT_HEAD)?
+            .and_then(|b| String::from_utf8(b).ok()))
+    }
+
+    /// Entries a branch switch took out of the files (state `elsewhere`).
+    fn elsewhere_count(&self) -> Result<u64> {
+        self.meta(super::tables::ELSEWHERE)
+    }
+
     fn stamp(&self, file: FileKind) -> Result<Option<FileStamp>> {
         self.raw_get(BytesTable::Files, file.file_name())?
             .map(|b| decode_at(self.path(), &b))
@@ -220,6 +233,26 @@ pub trait Reader {
         Ok(v)
     }
 
+    /// One proposal by id.
+    fn proposal(&self, id: &str) -> Result<Option<crate::model::Proposal>> {
+        self.raw_get(BytesTable::Proposals, id)?
+            .map(|b| decode_at(self.path(), &b))
+            .transpose()
+    }
+
+    /// Every proposal, in id order.
+    fn proposals(&self) -> Result<Vec<crate::model::Proposal>> {
+        self.raw_scan(BytesTable::Proposals, "")?
+            .iter()
+            .map(|b| decode_at(self.path(), b))
+            .collect()
+    }
+
+    /// How many proposals wait for a person.
+    fn pending_proposals(&self) -> Result<u64> {
+        self.meta(super::tables::PENDING)
+    }
+
     /// All reports, newest first.
     fn reports(&self) -> Result<Vec<Report>> {
         self.raw_last(LogTable::Reports, usize::MAX)?
@@ -237,6 +270,7 @@ pub enum BytesTable {
     SectionHistory,
     Files,
     AgentSessions,
+    Proposals,
 }
 
 impl BytesTable {
@@ -247,6 +281,7 @@ impl BytesTable {
             BytesTable::SectionHistory => SECTION_HISTORY,
             BytesTable::Files => FILES,
             BytesTable::AgentSessions => AGENT_SESSIONS,
+            BytesTable::Proposals => super::tables::PROPOSALS,
         }
     }
 }

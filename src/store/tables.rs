@@ -26,6 +26,10 @@ pub(super) const AGENT_SESSIONS: TableDefinition<&str, &[u8]> =
     TableDefinition::new("agent_sessions");
 /// Group commit: ticket of a batch applied by a group leader → its outcome (JSON), committed
 /// with the batch, so a leader that dies after the commit never has a batch applied twice.
+/// Proposals waiting for (or decided by) a person, by id.
+pub(super) const PROPOSALS: TableDefinition<&str, &[u8]> = TableDefinition::new("proposals");
+/// Meta key: how many proposals are pending.
+pub(super) const PENDING: &str = "count:proposals_pending";
 pub(super) const BATCHES: TableDefinition<&str, &[u8]> = TableDefinition::new("batches");
 /// Change sequence → what changed (`e:<entry id>` or `s:<section key>`), for derived indexes.
 pub(super) const CHANGES: TableDefinition<u64, &str> = TableDefinition::new("changes");
@@ -68,6 +72,10 @@ pub(super) fn order_key(file: FileKind, date: NaiveDate, seq: u64) -> [u8; 13] {
 
 /// Meta key: number of live decisions.
 pub(super) const LIVE_DECISIONS: &str = "count:live_decisions";
+/// Meta key: how many entries are `elsewhere` (a branch switch took them out of the files).
+pub(super) const ELSEWHERE: &str = "count:elsewhere";
+/// `files` key: the git head the files were last looked at under.
+pub(super) const GIT_HEAD: &str = "git:head";
 
 pub(super) fn live_decision(rec: &EntryRecord) -> bool {
     rec.file() == Some(FileKind::Decisions) && rec.state == crate::model::State::Live

@@ -14,6 +14,7 @@ use super::{damage, store_err};
 use crate::error::{Error, Result};
 use crate::model::{
     AgentSession, EntryRecord, Event, FileKind, FileStamp, Report, SectionRecord, SectionRevision,
+    State,
 };
 
 /// The one write transaction. Dropping it without [`WriteTx::commit`] aborts.
@@ -115,6 +116,10 @@ impl WriteTx {
             if let Some(f) = rec.file() {
                 self.bump(&count_key(f), 1)?;
             }
+            let was_away = old.as_ref().is_some_and(|o| o.state == State::Elsewhere);
+            if was_away != (rec.state == State::Elsewhere) {
+                self.bump(super::tables::ELSEWHERE, if was_away { -1 } else { 1 })?;
+            }
             let was_live = old.as_ref().is_some_and(live_decision);
             if was_live != live_decision(rec) {
                 self.bump(LIVE_DECISIONS, if was_live { -1 } else { 1 })?;
@@ -178,6 +183,16 @@ impl WriteTx {
                     t.remove(key.as_str()).map_err(self.w())?;
                 }
             }
+            Ok(())
+        })
+    }
+
+    /// Remember the git head the files were last looked at under (see `Reader::git_head`).
+    pub fn set_git_head(&self, head: &str) -> Result<()> {
+        damage::guard(&self.path, || {
+            let mut t = self.txn.open_table(FILES).map_err(self.w())?;
+            t.insert(super::tables::GIT_HEAD, head.as_bytes())
+                .map_err(self.w())?;
             Ok(())
         })
     }
@@ -253,6 +268,25 @@ impl WriteTx {
             let bytes = encode(s)?;
             let mut t = self.txn.open_table(AGENT_SESSIONS).map_err(self.w())?;
             t.insert(s.id.as_str(), bytes.as_slice())
+                .map_err(self.w())?;
+            Ok(())
+        })
+    }
+
+    /// Store a proposal (new or changed); the pending count follows its state.
+    pub fn put_proposal(&self, p: &crate::model::Proposal) -> Result<()> {
+        use crate::model::ProposalState::Pending;
+        let was = self.proposal(&p.id)?.is_some_and(|o| o.state == Pending);
+        if was != (p.state == Pending) {
+            self.bump(super::tables::PENDING, if was { -1 } else { 1 })?;
+        }
+        damage::guard(&self.path, || {
+            let bytes = encode(p)?;
+            let mut t = self
+                .txn
+                .open_table(super::tables::PROPOSALS)
+                .map_err(self.w())?;
+            t.insert(p.id.as_str(), bytes.as_slice())
                 .map_err(self.w())?;
             Ok(())
         })

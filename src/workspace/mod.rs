@@ -35,12 +35,12 @@ pub use scaffold::{
     BOOT_END, BOOT_START, BootOutcome, BootPresence, boot_block, boot_presence, ensure_boot_block,
     ensure_region, remove_boot_block, remove_region, template,
 };
-pub(crate) use sync::CLEARED;
 pub use sync::gitop::{PROJECT_DAY_KEY, commit_day, worktrees};
 pub use sync::{
     Broken, ClearedCounts, SyncReport, Tx, Written, crash_point, entry_block, entry_ids,
     live_entries, pending_key, pointer_line, render_file,
 };
+pub(crate) use sync::{CHECKOUT, CLEARED, MERGED};
 
 /// Where "now" comes from; tests and the demo pin the date.
 #[derive(Debug, Clone, Default)]

@@ -130,6 +130,12 @@ impl Workspace {
             // a save landed in a version trilogy replaced: the write path takes it
             return Ok(Match::No);
         }
+        if let Some(last) = r.git_head()?
+            && sync::gitop::head(&self.root).is_some_and(|now| now != last)
+        {
+            // a branch switch since the last look: the write path follows the checkout
+            return Ok(Match::No);
+        }
         let mut vouched = Vec::new();
         let mut settled: Option<Vec<Settled>> = None;
         let cleared = r.meta(sync::CLEARED)? == 1;

@@ -20,7 +20,10 @@ use super::{AreaCount, area_line, area_map};
 
 pub mod drain;
 mod group;
+mod propose;
 mod validate;
+
+pub use propose::proposal_id;
 
 pub use validate::{MAX_BATCH_BYTES, MAX_FIELD_BYTES, MAX_SECTION_BYTES, parse_input, validate};
 
@@ -111,6 +114,10 @@ pub struct CheckpointOutcome {
     pub areas: Vec<AreaCount>,
     /// The same as one line: `区域：插件(2) · 通用(5)`.
     pub area_line: String,
+    /// Ids of proposals this call made or repeated (`review_mode` = `propose`): kept for a
+    /// person's review (`trilogy review list`), not written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub proposed: Vec<String>,
 }
 
 /// Words that show a Done carries a verification note.
@@ -230,7 +237,32 @@ pub fn checkpoint(
     Ok(done)
 }
 
+/// Apply a batch through the gate: what `review_mode` has proposed is checked and kept as
+/// proposals, the rest written.
 fn apply(tx: &mut Tx, input: &CheckpointInput) -> Result<CheckpointOutcome> {
+    let mode = tx.ws.config.review_mode;
+    if !mode.any_project_kind() {
+        return apply_direct(tx, input);
+    }
+    let (direct, proposed) = propose::split(input, &mode);
+    let staged = propose::stage(tx, &proposed)?;
+    let mut out = apply_direct(tx, &direct)?;
+    let n = staged.len();
+    propose::keep(tx, staged, &mut out)?;
+    if n > 0 {
+        let sentence = format!(
+            "Proposed {n} item(s) for a person's review (review_mode: propose); they are not in the memory files until accepted with `trilogy review accept ID`."
+        );
+        out.summary = match out.written.is_empty() {
+            true => sentence,
+            false => format!("{} {sentence}", out.summary),
+        };
+    }
+    Ok(out)
+}
+
+/// Write a batch as it is, no gate (a person accepting a proposal comes here).
+pub(crate) fn apply_direct(tx: &mut Tx, input: &CheckpointInput) -> Result<CheckpointOutcome> {
     let lang = tx.lang();
     let mut out = CheckpointOutcome::default();
 
@@ -301,7 +333,7 @@ fn apply(tx: &mut Tx, input: &CheckpointInput) -> Result<CheckpointOutcome> {
     }
 
     for (i, p) in input.project.iter().enumerate() {
-        edit_section(tx, i, p, &mut out)?;
+        edit_section(tx, i, p, &mut out, false)?;
     }
 
     if !out.written.is_empty()
@@ -455,11 +487,13 @@ fn find_decision(
     }
 }
 
+/// Apply one PROJECT edit; `dry`: only check it (a proposal), writing nothing.
 fn edit_section(
     tx: &mut Tx,
     i: usize,
     p: &ProjectInput,
     out: &mut CheckpointOutcome,
+    dry: bool,
 ) -> Result<()> {
     let lang = tx.lang();
     let sections = tx.store().sections()?;
@@ -578,6 +612,9 @@ fn edit_section(
         });
     let new_text = crate::ops::truth::review::settle(&new_text, review);
     let body = format!("\n{}", safe_body(&new_text));
+    if dry {
+        return Ok(());
+    }
     if let Some(c) = &current
         && !c.removed
         && (c.body == body || c.text() == crate::model::trim_blank_lines(&body))

@@ -98,6 +98,9 @@ pub struct Ledger {
     /// Entries of sibling work trees named, and the bytes their section takes.
     pub sibling_entries: usize,
     pub sibling_bytes: usize,
+    /// Proposals waiting for a person, and open reports (`trilogy review list`).
+    pub proposals_pending: u64,
+    pub reports_open: usize,
 }
 
 /// An assembled block.
@@ -444,6 +447,8 @@ impl Ctx<'_> {
             due_total: self.due.map_or(0, |d| d.2),
             sibling_entries: self.siblings.map_or(0, |d| d.2),
             sibling_bytes: self.siblings.map_or(0, |d| d.0.len()),
+            proposals_pending: self.r.pending_proposals()?,
+            reports_open: self.r.reports()?.iter().filter(|x| x.open).count(),
             ..Default::default()
         };
 
@@ -465,6 +470,9 @@ impl Ctx<'_> {
             ));
             if !self.config.ignored.is_empty() {
                 head.push(t.ignored_settings(&self.config.ignored));
+            }
+            if ledger.proposals_pending > 0 || ledger.reports_open > 0 {
+                head.push(t.waiting(ledger.proposals_pending, ledger.reports_open));
             }
             head.push(t.hint.to_string());
             let mut blocks = vec![head.join("\n")];

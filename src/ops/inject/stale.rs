@@ -50,11 +50,8 @@ pub fn lag(r: &dyn Reader, file_date: &dyn Fn() -> Option<NaiveDate>) -> Result<
             && let Ok(at) = chrono::DateTime::parse_from_rfc3339(&rev.at)
         {
             let d = at.date_naive();
-            let slot = if rev.actor == "file-edit" {
-                &mut absorbed
-            } else {
-                &mut made
-            };
+            let from_files = matches!(rev.actor.as_str(), "file-edit" | crate::workspace::CHECKOUT);
+            let slot = if from_files { &mut absorbed } else { &mut made };
             *slot = Some(slot.map_or(d, |l: NaiveDate| l.max(d)));
         }
     }

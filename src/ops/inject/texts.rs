@@ -229,6 +229,19 @@ impl Texts {
         }
     }
 
+    /// The ledger's line on what waits for a person: proposals (`review_mode` = `propose`)
+    /// and open reports, with the command that reviews them.
+    pub fn waiting(&self, proposals: u64, reports: usize) -> String {
+        match self.lang {
+            Lang::Zh => format!(
+                "待人审：{proposals} 条提议（未确认，不是事实）· {reports} 份报告（trilogy review list）"
+            ),
+            Lang::En => format!(
+                "Waiting for a person: {proposals} proposals (unconfirmed, not facts) · {reports} reports (`trilogy review list`)"
+            ),
+        }
+    }
+
     /// The ledger's line for settings this trilogy did not know and left out (one line).
     pub fn ignored_settings(&self, keys: &[String]) -> String {
         match self.lang {

@@ -127,6 +127,18 @@ impl Tx<'_> {
             let Some(mut rec) = self.store.entry(&id)? else {
                 continue;
             };
+            if let Some(from) = self.switched_from.clone() {
+                // a checkout took it out: it stays with the branch whose file held it
+                let (was, file) = (rec.state, rec.file().map_or("", |f| f.file_name()));
+                rec.state = State::Elsewhere;
+                rec.superseded_by = Some(from);
+                rec.replaced_by = None;
+                self.put_entry(&rec)?;
+                let detail = format!("{file}: {} → elsewhere: {}", was.as_str(), rec.heading);
+                self.log("elsewhere", vec![id], &detail)?;
+                self.moves_of_switch.away += 1;
+                continue;
+            }
             let op = if by.is_some() { "replace" } else { "remove" };
             rec.state = if by.is_some() {
                 State::Replaced
@@ -167,6 +179,13 @@ impl Tx<'_> {
                 None => {
                     let mut rec = self.entry_of(&item)?;
                     rec.origin = Origin::default();
+                    // recorded in another clone or work tree: it came with git (a merge, a pull)
+                    if !fresh && self.switched_from.is_none() && self.from_git.contains(&f) {
+                        match self.sibling_provenance(&rec.id) {
+                            Some((origin, actor)) => (rec.origin, rec.actor) = (origin, actor),
+                            None => rec.actor = super::MERGED.to_string(),
+                        }
+                    }
                     if let Some(old) = replaced.get(&rec.id)
                         && old.sort_date == rec.sort_date
                     {
@@ -201,6 +220,9 @@ impl Tx<'_> {
                                 && b.prints.get(&k) == theirs_prints.get(&f).and_then(|t| t.get(&k))
                         });
                     if !left_alone {
+                        if rec.state == State::Elsewhere {
+                            self.moves_of_switch.back += 1;
+                        }
                         self.take_state(f, rec, &item, "")?;
                     }
                 }

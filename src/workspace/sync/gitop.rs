@@ -16,23 +16,39 @@ const IN_PROGRESS: [(&str, &str); 7] = [
     ("BISECT_LOG", "a git bisect is under way"),
 ];
 
-/// The branch checked out in the work tree holding `root`, read from its `HEAD` (no git
-/// process): `None` for a detached HEAD, outside a repository, or a `HEAD` that is not a small
-/// regular file (a hostile repository's FIFO never hangs a write).
-pub fn current_branch(root: &Path) -> Option<String> {
-    head_branch(&git_dir(root)?)
+/// What the `HEAD` of the work tree holding `root` says, trimmed (`ref: refs/heads/NAME`, or a
+/// commit id when detached); `None` outside a repository or when unreadable. Two looks that
+/// read different heads saw a checkout between them (a switch of branch, or of detached commit).
+pub fn head(root: &Path) -> Option<String> {
+    head_text(&git_dir(root)?)
 }
 
-/// The branch the `HEAD` in git folder `dir` names (`ref: refs/heads/NAME`); `None` when
-/// detached, unreadable, or a name with a line break in it.
-fn head_branch(dir: &Path) -> Option<String> {
+fn head_text(dir: &Path) -> Option<String> {
     let text = small_text(&dir.join("HEAD"))?;
-    let name = text
-        .trim()
+    let text = text.trim();
+    (!text.is_empty() && !text.contains(['\n', '\r', '\0'])).then(|| text.to_string())
+}
+
+/// The branch a [`head`] names (`ref: refs/heads/NAME`); `None` when detached.
+pub fn branch_of(head: &str) -> Option<String> {
+    let name = head
         .strip_prefix("ref:")?
         .trim()
         .strip_prefix("refs/heads/")?;
-    (!name.is_empty() && !name.contains(['\n', '\r', '\0'])).then(|| name.to_string())
+    (!name.is_empty()).then(|| name.to_string())
+}
+
+/// How a [`head`] is named to a person: its branch, or `detached <short id>`.
+pub fn head_label(head: &str) -> String {
+    match branch_of(head) {
+        Some(b) => b,
+        None => format!("detached {}", head.chars().take(10).collect::<String>()),
+    }
+}
+
+/// The branch the `HEAD` in git folder `dir` names; `None` when detached or unreadable.
+fn head_branch(dir: &Path) -> Option<String> {
+    branch_of(&head_text(dir)?)
 }
 
 /// Most sibling worktrees looked at.

@@ -28,8 +28,10 @@ mod base;
 pub(crate) mod gitop;
 mod items;
 pub(in crate::workspace) mod late;
+mod merged;
 mod project;
 mod render;
+mod switch;
 mod wholesale;
 
 pub use render::{entry_block, pointer_line, render_file};
@@ -55,6 +57,14 @@ pub struct Tx<'w> {
     pub today: NaiveDate,
     /// Extra store-only metadata for entries this command writes.
     pub origin: Origin,
+    /// The git head of the work tree now (see `gitop::head`).
+    head: Option<String>,
+    /// The head the files were last looked at under, when a branch switch came between: the
+    /// files follow the checkout, and what they lack now is `elsewhere`, not removed.
+    switched_from: Option<String>,
+    moves_of_switch: switch::Moves,
+    /// Sibling work trees' stores, opened (read-only) once an entry arrives by a merge.
+    sibling_stores: Option<Vec<crate::store::Store>>,
     dirty: BTreeSet<FileKind>,
     broken: BTreeMap<FileKind, ParseError>,
     /// Files found empty moments after they were modified: another program is most likely
@@ -141,6 +151,7 @@ pub struct Written<R> {
 
 impl<'w> Tx<'w> {
     pub(super) fn new(ws: &'w Workspace, store: WriteTx, actor: &str) -> Tx<'w> {
+        let head = gitop::head(&ws.root);
         Tx {
             ws,
             store,
@@ -149,8 +160,12 @@ impl<'w> Tx<'w> {
             today: ws.clock.today(),
             origin: Origin {
                 agent_session: actor.strip_prefix("agent:").map(str::to_string),
-                branch: gitop::current_branch(&ws.root),
+                branch: head.as_deref().and_then(gitop::branch_of),
             },
+            head,
+            switched_from: None,
+            moves_of_switch: switch::Moves::default(),
+            sibling_stores: None,
             dirty: BTreeSet::new(),
             broken: BTreeMap::new(),
             deferred: BTreeSet::new(),
@@ -270,6 +285,12 @@ impl<'w> Tx<'w> {
         self.store.add_report(&self.now, &self.actor, text)
     }
 
+    /// Store a proposal (see `ops::checkpoint::propose`).
+    pub fn put_proposal(&mut self, p: &crate::model::Proposal) -> Result<()> {
+        self.changed = true;
+        self.store.put_proposal(p)
+    }
+
     /// Save what trilogy remembers about an agent session.
     pub fn put_agent_session(&mut self, s: &crate::model::AgentSession) -> Result<()> {
         self.changed = true;
@@ -304,6 +325,12 @@ impl<'w> Tx<'w> {
             if since > 0 {
                 self.pending.insert(f, since);
             }
+        }
+        let last_head = self.store.git_head()?;
+        if let (Some(last), Some(now)) = (&last_head, &self.head)
+            && last != now
+        {
+            self.switched_from = Some(last.clone());
         }
         let mut changed_docs: Vec<(FileKind, Parsed)> = Vec::new();
         // while git rewrites the work tree the files are in flux: they are neither read nor
@@ -441,7 +468,11 @@ impl<'w> Tx<'w> {
                     }
                     // a version git holds (a checkout, a pull, a reset, a file restored from
                     // history) is meant as it is: its removals are honoured
-                    if f != FileKind::Project && gitop::is_git_version(&self.ws.root, &bytes) {
+                    // and so is every file a branch switch brought
+                    if f != FileKind::Project
+                        && (self.switched_from.is_some()
+                            || gitop::is_git_version(&self.ws.root, &bytes))
+                    {
                         self.from_git.insert(f);
                     }
                     self.absorbed.insert(f, disk_stamp.clone());
@@ -484,11 +515,28 @@ impl<'w> Tx<'w> {
         for f in self.pending.keys() {
             self.dirty.insert(*f);
         }
-        if changed_docs.is_empty() {
-            return Ok(());
+        // the head is recorded once every file was looked at under it: a file left for a later
+        // command is still read as part of the switch
+        let looked = git_busy != Some(true) && self.deferred.is_empty();
+        if looked
+            && let Some(now) = &self.head
+            && last_head.as_ref() != Some(now)
+        {
+            self.store.set_git_head(now)?;
+            self.changed = true;
         }
-        let saved_actor = std::mem::replace(&mut self.actor, "file-edit".to_string());
-        let result = self.apply_docs(changed_docs, fresh);
+        let actor = match self.switched_from {
+            Some(_) => CHECKOUT,
+            None => "file-edit",
+        };
+        let saved_actor = std::mem::replace(&mut self.actor, actor.to_string());
+        let mut result = match changed_docs.is_empty() {
+            true => Ok(()),
+            false => self.apply_docs(changed_docs, fresh),
+        };
+        if result.is_ok() && looked && self.switched_from.is_some() {
+            result = self.settle_switch();
+        }
         self.actor = saved_actor;
         // the versions read are recorded too: a later save from the same copy (an editor's
         // next save) is made from them, not from what trilogy writes in their place
@@ -510,6 +558,14 @@ impl<'w> Tx<'w> {
     }
 }
 
+/// The actor of what a branch switch changed: a checkout, not a person's edit (live sessions
+/// are not told of it, nothing it takes out of the files counts as removed).
+pub(crate) const CHECKOUT: &str = "git-checkout";
+
+/// The actor of an entry first read from a version of its file git holds (not a first import,
+/// not a checkout): recorded in another clone or work tree, it arrived by a merge or a pull.
+pub(crate) const MERGED: &str = "git-merge";
+
 /// Store meta key: the first sequence number recorded while git kept `f` from being written.
 pub fn pending_key(f: FileKind) -> String {
     format!("pending_since:{}", f.file_name())
@@ -522,13 +578,18 @@ pub(crate) fn written_key(f: FileKind) -> String {
 }
 
 /// Sleep at a named point when `TRILOGY_PAUSE_AT=<name>:<ms>` names it, so the race tests can
-/// change a file while a real process is between absorbing and writing.
+/// change a file while a real process is between absorbing and writing (inside its write
+/// transaction).
 fn pause_point(name: &str) {
     if let Some(v) = std::env::var_os("TRILOGY_PAUSE_AT")
         && let Some((n, ms)) = v.to_string_lossy().split_once(':')
         && n == name
         && let Ok(ms) = ms.parse::<u64>()
     {
+        // `TRILOGY_PAUSE_MARK=<file>`: created on arrival, so a test knows the pause began
+        if let Some(mark) = std::env::var_os("TRILOGY_PAUSE_MARK") {
+            let _ = std::fs::write(mark, name);
+        }
         std::thread::sleep(std::time::Duration::from_millis(ms));
     }
 }

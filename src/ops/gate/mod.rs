@@ -1,0 +1,218 @@
+//! A person's gate (`trilogy review`): the proposals agents made where `review_mode` says
+//! `propose`, and the reports they left with `notes`, listed together; a proposal accepted is
+//! written exactly as the direct write would have been (its proposal date, the person as
+//! actor, the proposing session in its provenance), every check of a direct write run again;
+//! one rejected is kept, marked, never written. Only people come here: no MCP tool accepts.
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::model::{Origin, Proposal, ProposalKind, ProposalState, Report};
+use crate::ops::{
+    CheckpointInput, DecisionInput, ProjectInput, SessionInput, apply_direct, validate,
+};
+use crate::store::Reader;
+use crate::workspace::{Workspace, Written};
+
+/// What `review list` shows.
+#[derive(Debug, Clone, Serialize)]
+pub struct Listing {
+    pub proposals: Vec<Proposal>,
+    pub reports: Vec<Report>,
+}
+
+/// Pending proposals (all of them with `all`) and open reports.
+pub fn list(ws: &Workspace, all: bool) -> Result<Listing> {
+    ws.read(|r| {
+        let mut proposals: Vec<Proposal> = (r.proposals()?.into_iter())
+            .filter(|p| all || p.state == ProposalState::Pending)
+            .collect();
+        proposals.sort_by(|a, b| a.proposed_at.cmp(&b.proposed_at).then(a.id.cmp(&b.id)));
+        let reports = (r.reports()?.into_iter())
+            .filter(|x| all || x.open)
+            .collect();
+        Ok(Listing { proposals, reports })
+    })
+    .map(|w| w.value)
+}
+
+/// The one proposal whose id starts with `prefix`.
+fn find(r: &dyn Reader, prefix: &str) -> Result<Proposal> {
+    let prefix = prefix.trim();
+    if prefix.len() < 4 {
+        return Err(Error::bad_input(format!(
+            "proposal id `{prefix}` is too short; give at least 4 characters of an id from `trilogy review list`"
+        )));
+    }
+    let mut hits: Vec<Proposal> = (r.proposals()?.into_iter())
+        .filter(|p| p.id.starts_with(prefix))
+        .collect();
+    match hits.len() {
+        0 => Err(Error::NotFound(format!(
+            "no proposal `{prefix}`; `trilogy review list --all` lists them"
+        ))),
+        1 => Ok(hits.remove(0)),
+        n => Err(Error::bad_input(format!(
+            "proposal id `{prefix}` matches {n} proposals; give more characters"
+        ))),
+    }
+}
+
+/// One proposal.
+pub fn show(ws: &Workspace, id: &str) -> Result<Proposal> {
+    ws.read(|r| find(r, id)).map(|w| w.value)
+}
+
+/// What accepting did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Accepted {
+    pub id: String,
+    pub kind: &'static str,
+    /// `FILE: heading` per item written.
+    pub written: Vec<String>,
+    pub entries: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+/// The checkpoint a proposal makes, its main text replaced by `text` when given (a choice,
+/// a Done, a PROJECT line or section text).
+fn input_of(p: &Proposal, text: Option<&str>) -> Result<CheckpointInput> {
+    let bad = |e: serde_json::Error| {
+        Error::Internal(format!(
+            "proposal {}: its stored item does not read: {e}",
+            p.id
+        ))
+    };
+    let mut input = CheckpointInput::default();
+    match p.kind {
+        ProposalKind::Session => {
+            let mut s: SessionInput = serde_json::from_str(&p.item).map_err(bad)?;
+            if let Some(t) = text {
+                s.done = t.to_string();
+            }
+            input.sessions.push(s);
+        }
+        ProposalKind::Decision => {
+            let mut d: DecisionInput = serde_json::from_str(&p.item).map_err(bad)?;
+            if let Some(t) = text {
+                d.choice = t.to_string();
+            }
+            input.decisions.push(d);
+        }
+        ProposalKind::Project => {
+            let mut e: ProjectInput = serde_json::from_str(&p.item).map_err(bad)?;
+            match (text, e.text.is_some()) {
+                (Some(t), true) => e.text = Some(t.to_string()),
+                (Some(t), false) => e.line = Some(t.to_string()),
+                (None, _) => {}
+            }
+            input.project.push(e);
+        }
+    }
+    Ok(input)
+}
+
+/// Accept proposal `id` (with its main text replaced by `text`): written as a direct write,
+/// in one transaction. A check that fails leaves it pending, with the reason kept on it.
+pub fn accept(
+    ws: &Workspace,
+    actor: &str,
+    id: &str,
+    text: Option<&str>,
+) -> Result<Written<Accepted>> {
+    ws.require_memory()?;
+    let p = ws.read(|r| find(r, id))?.value;
+    if p.state != ProposalState::Pending {
+        return Err(Error::bad_input(format!(
+            "proposal {} is {} already; `trilogy review list --all` shows it",
+            p.id,
+            p.state.as_str()
+        )));
+    }
+    let input = input_of(&p, text)?;
+    let date = chrono::NaiveDate::parse_from_str(&p.date, "%Y-%m-%d")
+        .map_err(|e| Error::Internal(format!("proposal {}: date `{}`: {e}", p.id, p.date)))?;
+    let attempt = validate(&input).and_then(|()| {
+        ws.write(actor, |tx| {
+            let mut p = find(tx.store(), &p.id)?;
+            if p.state != ProposalState::Pending {
+                return Err(Error::Conflict(format!(
+                    "proposal {} was {} meanwhile",
+                    p.id,
+                    p.state.as_str()
+                )));
+            }
+            // as the direct write would have been: its date, and the session that proposed it
+            tx.today = date;
+            tx.origin = Origin {
+                agent_session: p.session.clone(),
+                branch: p.branch.clone(),
+            };
+            let out = apply_direct(tx, &input)?;
+            p.state = ProposalState::Accepted;
+            p.problem = None;
+            p.decided_at = Some(tx.now.clone());
+            p.decided_by = Some(actor.to_string());
+            p.entries = out.ids.clone();
+            tx.put_proposal(&p)?;
+            tx.log("accept", vec![p.id.clone()], &out.written.join("; "))?;
+            Ok(Accepted {
+                id: p.id.clone(),
+                kind: p.kind.as_str(),
+                written: out.written,
+                entries: out.ids,
+                warnings: out.warnings,
+            })
+        })
+    });
+    match attempt {
+        Ok(done) => Ok(done),
+        Err(e) => {
+            // the reason stays on the proposal, which stays pending
+            let why = e.to_string();
+            let _ = ws.write(actor, |tx| {
+                let mut p = find(tx.store(), &p.id)?;
+                if p.state == ProposalState::Pending && p.problem.as_deref() != Some(&why) {
+                    p.problem = Some(why.clone());
+                    tx.put_proposal(&p)?;
+                }
+                Ok(())
+            });
+            Err(Error::bad_input(format!(
+                "proposal {} not accepted, left pending: {why}",
+                p.id
+            )))
+        }
+    }
+}
+
+/// Reject proposal `id`: kept in the store as rejected, with why; never written.
+pub fn reject(ws: &Workspace, actor: &str, id: &str, why: Option<&str>) -> Result<Proposal> {
+    ws.require_memory()?;
+    ws.write(actor, |tx| {
+        let mut p = find(tx.store(), id)?;
+        if p.state != ProposalState::Pending {
+            return Err(Error::bad_input(format!(
+                "proposal {} is {} already",
+                p.id,
+                p.state.as_str()
+            )));
+        }
+        p.state = ProposalState::Rejected;
+        p.why = why
+            .map(str::trim)
+            .filter(|w| !w.is_empty())
+            .map(str::to_string);
+        p.decided_at = Some(tx.now.clone());
+        p.decided_by = Some(actor.to_string());
+        tx.put_proposal(&p)?;
+        let first = p.text.lines().next().unwrap_or_default();
+        let detail = match &p.why {
+            Some(w) => format!("{} {first} — {w}", p.kind.as_str()),
+            None => format!("{} {first}", p.kind.as_str()),
+        };
+        tx.log("reject", vec![p.id.clone()], &detail)?;
+        Ok(p)
+    })
+    .map(|w| w.value)
+}
