@@ -339,3 +339,41 @@ fn eight_agents_proposing_while_a_person_accepts_account_for_every_proposal_once
         assert_eq!(decisions.matches(&heading).count(), 1, "{decisions}");
     }
 }
+
+#[test]
+fn proposals_travel_in_a_bundle_and_stay_pending() {
+    let ws = Ws::init();
+    propose_decisions(&ws);
+    mcp_checkpoint(
+        &ws,
+        "s1",
+        json!({"decisions":[{"choice":"Keep one index per user"}]}),
+    );
+    let bundle = ws.root().join("memory.json");
+    ws.ok(&["export", "--out", bundle.to_str().unwrap()]);
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&bundle).unwrap()).unwrap();
+    assert_eq!(
+        v["version"], 1,
+        "the original plugin's importer still reads it"
+    );
+    assert_eq!(v["proposals"][0]["state"], "pending", "{v}");
+
+    let other = Ws::init();
+    other.ok(&["import", bundle.to_str().unwrap()]);
+    let list = pending(&other);
+    assert_eq!(list.len(), 1, "{list:?}");
+    assert!(
+        list[0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("Keep one index per user")
+    );
+    assert!(
+        !other
+            .read("DECISIONS.md")
+            .contains("Keep one index per user")
+    );
+    // a fresh clone of the files alone has none
+    let fresh = Ws::init();
+    assert!(pending(&fresh).is_empty());
+}

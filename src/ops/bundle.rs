@@ -40,6 +40,11 @@ pub struct Bundle {
     pub root: String,
     /// File name → full text; only the files that exist.
     pub files: BTreeMap<String, String>,
+    /// The store's proposals (`review_mode` = `propose`), in any state: they live in the
+    /// store, not in the files. Optional: a bundle without it (the original plugin's) reads the
+    /// same, and `version` stays 1.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub proposals: Vec<crate::model::Proposal>,
 }
 
 /// How an import meets memory that is already there.
@@ -85,6 +90,8 @@ pub struct ImportOutcome {
     pub sections_kept: Vec<KeptSection>,
     /// Names in the bundle that are not memory files (ignored).
     pub ignored: Vec<String>,
+    /// Proposals the bundle carried that this store lacked.
+    pub proposals_added: usize,
     #[serde(skip_serializing_if = "sync_is_quiet")]
     pub sync: SyncReport,
 }
@@ -133,12 +140,14 @@ pub fn export(ws: &Workspace) -> Result<Bundle> {
             Err(e) => return Err(Error::io(&path, e)),
         }
     }
+    let proposals = ws.read(|r| r.proposals())?.value;
     Ok(Bundle {
         kind: BUNDLE_KIND.to_string(),
         version: BUNDLE_VERSION,
         exported_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true),
         root: ws.root.display().to_string(),
         files,
+        proposals,
     })
 }
 
@@ -147,6 +156,8 @@ pub fn export(ws: &Workspace) -> Result<Bundle> {
 pub struct Checked {
     pub files: Vec<(FileKind, String)>,
     pub ignored: Vec<String>,
+    /// Its proposals, when it carries any.
+    pub proposals: Vec<crate::model::Proposal>,
 }
 
 /// Check a bundle without touching anything: the kind, the files, that every known file parses
@@ -184,6 +195,14 @@ pub fn check(bundle: &Value) -> Result<Checked> {
             "the bundle has no \"files\" object; a bundle maps file names to their text",
         )
     })?;
+    let proposals = match obj.get("proposals") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
+            Error::bad_input(format!(
+                "bundle \"proposals\": {e}; fix that key or remove it (proposals are optional)"
+            ))
+        })?,
+    };
     let mut out = Vec::new();
     let mut ignored = Vec::new();
     for (name, v) in files {
@@ -220,6 +239,7 @@ pub fn check(bundle: &Value) -> Result<Checked> {
     Ok(Checked {
         files: out,
         ignored,
+        proposals,
     })
 }
 
@@ -285,6 +305,13 @@ pub fn import(
                 }
             }
         }
+        // proposals the store lacks come as they were (a pending one stays pending)
+        for p in &checked.proposals {
+            if tx.store().proposal(&p.id)?.is_none() {
+                tx.put_proposal(p)?;
+                out.proposals += 1;
+            }
+        }
         Ok((empty, out))
     })?;
     let (empty, tally) = done.value;
@@ -309,12 +336,14 @@ pub fn import(
         sections_added: tally.sections_added,
         sections_kept: tally.kept,
         ignored: checked.ignored,
+        proposals_added: tally.proposals,
         sync: done.report,
     })
 }
 
 #[derive(Default)]
 struct Tally {
+    proposals: usize,
     taken: Vec<String>,
     added: usize,
     present: usize,
