@@ -208,3 +208,37 @@ fn a_switch_between_branches_with_equal_files_leaves_later_edits_edits() {
     assert_eq!(s["restorable"], 1, "{s}");
     assert_eq!(s["elsewhere"], 0, "{s}");
 }
+
+#[test]
+fn commits_on_a_detached_head_leave_a_persons_deletion_a_removal() {
+    let ws = with_side();
+    git(&ws, &["checkout", "-q", "--detach"]);
+    ws.ok(&["status"]);
+    let text = ws.read("SESSIONS.md");
+    let cut: String = text
+        .split("\n## ")
+        .filter(|part| !part.contains("on side"))
+        .collect::<Vec<_>>()
+        .join("\n## ");
+    ws.write("SESSIONS.md", &cut);
+    git(&ws, &["commit", "-qam", "drop one"]);
+    let s = ws.json(&["status"]);
+    assert_eq!(s["restorable"], 1, "{s}");
+    assert_eq!(s["elsewhere"], 0, "{s}");
+}
+
+#[test]
+fn an_uncommitted_deletion_carried_across_a_switch_stays_a_removal() {
+    let ws = with_side();
+    let text = ws.read("SESSIONS.md");
+    let cut: String = text
+        .split("\n## ")
+        .filter(|part| !part.contains("on main"))
+        .collect::<Vec<_>>()
+        .join("\n## ");
+    ws.write("SESSIONS.md", &cut);
+    git(&ws, &["switch", "-q", "-c", "feature"]);
+    let s = ws.json(&["status"]);
+    assert_eq!(s["restorable"], 1, "the person's deletion: {s}");
+    assert_eq!(s["elsewhere"], 0, "{s}");
+}

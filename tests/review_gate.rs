@@ -333,6 +333,21 @@ fn eight_agents_proposing_while_a_person_accepts_account_for_every_proposal_once
             .iter()
             .all(|p| p["state"] == "accepted" && p["count"] == 1)
     );
+    for p in proposals {
+        // each carries the session that proposed it, whichever process wrote the batch
+        let i = p["session"]
+            .as_str()
+            .unwrap()
+            .strip_prefix("agent-")
+            .unwrap();
+        assert!(
+            p["text"]
+                .as_str()
+                .unwrap()
+                .contains(&format!("Agent {i} picks")),
+            "{p}"
+        );
+    }
     let decisions = ws.read("DECISIONS.md");
     for i in 0..8 {
         let heading = format!("— Agent {i} picks option {i}\n");

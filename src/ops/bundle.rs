@@ -307,7 +307,13 @@ pub fn import(
         }
         // proposals the store lacks come as they were (a pending one stays pending)
         for p in &checked.proposals {
-            if tx.store().proposal(&p.id)?.is_none() {
+            // a proposal is what its item says: one whose id is not its item's, or that a
+            // person already decided elsewhere, does not come in
+            let own = crate::ops::proposal_id(p.kind, &p.item) == p.id;
+            if own
+                && p.state == crate::model::ProposalState::Pending
+                && tx.store().proposal(&p.id)?.is_none()
+            {
                 tx.put_proposal(p)?;
                 out.proposals += 1;
             }

@@ -456,7 +456,11 @@ fn apply_group(
                 tx.actor = s.actor.clone();
                 tx.now = s.now.clone();
                 tx.today = s.today;
+                // each batch's entries and proposals carry the session that made them
+                let session = tx.origin.agent_session.clone();
+                tx.origin.agent_session = s.actor.strip_prefix("agent:").map(str::to_string);
                 let applied = apply(tx, &s.input);
+                tx.origin.agent_session = session;
                 tx.actor = leader.clone();
                 tx.now = now.clone();
                 tx.today = today;

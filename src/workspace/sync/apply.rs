@@ -38,6 +38,7 @@ impl Tx<'_> {
         let mut in_date_order: HashMap<FileKind, usize> = HashMap::new();
         // (id, replaced by): entries the saves' writers removed or edited
         let mut gone: Vec<(String, Option<String>)> = Vec::new();
+        let mut switch_gone: HashSet<String> = HashSet::new();
         // per file, the version each save is merged against, and the save's own prints
         let mut bases: HashMap<FileKind, Base> = HashMap::new();
         let mut theirs_prints: HashMap<FileKind, Prints> = HashMap::new();
@@ -103,6 +104,10 @@ impl Tx<'_> {
             }
             let entries = self.store.file_entries(f, 0, usize::MAX)?;
             let found = self.found_base(f, &items, &entries, &prints)?;
+            // a switch takes out of the files only what git's version of them lacks
+            if self.switched_from.is_some() && self.git_read.contains(&f) {
+                switch_gone.extend(found.gone.iter().map(|(id, _)| id.clone()));
+            }
             gone.extend(found.gone);
             if let Some(b) = found.base {
                 bases.insert(f, b);
@@ -127,7 +132,9 @@ impl Tx<'_> {
             let Some(mut rec) = self.store.entry(&id)? else {
                 continue;
             };
-            if let Some(from) = self.switched_from.clone() {
+            if let Some(from) = self.switched_from.clone()
+                && switch_gone.contains(&id)
+            {
                 // a checkout took it out: it stays with the branch whose file held it
                 let (was, file) = (rec.state, rec.file().map_or("", |f| f.file_name()));
                 rec.state = State::Elsewhere;
@@ -180,7 +187,7 @@ impl Tx<'_> {
                     let mut rec = self.entry_of(&item)?;
                     rec.origin = Origin::default();
                     // recorded in another clone or work tree: it came with git (a merge, a pull)
-                    if !fresh && self.switched_from.is_none() && self.from_git.contains(&f) {
+                    if !fresh && self.switched_from.is_none() && self.git_read.contains(&f) {
                         match self.sibling_provenance(&rec.id) {
                             Some((origin, actor)) => (rec.origin, rec.actor) = (origin, actor),
                             None => rec.actor = super::MERGED.to_string(),

@@ -77,6 +77,9 @@ pub struct Tx<'w> {
     seq_floor: u64,
     /// Files found exactly as git's index has them.
     from_git: BTreeSet<FileKind>,
+    /// Of those, the ones absorb read (not a whole-file write taken as meant): what they bring
+    /// that the store lacks came with git.
+    git_read: BTreeSet<FileKind>,
     /// Whether this transaction writes the files (a read of a read-only folder only absorbs).
     pub(super) project: bool,
     /// SHA-1 of each file as absorb saw it (`None`: missing).
@@ -172,6 +175,7 @@ impl<'w> Tx<'w> {
             pending: HashMap::new(),
             seq_floor: 1,
             from_git: BTreeSet::new(),
+            git_read: BTreeSet::new(),
             project: true,
             seen: HashMap::new(),
             moves: BTreeSet::new(),
@@ -327,8 +331,12 @@ impl<'w> Tx<'w> {
             }
         }
         let last_head = self.store.git_head()?;
+        // a switch names another branch; a detached HEAD moves with every commit, so a change
+        // into, out of or within it is an edit
         if let (Some(last), Some(now)) = (&last_head, &self.head)
             && last != now
+            && gitop::branch_of(last).is_some()
+            && gitop::branch_of(now).is_some()
         {
             self.switched_from = Some(last.clone());
         }
@@ -468,12 +476,9 @@ impl<'w> Tx<'w> {
                     }
                     // a version git holds (a checkout, a pull, a reset, a file restored from
                     // history) is meant as it is: its removals are honoured
-                    // and so is every file a branch switch brought
-                    if f != FileKind::Project
-                        && (self.switched_from.is_some()
-                            || gitop::is_git_version(&self.ws.root, &bytes))
-                    {
+                    if f != FileKind::Project && gitop::is_git_version(&self.ws.root, &bytes) {
                         self.from_git.insert(f);
+                        self.git_read.insert(f);
                     }
                     self.absorbed.insert(f, disk_stamp.clone());
                     changed_docs.push((f, p))
@@ -515,9 +520,17 @@ impl<'w> Tx<'w> {
         for f in self.pending.keys() {
             self.dirty.insert(*f);
         }
+        // a checkout that moved HEAD while the files were read (git drops its index lock
+        // before it writes HEAD): nothing is absorbed, the next command reads it whole
+        if !changed_docs.is_empty() && gitop::head(&self.ws.root) != self.head {
+            for (f, _) in changed_docs.drain(..) {
+                self.deferred.insert(f);
+                self.absorbed.remove(&f);
+            }
+        }
         // the head is recorded once every file was looked at under it: a file left for a later
-        // command is still read as part of the switch
-        let looked = git_busy != Some(true) && self.deferred.is_empty();
+        // command (or one that does not parse) is still read as part of the switch
+        let looked = git_busy != Some(true) && self.deferred.is_empty() && self.broken.is_empty();
         if looked
             && let Some(now) = &self.head
             && last_head.as_ref() != Some(now)
@@ -538,6 +551,8 @@ impl<'w> Tx<'w> {
             result = self.settle_switch();
         }
         self.actor = saved_actor;
+        // what the operation then writes is its own doing, not the checkout's
+        self.switched_from = None;
         // the versions read are recorded too: a later save from the same copy (an editor's
         // next save) is made from them, not from what trilogy writes in their place
         for (f, st) in &self.absorbed {
