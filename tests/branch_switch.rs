@@ -56,6 +56,17 @@ fn states(ws: &Ws) -> Vec<(String, String)> {
     v
 }
 
+/// Delete, by hand, the session whose text holds `needle` from SESSIONS.md.
+fn drop_session(ws: &Ws, needle: &str) {
+    let text = ws.read("SESSIONS.md");
+    let cut: String = text
+        .split("\n## ")
+        .filter(|part| !part.contains(needle))
+        .collect::<Vec<_>>()
+        .join("\n## ");
+    ws.write("SESSIONS.md", &cut);
+}
+
 fn events(ws: &Ws) -> Vec<Value> {
     ws.json(&["log", "-n", "1000"])["events"]
         .as_array()
@@ -197,13 +208,7 @@ fn a_switch_between_branches_with_equal_files_leaves_later_edits_edits() {
     git(&ws, &["checkout", "-qb", "copy"]);
     // a read under the new head records it: the person's deletion that follows is an edit
     ws.ok(&["status"]);
-    let text = ws.read("SESSIONS.md");
-    let cut: String = text
-        .split("\n## ")
-        .filter(|part| !part.contains("on side"))
-        .collect::<Vec<_>>()
-        .join("\n## ");
-    ws.write("SESSIONS.md", &cut);
+    drop_session(&ws, "on side");
     let s = ws.json(&["status"]);
     assert_eq!(s["restorable"], 1, "{s}");
     assert_eq!(s["elsewhere"], 0, "{s}");
@@ -214,13 +219,7 @@ fn commits_on_a_detached_head_leave_a_persons_deletion_a_removal() {
     let ws = with_side();
     git(&ws, &["checkout", "-q", "--detach"]);
     ws.ok(&["status"]);
-    let text = ws.read("SESSIONS.md");
-    let cut: String = text
-        .split("\n## ")
-        .filter(|part| !part.contains("on side"))
-        .collect::<Vec<_>>()
-        .join("\n## ");
-    ws.write("SESSIONS.md", &cut);
+    drop_session(&ws, "on side");
     git(&ws, &["commit", "-qam", "drop one"]);
     let s = ws.json(&["status"]);
     assert_eq!(s["restorable"], 1, "{s}");
@@ -230,13 +229,7 @@ fn commits_on_a_detached_head_leave_a_persons_deletion_a_removal() {
 #[test]
 fn an_uncommitted_deletion_carried_across_a_switch_stays_a_removal() {
     let ws = with_side();
-    let text = ws.read("SESSIONS.md");
-    let cut: String = text
-        .split("\n## ")
-        .filter(|part| !part.contains("on main"))
-        .collect::<Vec<_>>()
-        .join("\n## ");
-    ws.write("SESSIONS.md", &cut);
+    drop_session(&ws, "on main");
     git(&ws, &["switch", "-q", "-c", "feature"]);
     let s = ws.json(&["status"]);
     assert_eq!(s["restorable"], 1, "the person's deletion: {s}");
