@@ -721,6 +721,11 @@ impl AgentSession {
 }
 
 /// Actor name of writes made by agent session `id`.
+/// The agent session an actor names (`agent:<id>` → `<id>`), the inverse of [`agent_actor`].
+pub fn actor_session(actor: &str) -> Option<String> {
+    actor.strip_prefix("agent:").map(str::to_string)
+}
+
 pub fn agent_actor(id: &str) -> String {
     match check_actor(id) {
         Ok(()) => format!("agent:{id}"),

@@ -4,8 +4,8 @@
 
 mod common;
 
-use common::{Ws, git_output, text};
-use serde_json::{Value, json};
+use common::{Ws, git_output, next_prompt, text};
+use serde_json::Value;
 
 fn git(ws: &Ws, args: &[&str]) {
     let o = git_output(ws.root(), args);
@@ -76,22 +76,6 @@ fn events(ws: &Ws) -> Vec<Value> {
 
 fn restorable(ws: &Ws) -> u64 {
     ws.json(&["status"])["restorable"].as_u64().unwrap()
-}
-
-fn next_prompt(ws: &Ws, session: &str) -> String {
-    let payload = json!({
-        "session_id": session,
-        "hook_event_name": "UserPromptSubmit",
-        "prompt": "go on",
-        "cwd": ws.root().display().to_string(),
-        "transcript_path": "/nonexistent",
-    });
-    let out = ws.run_stdin(
-        &["hook", "claude", "user-prompt-submit"],
-        &payload.to_string(),
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    common::hook_context(&text(&out.stdout))
 }
 
 #[test]

@@ -3,25 +3,8 @@
 
 mod common;
 
-use common::{Ws, text};
-use serde_json::{Value, json};
-
-/// The notice the session's next prompt gets (empty when none).
-fn next_prompt(ws: &Ws, session: &str) -> String {
-    let payload = json!({
-        "session_id": session,
-        "hook_event_name": "UserPromptSubmit",
-        "prompt": "go on",
-        "cwd": ws.root().display().to_string(),
-        "transcript_path": "/nonexistent",
-    });
-    let out = ws.run_stdin(
-        &["hook", "claude", "user-prompt-submit"],
-        &payload.to_string(),
-    );
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    common::hook_context(&text(&out.stdout))
-}
+use common::{Ws, next_prompt};
+use serde_json::Value;
 
 fn start(ws: &Ws, session: &str) {
     ws.ok_stdin(

@@ -95,7 +95,7 @@ pub(super) fn run(command: Command, env: &Env) -> Result<()> {
         Command::Reports(a) => match a.close {
             Some(n) => {
                 let r = ops::close_report(&env.ws, "cli", n)?;
-                format::print(env, &r, |r| format!("closed report #{}: {}", r.seq, r.text))
+                format::print(env, &r, format::closed_report)
             }
             None => {
                 let list = ops::reports(&env.ws, a.all)?;

@@ -362,6 +362,11 @@ pub fn restore(o: &RestoreOutcome) -> String {
     format!("restored {} ({}): {} → {}", o.id, o.heading, o.from, o.to)
 }
 
+/// A report just closed.
+pub fn closed_report(r: &crate::model::Report) -> String {
+    format!("closed report #{}: {}", r.seq, r.text)
+}
+
 pub fn config(l: &Loaded) -> String {
     let v = serde_json::to_value(&l.config).unwrap_or_default();
     KEYS.iter()

@@ -238,7 +238,7 @@ pub fn review(env: &Env, a: ReviewArgs) -> Result<()> {
         }
         ReviewCmd::Close { n } => {
             let r = ops::close_report(&env.ws, "cli", n)?;
-            format::print(env, &r, |r| format!("closed report #{}: {}", r.seq, r.text))
+            format::print(env, &r, format::closed_report)
         }
     }
 }

@@ -298,7 +298,8 @@ fn pending(
             parts.push(n);
             st.announced += changes.len() as u64;
         }
-        if let Some(n) = crate::ops::sibling::notice(ws, r, &mut st.siblings_seen)? {
+        let siblings = crate::ops::sibling::recent(ws, r)?;
+        if let Some(n) = crate::ops::sibling::notice(ws.lang(), &siblings, &mut st.siblings_seen) {
             parts.push(n);
         }
         st.seen_event = r.last_event_seq()?;
@@ -453,21 +454,19 @@ pub fn show_session(ws: &Workspace, id: &str) -> Result<SessionView> {
         let Some(session) = agents::load(ws, r, id)? else {
             return Ok(None);
         };
-        let mut recorded: Vec<(u64, Recorded)> = (r.all_entries()?.into_iter())
+        let mut own: Vec<_> = (r.all_entries()?.into_iter())
             .filter(|e| e.origin.agent_session.as_deref() == Some(id))
-            .map(|e| {
-                let rec = Recorded {
-                    id: e.id,
-                    kind: e.kind.as_str(),
-                    state: e.state.as_str(),
-                    heading: e.heading,
-                    branch: e.origin.branch,
-                };
-                (e.seq, rec)
+            .collect();
+        own.sort_by_key(|e| e.seq);
+        let recorded = (own.into_iter())
+            .map(|e| Recorded {
+                id: e.id,
+                kind: e.kind.as_str(),
+                state: e.state.as_str(),
+                heading: e.heading,
+                branch: e.origin.branch,
             })
             .collect();
-        recorded.sort_by_key(|(seq, _)| *seq);
-        let recorded = recorded.into_iter().map(|(_, r)| r).collect();
         Ok(Some(SessionView { session, recorded }))
     })?
     .value

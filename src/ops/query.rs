@@ -315,6 +315,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             .iter()
             .map(|f| r.file_count(*f))
             .sum::<Result<u64>>()?;
+        let elsewhere = r.elsewhere_count()?;
         Ok(Status {
             root: ws.root.display().to_string(),
             memory_dir: ws.memory_dir().display().to_string(),
@@ -331,8 +332,8 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             decisions: r.file_count(FileKind::Decisions)?,
             restorable: (r.meta("count:total")?)
                 .saturating_sub(in_files)
-                .saturating_sub(r.elsewhere_count()?),
-            elsewhere: r.elsewhere_count()?,
+                .saturating_sub(elsewhere),
+            elsewhere,
             areas: area_map(r, today)?,
             area_line: String::new(),
             open_reports: r.reports()?.into_iter().filter(|x| x.open).collect(),

@@ -174,7 +174,8 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
                         st.announced += changes.len() as u64;
                     }
                     // what sibling work trees recorded since: a notice of its own, by branch
-                    if let Some(n) = crate::ops::sibling::notice(ws, r, &mut st.siblings_seen)?
+                    if let Some(n) =
+                        crate::ops::sibling::notice(ws.lang(), &siblings, &mut st.siblings_seen)
                         && n.chars().count() <= STEP_NOTICE_CHARS
                     {
                         out.append.push(Append {

@@ -24,12 +24,12 @@ pub(super) const EVENTS: TableDefinition<u64, &[u8]> = TableDefinition::new("eve
 pub(super) const REPORTS: TableDefinition<u64, &[u8]> = TableDefinition::new("reports");
 pub(super) const AGENT_SESSIONS: TableDefinition<&str, &[u8]> =
     TableDefinition::new("agent_sessions");
-/// Group commit: ticket of a batch applied by a group leader → its outcome (JSON), committed
-/// with the batch, so a leader that dies after the commit never has a batch applied twice.
 /// Proposals waiting for (or decided by) a person, by id.
 pub(super) const PROPOSALS: TableDefinition<&str, &[u8]> = TableDefinition::new("proposals");
 /// Meta key: how many proposals are pending.
 pub(super) const PENDING: &str = "count:proposals_pending";
+/// Group commit: ticket of a batch applied by a group leader → its outcome (JSON), committed
+/// with the batch, so a leader that dies after the commit never has a batch applied twice.
 pub(super) const BATCHES: TableDefinition<&str, &[u8]> = TableDefinition::new("batches");
 /// Change sequence → what changed (`e:<entry id>` or `s:<section key>`), for derived indexes.
 pub(super) const CHANGES: TableDefinition<u64, &str> = TableDefinition::new("changes");

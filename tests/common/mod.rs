@@ -225,6 +225,23 @@ pub fn session_start_payload(ws: &Ws, session: &str) -> String {
     .to_string()
 }
 
+/// What Claude Code session `session` is told at its next prompt in `ws` (empty when nothing).
+pub fn next_prompt(ws: &Ws, session: &str) -> String {
+    let payload = serde_json::json!({
+        "session_id": session,
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "go on",
+        "cwd": ws.root().display().to_string(),
+        "transcript_path": "/nonexistent",
+    });
+    let out = ws.run_stdin(
+        &["hook", "claude", "user-prompt-submit"],
+        &payload.to_string(),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    hook_context(&text(&out.stdout))
+}
+
 /// The `additionalContext` a Claude Code hook answered with (empty when it answered nothing).
 pub fn hook_context(stdout: &str) -> String {
     if stdout.trim().is_empty() {

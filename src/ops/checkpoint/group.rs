@@ -458,7 +458,7 @@ fn apply_group(
                 tx.today = s.today;
                 // each batch's entries and proposals carry the session that made them
                 let session = tx.origin.agent_session.clone();
-                tx.origin.agent_session = s.actor.strip_prefix("agent:").map(str::to_string);
+                tx.origin.agent_session = crate::model::actor_session(&s.actor);
                 let applied = apply(tx, &s.input);
                 tx.origin.agent_session = session;
                 tx.actor = leader.clone();

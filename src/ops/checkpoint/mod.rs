@@ -267,14 +267,7 @@ pub(crate) fn apply_direct(tx: &mut Tx, input: &CheckpointInput) -> Result<Check
     let mut out = CheckpointOutcome::default();
 
     // sessions: processed in reverse so sessions[0] ends up topmost
-    let mut known: Vec<String> = tx
-        .store()
-        .file_entries(FileKind::Sessions, 0, usize::MAX)?
-        .iter()
-        .map(|e| e.area())
-        .collect();
-    known.sort();
-    known.dedup();
+    let mut known = known_areas(tx)?;
     let mut planned = Vec::new();
     for (i, s) in input.sessions.iter().enumerate() {
         let choice = normalize_area(s.area.as_deref(), &mut known);
@@ -299,21 +292,7 @@ pub(crate) fn apply_direct(tx: &mut Tx, input: &CheckpointInput) -> Result<Check
     }
 
     // decisions: each planned (and its topic checked) before any is stored
-    let mut decisions = Vec::new();
-    for (i, d) in input.decisions.iter().enumerate() {
-        let heading = decision_heading(tx.today, &one_line(&d.choice));
-        let body = decision_body(d, lang, tx.today);
-        let target = match &d.supersedes {
-            Some(s) => find_decision(tx, s, i, &heading)?,
-            None => None,
-        };
-        decisions.push((heading, body, target));
-    }
-    let planned: Vec<(String, String, Option<String>)> = decisions
-        .iter()
-        .map(|(h, b, t)| (h.clone(), b.clone(), t.as_ref().map(|e| e.id.clone())))
-        .collect();
-    crate::ops::truth::topic::check(tx.store(), &input.decisions, &planned)?;
+    let decisions = plan_decisions(tx, &input.decisions)?;
     for (heading, body, target) in decisions.into_iter().rev() {
         record(tx, EntryKind::Decision, heading.clone(), body, &mut out)?;
         if let Some(mut old) = target
@@ -395,6 +374,41 @@ pub(crate) fn apply_direct(tx: &mut Tx, input: &CheckpointInput) -> Result<Check
             notes.trim()
         ));
     }
+    Ok(out)
+}
+
+/// The areas SESSIONS.md holds now, sorted (what a new session's area is folded against).
+fn known_areas(tx: &Tx) -> Result<Vec<String>> {
+    let mut known: Vec<String> = (tx.store().file_entries(FileKind::Sessions, 0, usize::MAX)?)
+        .iter()
+        .map(|e| e.area())
+        .collect();
+    known.sort();
+    known.dedup();
+    Ok(known)
+}
+
+/// A decision as it will be written: heading, body, and the live decision it supersedes.
+type Planned = (String, String, Option<crate::model::EntryRecord>);
+
+/// Plan every decision of a batch — its heading and body, the decision it supersedes — and
+/// check their topics, before any is stored.
+fn plan_decisions(tx: &Tx, decisions: &[DecisionInput]) -> Result<Vec<Planned>> {
+    let lang = tx.lang();
+    let mut out = Vec::new();
+    for (i, d) in decisions.iter().enumerate() {
+        let heading = decision_heading(tx.today, &one_line(&d.choice));
+        let body = decision_body(d, lang, tx.today);
+        let target = match &d.supersedes {
+            Some(s) => find_decision(tx, s, i, &heading)?,
+            None => None,
+        };
+        out.push((heading, body, target));
+    }
+    let ids: Vec<(String, String, Option<String>)> = (out.iter())
+        .map(|(h, b, t)| (h.clone(), b.clone(), t.as_ref().map(|e| e.id.clone())))
+        .collect();
+    crate::ops::truth::topic::check(tx.store(), decisions, &ids)?;
     Ok(out)
 }
 

@@ -8,14 +8,11 @@ use sha1::{Digest, Sha1};
 
 use crate::config::{Mode, ReviewMode};
 use crate::error::Result;
-use crate::markdown::one_line;
-use crate::model::{
-    Proposal, ProposalKind, ProposalState, decision_heading, normalize_area, session_heading,
-};
+use crate::model::{Proposal, ProposalKind, ProposalState, normalize_area, session_heading};
 use crate::store::Reader;
 use crate::workspace::Tx;
 
-use super::{CheckpointInput, CheckpointOutcome, decision_body, edit_section, find_decision};
+use super::{CheckpointInput, CheckpointOutcome, edit_section};
 
 /// Split a batch by the gate: what is written now, and what is proposed.
 pub(super) fn split(
@@ -47,7 +44,7 @@ pub(super) struct Staged {
 pub(super) fn stage(tx: &mut Tx, input: &CheckpointInput) -> Result<Vec<Staged>> {
     let lang = tx.lang();
     let mut out = Vec::new();
-    let mut known: Vec<String> = Vec::new();
+    let mut known = super::known_areas(tx)?;
     for s in &input.sessions {
         let area = normalize_area(s.area.as_deref(), &mut known).area;
         let (body, _) = super::session_body(s, lang);
@@ -57,22 +54,14 @@ pub(super) fn stage(tx: &mut Tx, input: &CheckpointInput) -> Result<Vec<Staged>>
             text: format!("## {}\n{body}", session_heading(tx.today, &area)),
         });
     }
-    let mut planned = Vec::new();
-    for (i, d) in input.decisions.iter().enumerate() {
-        let heading = decision_heading(tx.today, &one_line(&d.choice));
-        let body = decision_body(d, lang, tx.today);
-        let target = match &d.supersedes {
-            Some(s) => find_decision(tx, s, i, &heading)?.map(|e| e.id),
-            None => None,
-        };
+    let planned = super::plan_decisions(tx, &input.decisions)?;
+    for (d, (heading, body, _)) in input.decisions.iter().zip(planned) {
         out.push(Staged {
             kind: ProposalKind::Decision,
             item: to_json(d),
             text: format!("## {heading}\n{body}"),
         });
-        planned.push((heading, body, target));
     }
-    crate::ops::truth::topic::check(tx.store(), &input.decisions, &planned)?;
     for (i, p) in input.project.iter().enumerate() {
         let mut scratch = CheckpointOutcome::default();
         edit_section(tx, i, p, &mut scratch, true)?;

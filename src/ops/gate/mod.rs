@@ -44,6 +44,9 @@ fn find(r: &dyn Reader, prefix: &str) -> Result<Proposal> {
             "proposal id `{prefix}` is too short; give at least 4 characters of an id from `trilogy review list`"
         )));
     }
+    if let Some(p) = r.proposal(prefix)? {
+        return Ok(p);
+    }
     let mut hits: Vec<Proposal> = (r.proposals()?.into_iter())
         .filter(|p| p.id.starts_with(prefix))
         .collect();

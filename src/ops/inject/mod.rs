@@ -280,6 +280,10 @@ pub fn assemble(
         stale: stale.as_ref(),
         due: due_block.as_ref(),
         siblings: sibling_block.as_ref(),
+        waiting: (
+            r.pending_proposals()?,
+            r.reports()?.iter().filter(|x| x.open).count(),
+        ),
         cut_names: &cut_names,
         newest_decision_cut: newest_cut,
         r,
@@ -363,6 +367,8 @@ struct Ctx<'a> {
     /// The section on what sibling work trees recorded, with how many entries it shows whole
     /// and how many it names in all.
     siblings: Option<&'a (String, usize, usize)>,
+    /// Proposals pending and reports open: the ledger's line on what waits for a person.
+    waiting: (u64, usize),
     cut_names: &'a [String],
     /// The newest decision is shown cut (it alone is over half the decisions' share).
     newest_decision_cut: bool,
@@ -447,8 +453,8 @@ impl Ctx<'_> {
             due_total: self.due.map_or(0, |d| d.2),
             sibling_entries: self.siblings.map_or(0, |d| d.2),
             sibling_bytes: self.siblings.map_or(0, |d| d.0.len()),
-            proposals_pending: self.r.pending_proposals()?,
-            reports_open: self.r.reports()?.iter().filter(|x| x.open).count(),
+            proposals_pending: self.waiting.0,
+            reports_open: self.waiting.1,
             ..Default::default()
         };
 

@@ -146,18 +146,22 @@ fn entries(
 /// Bytes of a sibling notice's content before it names the rest by heading.
 const NOTICE_CONTENT: usize = 1500;
 
-/// What a live session's next prompt hears of sibling work trees: the entries recorded there
-/// since it last looked (`seen` holds what it has been shown; updated), their text up to
-/// [`NOTICE_CONTENT`] bytes, then headings. `None` when nothing is new.
-pub fn notice(ws: &Workspace, r: &dyn Reader, seen: &mut Vec<String>) -> Result<Option<String>> {
-    let now = recent(ws, r)?;
+/// What a live session's next prompt hears of sibling work trees: of `now` (what [`recent`]
+/// returns), the entries recorded since it last looked (`seen` holds what it has been shown;
+/// updated), their text up to [`NOTICE_CONTENT`] bytes, then headings. `None` when nothing is
+/// new.
+pub fn notice(
+    lang: crate::model::Lang,
+    now: &[SiblingEntry],
+    seen: &mut Vec<String>,
+) -> Option<String> {
     let new: Vec<&SiblingEntry> = now.iter().filter(|e| !seen.contains(&e.id)).collect();
     // what is gone (merged here, or past the window) leaves the list, so it stays small
     *seen = now.iter().map(|e| e.id.clone()).collect();
     if new.is_empty() {
-        return Ok(None);
+        return None;
     }
-    let mut out = match ws.lang() {
+    let mut out = match lang {
         crate::model::Lang::Zh => "【其他工作树有新记录】会话开始后，同一仓库的其他工作树记下了：".to_string(),
         crate::model::Lang::En => {
             "[sibling work trees] Recorded since this session started in this repository's other work trees:".to_string()
@@ -179,7 +183,7 @@ pub fn notice(ws: &Workspace, r: &dyn Reader, seen: &mut Vec<String>) -> Result<
         } else if out.len() + bare.len() + 80 <= crate::ops::truth::notice::NOTICE_MAX {
             out.push_str(&bare);
         } else {
-            out.push_str(&match ws.lang() {
+            out.push_str(&match lang {
                 crate::model::Lang::Zh => format!("\n另有 {} 条（memory_search 可见）", total - i),
                 crate::model::Lang::En => {
                     format!("\n{} more (memory_search finds them)", total - i)
@@ -188,7 +192,7 @@ pub fn notice(ws: &Workspace, r: &dyn Reader, seen: &mut Vec<String>) -> Result<
             break;
         }
     }
-    Ok(Some(out))
+    Some(out)
 }
 
 /// The session-start block's section on what sibling work trees recorded, within `cap` bytes:

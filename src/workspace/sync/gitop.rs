@@ -17,8 +17,7 @@ const IN_PROGRESS: [(&str, &str); 7] = [
 ];
 
 /// What the `HEAD` of the work tree holding `root` says, trimmed (`ref: refs/heads/NAME`, or a
-/// commit id when detached); `None` outside a repository or when unreadable. Two looks that
-/// read different heads saw a checkout between them (a switch of branch, or of detached commit).
+/// commit id when detached); `None` outside a repository or when unreadable.
 pub fn head(root: &Path) -> Option<String> {
     head_text(&git_dir(root)?)
 }
@@ -36,14 +35,6 @@ pub fn branch_of(head: &str) -> Option<String> {
         .trim()
         .strip_prefix("refs/heads/")?;
     (!name.is_empty()).then(|| name.to_string())
-}
-
-/// How a [`head`] is named to a person: its branch, or `detached <short id>`.
-pub fn head_label(head: &str) -> String {
-    match branch_of(head) {
-        Some(b) => b,
-        None => format!("detached {}", head.chars().take(10).collect::<String>()),
-    }
 }
 
 /// The branch the `HEAD` in git folder `dir` names; `None` when detached or unreadable.

@@ -162,7 +162,7 @@ impl<'w> Tx<'w> {
             now: ws.clock.now(),
             today: ws.clock.today(),
             origin: Origin {
-                agent_session: actor.strip_prefix("agent:").map(str::to_string),
+                agent_session: crate::model::actor_session(actor),
                 branch: head.as_deref().and_then(gitop::branch_of),
             },
             head,
@@ -331,12 +331,8 @@ impl<'w> Tx<'w> {
             }
         }
         let last_head = self.store.git_head()?;
-        // a switch names another branch; a detached HEAD moves with every commit, so a change
-        // into, out of or within it is an edit
         if let (Some(last), Some(now)) = (&last_head, &self.head)
-            && last != now
-            && gitop::branch_of(last).is_some()
-            && gitop::branch_of(now).is_some()
+            && switch::is_switch(last, now)
         {
             self.switched_from = Some(last.clone());
         }

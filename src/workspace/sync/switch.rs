@@ -20,6 +20,13 @@ pub(super) struct Moves {
     pub gone: usize,
 }
 
+/// Whether the files last looked at under git head `last` and now under `now` saw a branch
+/// switch: both name a branch, and not the same one. A detached HEAD moves with every commit,
+/// so a change into, out of or within it is an edit.
+pub(super) fn is_switch(last: &str, now: &str) -> bool {
+    last != now && gitop::branch_of(last).is_some() && gitop::branch_of(now).is_some()
+}
+
 impl Tx<'_> {
     /// After the files of a switch were absorbed: an entry that belongs to the branch now
     /// checked out but that its files no longer hold (the branch moved on elsewhere, or a forced
@@ -29,7 +36,7 @@ impl Tx<'_> {
         let Some(now) = self.head.clone() else {
             return Ok(());
         };
-        let label = gitop::head_label(&now);
+        let label = gitop::branch_of(&now).unwrap_or_default();
         if self.store.elsewhere_count()? > 0 {
             let stranded: Vec<_> = (self.store.all_entries()?.into_iter())
                 .filter(|e| e.state == State::Elsewhere && e.superseded_by.as_ref() == Some(&now))
@@ -50,7 +57,7 @@ impl Tx<'_> {
         if m.away + m.back + m.gone == 0 {
             return Ok(());
         }
-        let from = self.switched_from.as_deref().map(gitop::head_label);
+        let from = self.switched_from.as_deref().and_then(gitop::branch_of);
         self.report.absorbed.push(format!(
             "checkout {} → {label}: {} entries now on the other branch only, {} back in the files{}",
             from.unwrap_or_default(),
