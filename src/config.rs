@@ -14,7 +14,9 @@ use crate::error::{Error, Result};
 use crate::model::Lang;
 
 mod review;
+mod user;
 pub use review::{Mode, ReviewMode};
+pub use user::{USER_MAX_BYTES, USER_ONLY, UserScope};
 
 /// How the workspace root is found from the current directory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -90,6 +92,19 @@ pub struct Config {
     /// Per kind of memory, whether agents write directly or propose (`[review_mode]`).
     #[serde(alias = "reviewMode")]
     pub review_mode: ReviewMode,
+    /// The folder of the user memory (`USER.md` and its store); user layers only.
+    #[serde(alias = "userMemoryDir")]
+    pub user_memory_dir: Option<String>,
+    /// Whether the session-start block carries the user memory; user layers only.
+    #[serde(alias = "injectUserMemory")]
+    pub inject_user_memory: bool,
+    /// The most bytes of the block the user memory takes (and at most a tenth of the budget);
+    /// user layers only.
+    #[serde(alias = "userMemoryMaxBytes")]
+    pub user_memory_max_bytes: u64,
+    /// The user scope this process writes and reads, from the user's layers only.
+    #[serde(skip)]
+    pub user: Option<UserScope>,
     /// Settings a layer gave that were not taken, each with why (`trilogy config` shows them).
     #[serde(skip)]
     pub warnings: Vec<String>,
@@ -126,6 +141,10 @@ impl Default for Config {
             sibling_worktrees: true,
             sibling_days: 7,
             review_mode: ReviewMode::default(),
+            user_memory_dir: None,
+            inject_user_memory: true,
+            user_memory_max_bytes: USER_MAX_BYTES,
+            user: None,
             warnings: Vec::new(),
             ignored: Vec::new(),
         }
@@ -133,7 +152,7 @@ impl Default for Config {
 }
 
 /// Every key: snake_case name and the original's camelCase alias.
-pub const KEYS: [(&str, &str); 24] = [
+pub const KEYS: [(&str, &str); 27] = [
     ("enabled", "enabled"),
     ("memory_dir_name", "memoryDirName"),
     ("project_root_strategy", "projectRootStrategy"),
@@ -158,6 +177,9 @@ pub const KEYS: [(&str, &str); 24] = [
     ("sibling_worktrees", "siblingWorktrees"),
     ("sibling_days", "siblingDays"),
     ("review_mode", "reviewMode"),
+    ("user_memory_dir", "userMemoryDir"),
+    ("inject_user_memory", "injectUserMemory"),
+    ("user_memory_max_bytes", "userMemoryMaxBytes"),
 ];
 
 /// Where an effective value came from.
@@ -263,6 +285,9 @@ const MAX_LOCK_TIMEOUT_MS: i64 = 600_000;
 /// repository an agent opens), so every path it names must stay inside the workspace and hold
 /// nothing that could break out of the text it is written into.
 fn check_value(key: &str, v: &toml::Value) -> std::result::Result<(), String> {
+    if let Some(checked) = user::check_value(key, v) {
+        return checked;
+    }
     match (key, v) {
         ("memory_dir_name" | "boot_block_file" | "templates_dir", toml::Value::String(s)) => {
             check_rel_path(s)
@@ -431,16 +456,27 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
         .map(|(k, _)| (k.to_string(), "default".to_string()))
         .collect();
     let mut warnings = Vec::new();
-    let mut apply = |t: toml::Table, from: &str, merged: &mut toml::Table| {
-        for (k, v) in t {
-            sources.insert(k.clone(), from.to_string());
-            if k == "review_mode" {
-                review::merge_into(merged, v);
-            } else {
-                merged.insert(k, v);
+    // the user's own layers, merged apart: the user scope is configured by them alone
+    let mut mine = toml::Table::new();
+    let mut apply =
+        |t: toml::Table, from: &str, merged: &mut toml::Table, mine: Option<&mut toml::Table>| {
+            let put = |table: &mut toml::Table, k: &str, v: toml::Value| {
+                if k == "review_mode" {
+                    review::merge_into(table, v);
+                } else {
+                    table.insert(k.to_string(), v);
+                }
+            };
+            if let Some(mine) = mine {
+                for (k, v) in &t {
+                    put(mine, k, v.clone());
+                }
             }
-        }
-    };
+            for (k, v) in t {
+                sources.insert(k.clone(), from.to_string());
+                put(merged, &k, v);
+            }
+        };
     for file in [&args.user_file, &args.workspace_file]
         .into_iter()
         .flatten()
@@ -466,17 +502,21 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
             false => Unknown::Refuse,
         };
         let mut t = layer(table, &name, unknown)?;
-        if Some(file) == args.workspace_file.as_ref() && review::drop_user_direct(&mut t) {
-            warnings.push(review::user_direct_refused(&name));
+        let of_workspace = Some(file) == args.workspace_file.as_ref();
+        if of_workspace {
+            if review::drop_user_direct(&mut t) {
+                warnings.push(review::user_direct_refused(&name));
+            }
+            warnings.extend(user::drop_user_only(&mut t, &name));
         }
-        apply(t, &name, &mut merged);
+        apply(t, &name, &mut merged, (!of_workspace).then_some(&mut mine));
     }
     for (snake, _) in KEYS {
         let var = format!("TRILOGY_{}", snake.to_uppercase());
         if let Some((_, v)) = args.env.iter().find(|(n, _)| *n == var) {
             let from = format!("env {var}");
             let t = parse_value(snake, v, &from)?;
-            apply(t, &from, &mut merged);
+            apply(t, &from, &mut merged, Some(&mut mine));
         }
     }
     for ov in &args.overrides {
@@ -493,7 +533,7 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
                 &format!("{{ {sub} = \"{}\" }}", v.trim()),
                 "--set",
             )?;
-            apply(t, "--set", &mut merged);
+            apply(t, "--set", &mut merged, Some(&mut mine));
             continue;
         }
         let Some(canon) = canonical_key(k) else {
@@ -503,13 +543,23 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
             });
         };
         let t = parse_value(canon, v.trim(), "--set")?;
-        apply(t, "--set", &mut merged);
+        apply(t, "--set", &mut merged, Some(&mut mine));
     }
     let mut config =
         Config::deserialize(toml::Value::Table(merged)).map_err(|e| Error::Config {
             source_name: "merged layers".into(),
             message: e.to_string(),
         })?;
+    let lang_set = mine.contains_key("lang");
+    let own = Config::deserialize(toml::Value::Table(mine)).map_err(|e| Error::Config {
+        source_name: "user layers".into(),
+        message: e.to_string(),
+    })?;
+    config.user = user::dir_of(&own, &args.env).map(|dir| UserScope {
+        dir,
+        config: Box::new(own),
+        lang_set,
+    });
     config.ignored = ignored;
     config.warnings = warnings.clone();
     check_paths(&config).map_err(|(key, message)| Error::Config {

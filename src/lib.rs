@@ -15,6 +15,7 @@ pub mod model;
 pub mod schema;
 pub mod secrets;
 pub mod store;
+pub mod user;
 
 pub use error::{Error, ErrorKind, Result};
 pub mod cli;

@@ -711,6 +711,9 @@ pub struct AgentSession {
     /// Sibling work trees' entries the session has been shown (its block, or a notice).
     #[serde(default)]
     pub siblings_seen: Vec<String>,
+    /// The user store's last event the session has seen (`None`: it never saw the user memory).
+    #[serde(default)]
+    pub user_seen: Option<u64>,
 }
 
 impl AgentSession {

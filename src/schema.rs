@@ -73,9 +73,18 @@ mod tests {
                 replaces: some(),
                 review: some(),
             }],
+            user: vec![crate::user::UserLine {
+                section: "x".into(),
+                line: "x".into(),
+                replaces: some(),
+            }],
             notes: some(),
         };
         assert_eq!(props(&s), fields(&full));
+        assert_eq!(
+            props(&s["properties"]["user"]["items"]),
+            fields(&full.user[0])
+        );
         let p = &s["properties"];
         assert_eq!(props(&p["sessions"]["items"]), fields(&full.sessions[0]));
         assert_eq!(props(&p["decisions"]["items"]), fields(&full.decisions[0]));

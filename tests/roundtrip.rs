@@ -181,6 +181,7 @@ proptest! {
             decisions: vec![DecisionInput { choice: format!("c {choice}"), because: Some(choice.clone()), ..Default::default() }],
             project: vec![ProjectInput { section: "现状".into(), text: Some(section_text.clone()), ..Default::default() }],
             notes: None,
+            user: Vec::new(),
         };
         ops::checkpoint(&ws, "test", &input).unwrap();
         let before = snapshot(&ws);

@@ -94,6 +94,10 @@ pub struct ExportArgs {
     /// Write the bundle to this file (atomically) instead of stdout
     #[arg(long, value_name = "FILE")]
     out: Option<PathBuf>,
+    /// Your user memory (USER.md and its proposals) instead of the workspace's; a workspace
+    /// bundle never holds it
+    #[arg(long)]
+    user: bool,
 }
 
 #[derive(Args, Debug)]
@@ -110,6 +114,9 @@ pub struct ImportArgs {
     /// With --from: list what would go where and what is skipped, and write nothing
     #[arg(long, requires = "from")]
     dry_run: bool,
+    /// Into your user memory (a bundle written by `trilogy export --user`)
+    #[arg(long, conflicts_with = "from")]
+    user: bool,
 }
 
 #[derive(Args, Debug)]
@@ -147,7 +154,10 @@ struct BootFileArgs {
 }
 
 pub fn export(env: &Env, a: ExportArgs) -> Result<()> {
-    let b = bundle::export(&env.ws)?;
+    let b = match a.user {
+        true => bundle::export(crate::user::ready(&env.ws)?)?,
+        false => bundle::export(&env.ws)?,
+    };
     let text = serde_json::to_string_pretty(&b)
         .map_err(|e| Error::Internal(format!("bundle json: {e}")))?
         + "\n";
@@ -202,7 +212,11 @@ pub fn import(env: &Env, a: ImportArgs) -> Result<()> {
     } else {
         ImportMode::Merge
     };
-    let out = bundle::import(&env.ws, &value, mode, "cli")?;
+    let into = match a.user {
+        true => crate::user::ready(&env.ws)?,
+        false => &env.ws,
+    };
+    let out = bundle::import(into, &value, mode, "cli")?;
     format::warn_sync(&out.sync);
     format::print(env, &out, import_summary)
 }

@@ -168,18 +168,28 @@ pub(super) fn run(command: Command, env: &Env) -> Result<()> {
         | Command::Hook(_)
         | Command::Mcp(_)
         | Command::Serve(_)
+        | Command::User(_)
         | Command::MergeDriver(_) => unreachable!("handled above"),
     }
 }
 
 fn cmd_read(env: &Env, a: ReadArgs) -> Result<()> {
+    if a.file.as_deref().is_some_and(crate::user::is_file) {
+        let target = match a.section {
+            Some(s) => ReadTarget::Section(s),
+            None => ReadTarget::File(FileKind::Project),
+        };
+        let out = ops::read(crate::user::ready(&env.ws)?, &target)?;
+        format::warn_sync(&out.report);
+        return format::print(env, &out.value, format::read);
+    }
     let file = a
         .file
         .as_deref()
         .map(|f| {
             FileKind::from_name(f).ok_or_else(|| {
                 Error::bad_input(format!(
-                    "unknown file `{f}`; choose PROJECT.md, DECISIONS.md, SESSIONS.md or SESSIONS-archive.md"
+                    "unknown file `{f}`; choose PROJECT.md, DECISIONS.md, SESSIONS.md, SESSIONS-archive.md or USER.md"
                 ))
             })
         })

@@ -140,6 +140,7 @@ pub fn run(keep: bool, overrides: &[String], style: Style) -> Result<()> {
             },
         ],
         notes: None,
+        user: Vec::new(),
     };
     let json = serde_json::to_string(&input).map_err(|e| Error::Internal(e.to_string()))?;
     let batch = root.join("batch.json");

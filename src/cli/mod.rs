@@ -11,6 +11,7 @@ mod progress;
 mod review;
 mod shell;
 mod style;
+mod user;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -93,6 +94,9 @@ enum Command {
     /// What agents proposed (review_mode = propose) and the reports they left: accept, reject
     #[command(after_help = review::REVIEW_HELP)]
     Review(review::ReviewArgs),
+    /// Your own memory across projects (USER.md): show it, add a line, edit it
+    #[command(after_help = user::USER_HELP)]
+    User(user::UserArgs),
     /// List the reports left by checkpoint `notes` (things that look stale or wrong), or close one
     Reports(ReportsArgs),
     /// Show the effective configuration and where each value came from
@@ -419,6 +423,9 @@ fn dispatch(cli: Cli) -> Result<()> {
     }
     if let Command::Serve(a) = &cli.command {
         return serve(&cli, a);
+    }
+    if let Command::User(a) = &cli.command {
+        return user::run(&cli, a.clone());
     }
     let env = build_env(&cli)?;
     if !env.loaded.config.enabled && !matches!(cli.command, Command::Config) {

@@ -136,7 +136,7 @@ pub(super) fn recency(state: &str, date: Option<NaiveDate>, seq: u64) -> u64 {
 /// them, a PROJECT section's text, a file's prose.
 pub(super) fn whole_text(kind: &str, heading: &str, body: &str) -> String {
     match kind {
-        "section" | "prose" => body.to_string(),
+        "section" | "prose" | "user" => body.to_string(),
         _ if body.is_empty() => format!("## {heading}"),
         _ => format!("## {heading}\n{body}"),
     }

@@ -45,10 +45,14 @@ rejected (`over`) and the constraint that forced it (`because`), newest on top, 
 `sessions` = what this session did and how it was verified (`done`), what is unfinished (`open`), the one next \
 action (`next`), with an `area` from at most four. Dates are stamped by the tool. The only deletions are those \
 paired replacements; anything that looks stale, duplicated or wrong goes to `notes` for the user, never deleted. \
+`user` = a line for the person's own memory across every project (USER.md: 偏好/Preferences, 环境/Environment, \
+约定/Conventions, 教训/Lessons): only a stable preference seen twice or a stable fact of this machine, never \
+anything about this project, a one-off event or a credential; it waits for the person's review. \
 Secrets are refused.";
 const READ_DESC: &str = "Read the project memory from the store: a whole file (`file`), one PROJECT section \
 (`section`, Chinese or English name), or entries filtered by `area`, `since`/`until` and `limit`. The archive \
-(SESSIONS-archive.md) is only read here, never injected.";
+(SESSIONS-archive.md) is only read here, never injected. `file: USER.md` reads the user's own memory across \
+projects (with `section`, one of its sections).";
 const SEARCH_DESC: &str = "Search sessions, decisions and PROJECT sections, live and archived, by words in \
 Chinese, English or code names (a Chinese phrase with a character missing still matches; `parseSessions` finds \
 `parse_sessions`). Each hit carries its whole entry (cut at about 2 KB, marked) and its best-matching line. \
@@ -256,6 +260,17 @@ impl MemoryServer {
             }
             "memory_read" => {
                 let r: ReadArgs = args(name, a)?;
+                if r.file.as_deref().is_some_and(crate::user::is_file) {
+                    let target = match r.section {
+                        Some(s) => ReadTarget::Section(s),
+                        None => ReadTarget::File(FileKind::Project),
+                    };
+                    let out = ops::read(crate::user::ready(ws)?, &target)?.value;
+                    return Ok((
+                        serde_json::to_value(&out).unwrap_or(Value::Null),
+                        read_text(&out),
+                    ));
+                }
                 let file = r
                     .file
                     .as_deref()
@@ -284,16 +299,10 @@ impl MemoryServer {
                     ReadTarget::File(file.unwrap_or(FileKind::Project))
                 };
                 let out = ops::read(ws, &target)?.value;
-                let text = match &out {
-                    ops::ReadOutput::File(f) => f.content.clone(),
-                    ops::ReadOutput::Section(s) => format!("## {}\n\n{}", s.heading, s.text),
-                    ops::ReadOutput::Entries { entries, .. } => entries
-                        .iter()
-                        .map(|e| format!("## {}\n{}", e.heading, e.body))
-                        .collect::<Vec<_>>()
-                        .join("\n\n"),
-                };
-                Ok((serde_json::to_value(&out).unwrap_or(Value::Null), text))
+                Ok((
+                    serde_json::to_value(&out).unwrap_or(Value::Null),
+                    read_text(&out),
+                ))
             }
             "memory_search" => {
                 let s: SearchArgs = args(name, a)?;
@@ -520,4 +529,17 @@ pub fn serve(
         served?;
         Ok(())
     })
+}
+
+/// What `memory_read` answers as text.
+fn read_text(out: &ops::ReadOutput) -> String {
+    match out {
+        ops::ReadOutput::File(f) => f.content.clone(),
+        ops::ReadOutput::Section(s) => format!("## {}\n\n{}", s.heading, s.text),
+        ops::ReadOutput::Entries { entries, .. } => entries
+            .iter()
+            .map(|e| format!("## {}\n{}", e.heading, e.body))
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+    }
 }

@@ -11,6 +11,8 @@ pub enum ProposalKind {
     Decision,
     Session,
     Project,
+    /// A line of the user's memory (USER.md), kept in the user store.
+    User,
 }
 
 impl ProposalKind {
@@ -19,6 +21,7 @@ impl ProposalKind {
             ProposalKind::Decision => "decision",
             ProposalKind::Session => "session",
             ProposalKind::Project => "project",
+            ProposalKind::User => "user",
         }
     }
 }

@@ -14,7 +14,7 @@ use crate::model::{AgentSession, Event};
 use crate::store::Reader;
 use crate::workspace::{Workspace, agents};
 
-use super::inject::{Block, Budget, assemble, texts};
+use super::inject::{Block, Budget, assemble_with, texts};
 
 /// Longest short change notice (bytes).
 pub const NOTICE_MAX: usize = 300;
@@ -136,17 +136,20 @@ pub fn inject(
     if let Some(cap) = limits.byte_cap {
         budget.bytes = budget.bytes.min(cap);
     }
+    // read before the workspace's snapshot: the user store is never opened inside it
+    let user = crate::user::part(ws, budget);
     let Some(id) = session else {
         let block = ws
             .read(|r| {
                 let siblings = crate::ops::sibling::recent(ws, r)?;
-                assemble(
+                assemble_with(
                     r,
                     &ws.config,
                     ws.clock.today(),
                     budget,
                     &|| super::file_date(ws, r),
                     &siblings,
+                    user.as_ref(),
                 )
             })?
             .value;
@@ -160,13 +163,14 @@ pub fn inject(
     let now = ws.clock.now();
     with_session(ws, host, id, |r, st| {
         let siblings = crate::ops::sibling::recent(ws, r)?;
-        let block = assemble(
+        let block = assemble_with(
             r,
             &ws.config,
             ws.clock.today(),
             budget,
             &|| super::file_date(ws, r),
             &siblings,
+            user.as_ref(),
         )?;
         let unchanged = st.digest.as_deref() == Some(block.digest.as_str());
         // a resumed session still holds its first block: it is told what changed since,
@@ -190,6 +194,7 @@ pub fn inject(
         // the block named what the siblings held; a resumed session hears only what is new
         if injected {
             st.siblings_seen = siblings.iter().map(|e| e.id.clone()).collect();
+            st.user_seen = user.as_ref().map(|u| u.seq).or(Some(0));
         }
         st.seen_event = r.last_event_seq()?;
         st.turn_start_event = st.seen_event;
@@ -300,6 +305,10 @@ fn pending(
         }
         let siblings = crate::ops::sibling::recent(ws, r)?;
         if let Some(n) = crate::ops::sibling::notice(ws.lang(), &siblings, &mut st.siblings_seen) {
+            parts.push(n);
+        }
+        let own = st.actor();
+        if let Some(n) = crate::user::notice(ws, &mut st.user_seen, &own) {
             parts.push(n);
         }
         st.seen_event = r.last_event_seq()?;

@@ -121,7 +121,7 @@ const BUNDLE_FILES: [FileKind; 4] = [
 /// The workspace's memory files as a bundle (only those that exist).
 pub fn export(ws: &Workspace) -> Result<Bundle> {
     let mut files = BTreeMap::new();
-    for f in BUNDLE_FILES {
+    for f in BUNDLE_FILES.into_iter().filter(|f| ws.files().contains(f)) {
         let path = ws.memory_file(f)?;
         match std::fs::read(&path) {
             Ok(bytes) => {
@@ -134,7 +134,7 @@ pub fn export(ws: &Workspace) -> Result<Bundle> {
                     reason: "not UTF-8 text; a bundle holds text only (save the file as UTF-8)"
                         .into(),
                 })?;
-                files.insert(f.file_name().to_string(), text);
+                files.insert(ws.file_name(f).to_string(), text);
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => return Err(Error::io(&path, e)),
@@ -163,6 +163,21 @@ pub struct Checked {
 /// Check a bundle without touching anything: the kind, the files, that every known file parses
 /// (no conflict marker, no unclosed fence hiding headings) and holds no secret.
 pub fn check(bundle: &Value) -> Result<Checked> {
+    let names: Vec<(FileKind, &str)> = BUNDLE_FILES.iter().map(|f| (*f, f.file_name())).collect();
+    check_names(bundle, &names)
+}
+
+/// [`check`] for the scope of `ws`: the user memory's bundles hold USER.md alone, and a
+/// workspace's never do.
+pub fn check_for(ws: &Workspace, bundle: &Value) -> Result<Checked> {
+    let names: Vec<(FileKind, &str)> = (BUNDLE_FILES.iter())
+        .filter(|f| ws.files().contains(f))
+        .map(|f| (*f, ws.file_name(*f)))
+        .collect();
+    check_names(bundle, &names)
+}
+
+fn check_names(bundle: &Value, names: &[(FileKind, &str)]) -> Result<Checked> {
     let obj = bundle.as_object().ok_or_else(|| {
         Error::bad_input("the bundle is not a JSON object; give a file written by `trilogy export`")
     })?;
@@ -206,7 +221,7 @@ pub fn check(bundle: &Value) -> Result<Checked> {
     let mut out = Vec::new();
     let mut ignored = Vec::new();
     for (name, v) in files {
-        if FileKind::ALL.iter().all(|f| f.file_name() != name) {
+        if names.iter().all(|(_, n)| n != name) {
             ignored.push(name.clone());
             continue;
         }
@@ -219,16 +234,18 @@ pub fn check(bundle: &Value) -> Result<Checked> {
             )));
         }
     }
-    for f in BUNDLE_FILES {
-        let Some(text) = files.get(f.file_name()).and_then(Value::as_str) else {
+    for &(f, name) in names {
+        let Some(text) = files.get(name).and_then(Value::as_str) else {
             continue;
         };
         check_file(f, text)?;
         out.push((f, text.to_string()));
     }
     if out.is_empty() {
+        let wanted: Vec<&str> = names.iter().map(|(_, n)| *n).collect();
         return Err(Error::bad_input(format!(
-            "the bundle holds none of PROJECT.md, DECISIONS.md, SESSIONS.md, SESSIONS-archive.md{}; nothing to import",
+            "the bundle holds none of {}{}; nothing to import",
+            wanted.join(", "),
             if ignored.is_empty() {
                 String::new()
             } else {
@@ -281,7 +298,7 @@ pub fn import(
     mode: ImportMode,
     actor: &str,
 ) -> Result<ImportOutcome> {
-    let checked = check(bundle)?;
+    let checked = check_for(ws, bundle)?;
     let done = ws.write(actor, |tx| {
         let empty = is_empty(tx)?;
         let mut out = Tally::default();
@@ -294,7 +311,7 @@ pub fn import(
             tx.take_texts(&files, true)?;
             out.taken = files
                 .iter()
-                .map(|(f, _)| f.file_name().to_string())
+                .map(|(f, _)| tx.ws.file_name(*f).to_string())
                 .collect();
         } else {
             for (f, text) in &checked.files {

@@ -29,13 +29,13 @@ use crate::model::{CATCH_ALL_AREA, EntryRecord, Fields, FileKind, read_fields};
 use crate::store::Reader;
 use crate::workspace::{Scaffolded, SyncReport, Workspace};
 
-pub(crate) use checkpoint::apply_direct;
 pub use checkpoint::drain;
 pub use checkpoint::{
     CheckpointInput, CheckpointOutcome, DecisionInput, MAX_BATCH_BYTES, MAX_FIELD_BYTES,
     MAX_SECTION_BYTES, ProjectInput, SessionInput, archive_overflow, checkpoint, parse_input,
     proposal_id, validate,
 };
+pub(crate) use checkpoint::{apply_direct, as_edit, user_lines};
 pub use query::{
     EntryFilter, FileView, LogQuery, LogView, ReadOutput, ReadTarget, SectionView, Status,
     close_report, log, read, read_in, reports, status,

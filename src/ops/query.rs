@@ -107,7 +107,7 @@ pub fn read_in(
 ) -> Result<ReadOutput> {
     Ok(match target {
         ReadTarget::File(f) => ReadOutput::File(FileView {
-            file: f.file_name(),
+            file: ws.file_name(*f),
             path: ws.file_path(*f).display().to_string(),
             content: render_file(r, *f, lang)?,
             entries: match f {
@@ -116,6 +116,12 @@ pub fn read_in(
             },
         }),
         ReadTarget::Section(name) => {
+            let sections = r.sections()?;
+            // USER.md's sections are named in either language
+            let name = &match ws.is_user() {
+                true => crate::user::resolve_section(name, &sections, lang, "section")?,
+                false => name.clone(),
+            };
             let key = section_key(name);
             let lower = name.trim().to_lowercase();
             let s = r

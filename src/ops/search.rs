@@ -71,10 +71,10 @@ pub fn prepare(mut q: SearchQuery) -> Result<SearchQuery> {
         )));
     }
     if let Some(k) = &q.kind
-        && !["session", "decision", "section", "prose"].contains(&k.as_str())
+        && !["session", "decision", "section", "prose", "user"].contains(&k.as_str())
     {
         return Err(Error::bad_input(format!(
-            "kind `{k}`: use session, decision, section or prose"
+            "kind `{k}`: use session, decision, section, prose or user"
         )));
     }
     // areas are compared composed (NFC), as they are recorded
@@ -93,6 +93,8 @@ pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
     let q = prepare(q)?;
     ws.require_memory()?;
     let dir = ws.inside(&ws.index_dir())?;
+    // read before the workspace's snapshot: the user store is never opened inside it
+    let user_docs = user_docs(ws, &q);
     let answer = |r: &dyn crate::store::Reader,
                   index: &SearchIndex,
                   tail: crate::index::Pending|
@@ -100,7 +102,8 @@ pub fn search(ws: &Workspace, q: SearchQuery) -> Result<SearchOutcome> {
         // sibling work trees' recent entries are scored beside the pending changes, with this
         // index's statistics
         let unindexed = tail.len();
-        let (tail, siblings) = with_siblings(ws, r, &q, tail)?;
+        let (mut tail, siblings) = with_siblings(ws, r, &q, tail)?;
+        tail.docs.extend(user_docs.iter().cloned());
         let mut hits = index.search(&q, &tail)?;
         for h in &mut hits {
             if h.text.len() > HIT_TEXT_BYTES {
@@ -214,6 +217,35 @@ fn with_siblings(
         tags.insert(e.id, (e.branch, e.worktree));
     }
     Ok((tail, tags))
+}
+
+/// The user memory's sections (USER.md) as documents scored beside the workspace's, unless
+/// the query is for this work tree only or the user memory was never made.
+fn user_docs(ws: &Workspace, q: &SearchQuery) -> Vec<crate::index::SearchDoc> {
+    let Some(u) = ws.user_scope().filter(|u| !q.here && u.has_memory()) else {
+        return Vec::new();
+    };
+    let read = u.read(|r| {
+        Ok((r.sections()?.into_iter())
+            .filter(|s| !s.removed && !crate::model::is_empty_body(s.text()))
+            .filter(|s| crate::secrets::in_section(s).is_none())
+            .map(|s| crate::index::SearchDoc {
+                key: format!("u:{}", s.key),
+                kind: "user",
+                file: crate::user::FILE,
+                area: String::new(),
+                state: crate::model::State::Live.as_str(),
+                date: None,
+                seq: 0,
+                body: s.text().to_string(),
+                heading: s.heading,
+            })
+            .collect())
+    });
+    read.map(|w| w.value).unwrap_or_else(|e| {
+        tracing::warn!("user memory left out of the search: {e}");
+        Vec::new()
+    })
 }
 
 /// Build the index again from the store and put it in place in one step (searches running

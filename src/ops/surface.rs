@@ -20,7 +20,7 @@ use super::agent::{
     HostLimits, ToolKind, change_notice, close_turn, foreign_changes, note_tool, validate_id,
     with_session,
 };
-use super::inject::{Budget, assemble, texts};
+use super::inject::{Budget, assemble_with, texts};
 
 /// Longest change notice appended at a step, in characters: the notice's own cap (2,000
 /// bytes, `truth::notice`), so the host's serialised message (id, role, source and this
@@ -97,6 +97,10 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
     let t = texts(ws.lang());
     let budget = Budget::effective(cfg, input.limits.window_tokens, input.limits.char_cap);
     let now = ws.clock.now();
+    let user = match cfg.inject_on_session_start {
+        true => crate::user::part(ws, budget),
+        false => None,
+    };
     with_session(ws, host, id, |r, st| {
         for kind in &input.tools {
             note_tool(r, st, *kind)?;
@@ -118,13 +122,14 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
         }
         if cfg.inject_on_session_start {
             let siblings = crate::ops::sibling::recent(ws, r)?;
-            let block = assemble(
+            let block = assemble_with(
                 r,
                 cfg,
                 ws.clock.today(),
                 budget,
                 &|| super::file_date(ws, r),
                 &siblings,
+                user.as_ref(),
             )?;
             let surface = &input.surface;
             let newest = surface.blocks.last();
@@ -163,6 +168,7 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
                     st.injected_ids = block.ids.clone();
                     st.dropped = block.dropped.clone();
                     st.siblings_seen = siblings.iter().map(|e| e.id.clone()).collect();
+                    st.user_seen = user.as_ref().map(|u| u.seq).or(Some(0));
                 } else {
                     let changes = foreign_changes(r, st)?;
                     if let Some(n) = step_notice(ws, r, &changes)? {
@@ -176,6 +182,16 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
                     // what sibling work trees recorded since: a notice of its own, by branch
                     if let Some(n) =
                         crate::ops::sibling::notice(ws.lang(), &siblings, &mut st.siblings_seen)
+                        && n.chars().count() <= STEP_NOTICE_CHARS
+                    {
+                        out.append.push(Append {
+                            form: FORM_NOTICE,
+                            text: n,
+                            baseline: false,
+                        });
+                    }
+                    let own = st.actor();
+                    if let Some(n) = crate::user::notice(ws, &mut st.user_seen, &own)
                         && n.chars().count() <= STEP_NOTICE_CHARS
                     {
                         out.append.push(Append {

@@ -12,10 +12,12 @@ use redb::{
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use super::tables::{ENTRIES, EVENTS, REPORTS, SECTION_HISTORY, SECTIONS, encode, history_key};
+use super::tables::{
+    ENTRIES, EVENTS, PROPOSALS, REPORTS, SECTION_HISTORY, SECTIONS, encode, history_key,
+};
 use super::{Reader, WriteTx, damage, store_err};
 use crate::error::Result;
-use crate::model::{EntryRecord, Event, Report, SectionRecord, SectionRevision, State};
+use crate::model::{EntryRecord, Event, Proposal, Report, SectionRecord, SectionRevision, State};
 
 /// What could be read back from a damaged store file.
 #[derive(Debug, Default)]
@@ -25,6 +27,8 @@ pub struct Salvage {
     pub section_history: Vec<SectionRevision>,
     pub events: Vec<Event>,
     pub reports: Vec<Report>,
+    /// Proposals waiting for a person (or decided), which the Markdown never holds.
+    pub proposals: Vec<Proposal>,
     /// What could not be read, one line per table or range.
     pub lost: Vec<String>,
 }
@@ -37,6 +41,7 @@ pub struct Merged {
     pub section_revisions: usize,
     pub events: usize,
     pub reports: usize,
+    pub proposals: usize,
 }
 
 /// Read what can be read from the store file at `path`. The reading is done on a copy at
@@ -97,6 +102,7 @@ fn read_all(db: &Opener, path: &Path, out: &mut Salvage) {
     out.section_history = records(db, path, SECTION_HISTORY, "section history", &mut out.lost);
     out.events = records(db, path, EVENTS, "events", &mut out.lost);
     out.reports = records(db, path, REPORTS, "reports", &mut out.lost);
+    out.proposals = records(db, path, PROPOSALS, "proposals", &mut out.lost);
 }
 
 /// The records of one table: read forwards until a damaged page, then backwards from the end
@@ -209,6 +215,12 @@ impl WriteTx {
         merged.section_revisions = self.merge_sections(s)?;
         merged.events = self.merge_events(&s.events)?;
         merged.reports = self.merge_reports(&s.reports)?;
+        for p in &s.proposals {
+            if self.proposal(&p.id)?.is_none() {
+                self.put_proposal(p)?;
+                merged.proposals += 1;
+            }
+        }
         Ok(merged)
     }
 

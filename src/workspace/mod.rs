@@ -73,11 +73,25 @@ impl Clock {
     }
 }
 
+/// Which memory a [`Workspace`] value holds: a project's three files, or the user's `USER.md`
+/// (one file, sections like PROJECT.md's, outside any repository). One machinery serves both.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    Workspace,
+    User,
+}
+
+/// The memory files of the user scope.
+const USER_FILES: [FileKind; 1] = [FileKind::Project];
+
 /// An opened workspace.
 pub struct Workspace {
     pub root: PathBuf,
     pub config: Config,
     pub clock: Clock,
+    pub scope: Scope,
+    /// The user scope, opened once when first asked for.
+    user: OnceLock<Option<Arc<Workspace>>>,
     store: OnceLock<Store>,
     /// Held while the store is opened for writing, so two threads (a server's tool call and its
     /// drain) never open two handles on one file in one process.
@@ -285,6 +299,8 @@ impl Workspace {
             root,
             config,
             clock,
+            scope: Scope::Workspace,
+            user: OnceLock::new(),
             store: OnceLock::new(),
             opening: Mutex::new(()),
             fence: OnceLock::new(),
@@ -333,12 +349,68 @@ impl Workspace {
         self.config.lang
     }
 
+    /// The user scope's memory at `dir`, with settings from the user's layers only.
+    pub fn user_at(dir: PathBuf, config: Config, clock: Clock) -> Workspace {
+        let mut ws = Workspace::new(dir, config, clock);
+        ws.scope = Scope::User;
+        let _ = ws.user.set(None);
+        ws
+    }
+
+    /// The user's memory (`USER.md`), as configured by the user's own layers; `None` in the
+    /// user scope itself, or where no user data folder is known.
+    pub fn user_scope(&self) -> Option<&Workspace> {
+        self.user
+            .get_or_init(|| {
+                let u = self.config.user.as_ref()?;
+                let mut config = (*u.config).clone();
+                if !u.lang_set {
+                    config.lang = crate::user::lang_of(&u.dir).unwrap_or(self.config.lang);
+                }
+                config.user = None;
+                Some(Arc::new(Workspace::user_at(
+                    u.dir.clone(),
+                    config,
+                    self.clock.clone(),
+                )))
+            })
+            .as_deref()
+    }
+
+    pub fn is_user(&self) -> bool {
+        self.scope == Scope::User
+    }
+
+    /// The memory files this scope keeps.
+    pub fn files(&self) -> &'static [FileKind] {
+        match self.scope {
+            Scope::Workspace => &FileKind::ALL,
+            Scope::User => &USER_FILES,
+        }
+    }
+
+    /// The name of memory file `f` here (the user scope's sections are `USER.md`).
+    pub fn file_name(&self, f: FileKind) -> &'static str {
+        match (self.scope, f) {
+            (Scope::User, FileKind::Project) => crate::user::FILE,
+            _ => f.file_name(),
+        }
+    }
+
+    /// The root as a git work tree: the user scope is never one, whatever folder holds it.
+    pub fn git(&self) -> Option<&Path> {
+        (self.scope == Scope::Workspace).then_some(self.root.as_path())
+    }
+
     pub fn memory_dir(&self) -> PathBuf {
-        self.root.join(&self.config.memory_dir_name)
+        match self.scope {
+            Scope::Workspace => self.root.join(&self.config.memory_dir_name),
+            Scope::User => self.root.clone(),
+        }
     }
 
     pub fn file_path(&self, f: FileKind) -> PathBuf {
-        self.memory_dir().join(f.file_name())
+        self.memory_dir().join(self.file_name(f))
     }
 
     /// The fence of this root (see [`beneath`]).
@@ -364,7 +436,7 @@ impl Workspace {
         if path.file_name() != own.file_name()
             || std::fs::symlink_metadata(&own).is_ok_and(|m| m.file_type().is_symlink())
         {
-            for g in FileKind::ALL {
+            for &g in self.files() {
                 if g == f {
                     continue;
                 }
@@ -375,7 +447,7 @@ impl Workspace {
                         message: format!(
                             "is a symlink to {}, which is also where {} is; each memory file must be its own file (replace the link with a copy, or delete it and run `trilogy doctor --fix`)",
                             path.display(),
-                            g.file_name()
+                            self.file_name(g)
                         ),
                     });
                 }
@@ -407,8 +479,8 @@ impl Workspace {
 
     /// True when the memory folder holds at least one of the three main files.
     pub fn has_memory(&self) -> bool {
-        [FileKind::Project, FileKind::Decisions, FileKind::Sessions]
-            .iter()
+        (self.files().iter())
+            .filter(|f| **f != FileKind::Archive)
             .any(|f| self.file_path(*f).exists())
     }
 
@@ -446,14 +518,17 @@ impl Workspace {
     pub fn scaffold(&self) -> Result<Scaffolded> {
         // every template is read before anything is written: a bad one changes nothing
         let mut missing = Vec::new();
-        for f in [FileKind::Project, FileKind::Decisions, FileKind::Sessions] {
+        if self.is_user() {
+            std::fs::create_dir_all(&self.root).map_err(|e| Error::io(&self.root, e))?;
+        }
+        for &f in self.files().iter().filter(|f| **f != FileKind::Archive) {
             let path = self.memory_file(f)?;
             // a store that already knows this file re-renders it; only a new workspace gets templates
             if !path.exists() && !self.store_path().exists() {
                 missing.push((f, path, self.file_template(f)?));
             }
         }
-        let block = if self.config.write_boot_block {
+        let block = if self.config.write_boot_block && !self.is_user() {
             Some(self.boot_block_text()?)
         } else {
             None
@@ -463,7 +538,7 @@ impl Workspace {
         let mut out = Scaffolded::default();
         for (f, path, text) in missing {
             fsio::write_atomic(&path, text.as_bytes())?;
-            out.created.push(f.file_name().to_string());
+            out.created.push(self.file_name(f).to_string());
         }
         if let Some(block) = block
             && !self.pointed_by_host()
@@ -544,7 +619,7 @@ impl Workspace {
     ) -> Result<Written<R>> {
         // a save in flight (a file just emptied, or cut mid-line) is let finish before the lock
         // is taken, so the finished save is what gets absorbed
-        let paths: Vec<PathBuf> = (FileKind::ALL.iter())
+        let paths: Vec<PathBuf> = (self.files().iter())
             .filter_map(|f| self.memory_file(*f).ok())
             .collect();
         fsio::wait_settled(&paths, fsio::SETTLE_LIMIT);
@@ -556,7 +631,7 @@ impl Workspace {
             let wtx = store.write(self.timeout())?;
             let mut tx = Tx::new(self, wtx, actor);
             tx.project = project;
-            tx.absorb(&FileKind::ALL, attempts == 1)?;
+            tx.absorb(self.files(), attempts == 1)?;
             let value = op(&mut tx)?;
             if let Some(report) = tx.finish()? {
                 return Ok(Written { value, report });

@@ -131,7 +131,10 @@ impl Workspace {
             return Ok(Match::No);
         }
         if let Some(last) = r.git_head()?
-            && sync::gitop::head(&self.root).is_some_and(|now| now != last)
+            && self
+                .git()
+                .and_then(sync::gitop::head)
+                .is_some_and(|now| now != last)
         {
             // a branch switch since the last look: the write path follows the checkout
             return Ok(Match::No);
@@ -141,7 +144,8 @@ impl Workspace {
         let cleared = r.meta(sync::CLEARED)? == 1;
         for f in FileKind::ALL {
             // a file git kept trilogy from writing is written once git is done
-            if r.meta(&sync::pending_key(f))? > 0 && sync::gitop::in_progress(&self.root).is_none()
+            if r.meta(&sync::pending_key(f))? > 0
+                && self.git().and_then(sync::gitop::in_progress).is_none()
             {
                 return Ok(Match::No);
             }

@@ -62,6 +62,9 @@ impl Workspace {
     /// The text a new memory file `f` starts from: `templates_dir/<file>` when the project has
     /// one, else the built-in template.
     pub fn file_template(&self, f: FileKind) -> Result<Cow<'static, str>> {
+        if self.is_user() {
+            return Ok(Cow::Borrowed(crate::user::template(self.lang())));
+        }
         Ok(match self.own_template(f.file_name())? {
             Some(text) => Cow::Owned(text),
             None => Cow::Borrowed(template(f, self.lang())),

@@ -36,6 +36,9 @@ pub struct Ws {
     pub dir: tempfile::TempDir,
     /// Where hooks pin sessions to their workspace (`XDG_STATE_HOME`), outside the project.
     pub state: tempfile::TempDir,
+    /// The user memory's folder shared with other workspaces (`TRILOGY_USER_MEMORY_DIR`);
+    /// otherwise each workspace's user memory is its own, under its data home.
+    pub user_dir: Option<PathBuf>,
 }
 
 impl Ws {
@@ -49,7 +52,23 @@ impl Ws {
                 .prefix("trilogy-state-")
                 .tempdir()
                 .unwrap(),
+            user_dir: None,
         }
+    }
+
+    /// A workspace (not initialised) whose user memory is the one in `dir`.
+    pub fn sharing_user(dir: &Path) -> Ws {
+        Ws {
+            user_dir: Some(dir.to_path_buf()),
+            ..Ws::new()
+        }
+    }
+
+    /// Where this workspace's user memory (USER.md) is.
+    pub fn user_md(&self) -> PathBuf {
+        (self.user_dir.clone())
+            .unwrap_or_else(|| self.data_home().join("trilogy").join("user"))
+            .join("USER.md")
     }
 
     /// An initialised workspace.
@@ -104,6 +123,10 @@ impl Ws {
             .env_remove("TRILOGY_LANG")
             .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES")
             .env_remove("TRILOGY_SESSIONS_ARCHIVE_BATCH");
+        match &self.user_dir {
+            Some(d) => c.env("TRILOGY_USER_MEMORY_DIR", d),
+            None => c.env_remove("TRILOGY_USER_MEMORY_DIR"),
+        };
         c
     }
 
@@ -120,6 +143,10 @@ impl Ws {
             .env_remove("TRILOGY_LANG")
             .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES")
             .env_remove("TRILOGY_SESSIONS_ARCHIVE_BATCH");
+        match &self.user_dir {
+            Some(d) => c.env("TRILOGY_USER_MEMORY_DIR", d),
+            None => c.env_remove("TRILOGY_USER_MEMORY_DIR"),
+        };
         c
     }
 

@@ -24,6 +24,7 @@ mod propose;
 mod validate;
 
 pub use propose::proposal_id;
+pub(crate) use propose::{as_edit, user_lines};
 
 pub use validate::{MAX_BATCH_BYTES, MAX_FIELD_BYTES, MAX_SECTION_BYTES, parse_input, validate};
 
@@ -37,6 +38,10 @@ pub struct CheckpointInput {
     pub decisions: Vec<DecisionInput>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub project: Vec<ProjectInput>,
+    /// Lines for the user's own memory (USER.md), across every project: proposals for the
+    /// person to accept unless their `review_mode.user` is `direct`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub user: Vec<crate::user::UserLine>,
     /// What looks stale, duplicated or wrong; kept as a report for the user, never acted on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
@@ -217,6 +222,28 @@ pub fn checkpoint(
     input: &CheckpointInput,
 ) -> Result<Written<CheckpointOutcome>> {
     validate(input)?;
+    // the user's lines go first, into the user store: when they fail, nothing is written
+    let user = match input.user.is_empty() {
+        true => None,
+        false => Some(crate::user::record(
+            ws,
+            actor,
+            &input.user,
+            ws.config.review_mode.user,
+        )?),
+    };
+    let rest = CheckpointInput {
+        user: Vec::new(),
+        ..input.clone()
+    };
+    let nothing_else = rest.sessions.is_empty()
+        && rest.decisions.is_empty()
+        && rest.project.is_empty()
+        && rest.notes.as_deref().is_none_or(|n| n.trim().is_empty());
+    if let Some(u) = user.as_ref().filter(|_| nothing_else) {
+        return Ok(u.clone());
+    }
+    let input = &rest;
     if ws.config.auto_scaffold && !ws.has_memory() {
         ws.scaffold()?;
     }
@@ -229,6 +256,14 @@ pub fn checkpoint(
     };
     let mut done = group::submit(ws, actor, input)?;
     done.value.warnings.extend(near);
+    if let Some(u) = user {
+        let o = &mut done.value;
+        o.summary = format!("{} {}", o.summary, u.value.summary);
+        o.written.extend(u.value.written);
+        o.dropped_lines.extend(u.value.dropped_lines);
+        o.warnings.extend(u.value.warnings);
+        o.proposed.extend(u.value.proposed);
+    }
     if let Some(why) = &done.report.files_deferred {
         done.value.warnings.push(format!(
             "recorded in the store; the memory files were not written because {why}: the next trilogy command after that writes them"
@@ -502,7 +537,7 @@ fn find_decision(
 }
 
 /// Apply one PROJECT edit; `dry`: only check it (a proposal), writing nothing.
-fn edit_section(
+pub(crate) fn edit_section(
     tx: &mut Tx,
     i: usize,
     p: &ProjectInput,
@@ -511,9 +546,22 @@ fn edit_section(
 ) -> Result<()> {
     let lang = tx.lang();
     let sections = tx.store().sections()?;
-    let key = match section_slot(&p.section) {
-        Some(_) => section_key(&p.section),
-        None => {
+    let user = tx.ws.is_user();
+    let field = if user { "user" } else { "project" };
+    // USER.md's sections are its own four (either language) and what the person added
+    let user_heading = match user {
+        true => Some(crate::user::resolve_section(
+            &p.section,
+            &sections,
+            lang,
+            &format!("user[{i}]"),
+        )?),
+        false => None,
+    };
+    let key = match (&user_heading, section_slot(&p.section)) {
+        (Some(h), _) => section_key(h),
+        (None, Some(_)) => section_key(&p.section),
+        (None, None) => {
             let lower = p.section.trim().to_lowercase();
             match sections
                 .iter()
@@ -531,10 +579,11 @@ fn edit_section(
         }
     };
     let current = sections.iter().find(|s| s.key == key).cloned();
-    let heading = match (&current, section_slot(&p.section)) {
-        (Some(c), _) => c.heading.clone(),
-        (None, Some(slot)) => section_heading(slot, lang).to_string(),
-        (None, None) => p.section.trim().to_string(),
+    let heading = match (&current, &user_heading, section_slot(&p.section)) {
+        (Some(c), _, _) => c.heading.clone(),
+        (None, Some(h), _) => h.clone(),
+        (None, None, Some(slot)) => section_heading(slot, lang).to_string(),
+        (None, None, None) => p.section.trim().to_string(),
     };
     let old_text = current
         .as_ref()
@@ -581,7 +630,7 @@ fn edit_section(
                         // names no line while `line` is there already: said, not guessed at)
                         None if old_lines.iter().any(|l| l.trim_end() == line) => {
                             out.warnings.push(format!(
-                                "project[{i}]: `{heading}` has no line `{rep}` but already has `{line}`; nothing changed (a retry of this replacement?)"
+                                "{field}[{i}]: `{heading}` has no line `{rep}` but already has `{line}`; nothing changed (a retry of this replacement?)"
                             ));
                             (old_text.clone(), Vec::new())
                         }
@@ -596,7 +645,7 @@ fn edit_section(
                                     .join("\n")
                             };
                             return Err(Error::bad_input(format!(
-                                "project[{i}].replaces: no line of `{heading}` is exactly `{rep}`; its lines are:\n{listing}"
+                                "{field}[{i}].replaces: no line of `{heading}` is exactly `{rep}`; its lines are:\n{listing}"
                             )));
                         }
                     }
@@ -653,7 +702,8 @@ fn edit_section(
         detail.push_str(&format!(" (dropped {} line(s))", dropped.len()));
     }
     tx.log("section", vec![key], &detail)?;
-    out.written.push(format!("PROJECT.md: {heading}"));
+    out.written
+        .push(format!("{}: {heading}", tx.ws.file_name(FileKind::Project)));
     out.dropped_lines.extend(dropped);
     Ok(())
 }

@@ -12,7 +12,9 @@ use crate::model::{Proposal, ProposalKind, ProposalState, normalize_area, sessio
 use crate::store::Reader;
 use crate::workspace::Tx;
 
-use super::{CheckpointInput, CheckpointOutcome, edit_section};
+use crate::user::UserLine;
+
+use super::{CheckpointInput, CheckpointOutcome, ProjectInput, edit_section};
 
 /// Split a batch by the gate: what is written now, and what is proposed.
 pub(super) fn split(
@@ -80,6 +82,52 @@ pub(super) fn stage(tx: &mut Tx, input: &CheckpointInput) -> Result<Vec<Staged>>
         });
     }
     Ok(out)
+}
+
+/// USER.md lines, inside the user scope's transaction: written (`direct`), or checked exactly
+/// as the write would be and kept as proposals of kind `user` (`from`: the workspace they
+/// came from, shown to the person).
+pub(crate) fn user_lines(
+    tx: &mut Tx,
+    lines: &[UserLine],
+    mode: Mode,
+    from: &str,
+    out: &mut CheckpointOutcome,
+) -> Result<()> {
+    for (i, l) in lines.iter().enumerate() {
+        let edit = as_edit(l);
+        if mode == Mode::Direct {
+            edit_section(tx, i, &edit, out, false)?;
+            continue;
+        }
+        let mut scratch = CheckpointOutcome::default();
+        edit_section(tx, i, &edit, &mut scratch, true)?;
+        let what = match &l.replaces {
+            Some(r) => format!("USER.md § {}: `{r}` becomes `{}`", l.section.trim(), l.line),
+            None => format!("USER.md § {}: add `{}`", l.section.trim(), l.line),
+        };
+        out_stage(tx, l, format!("{what}\nfrom {from}"), out)?;
+    }
+    Ok(())
+}
+
+fn out_stage(tx: &mut Tx, l: &UserLine, text: String, out: &mut CheckpointOutcome) -> Result<()> {
+    let staged = Staged {
+        kind: ProposalKind::User,
+        item: to_json(l),
+        text,
+    };
+    keep(tx, vec![staged], out)
+}
+
+/// The PROJECT-style edit a USER.md line makes.
+pub(crate) fn as_edit(l: &UserLine) -> ProjectInput {
+    ProjectInput {
+        section: l.section.clone(),
+        line: Some(l.line.trim().to_string()),
+        replaces: l.replaces.clone(),
+        ..ProjectInput::default()
+    }
 }
 
 /// Keep the staged proposals: new ones pending, a repeat counted once per proposer and day.

@@ -102,6 +102,23 @@ pub fn validate(input: &CheckpointInput) -> Result<()> {
             }
         }
     }
+    for (i, u) in input.user.iter().enumerate() {
+        if u.line.trim().is_empty() {
+            return Err(Error::bad_input(format!(
+                "user[{i}].line is empty; give one line that holds in every project, like `answer with the conclusion first`"
+            )));
+        }
+        if u.line.trim().contains('\n') {
+            return Err(Error::bad_input(format!(
+                "user[{i}].line holds several lines; USER.md takes one line per item: send one item per line"
+            )));
+        }
+        fields.push((format!("user[{i}].section"), &u.section, MAX_FIELD_BYTES));
+        fields.push((format!("user[{i}].line"), &u.line, MAX_FIELD_BYTES));
+        if let Some(r) = &u.replaces {
+            fields.push((format!("user[{i}].replaces"), r, MAX_FIELD_BYTES));
+        }
+    }
     if let Some(n) = &input.notes {
         fields.push(("notes".into(), n, MAX_FIELD_BYTES));
     }

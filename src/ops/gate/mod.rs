@@ -21,19 +21,42 @@ pub struct Listing {
     pub reports: Vec<Report>,
 }
 
-/// Pending proposals (all of them with `all`) and open reports.
+/// Pending proposals (all of them with `all`) and open reports; the user memory's proposals
+/// (kind `user`, kept in the user store) beside the workspace's own.
 pub fn list(ws: &Workspace, all: bool) -> Result<Listing> {
-    ws.read(|r| {
-        let mut proposals: Vec<Proposal> = (r.proposals()?.into_iter())
-            .filter(|p| all || p.state == ProposalState::Pending)
-            .collect();
-        proposals.sort_by(|a, b| a.proposed_at.cmp(&b.proposed_at).then(a.id.cmp(&b.id)));
-        let reports = (r.reports()?.into_iter())
-            .filter(|x| all || x.open)
-            .collect();
-        Ok(Listing { proposals, reports })
-    })
-    .map(|w| w.value)
+    let wanted = |p: &Proposal| all || p.state == ProposalState::Pending;
+    let mut listing = ws
+        .read(|r| {
+            let proposals = (r.proposals()?.into_iter()).filter(wanted).collect();
+            let reports = (r.reports()?.into_iter())
+                .filter(|x| all || x.open)
+                .collect();
+            Ok(Listing { proposals, reports })
+        })?
+        .value;
+    if let Some(u) = user_store(ws) {
+        let theirs = u.read(|r| r.proposals())?.value;
+        listing.proposals.extend(theirs.into_iter().filter(wanted));
+    }
+    (listing.proposals).sort_by(|a, b| a.proposed_at.cmp(&b.proposed_at).then(a.id.cmp(&b.id)));
+    Ok(listing)
+}
+
+/// The user scope, when its store exists.
+fn user_store(ws: &Workspace) -> Option<&Workspace> {
+    ws.user_scope().filter(|u| u.store_path().exists())
+}
+
+/// The scope holding proposal `id`: the workspace, else the user memory.
+fn scope_of<'w>(ws: &'w Workspace, id: &str) -> Result<&'w Workspace> {
+    match ws.read(|r| find(r, id)) {
+        Ok(_) => Ok(ws),
+        Err(Error::NotFound(why)) => match user_store(ws) {
+            Some(u) if u.read(|r| find(r, id)).is_ok() => Ok(u),
+            _ => Err(Error::NotFound(why)),
+        },
+        Err(e) => Err(e),
+    }
 }
 
 /// The one proposal whose id starts with `prefix`.
@@ -63,6 +86,7 @@ fn find(r: &dyn Reader, prefix: &str) -> Result<Proposal> {
 
 /// One proposal.
 pub fn show(ws: &Workspace, id: &str) -> Result<Proposal> {
+    let ws = scope_of(ws, id)?;
     ws.read(|r| find(r, id)).map(|w| w.value)
 }
 
@@ -111,6 +135,13 @@ fn input_of(p: &Proposal, text: Option<&str>) -> Result<CheckpointInput> {
             }
             input.project.push(e);
         }
+        ProposalKind::User => {
+            let mut l: crate::user::UserLine = serde_json::from_str(&p.item).map_err(bad)?;
+            if let Some(t) = text {
+                l.line = t.to_string();
+            }
+            input.project.push(crate::ops::as_edit(&l));
+        }
     }
     Ok(input)
 }
@@ -124,6 +155,7 @@ pub fn accept(
     text: Option<&str>,
 ) -> Result<Written<Accepted>> {
     ws.require_memory()?;
+    let ws = scope_of(ws, id)?;
     let p = ws.read(|r| find(r, id))?.value;
     if p.state != ProposalState::Pending {
         return Err(Error::bad_input(format!(
@@ -192,6 +224,7 @@ pub fn accept(
 /// Reject proposal `id`: kept in the store as rejected, with why; never written.
 pub fn reject(ws: &Workspace, actor: &str, id: &str, why: Option<&str>) -> Result<Proposal> {
     ws.require_memory()?;
+    let ws = scope_of(ws, id)?;
     ws.write(actor, |tx| {
         let mut p = find(tx.store(), id)?;
         if p.state != ProposalState::Pending {

@@ -13,7 +13,7 @@ pub fn estimate_tokens(text: &str) -> usize {
 
 /// Cut `text` to at most `room` bytes on a line boundary (or, for one long line, at the last
 /// sentence end or character boundary that fits).
-pub(super) fn cut_to(text: &str, room: usize) -> &str {
+pub(crate) fn cut_to(text: &str, room: usize) -> &str {
     if text.len() <= room {
         return text;
     }

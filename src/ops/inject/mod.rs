@@ -20,8 +20,9 @@ use crate::model::{Dropped, EntryRecord, FileKind, Lang, SectionRecord, State, s
 use crate::secrets::{in_entry, in_section};
 use crate::store::Reader;
 
+pub(crate) use cut::cut_to;
 pub use cut::estimate_tokens;
-use cut::{cut_to, entries_text, section_text};
+use cut::{entries_text, section_text};
 
 pub use alloc::{AreaLoad, allocate};
 pub use stale::{Staleness, lag, project_is_empty, staleness};
@@ -101,6 +102,12 @@ pub struct Ledger {
     /// Proposals waiting for a person, and open reports (`trilogy review list`).
     pub proposals_pending: u64,
     pub reports_open: usize,
+    /// The user memory (USER.md): bytes shown, its size, sections its cap cut or left out,
+    /// and whether it was left out whole to make the block fit.
+    pub user_bytes_shown: usize,
+    pub user_bytes_file: u64,
+    pub user_sections_cut: Vec<String>,
+    pub user_left_out: bool,
 }
 
 /// An assembled block.
@@ -123,7 +130,8 @@ struct Parts<'a> {
     decisions: Vec<&'a EntryRecord>,
 }
 
-/// Assemble the block for `budget` from a snapshot.
+/// Assemble the block for `budget` from a snapshot, without the user memory (the copies of
+/// the block written into files never hold it).
 pub fn assemble(
     r: &dyn Reader,
     config: &Config,
@@ -131,6 +139,19 @@ pub fn assemble(
     budget: Budget,
     file_date: &dyn Fn() -> Option<NaiveDate>,
     siblings: &[crate::ops::sibling::SiblingEntry],
+) -> Result<Block> {
+    assemble_with(r, config, today, budget, file_date, siblings, None)
+}
+
+/// [`assemble`], with the user memory's part (see [`crate::user::part`]) after the ledger.
+pub fn assemble_with(
+    r: &dyn Reader,
+    config: &Config,
+    today: NaiveDate,
+    budget: Budget,
+    file_date: &dyn Fn() -> Option<NaiveDate>,
+    siblings: &[crate::ops::sibling::SiblingEntry],
+    user: Option<&crate::user::Part>,
 ) -> Result<Block> {
     let lang = config.lang;
     let t = texts(lang);
@@ -281,11 +302,13 @@ pub fn assemble(
         due: due_block.as_ref(),
         siblings: sibling_block.as_ref(),
         waiting: (
-            r.pending_proposals()?,
+            r.pending_proposals()? + user.map_or(0, |u| u.pending()),
             r.reports()?.iter().filter(|x| x.open).count(),
         ),
+        user,
         cut_names: &cut_names,
         newest_decision_cut: newest_cut,
+        user_dropped: false,
         r,
     };
     for n in &counts {
@@ -294,8 +317,18 @@ pub fn assemble(
             return Ok(b);
         }
     }
-    // nothing fits with all decisions: drop them, then cut PROJECT's tail
+    // nothing fits with all decisions: drop them, then the user memory, then cut PROJECT's tail
     if let Some(b) = ctx.render(&parts, None, false, None)? {
+        return Ok(b);
+    }
+    let ctx = Ctx {
+        user: None,
+        user_dropped: ctx.user.is_some_and(|u| !u.text.is_empty()),
+        ..ctx
+    };
+    if ctx.user_dropped
+        && let Some(b) = ctx.render(&parts, None, false, None)?
+    {
         return Ok(b);
     }
     // PROJECT's room shrinks by at least one byte a round (by an eighth while that is more), so
@@ -372,6 +405,9 @@ struct Ctx<'a> {
     cut_names: &'a [String],
     /// The newest decision is shown cut (it alone is over half the decisions' share).
     newest_decision_cut: bool,
+    /// The user memory's part, and whether it was left out to make the block fit.
+    user: Option<&'a crate::user::Part>,
+    user_dropped: bool,
     r: &'a dyn Reader,
 }
 
@@ -411,6 +447,13 @@ impl Ctx<'_> {
         let sessions = sessions.unwrap_or(&[]);
 
         let mut omitted = Vec::new();
+        let user = self.user.filter(|u| !u.text.is_empty());
+        if let Some(u) = user.filter(|u| !u.cut.is_empty()) {
+            omitted.push(t.omit_user_sections(&u.cut));
+        }
+        if self.user_dropped {
+            omitted.push(t.omit_user.to_string());
+        }
         if !self.cut_names.is_empty() {
             omitted.push(t.omit_sections(self.cut_names));
         }
@@ -455,6 +498,10 @@ impl Ctx<'_> {
             sibling_bytes: self.siblings.map_or(0, |d| d.0.len()),
             proposals_pending: self.waiting.0,
             reports_open: self.waiting.1,
+            user_bytes_shown: user.map_or(0, |u| u.text.len()),
+            user_bytes_file: self.user.map_or(0, |u| u.file_bytes),
+            user_sections_cut: user.map_or(Vec::new(), |u| u.cut.clone()),
+            user_left_out: self.user_dropped,
             ..Default::default()
         };
 
@@ -482,6 +529,9 @@ impl Ctx<'_> {
             }
             head.push(t.hint.to_string());
             let mut blocks = vec![head.join("\n")];
+            if let Some(u) = user {
+                blocks.push(u.text.clone());
+            }
             if !project.is_empty() {
                 blocks.push(format!("{}\n{}", t.project_title, project));
             }

@@ -16,6 +16,8 @@ pub struct Texts {
     pub truncated: &'static str,
     pub omit_project_tail: &'static str,
     pub omit_decision_tail: &'static str,
+    /// The user memory, left out whole to make the block fit.
+    pub omit_user: &'static str,
     pub bootstrap: &'static str,
     pub nudge: &'static str,
     /// What takes an older copy of the block's place when a newer one is on the surface.
@@ -39,6 +41,7 @@ static ZH: Texts = Texts {
     truncated: "[后面的部分超出注入预算，没有注入]",
     omit_project_tail: "PROJECT.md 的后半部分",
     omit_decision_tail: "DECISIONS.md 最新一条超出其份额的部分",
+    omit_user: "USER.md（用户记忆，为装进预算整段略去）",
     bootstrap: "===== 项目记忆还是空的：先把它填起来 =====\n\
 1. 读 README、构建和测试配置、入口与目录结构；真的跑一遍测试命令，记下结果。\n\
 2. 用 memory_checkpoint 依次填好 PROJECT 的五节，每句都要有读过的文件或跑过的命令作依据；没有内容的节写「暂无」。\n\
@@ -58,6 +61,7 @@ static EN: Texts = Texts {
     truncated: "[the rest did not fit the injection budget]",
     omit_project_tail: "the end of PROJECT.md",
     omit_decision_tail: "the part of the newest DECISIONS.md entry over its share",
+    omit_user: "USER.md (the user memory, left out whole to fit the budget)",
     bootstrap: "===== Project memory is empty: fill it in first =====\n\
 1. Read the README, the build and test configuration, the entry point and the layout; actually run the test command and note the result.\n\
 2. Fill the five PROJECT sections in order with memory_checkpoint, each claim backed by a file you read or a command you ran; write \"None yet\" where there is nothing.\n\
@@ -88,6 +92,16 @@ impl Texts {
             ),
             Lang::En => format!(
                 "[this decision is over its {cap_kb} KB injection cap; only its start is here: read it whole with memory_read]"
+            ),
+        }
+    }
+
+    pub fn omit_user_sections(&self, names: &[String]) -> String {
+        match self.lang {
+            Lang::Zh => format!("USER.md 中超出用户记忆上限的部分（{}）", names.join("、")),
+            Lang::En => format!(
+                "the parts of USER.md over the user memory's cap ({})",
+                names.join(", ")
             ),
         }
     }
@@ -156,9 +170,20 @@ impl Texts {
             (Lang::En, Some(c)) => format!(", host keeps {c} characters"),
             _ => String::new(),
         };
+        let user = match (
+            self.lang,
+            l.user_bytes_shown,
+            l.user_sections_cut.is_empty(),
+        ) {
+            (_, 0, _) => String::new(),
+            (Lang::Zh, n, true) => format!("USER.md {} · ", kb(n as u64)),
+            (Lang::Zh, n, false) => format!("USER.md {}（有删节）· ", kb(n as u64)),
+            (Lang::En, n, true) => format!("USER.md {} · ", kb(n as u64)),
+            (Lang::En, n, false) => format!("USER.md {} (cut) · ", kb(n as u64)),
+        };
         match self.lang {
             Lang::Zh => format!(
-                "本次注入：PROJECT.md {} · DECISIONS.md {}/{} 条 · SESSIONS.md {}/{} 条{} · 共 {} 字节，约 {} tokens（预算 {} 字节{cap}）",
+                "本次注入：{user}PROJECT.md {} · DECISIONS.md {}/{} 条 · SESSIONS.md {}/{} 条{} · 共 {} 字节，约 {} tokens（预算 {} 字节{cap}）",
                 if l.project_bytes_shown == 0 {
                     "空".to_string()
                 } else if l.project_whole {
@@ -180,7 +205,7 @@ impl Texts {
                 l.budget_bytes
             ),
             Lang::En => format!(
-                "Injected: PROJECT.md {} · DECISIONS.md {}/{} · SESSIONS.md {}/{}{} · {} bytes, about {} tokens (budget {} bytes{cap})",
+                "Injected: {user}PROJECT.md {} · DECISIONS.md {}/{} · SESSIONS.md {}/{}{} · {} bytes, about {} tokens (budget {} bytes{cap})",
                 if l.project_bytes_shown == 0 {
                     "empty".to_string()
                 } else if l.project_whole {

@@ -80,6 +80,10 @@ fn op_name(op: &str, lang: Lang) -> &str {
         (Lang::Zh, "archive") => "归档",
         (Lang::Zh, "section" | "section-add") => "PROJECT 改动",
         (Lang::Zh, "section-remove") => "PROJECT 删节",
+        (Lang::Zh, "user-section" | "user-section-add") => "USER.md 改动",
+        (Lang::Zh, "user-section-remove") => "USER.md 删节",
+        (Lang::En, "user-section" | "user-section-add") => "USER.md changed",
+        (Lang::En, "user-section-remove") => "USER.md section removed",
         (Lang::En, "section" | "section-add") => "PROJECT changed",
         (Lang::En, "section-remove") => "PROJECT section removed",
         (Lang::En, "retire") => "retired",
@@ -101,7 +105,9 @@ fn content(r: &dyn Reader, e: &Event) -> Result<String> {
             Some(rec) if crate::secrets::in_entry(&rec).is_none() => one_line(&rec.body),
             _ => String::new(),
         },
-        "section" | "section-add" if e.ids.len() == 1 => section_change(r, &e.ids[0])?,
+        "section" | "section-add" | "user-section" | "user-section-add" if e.ids.len() == 1 => {
+            section_change(r, &e.ids[0])?
+        }
         _ => String::new(),
     };
     Ok(cut(&text, ITEM_MAX))

@@ -54,7 +54,7 @@ impl Tx<'_> {
             if old_pre.as_deref() != Some(parsed.doc.preamble.as_str()) {
                 self.store.set_preamble(f, &parsed.doc.preamble)?;
                 if old_pre.is_some() {
-                    self.log("preamble", vec![], f.file_name())?;
+                    self.log("preamble", vec![], self.ws.file_name(f))?;
                 }
             }
             let head = parsed.doc.preamble.clone();
@@ -136,7 +136,7 @@ impl Tx<'_> {
                 && switch_gone.contains(&id)
             {
                 // a checkout took it out: it stays with the branch whose file held it
-                let (was, file) = (rec.state, rec.file().map_or("", |f| f.file_name()));
+                let (was, file) = (rec.state, rec.file().map_or("", |f| self.ws.file_name(f)));
                 rec.state = State::Elsewhere;
                 rec.superseded_by = Some(from);
                 rec.replaced_by = None;
@@ -212,7 +212,7 @@ impl Tx<'_> {
                         self.log(
                             "add",
                             vec![rec.id.clone()],
-                            &format!("{}: {}", f.file_name(), rec.heading),
+                            &format!("{}: {}", self.ws.file_name(f), rec.heading),
                         )?;
                     }
                 }
@@ -240,7 +240,7 @@ impl Tx<'_> {
             self.log(
                 "import",
                 vec![],
-                &format!("{n} entries from {}", f.file_name()),
+                &format!("{n} entries from {}", self.ws.file_name(*f)),
             )?;
         }
         let archived = self.store.file_count(FileKind::Archive)?;
@@ -299,7 +299,7 @@ impl Tx<'_> {
             vec![rec.id.clone()],
             &format!(
                 "{}: {} → {}: {}{note}",
-                f.file_name(),
+                self.ws.file_name(f),
                 from.as_str(),
                 rec.state.as_str(),
                 rec.heading

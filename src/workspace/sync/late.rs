@@ -142,7 +142,7 @@ impl Tx<'_> {
                 std::fs::copy(from, &to).map_err(|e| Error::io(&to, e))?;
                 self.report.absorbed.push(format!(
                     "{}: a save written after trilogy replaced the file was kept at {}",
-                    f.file_name(),
+                    self.ws.file_name(f),
                     to.display()
                 ));
                 self.changed = true;
@@ -159,7 +159,7 @@ impl Tx<'_> {
                     self.log(
                         "add",
                         vec![rec.id.clone()],
-                        &format!("{}: {}{LATE}", f.file_name(), rec.heading),
+                        &format!("{}: {}{LATE}", self.ws.file_name(f), rec.heading),
                     )?;
                     kept += 1;
                 }
@@ -174,7 +174,7 @@ impl Tx<'_> {
         if kept > 0 {
             self.report.absorbed.push(format!(
                 "{}: {kept} entries saved after trilogy replaced the file were kept",
-                f.file_name()
+                self.ws.file_name(f)
             ));
         }
         self.changed = true;

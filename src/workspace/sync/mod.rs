@@ -154,7 +154,7 @@ pub struct Written<R> {
 
 impl<'w> Tx<'w> {
     pub(super) fn new(ws: &'w Workspace, store: WriteTx, actor: &str) -> Tx<'w> {
-        let head = gitop::head(&ws.root);
+        let head = ws.git().and_then(gitop::head);
         Tx {
             ws,
             store,
@@ -352,7 +352,8 @@ impl<'w> Tx<'w> {
                 self.seen.insert(f, Some(s.sha1.clone()));
                 continue;
             }
-            if *git_busy.get_or_insert_with(|| gitop::in_progress(&self.ws.root).is_some()) {
+            if *git_busy.get_or_insert_with(|| self.ws.git().and_then(gitop::in_progress).is_some())
+            {
                 continue;
             }
             // someone else wrote the file: read it once they have stopped writing (a program may
@@ -428,8 +429,8 @@ impl<'w> Tx<'w> {
             if missing {
                 if f == FileKind::Project && self.store.sections()?.is_empty() {
                     // a folder that never had a PROJECT.md gets the template's five sections
-                    let template = super::scaffold::template(f, self.lang());
-                    if let Ok(p) = markdown::parse(template, false) {
+                    let template = self.ws.file_template(f)?;
+                    if let Ok(p) = markdown::parse(&template, false) {
                         self.apply_project(&p.doc, true)?;
                     }
                 }
@@ -467,12 +468,20 @@ impl<'w> Tx<'w> {
             match markdown::parse_bytes(&bytes, strip) {
                 Ok(p) => {
                     if f == FileKind::Project {
-                        let day = gitop::project_day(&self.ws.root, &path, &bytes);
+                        let day = self
+                            .ws
+                            .git()
+                            .map_or(1, |g| gitop::project_day(g, &path, &bytes));
                         self.store.set_meta(gitop::PROJECT_DAY_KEY, day)?;
                     }
                     // a version git holds (a checkout, a pull, a reset, a file restored from
                     // history) is meant as it is: its removals are honoured
-                    if f != FileKind::Project && gitop::is_git_version(&self.ws.root, &bytes) {
+                    if f != FileKind::Project
+                        && self
+                            .ws
+                            .git()
+                            .is_some_and(|g| gitop::is_git_version(g, &bytes))
+                    {
                         self.from_git.insert(f);
                         self.git_read.insert(f);
                     }
@@ -502,7 +511,10 @@ impl<'w> Tx<'w> {
             && let Ok(path) = self.ws.memory_file(FileKind::Project)
             && let Ok(bytes) = std::fs::read(&path)
         {
-            let day = gitop::project_day(&self.ws.root, &path, &bytes);
+            let day = self
+                .ws
+                .git()
+                .map_or(1, |g| gitop::project_day(g, &path, &bytes));
             self.store.set_meta(gitop::PROJECT_DAY_KEY, day)?;
             self.changed = true;
         }
@@ -518,7 +530,7 @@ impl<'w> Tx<'w> {
         }
         // a checkout that moved HEAD while the files were read (git drops its index lock
         // before it writes HEAD): nothing is absorbed, the next command reads it whole
-        if !changed_docs.is_empty() && gitop::head(&self.ws.root) != self.head {
+        if !changed_docs.is_empty() && self.ws.git().and_then(gitop::head) != self.head {
             for (f, _) in changed_docs.drain(..) {
                 self.deferred.insert(f);
                 self.absorbed.remove(&f);

@@ -95,7 +95,7 @@ impl Tx<'_> {
         }
         let hold = match self.write_order().is_empty() {
             true => None,
-            false => gitop::in_progress(&self.ws.root),
+            false => self.ws.git().and_then(gitop::in_progress),
         };
         if let Some(why) = hold {
             // git is rewriting the work tree (or the folder is read-only): the store takes the
@@ -196,7 +196,7 @@ impl Tx<'_> {
                             fsio::Undone::Restored | fsio::Undone::KeptTheirSave => {}
                             fsio::Undone::Rescued(to) => tracing::warn!(
                                 "{}: two saves raced with trilogy's write; the older one was kept at {} (merge it by hand, then delete it)",
-                                f.file_name(),
+                                self.ws.file_name(f),
                                 to.display()
                             ),
                         }
@@ -205,7 +205,7 @@ impl Tx<'_> {
                 }
                 crash_point("after-first-write");
                 pause_point("after-swap");
-                self.report.written.push(f.file_name().to_string());
+                self.report.written.push(self.ws.file_name(f).to_string());
             }
         }
         // every rename is made durable by one sync of each directory, after the last of them

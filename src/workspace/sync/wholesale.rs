@@ -66,7 +66,7 @@ impl Tx<'_> {
         if f == FileKind::Project && self.seen.get(&f).and_then(|s| s.as_deref()) != Some(version) {
             return Err(Error::Conflict(format!(
                 "{}: changed by someone else since this copy was read; nothing was saved: read the file again and make the change there",
-                f.file_name()
+                self.ws.file_name(f)
             )));
         }
         self.named.insert(f, version.to_string());
@@ -92,7 +92,7 @@ impl Tx<'_> {
             let parsed = markdown::parse(text, strip).map_err(|e| {
                 Error::bad_input(format!(
                     "{}: line {}: {}; fix the text and save again",
-                    f.file_name(),
+                    self.ws.file_name(f),
                     e.line,
                     e.reason
                 ))
@@ -212,7 +212,7 @@ impl Tx<'_> {
         let mut report = std::mem::take(&mut self.report);
         for (f, path) in doomed {
             std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
-            report.written.push(f.file_name().to_string());
+            report.written.push(self.ws.file_name(f).to_string());
         }
         super::crash_point("before-commit");
         self.store.commit()?;
@@ -229,7 +229,7 @@ impl Tx<'_> {
         let parsed = markdown::parse(&template, f == FileKind::Sessions).map_err(|e| {
             Error::bad_input(format!(
                 "template {}: line {}: {}",
-                f.file_name(),
+                self.ws.file_name(f),
                 e.line,
                 e.reason
             ))

@@ -105,7 +105,7 @@ impl Tx<'_> {
                     None => {
                         return Err(Error::Conflict(format!(
                             "{}: the copy this save was made from is no longer known to trilogy (it was read too long ago, or changed before trilogy saw it); nothing was saved: read the file again and make the change there",
-                            f.file_name()
+                            self.ws.file_name(f)
                         )));
                     }
                 }
@@ -191,7 +191,7 @@ impl Tx<'_> {
         }
         Err(Error::Conflict(format!(
             "{}: changed by someone else since this copy was read: {}; nothing was saved: read the file again and make the change there",
-            f.file_name(),
+            self.ws.file_name(f),
             clashes.join("; ")
         )))
     }
@@ -213,7 +213,7 @@ impl Tx<'_> {
         };
         let detail = format!(
             "{n} {entries} in {} recorded after the copy this save was made from{why}",
-            f.file_name()
+            self.ws.file_name(f)
         );
         self.log("kept", k.ids.clone(), &detail)
     }

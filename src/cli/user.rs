@@ -1,0 +1,188 @@
+//! `trilogy user`: the user memory (USER.md) — what holds for you and this machine in every
+//! project — written by you directly, looked at, or opened in `$EDITOR`.
+
+use clap::{Args, Subcommand};
+
+use crate::error::{Error, Result};
+use crate::user::{self, UserLine};
+
+use super::{Cli, Env, format};
+
+pub const USER_HELP: &str = "\
+USER.md lives in your data folder ($XDG_DATA_HOME/trilogy/user/USER.md, or
+user_memory_dir in your own config file), not in any repository. Every session-start block,
+in every workspace and host, carries it right after the ledger (at most 2 KB and a tenth of the
+budget; inject_user_memory = false turns that off). The copies of the block written into
+committed files (AGENTS.md, rules files) never hold it.
+
+You write it directly; an agent's memory_checkpoint `user` lines are proposals you accept or
+reject with `trilogy review` (unless your own config says [review_mode] user = \"direct\").
+What belongs here: stable preferences, this machine's paths and tools, conventions across
+your projects, lessons learnt. Never a password, token or key: they are refused.
+
+Examples:
+  trilogy user                                         show it
+  trilogy user add --section Preferences --line \"answer with the conclusion first\"
+  trilogy user add --section 环境 --line \"rg 在 /usr/bin/rg\"
+  trilogy user add --section Environment --line \"proxy 127.0.0.1:7890\" --replaces \"proxy 127.0.0.1:1080\"
+  trilogy user edit                                    open it in $EDITOR
+  trilogy user path                                    where it is";
+
+#[derive(Args, Debug, Clone)]
+pub struct UserArgs {
+    #[command(subcommand)]
+    cmd: Option<UserCmd>,
+}
+
+#[derive(Subcommand, Debug, Clone)]
+enum UserCmd {
+    /// Show USER.md's sections (made from its template on first use)
+    Show,
+    /// Add a line to a section, or put it in place of a line (--replaces)
+    Add {
+        /// Preferences / 偏好, Environment / 环境, Conventions / 约定, Lessons / 教训, or
+        /// another heading USER.md has
+        #[arg(long)]
+        section: String,
+        /// The line
+        #[arg(long)]
+        line: String,
+        /// A line of the section, exactly as it is, that --line replaces (kept in its history)
+        #[arg(long)]
+        replaces: Option<String>,
+    },
+    /// Open USER.md in $EDITOR (else vi); what you save is taken in
+    Edit,
+    /// Print where USER.md is
+    Path,
+}
+
+/// Run `trilogy user`: in a workspace (whose language a new USER.md takes when your config
+/// names none), or anywhere else with your own settings alone.
+pub(super) fn run(cli: &Cli, a: UserArgs) -> Result<()> {
+    let env = match super::build_env(cli) {
+        Ok(env) => env,
+        Err(_) => user_only_env(cli)?,
+    };
+    match a.cmd.unwrap_or(UserCmd::Show) {
+        UserCmd::Show => {
+            let s = user::show(&env.ws)?;
+            format::print(&env, &s, shown)
+        }
+        UserCmd::Add {
+            section,
+            line,
+            replaces,
+        } => {
+            let w = user::add(
+                &env.ws,
+                "cli",
+                &UserLine {
+                    section,
+                    line,
+                    replaces,
+                },
+            )?;
+            format::warn_sync(&w.report);
+            format::print(&env, &w.value, |o| {
+                let mut out = match o.written.is_empty() {
+                    true => vec!["USER.md: nothing new (the line is there already)".to_string()],
+                    false => o.written.iter().map(|w| format!("wrote {w}")).collect(),
+                };
+                out.extend(o.dropped_lines.iter().map(|l| {
+                    format!("replaced `{l}` (kept in the section's history: trilogy log --section)")
+                }));
+                out.extend(o.warnings.iter().map(|w| format!("warning: {w}")));
+                out.join("\n")
+            })
+        }
+        UserCmd::Edit => {
+            let path = user::ready(&env.ws)?.file_path(crate::model::FileKind::Project);
+            let editor = std::env::var("EDITOR").unwrap_or_else(|_| "vi".into());
+            let mut parts = editor.split_whitespace();
+            let program = parts.next().unwrap_or("vi");
+            let status = std::process::Command::new(program)
+                .args(parts)
+                .arg(&path)
+                .status()
+                .map_err(|e| {
+                    Error::bad_input(format!(
+                        "could not start the editor `{editor}`: {e}; set $EDITOR, or edit {} yourself",
+                        path.display()
+                    ))
+                })?;
+            if !status.success() {
+                return Err(Error::bad_input(format!(
+                    "the editor `{editor}` exited with {status}; whatever it saved is taken in by the next trilogy command"
+                )));
+            }
+            let s = user::show(&env.ws)?;
+            if let Some(why) = &s.unparseable {
+                return Err(Error::bad_input(format!(
+                    "{}: {why}; nothing of it was taken in (its last good version stays): fix it and run `trilogy user` again",
+                    s.path
+                )));
+            }
+            format::print(&env, &s, shown)
+        }
+        UserCmd::Path => {
+            let path = user::path(&env.ws)?;
+            let v =
+                serde_json::json!({ "path": path.display().to_string(), "exists": path.exists() });
+            format::print(&env, &v, |_| path.display().to_string())
+        }
+    }
+}
+
+fn shown(s: &user::Shown) -> String {
+    let mut out = vec![format!("{} ({} bytes)", s.path, s.bytes)];
+    if let Some(why) = &s.unparseable {
+        out.push(format!(
+            "warning: the file does not parse ({why}); shown as it last did"
+        ));
+    }
+    for sec in &s.sections {
+        out.push(format!("\n## {}", sec.heading));
+        match sec.lines.is_empty() {
+            true => out.push("  (nothing yet)".into()),
+            false => out.extend(sec.lines.iter().map(|l| format!("  {l}"))),
+        }
+    }
+    if s.pending > 0 {
+        out.push(format!(
+            "\n{} line(s) proposed by agents wait for you: trilogy review list",
+            s.pending
+        ));
+    }
+    out.join("\n")
+}
+
+/// Outside any workspace (your home folder, a folder trilogy keeps no memory in): your own
+/// settings, no project's.
+fn user_only_env(cli: &Cli) -> Result<Env> {
+    use crate::config::{LoadArgs, load};
+    let env: Vec<(String, String)> = std::env::vars().collect();
+    let loaded = load(&LoadArgs {
+        user_file: LoadArgs::default_user_file(&env),
+        workspace_file: None,
+        env: env.clone(),
+        overrides: cli.set.clone(),
+        lenient: false,
+    })?;
+    let today = env
+        .iter()
+        .find(|(k, _)| k == "TRILOGY_TODAY")
+        .map(|(_, v)| crate::model::parse_day("TRILOGY_TODAY", v.trim()))
+        .transpose()?;
+    let clock = crate::workspace::Clock {
+        today,
+        now_ms: None,
+    };
+    let here = std::env::current_dir().unwrap_or_default();
+    let ws = crate::workspace::Workspace::new(here, loaded.config.clone(), clock);
+    Ok(Env {
+        json: cli.json,
+        loaded,
+        ws,
+    })
+}

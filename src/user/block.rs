@@ -1,0 +1,195 @@
+//! The user memory in the session-start block and in live sessions' notices.
+//!
+//! The block carries USER.md's sections right after the ledger, under their own cap
+//! (`user_memory_max_bytes`, and at most a tenth of the budget): a section that does not fit
+//! whole is cut at a line end with a marker, sections after it are named as left out. A user
+//! store that cannot be read never stops a session start: the block goes without it.
+
+use crate::model::{Event, FileKind, Lang};
+use crate::ops::inject::Budget;
+use crate::secrets::in_section;
+use crate::workspace::Workspace;
+
+/// The share of the budget the user memory may take.
+pub const USER_SHARE: f64 = 0.10;
+
+/// The user memory as one block part.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Part {
+    /// The part's text, title included; empty when USER.md holds nothing yet.
+    pub text: String,
+    /// USER.md's size on disk.
+    pub file_bytes: u64,
+    /// Headings of the sections cut or left out by the cap.
+    pub cut: Vec<String>,
+    /// The user store's last event: changes after it are news to a session given this part.
+    pub seq: u64,
+    /// User proposals waiting for a person.
+    pending: u64,
+}
+
+impl Part {
+    pub fn pending(&self) -> u64 {
+        self.pending
+    }
+}
+
+fn title(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Zh => "--- USER.md（用户本人在所有项目里的偏好、环境、约定、教训）---",
+        Lang::En => {
+            "--- USER.md (the user's own preferences, environment, conventions, lessons, in every project) ---"
+        }
+    }
+}
+
+fn cut_marker(lang: Lang) -> &'static str {
+    match lang {
+        Lang::Zh => "[本节超出用户记忆的注入上限，只注入了开头；全文：memory_read USER.md]",
+        Lang::En => {
+            "[this section is over the user memory's injection cap; only its start is here: memory_read USER.md has it whole]"
+        }
+    }
+}
+
+fn broken_line(lang: Lang, line: usize, reason: &str) -> String {
+    match lang {
+        Lang::Zh => format!(
+            "[USER.md 第 {line} 行无法解析（{reason}），这里是它上一个完好的版本；修好文件即可]"
+        ),
+        Lang::En => format!(
+            "[USER.md line {line} does not parse ({reason}); this is its last good version: fix the file]"
+        ),
+    }
+}
+
+/// The room the user memory gets in a block of `budget`: its cap, and at most a tenth of
+/// the tighter of the budget's limits (characters never outnumber bytes).
+pub fn room(ws: &Workspace, budget: Budget) -> usize {
+    let sizing = budget.bytes.min(budget.chars.unwrap_or(usize::MAX));
+    (ws.config.user_memory_max_bytes as usize).min((sizing as f64 * USER_SHARE) as usize)
+}
+
+/// The user memory for `ws`'s block of `budget`, in the block's language; `None` when it is
+/// turned off, not made yet, or cannot be read.
+pub fn part(ws: &Workspace, budget: Budget) -> Option<Part> {
+    let room = room(ws, budget);
+    if !ws.config.inject_user_memory {
+        return None;
+    }
+    let u = ws.user_scope()?;
+    if !u.has_memory() && !u.store_path().exists() {
+        return None;
+    }
+    let lang = ws.lang();
+    let read = u.read(|r| {
+        let sections: Vec<_> = (r.sections()?.into_iter())
+            .filter(|s| !s.removed && in_section(s).is_none())
+            .filter(|s| !crate::model::is_empty_body(s.text()))
+            .collect();
+        let file_bytes = r.stamp(FileKind::Project)?.map_or(0, |s| s.len);
+        Ok((
+            sections,
+            file_bytes,
+            r.last_event_seq()?,
+            r.pending_proposals()?,
+        ))
+    });
+    let (sections, report) = match read {
+        Ok(w) => (w.value, w.report),
+        Err(e) => {
+            tracing::warn!("user memory left out of the block: {e}");
+            return None;
+        }
+    };
+    let (sections, file_bytes, seq, pending) = sections;
+    let mut part = Part {
+        file_bytes,
+        seq,
+        pending,
+        ..Part::default()
+    };
+    let mut pieces: Vec<String> = Vec::new();
+    if let Some(b) = report.unparseable.first() {
+        pieces.push(broken_line(lang, b.line, &b.reason));
+    }
+    let head = title(lang);
+    let mut used = head.len();
+    for s in &sections {
+        let whole = format!("## {}\n{}", s.heading, s.text());
+        if used + 2 + whole.len() <= room {
+            used += 2 + whole.len();
+            pieces.push(whole);
+            continue;
+        }
+        part.cut.push(s.heading.clone());
+        let marker = cut_marker(lang);
+        let left = room.saturating_sub(used + 2 + marker.len() + 2);
+        // a start shorter than its heading and a line says nothing: the section is left out
+        if left > s.heading.len() + 40 {
+            let kept = crate::ops::inject::cut_to(&whole, left);
+            used += 2 + kept.len() + 2 + marker.len();
+            pieces.push(format!("{kept}\n\n{marker}"));
+        }
+    }
+    if !pieces.is_empty() {
+        part.text = format!("{head}\n{}", pieces.join("\n\n"));
+    }
+    Some(part)
+}
+
+/// What changed in the user memory since the session last saw it (`seen`, moved to now), as
+/// a notice in `ws`'s language; `None` when nothing did (or the user memory is off). A session
+/// that never saw the user memory is told nothing the first time, only from then on.
+pub fn notice(ws: &Workspace, seen: &mut Option<u64>, own_actor: &str) -> Option<String> {
+    if !ws.config.inject_user_memory {
+        return None;
+    }
+    let u = ws.user_scope()?;
+    if !u.store_path().exists() {
+        return None;
+    }
+    let lang = ws.lang();
+    let since = *seen;
+    let read = u.read(|r| {
+        let last = r.last_event_seq()?;
+        let Some(since) = since else {
+            return Ok((last, None));
+        };
+        let events: Vec<Event> = (r.events_since(since)?.into_iter())
+            .filter(|e| e.actor != own_actor)
+            .filter(|e| {
+                !matches!(
+                    e.op.as_str(),
+                    "report" | "kept" | "propose" | "propose-again" | "reject"
+                )
+            })
+            // a section of USER.md, not of PROJECT.md
+            .map(|mut e| {
+                if e.op.starts_with("section") {
+                    e.op = format!("user-{}", e.op);
+                }
+                e
+            })
+            .collect();
+        if events.is_empty() {
+            return Ok((last, None));
+        }
+        let head = match lang {
+            Lang::Zh => "用户记忆（USER.md，所有项目共用）有变化：",
+            Lang::En => "The user memory (USER.md, shared by every project) changed:",
+        };
+        let text = crate::ops::truth::notice::render(r, lang, head, &events)?;
+        Ok((last, text))
+    });
+    match read {
+        Ok(w) => {
+            *seen = Some(w.value.0);
+            w.value.1
+        }
+        Err(e) => {
+            tracing::warn!("user memory notice left out: {e}");
+            None
+        }
+    }
+}
