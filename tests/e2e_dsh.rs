@@ -21,7 +21,7 @@ mod harness;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use harness::{Fake, HEADER, Kit, NUDGE, base_env, block_in, run, strings, trilogy};
+use harness::{Fake, HEADER, KNOWN_USER, Kit, NUDGE, base_env, block_in, run, strings, trilogy};
 use serde_json::{Value, json};
 
 /// The change notice's first characters.
@@ -408,6 +408,10 @@ fn dsh_budget_follows_the_model_window_and_the_profile_row() {
     h.kit.assert_no_hook_errors();
     let requests = h.agent_requests();
     let block = block_in(turn(&requests, "TURN1")[0]).expect("the block reached the model");
+    assert!(
+        block.contains(KNOWN_USER),
+        "the user memory reached the model: {block}"
+    );
     assert!(
         block.len() <= 3200,
         "the block ({} bytes) fits 16 % of a 20,000-token window",

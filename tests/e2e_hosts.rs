@@ -14,8 +14,8 @@ use std::path::Path;
 use std::process::Command;
 
 use harness::{
-    Conversation, Fake, KNOWN, Kit, NUDGE, assert_tools_listed, assert_whole_block, base_env,
-    block_in, cli, mentions, run, strings, tool_names,
+    Conversation, Fake, KNOWN, KNOWN_USER, Kit, NUDGE, assert_tools_listed, assert_whole_block,
+    base_env, block_in, cli, mentions, run, strings, tool_names,
 };
 use serde_json::{Value, json};
 
@@ -110,7 +110,10 @@ fn claude_code_gets_the_block_records_and_keeps_memory_across_cd_and_compact() {
         .next()
         .expect("a request reached the model");
     assert_tools_listed(&opening);
-    assert!(assert_whole_block(&kit, &opening, &session).contains(KNOWN));
+    let block = assert_whole_block(&kit, &opening, &session);
+    assert!(block.contains(KNOWN));
+    // the user memory, from the user's data folder, reaches the model too
+    assert!(block.contains(KNOWN_USER), "{block}");
 
     say("WORK please");
     assert!(kit.project.join("note.txt").is_file(), "the shell ran");
@@ -230,6 +233,7 @@ fn codex_gets_the_block_whole_at_its_cap_records_and_keeps_memory_from_a_subfold
     assert_tools_listed(&opening);
     let block = assert_whole_block(&kit, &opening, &session);
     assert!(block.contains(KNOWN));
+    assert!(block.contains(KNOWN_USER), "{block}");
     // the memory is larger than the cap: the block is sized to it, and arrives uncut
     assert!(block.contains("预算 10000 字节"), "{}", &block[..400]);
     assert!(
@@ -354,6 +358,7 @@ fn gemini_cli_gets_the_whole_block_records_and_keeps_memory_from_a_subfolder() {
     assert_tools_listed(&opening);
     let block = assert_whole_block(&kit, &opening, &session);
     assert!(block.contains(KNOWN));
+    assert!(block.contains(KNOWN_USER), "{block}");
     // no host cap: the block is as large as the configured budget lets it be
     assert!(block.len() > 10_000, "{} bytes", block.len());
     assert!(!block.contains("宿主单条上限"));

@@ -718,3 +718,105 @@ impl Async for std::process::Command {
         }))
     }
 }
+
+#[test]
+fn revisions_are_listed_and_restorable_and_doctor_looks_at_the_user_memory() {
+    let ws = Ws::init();
+    // nothing to look at before first use
+    assert!(!ws.ok(&["doctor"]).contains("USER.md"));
+    ws.ok(&[
+        "user",
+        "add",
+        "--section",
+        "Environment",
+        "--line",
+        "proxy 127.0.0.1:1080",
+    ]);
+    ws.ok(&[
+        "user",
+        "add",
+        "--section",
+        "Environment",
+        "--line",
+        "proxy 127.0.0.1:7890",
+        "--replaces",
+        "proxy 127.0.0.1:1080",
+    ]);
+    let log = ws.json(&["user", "log", "--section", "Environment"]);
+    let revisions = log["revisions"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{log}"));
+    assert!(revisions.len() >= 2, "{log}");
+    let old = revisions
+        .iter()
+        .find(|r| r["body"].as_str().unwrap_or_default().contains("1080"))
+        .unwrap_or_else(|| panic!("the replaced line is in the history: {log}"));
+    let rev = old["revision"].as_u64().unwrap().to_string();
+    ws.ok(&["user", "restore", "--section", "环境", "--revision", &rev]);
+    let file = std::fs::read_to_string(ws.user_md()).unwrap();
+    assert!(
+        file.contains("proxy 127.0.0.1:1080") && !file.contains("7890"),
+        "{file}"
+    );
+
+    let report = ws.json(&["doctor"]);
+    let user: Vec<&Value> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["check"] == "user")
+        .collect();
+    assert_eq!(user.len(), 1, "{report}");
+    assert_eq!(user[0]["level"], "ok", "{report}");
+    // a file that does not parse is a warning naming it and the line
+    std::fs::write(ws.user_md(), format!("{file}<<<<<<< HEAD\nx\n")).unwrap();
+    let report = ws.json(&["doctor"]);
+    let f = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == "user")
+        .unwrap()
+        .clone();
+    assert_eq!(f["level"], "warn", "{report}");
+    assert!(
+        f["message"].as_str().unwrap().contains("USER.md line"),
+        "{f}"
+    );
+    std::fs::write(ws.user_md(), &file).unwrap();
+    // a damaged store is set aside and rebuilt from USER.md by --fix
+    let store = ws.user_md().with_file_name(".trilogy").join("store.redb");
+    std::fs::write(&store, b"not a redb file at all").unwrap();
+    let bad = ws.run(&["doctor", "--json"]);
+    let bad: Value = serde_json::from_slice(&bad.stdout).unwrap();
+    assert!(
+        bad["findings"].to_string().contains("user memory's store"),
+        "{bad}"
+    );
+    let fixed = ws.run(&["doctor", "--fix", "--json"]);
+    let fixed: Value = serde_json::from_slice(&fixed.stdout).unwrap();
+    assert!(
+        fixed["fixed"].to_string().contains("damaged store"),
+        "{fixed}"
+    );
+    assert!(ws.ok(&["user"]).contains("proxy 127.0.0.1:1080"));
+}
+
+#[test]
+fn a_session_started_before_the_user_memory_existed_hears_of_its_first_lines() {
+    let ws = Ws::init();
+    let started = ws.run_stdin(
+        &["hook", "claude", "session-start"],
+        &session_start_payload(&ws, "s1"),
+    );
+    assert!(started.status.success());
+    ws.ok(&["user", "add", "--section", "偏好", "--line", "先给结论"]);
+    let notice = next_prompt(&ws, "s1");
+    assert!(
+        notice.contains("USER.md") && notice.contains("+ 先给结论"),
+        "{notice}"
+    );
+    // the template's placeholder is no change to tell
+    assert!(!notice.contains("暂无"), "{notice}");
+    assert_eq!(next_prompt(&ws, "s1"), "");
+}

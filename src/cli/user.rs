@@ -26,6 +26,8 @@ Examples:
   trilogy user add --section 环境 --line \"rg 在 /usr/bin/rg\"
   trilogy user add --section Environment --line \"proxy 127.0.0.1:7890\" --replaces \"proxy 127.0.0.1:1080\"
   trilogy user edit                                    open it in $EDITOR
+  trilogy user log --section Environment               that section's revisions
+  trilogy user restore --section Environment --revision 2
   trilogy user path                                    where it is";
 
 #[derive(Args, Debug, Clone)]
@@ -55,6 +57,21 @@ enum UserCmd {
     Edit,
     /// Print where USER.md is
     Path,
+    /// What changed in USER.md (with --section: that section's revisions)
+    Log {
+        #[arg(long)]
+        section: Option<String>,
+        /// At most this many
+        #[arg(long, default_value_t = 20)]
+        limit: usize,
+    },
+    /// Put a section back as it was at a revision (`trilogy user log --section S` lists them)
+    Restore {
+        #[arg(long)]
+        section: String,
+        #[arg(long)]
+        revision: u64,
+    },
 }
 
 /// Run `trilogy user`: in a workspace (whose language a new USER.md takes when your config
@@ -125,6 +142,25 @@ pub(super) fn run(cli: &Cli, a: UserArgs) -> Result<()> {
             }
             format::print(&env, &s, shown)
         }
+        UserCmd::Log { section, limit } => {
+            let u = user::ready(&env.ws)?;
+            let section = section.map(|s| heading(u, &s)).transpose()?;
+            let view = crate::ops::log(
+                u,
+                &crate::ops::LogQuery {
+                    limit,
+                    id: None,
+                    section,
+                },
+            )?;
+            format::print(&env, &view, format::log)
+        }
+        UserCmd::Restore { section, revision } => {
+            let u = user::ready(&env.ws)?;
+            let out = crate::ops::restore_section(u, "cli", &heading(u, &section)?, revision)?;
+            format::warn_sync(&out.report);
+            format::print(&env, &out.value, format::restore)
+        }
         UserCmd::Path => {
             let path = user::path(&env.ws)?;
             let v =
@@ -132,6 +168,12 @@ pub(super) fn run(cli: &Cli, a: UserArgs) -> Result<()> {
             format::print(&env, &v, |_| path.display().to_string())
         }
     }
+}
+
+/// The heading of USER.md a `--section` names (either language).
+fn heading(u: &crate::workspace::Workspace, name: &str) -> Result<String> {
+    let sections = u.read(|r| r.sections())?.value;
+    user::resolve_section(name, &sections, u.lang(), "--section")
 }
 
 fn shown(s: &user::Shown) -> String {

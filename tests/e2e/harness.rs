@@ -24,6 +24,8 @@ pub const HEADER: &str = "===== 项目记忆（背景资料，来自本项目的
 pub const NUDGE: &str = "【记忆提醒】";
 /// An entry seeded into the memory before the host starts.
 pub const KNOWN: &str = "KNOWN-ENTRY-7f3";
+/// A line of the user memory (USER.md) every host's block carries.
+pub const KNOWN_USER: &str = "KNOWN-USER-4c1 先给结论再给细节";
 
 fn e2e_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -180,6 +182,10 @@ impl Kit {
                 "--session-done",
                 &format!("{KNOWN} 种子条目：安装之后第一次会话就能在注入块里看到它"),
             ],
+            None,
+        );
+        self.trilogy(
+            &["user", "add", "--section", "偏好", "--line", KNOWN_USER],
             None,
         );
     }

@@ -21,6 +21,7 @@ mod hosts;
 
 pub use hosts::resolves;
 mod repair;
+mod user;
 
 use repair::{rebuild_store, set_aside};
 
@@ -503,7 +504,8 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
 /// Check the workspace; with `fix`, repair what is safe and check again.
 pub fn doctor(ws: &Workspace, fix: bool) -> Result<Report> {
     ws.require_memory()?;
-    let findings = check(ws)?;
+    let mut findings = check(ws)?;
+    findings.extend(user::check(ws));
     if !fix {
         return Ok(Report {
             findings,
@@ -562,8 +564,8 @@ pub fn doctor(ws: &Workspace, fix: bool) -> Result<Report> {
         super::search::reindex(ws, &mut quiet)?;
         fixed.push("rebuilt the search index".into());
     }
-    Ok(Report {
-        findings: check(ws)?,
-        fixed,
-    })
+    fixed.extend(user::fix(ws)?);
+    let mut findings = check(ws)?;
+    findings.extend(user::check(ws));
+    Ok(Report { findings, fixed })
 }

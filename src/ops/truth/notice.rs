@@ -132,16 +132,10 @@ fn section_change(r: &dyn Reader, key: &str) -> Result<String> {
         return Ok(String::new());
     }
     let after = now.text().to_string();
-    let old: Vec<&str> = before
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| !l.trim().is_empty())
-        .collect();
-    let new: Vec<&str> = after
-        .lines()
-        .map(str::trim_end)
-        .filter(|l| !l.trim().is_empty())
-        .collect();
+    // a placeholder (`暂无`, `None yet`) going or coming is no change to tell
+    let said = |l: &&str| !crate::model::is_empty_body(l);
+    let old: Vec<&str> = before.lines().map(str::trim_end).filter(said).collect();
+    let new: Vec<&str> = after.lines().map(str::trim_end).filter(said).collect();
     let mut parts: Vec<String> = Vec::new();
     for l in old.iter().filter(|l| !new.contains(l)) {
         parts.push(format!("− {}", l.trim()));
