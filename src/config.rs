@@ -501,13 +501,14 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
             true => Unknown::Skip(&mut ignored),
             false => Unknown::Refuse,
         };
-        let mut t = layer(table, &name, unknown)?;
         let of_workspace = Some(file) == args.workspace_file.as_ref();
+        let mut table = table;
         if of_workspace {
-            if review::drop_user_direct(&mut t) {
-                warnings.push(review::user_direct_refused(&name));
-            }
-            warnings.extend(user::drop_user_only(&mut t, &name));
+            warnings.extend(user::drop_user_only(&mut table, &name));
+        }
+        let mut t = layer(table, &name, unknown)?;
+        if of_workspace && review::drop_user_direct(&mut t) {
+            warnings.push(review::user_direct_refused(&name));
         }
         apply(t, &name, &mut merged, (!of_workspace).then_some(&mut mine));
     }

@@ -326,6 +326,8 @@ fn user_lines_are_read_and_searched_with_the_workspace_but_here_leaves_them_out(
         .find(|h| h["kind"] == "user")
         .unwrap();
     assert_eq!(user_hit["file"], "USER.md");
+    let only = ws.json(&["search", "代理", "--kind", "user"]);
+    assert_eq!(only["hits"].as_array().unwrap().len(), 1, "{only}");
     let here = ws.json(&["search", "代理", "--here"]);
     assert!(
         here["hits"]
@@ -484,13 +486,33 @@ fn secrets_are_refused_from_every_path() {
             .is_empty()
     );
     assert_eq!(std::fs::read(ws.user_md()).unwrap(), before);
-    // written in by hand: never injected, never a search hit
+    // written in by hand: never injected (the block says it was left out), never a search
+    // hit, and doctor names it
     let hand = String::from_utf8(before)
         .unwrap()
         .replace("gh is logged in as alice", &line);
     std::fs::write(ws.user_md(), hand).unwrap();
     let block = ws.ok(&["inject"]);
     assert!(!block.contains("ghp_"), "{block}");
+    assert!(
+        user_part(&block).contains("「环境」一节里有像凭据"),
+        "{block}"
+    );
+    let doctor = ws.run(&["doctor", "--json"]);
+    let doctor: Value = serde_json::from_slice(&doctor.stdout).unwrap();
+    let leak = doctor["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["check"] == "user")
+        .unwrap();
+    assert_eq!(leak["level"], "error", "{doctor}");
+    assert!(
+        leak["message"].as_str().unwrap().contains("GitHub token"),
+        "{leak}"
+    );
+    assert!(!leak.to_string().contains(&token()), "masked: {leak}");
+    assert_eq!(ws.json(&["user", "show"])["withheld"], json!(["环境"]));
     let hits = ws.ok(&["search", "token", "--json"]);
     assert!(!hits.contains("ghp_"), "{hits}");
     // nor taken from a bundle
@@ -527,7 +549,20 @@ fn a_workspace_trilogy_toml_cannot_move_hide_or_open_the_user_memory() {
     ] {
         assert!(warnings.contains(key), "{key}: {config}");
     }
-    assert!(user_part(&ws.ok(&["inject"])).contains("先给结论"));
+    let block = ws.ok(&["inject"]);
+    assert!(user_part(&block).contains("先给结论"));
+    assert!(
+        block.contains("设置未采用：4 项"),
+        "the ledger says so: {block}"
+    );
+    let doctor = ws.json(&["doctor"]);
+    let refused = doctor["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["check"] == "config")
+        .count();
+    assert_eq!(refused, 4, "{doctor}");
     let cp = ws.ok_stdin(
         &["checkpoint", "--json", "-"],
         r#"{"user":[{"section":"偏好","line":"用 pnpm"}]}"#,
@@ -546,6 +581,14 @@ fn a_workspace_trilogy_toml_cannot_move_hide_or_open_the_user_memory() {
         &session_start_payload(&ws, "s1"),
     );
     assert!(hook_context(&text(&started.stdout)).contains("先给结论"));
+    // a value that would be wrong in the person's own file does not stop the workspace
+    std::fs::write(
+        ws.root().join("trilogy.toml"),
+        "userMemoryDir = \"relative/x\"\nuser_memory_max_bytes = 999999\n",
+    )
+    .unwrap();
+    assert!(user_part(&ws.ok(&["inject"])).contains("先给结论"));
+    std::fs::remove_file(ws.root().join("trilogy.toml")).unwrap();
     // the person's own settings do open it
     let own = ws.root().join("own.toml");
     std::fs::write(&own, "[review_mode]\nuser = \"direct\"\n").unwrap();
@@ -759,15 +802,10 @@ fn revisions_are_listed_and_restorable_and_doctor_looks_at_the_user_memory() {
         "{file}"
     );
 
+    // a healthy user memory adds nothing to doctor's report
     let report = ws.json(&["doctor"]);
-    let user: Vec<&Value> = report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|f| f["check"] == "user")
-        .collect();
-    assert_eq!(user.len(), 1, "{report}");
-    assert_eq!(user[0]["level"], "ok", "{report}");
+    assert!(!report.to_string().contains("\"user\""), "{report}");
+    assert!(ws.ok(&["doctor"]).contains("all checks passed"));
     // a file that does not parse is a warning naming it and the line
     std::fs::write(ws.user_md(), format!("{file}<<<<<<< HEAD\nx\n")).unwrap();
     let report = ws.json(&["doctor"]);
@@ -819,4 +857,118 @@ fn a_session_started_before_the_user_memory_existed_hears_of_its_first_lines() {
     // the template's placeholder is no change to tell
     assert!(!notice.contains("暂无"), "{notice}");
     assert_eq!(next_prompt(&ws, "s1"), "");
+}
+
+#[test]
+fn the_user_memory_folder_is_never_a_workspace() {
+    let ws = Ws::init();
+    ws.ok(&["user", "add", "--section", "偏好", "--line", "先给结论"]);
+    let dir = ws.user_md().parent().unwrap().to_path_buf();
+    for args in [vec!["status"], vec!["init"], vec!["inject"]] {
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"))
+            .arg("--root")
+            .arg(&dir)
+            .args(&args)
+            .env("XDG_DATA_HOME", ws.data_home())
+            .env("XDG_STATE_HOME", ws.state.path())
+            .env("TRILOGY_CONFIG", ws.root().join("no-user-config.toml"))
+            .env_remove("TRILOGY_USER_MEMORY_DIR")
+            .output()
+            .unwrap();
+        let err = text(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains("user memory"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!dir.join("memory").exists() && !dir.join("AGENTS.md").exists());
+    // and the user memory still works
+    ws.ok(&["user", "add", "--section", "偏好", "--line", "回答用中文"]);
+    assert!(user_part(&ws.ok(&["inject"])).contains("回答用中文"));
+}
+
+#[test]
+fn a_checkpoint_that_fails_leaves_no_user_line_behind_and_review_works_outside_a_workspace() {
+    let ws = Ws::init();
+    let own = ws.root().join("own.toml");
+    std::fs::write(&own, "[review_mode]\nuser = \"direct\"\n").unwrap();
+    for config in [None, Some(&own)] {
+        let mut cmd = ws.cmd();
+        if let Some(c) = config {
+            cmd.env("TRILOGY_CONFIG", c);
+        }
+        let bad = json!({"user":[{"section":"偏好","line":"用 pnpm"}],
+            "decisions":[{"choice":"x","supersedes":"a decision that does not exist"}]});
+        let out = cmd
+            .args(["checkpoint", "-"])
+            .write_stdin(bad.to_string())
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{}", text(&out.stdout));
+        assert!(
+            ws.json(&["review", "list"])["proposals"]
+                .as_array()
+                .unwrap()
+                .is_empty()
+        );
+        let file = std::fs::read_to_string(ws.user_md()).unwrap_or_default();
+        assert!(!file.contains("pnpm"), "{file}");
+    }
+    // a user proposal made from a repository that never ran `init`, reviewed from anywhere
+    let bare = Ws::sharing_user(ws.user_md().parent().unwrap());
+    std::fs::create_dir(bare.root().join(".git")).unwrap();
+    let out: Value = serde_json::from_str(&bare.ok_stdin(
+        &["checkpoint", "--json", "-"],
+        r#"{"user":[{"section":"约定","line":"提交信息用英文"}]}"#,
+    ))
+    .unwrap();
+    let id = out["proposed"][0].as_str().unwrap().to_string();
+    let listed = bare.json(&["review", "list"]);
+    assert_eq!(listed["proposals"][0]["id"], id.as_str(), "{listed}");
+    // accepting refuses text of several lines, as every other path does
+    let multi = bare.run(&["review", "accept", &id, "--text", "a\n## 偏好\nb"]);
+    assert!(
+        !multi.status.success() && text(&multi.stderr).contains("user[0].line"),
+        "{}",
+        text(&multi.stderr)
+    );
+    bare.ok(&["review", "accept", &id]);
+    assert!(
+        std::fs::read_to_string(ws.user_md())
+            .unwrap()
+            .contains("提交信息用英文")
+    );
+}
+
+#[test]
+fn a_writer_holding_the_user_store_never_stalls_a_session_start() {
+    let ws = Ws::init();
+    ws.ok(&["user", "add", "--section", "偏好", "--line", "先给结论"]);
+    let mark = ws.state.path().join("paused");
+    let mut writer = ws
+        .std_cmd()
+        .args(["user", "add", "--section", "教训", "--line", "写到一半停住"])
+        .env("TRILOGY_PAUSE_AT", "before-write:4000")
+        .env("TRILOGY_PAUSE_MARK", &mark)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut waited = 0;
+    while !mark.exists() {
+        assert!(waited < 600, "the writer never reached its pause");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        waited += 1;
+    }
+    // it holds the user store's write lock now: a session start that could wait one
+    // millisecond for it still gets the user memory, read from a snapshot
+    let out = ws
+        .cmd()
+        .env("TRILOGY_LOCK_TIMEOUT_MS", "1")
+        .args(["inject"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(user_part(&text(&out.stdout)).contains("先给结论"));
+    assert!(writer.wait().unwrap().success());
+    assert!(user_part(&ws.ok(&["inject"])).contains("写到一半停住"));
 }

@@ -513,8 +513,9 @@ pub struct SearchArgs {
     /// Words, a phrase, or a code name (`沙箱禁管道`, `why did we drop sqlite`, `parseSessions`)
     #[arg(required = true, num_args = 1..)]
     query: Vec<String>,
-    /// Only this kind: session, decision, section, or prose (text written outside entries)
-    #[arg(long, value_parser = ["session", "decision", "section", "prose"])]
+    /// Only this kind: session, decision, section, prose (text written outside entries), or
+    /// user (your USER.md)
+    #[arg(long, value_parser = ["session", "decision", "section", "prose", "user"])]
     kind: Option<String>,
     /// Only sessions of this area
     #[arg(long)]

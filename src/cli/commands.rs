@@ -124,7 +124,7 @@ pub(super) fn run(command: Command, env: &Env) -> Result<()> {
             format::print(env, &report, |r| {
                 let mut lines: Vec<String> =
                     r.fixed.iter().map(|f| format!("fixed: {f}")).collect();
-                if r.findings.is_empty() {
+                if r.worst() == ops::doctor::Level::Ok {
                     lines.push("all checks passed".into());
                 }
                 for f in &r.findings {

@@ -148,7 +148,8 @@ enum Command {
 
 #[derive(Args, Debug)]
 struct ReadArgs {
-    /// PROJECT.md, DECISIONS.md, SESSIONS.md or SESSIONS-archive.md (default: all three main files)
+    /// PROJECT.md, DECISIONS.md, SESSIONS.md, SESSIONS-archive.md, or USER.md (your own memory
+    /// across projects) (default: the three main files)
     file: Option<String>,
     /// One PROJECT section, by name in either language
     #[arg(long, value_name = "NAME", conflicts_with = "file")]
@@ -427,7 +428,13 @@ fn dispatch(cli: Cli) -> Result<()> {
     if let Command::User(a) = &cli.command {
         return user::run(&cli, a.clone());
     }
-    let env = build_env(&cli)?;
+    let env = match build_env(&cli) {
+        // outside any project the user memory's proposals are still yours to review
+        Err(Error::NoProject(_)) if matches!(cli.command, Command::Review(_)) => {
+            user::user_only_env(&cli)?
+        }
+        env => env?,
+    };
     if !env.loaded.config.enabled && !matches!(cli.command, Command::Config) {
         return Err(Error::bad_input(
             "trilogy is disabled here (enabled = false); `trilogy config` shows where that was set",

@@ -183,6 +183,11 @@ fn shown(s: &user::Shown) -> String {
             "warning: the file does not parse ({why}); shown as it last did"
         ));
     }
+    for h in &s.withheld {
+        out.push(format!(
+            "warning: § {h} holds what looks like a credential: it is left out of every block until you remove it"
+        ));
+    }
     for sec in &s.sections {
         out.push(format!("\n## {}", sec.heading));
         match sec.lines.is_empty() {
@@ -201,7 +206,7 @@ fn shown(s: &user::Shown) -> String {
 
 /// Outside any workspace (your home folder, a folder trilogy keeps no memory in): your own
 /// settings, no project's.
-fn user_only_env(cli: &Cli) -> Result<Env> {
+pub(super) fn user_only_env(cli: &Cli) -> Result<Env> {
     use crate::config::{LoadArgs, load};
     let env: Vec<(String, String)> = std::env::vars().collect();
     let loaded = load(&LoadArgs {

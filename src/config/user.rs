@@ -30,11 +30,19 @@ pub struct UserScope {
     pub lang_set: bool,
 }
 
-/// Take the user-only keys out of a workspace layer; a warning per key dropped.
+/// Take the user-only keys (in either spelling) out of a workspace layer before its values
+/// are checked — a bad value there must not stop the workspace either; a warning per key.
 pub(super) fn drop_user_only(layer: &mut toml::Table, file: &str) -> Vec<String> {
-    USER_ONLY
-        .iter()
-        .filter(|k| layer.remove(**k).is_some())
+    let found: Vec<String> = (layer.keys())
+        .filter(|k| super::canonical_key(k).is_some_and(|c| USER_ONLY.contains(&c)))
+        .cloned()
+        .collect();
+    found
+        .into_iter()
+        .map(|k| {
+            layer.remove(&k);
+            super::canonical_key(&k).unwrap_or_default()
+        })
         .map(|k| {
             format!(
                 "{file}: `{k}` ignored: only your own config file (or TRILOGY_{} / --set) sets where and how your user memory is kept; a workspace's settings cannot",

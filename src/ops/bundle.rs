@@ -238,7 +238,7 @@ fn check_names(bundle: &Value, names: &[(FileKind, &str)]) -> Result<Checked> {
         let Some(text) = files.get(name).and_then(Value::as_str) else {
             continue;
         };
-        check_file(f, text)?;
+        check_file(f, name, text)?;
         out.push((f, text.to_string()));
     }
     if out.is_empty() {
@@ -261,31 +261,24 @@ fn check_names(bundle: &Value, names: &[(FileKind, &str)]) -> Result<Checked> {
 }
 
 /// One file of a bundle: it parses, no unclosed fence hides headings, no secret.
-fn check_file(f: FileKind, text: &str) -> Result<()> {
+fn check_file(f: FileKind, name: &str, text: &str) -> Result<()> {
     let strip = matches!(f, FileKind::Sessions | FileKind::Archive);
     let parsed = markdown::parse(text, strip).map_err(|e| {
         Error::bad_input(format!(
             "bundle file {}: line {}: {}; fix it in the bundle (nothing was imported)",
-            f.file_name(),
-            e.line,
-            e.reason
+            name, e.line, e.reason
         ))
     })?;
     if let Some(u) = parsed.unclosed.as_ref().filter(|u| u.hidden > 0) {
         return Err(Error::bad_input(format!(
             "bundle file {}: line {}: {}; fix it in the bundle (nothing was imported)",
-            f.file_name(),
-            u.line,
-            u
+            name, u.line, u
         )));
     }
     if let Some(s) = crate::secrets::find(text) {
         return Err(Error::bad_input(format!(
             "bundle file {}: line {}: looks like {} ({}); remove it from the bundle (nothing was imported)",
-            f.file_name(),
-            s.line,
-            s.kind,
-            s.masked
+            name, s.line, s.kind, s.masked
         )));
     }
     Ok(())

@@ -35,7 +35,7 @@ pub use checkpoint::{
     MAX_SECTION_BYTES, ProjectInput, SessionInput, archive_overflow, checkpoint, parse_input,
     proposal_id, validate,
 };
-pub(crate) use checkpoint::{apply_direct, as_edit, user_lines};
+pub(crate) use checkpoint::{apply_direct, user_lines};
 pub use query::{
     EntryFilter, FileView, LogQuery, LogView, ReadOutput, ReadTarget, SectionView, Status,
     close_report, log, read, read_in, reports, status,

@@ -63,6 +63,17 @@ fn broken_line(lang: Lang, line: usize, reason: &str) -> String {
     }
 }
 
+fn withheld_line(lang: Lang, heading: &str) -> String {
+    match lang {
+        Lang::Zh => format!(
+            "[USER.md 的「{heading}」一节里有像凭据（密码、令牌）的内容，整节没有注入；从 USER.md 删掉它即可]"
+        ),
+        Lang::En => format!(
+            "[USER.md's section \"{heading}\" holds what looks like a credential (a password, a token) and is left out whole: remove it from USER.md]"
+        ),
+    }
+}
+
 /// The room the user memory gets in a block of `budget`: its cap, and at most a tenth of
 /// the tighter of the budget's limits (characters never outnumber bytes).
 pub fn room(ws: &Workspace, budget: Budget) -> usize {
@@ -84,8 +95,7 @@ pub fn part(ws: &Workspace, budget: Budget) -> Option<Part> {
     let lang = ws.lang();
     let read = u.read(|r| {
         let sections: Vec<_> = (r.sections()?.into_iter())
-            .filter(|s| !s.removed && in_section(s).is_none())
-            .filter(|s| !crate::model::is_empty_body(s.text()))
+            .filter(|s| !s.removed && !crate::model::is_empty_body(s.text()))
             .collect();
         let file_bytes = r.stamp(FileKind::Project)?.map_or(0, |s| s.len);
         Ok((
@@ -113,8 +123,14 @@ pub fn part(ws: &Workspace, budget: Budget) -> Option<Part> {
     if let Some(b) = report.unparseable.first() {
         pieces.push(broken_line(lang, b.line, &b.reason));
     }
+    // what holds a credential written in by hand is left out, and said to be
+    let (withheld, sections): (Vec<_>, Vec<_>) =
+        sections.into_iter().partition(|s| in_section(s).is_some());
+    for s in &withheld {
+        pieces.push(withheld_line(lang, &s.heading));
+    }
     let head = title(lang);
-    let mut used = head.len();
+    let mut used = head.len() + pieces.iter().map(|p| p.len() + 2).sum::<usize>();
     for s in &sections {
         let whole = format!("## {}\n{}", s.heading, s.text());
         if used + 2 + whole.len() <= room {
@@ -161,7 +177,7 @@ pub fn notice(ws: &Workspace, seen: &mut Option<u64>, own_actor: &str) -> Option
             .filter(|e| {
                 !matches!(
                     e.op.as_str(),
-                    "report" | "kept" | "propose" | "propose-again" | "reject"
+                    "report" | "kept" | "propose" | "propose-again" | "reject" | "accept"
                 )
             })
             // a section of USER.md, not of PROJECT.md

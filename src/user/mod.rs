@@ -21,7 +21,7 @@ use crate::model::{Lang, SectionRecord};
 use crate::workspace::Workspace;
 
 pub use block::{Part, notice, part};
-pub use ops::{Shown, ShownSection, add, record, show};
+pub use ops::{Shown, ShownSection, add, check, record, show};
 
 /// The user memory's file name.
 pub const FILE: &str = "USER.md";

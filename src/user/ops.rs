@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::config::Mode;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::{FileKind, Lang};
 use crate::ops::CheckpointOutcome;
 use crate::workspace::{Workspace, Written};
@@ -38,6 +38,26 @@ pub fn record(
     Ok(done)
 }
 
+/// Check `lines` as [`record`] would write them, writing nothing (the transaction is dropped).
+pub fn check(ws: &Workspace, actor: &str, lines: &[UserLine], mode: Mode) -> Result<()> {
+    let u = ready(ws)?;
+    let from = ws.root.display().to_string();
+    let checked = u.write(actor, |tx| {
+        let mut out = CheckpointOutcome::default();
+        crate::ops::user_lines(tx, lines, mode, &from, &mut out)?;
+        // dropped, not committed: nothing of it is kept
+        Err::<(), _>(Error::Internal(CHECKED.into()))
+    });
+    match checked {
+        Err(Error::Internal(m)) if m == CHECKED => Ok(()),
+        Err(e) => Err(e),
+        Ok(_) => Ok(()),
+    }
+}
+
+/// What a check's dropped transaction returns.
+const CHECKED: &str = "user lines checked, not written";
+
 /// A person's line: written at once.
 pub fn add(ws: &Workspace, actor: &str, line: &UserLine) -> Result<Written<CheckpointOutcome>> {
     crate::ops::validate(&crate::ops::CheckpointInput {
@@ -59,6 +79,9 @@ pub struct Shown {
     /// Why the file could not be read as it is now (its last good version is shown).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub unparseable: Option<String>,
+    /// Sections left out of every block: they hold what looks like a credential.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub withheld: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -82,13 +105,18 @@ pub fn show(ws: &Workspace) -> Result<Shown> {
                 },
             })
             .collect();
+        let withheld = (r.sections()?.iter())
+            .filter(|s| !s.removed && crate::secrets::in_section(s).is_some())
+            .map(|s| s.heading.clone())
+            .collect();
         Ok((
             sections,
             r.stamp(FileKind::Project)?.map_or(0, |s| s.len),
             r.pending_proposals()?,
+            withheld,
         ))
     })?;
-    let (sections, bytes, pending) = w.value;
+    let (sections, bytes, pending, withheld) = w.value;
     Ok(Shown {
         path: u.file_path(FileKind::Project).display().to_string(),
         lang: u.lang(),
@@ -100,5 +128,6 @@ pub fn show(ws: &Workspace) -> Result<Shown> {
             .unparseable
             .first()
             .map(|b| format!("line {}: {}", b.line, b.reason)),
+        withheld,
     })
 }

@@ -246,6 +246,17 @@ pub fn open_located(
         .find(|(k, _)| k == "HOME")
         .map(|(_, v)| PathBuf::from(v))
         .filter(|h| h.is_absolute());
+    // the user memory's folder holds the user's store: a workspace there would share it
+    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => std::path::absolute(a).ok() == std::path::absolute(b).ok(),
+    };
+    if let Some(u) = first.config.user.as_ref().filter(|u| same(&root, &u.dir)) {
+        return Err(Error::NoProject(format!(
+            "{}: this is where your user memory (USER.md) lives, not a project; run trilogy in a project folder, or move the user memory with `user_memory_dir` in your own config file",
+            u.dir.display()
+        )));
+    }
     if let Some(why) = locate::refused_root(&root, home.as_deref()) {
         return Err(Error::NoProject(format!(
             "{}: trilogy keeps no memory in {why}; run it in a project folder (a repository, or a folder of its own), or name one with --root",

@@ -142,7 +142,7 @@ impl Workspace {
         let mut vouched = Vec::new();
         let mut settled: Option<Vec<Settled>> = None;
         let cleared = r.meta(sync::CLEARED)? == 1;
-        for f in FileKind::ALL {
+        for &f in self.files() {
             // a file git kept trilogy from writing is written once git is done
             if r.meta(&sync::pending_key(f))? > 0
                 && self.git().and_then(sync::gitop::in_progress).is_none()
@@ -150,7 +150,7 @@ impl Workspace {
                 return Ok(Match::No);
             }
         }
-        for f in FileKind::ALL {
+        for &f in self.files() {
             let path = self.memory_file(f)?;
             if cleared && !path.exists() {
                 // cleared on purpose: started again from the templates by the next write

@@ -24,7 +24,7 @@ mod propose;
 mod validate;
 
 pub use propose::proposal_id;
-pub(crate) use propose::{as_edit, user_lines};
+pub(crate) use propose::user_lines;
 
 pub use validate::{MAX_BATCH_BYTES, MAX_FIELD_BYTES, MAX_SECTION_BYTES, parse_input, validate};
 
@@ -222,16 +222,10 @@ pub fn checkpoint(
     input: &CheckpointInput,
 ) -> Result<Written<CheckpointOutcome>> {
     validate(input)?;
-    // the user's lines go first, into the user store: when they fail, nothing is written
-    let user = match input.user.is_empty() {
-        true => None,
-        false => Some(crate::user::record(
-            ws,
-            actor,
-            &input.user,
-            ws.config.review_mode.user,
-        )?),
-    };
+    // the user's lines go into the user store, a transaction of its own: they are checked
+    // first, the project's part is written, then they are
+    let mode = ws.config.review_mode.user;
+    let lines = &input.user;
     let rest = CheckpointInput {
         user: Vec::new(),
         ..input.clone()
@@ -240,8 +234,11 @@ pub fn checkpoint(
         && rest.decisions.is_empty()
         && rest.project.is_empty()
         && rest.notes.as_deref().is_none_or(|n| n.trim().is_empty());
-    if let Some(u) = user.as_ref().filter(|_| nothing_else) {
-        return Ok(u.clone());
+    if !lines.is_empty() && nothing_else {
+        return crate::user::record(ws, actor, lines, mode);
+    }
+    if !lines.is_empty() {
+        crate::user::check(ws, actor, lines, mode)?;
     }
     let input = &rest;
     if ws.config.auto_scaffold && !ws.has_memory() {
@@ -256,7 +253,13 @@ pub fn checkpoint(
     };
     let mut done = group::submit(ws, actor, input)?;
     done.value.warnings.extend(near);
-    if let Some(u) = user {
+    if !lines.is_empty() {
+        let u = crate::user::record(ws, actor, lines, mode).map_err(|e| {
+            Error::bad_input(format!(
+                "the project's part was recorded ({}), the user lines were not: {e}; retrying the whole call records only what is missing",
+                done.value.summary
+            ))
+        })?;
         let o = &mut done.value;
         o.summary = format!("{} {}", o.summary, u.value.summary);
         o.written.extend(u.value.written);

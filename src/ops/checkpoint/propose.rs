@@ -121,7 +121,7 @@ fn out_stage(tx: &mut Tx, l: &UserLine, text: String, out: &mut CheckpointOutcom
 }
 
 /// The PROJECT-style edit a USER.md line makes.
-pub(crate) fn as_edit(l: &UserLine) -> ProjectInput {
+fn as_edit(l: &UserLine) -> ProjectInput {
     ProjectInput {
         section: l.section.clone(),
         line: Some(l.line.trim().to_string()),

@@ -22,7 +22,7 @@ pub const MAX_BATCH_BYTES: usize = 512 * 1024;
 pub fn parse_input(json: &str, source: &str) -> Result<CheckpointInput> {
     serde_json::from_str(json).map_err(|e| {
         Error::bad_input(format!(
-            "{source}: invalid checkpoint batch at line {} column {}: {e}; expected {{\"sessions\":[{{\"done\":…}}], \"decisions\":[{{\"choice\":…}}], \"project\":[{{\"section\":…,\"text\":…}}], \"notes\":…}}",
+            "{source}: invalid checkpoint batch at line {} column {}: {e}; expected {{\"sessions\":[{{\"done\":…}}], \"decisions\":[{{\"choice\":…}}], \"project\":[{{\"section\":…,\"text\":…}}], \"user\":[{{\"section\":…,\"line\":…}}], \"notes\":…}}",
             e.line(),
             e.column()
         ))
@@ -192,8 +192,12 @@ pub fn validate(input: &CheckpointInput) -> Result<()> {
             )));
         }
         if let Some(f) = secrets::find(value) {
+            let why = match name.starts_with("user[") {
+                true => "the user memory is injected into every session of every project",
+                false => "memory files are committed to git and injected into every session",
+            };
             return Err(Error::bad_input(format!(
-                "refused: {name} line {} column {} looks like {} ({}); memory files are committed to git and injected into every session, so nothing was stored: remove the secret and retry",
+                "refused: {name} line {} column {} looks like {} ({}); {why}, so nothing was stored: remove the secret and retry",
                 f.line, f.column, f.kind, f.masked
             )));
         }

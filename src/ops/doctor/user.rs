@@ -14,8 +14,28 @@ fn scope(ws: &Workspace) -> Option<&Workspace> {
         .filter(|u| u.has_memory() || u.store_path().exists())
 }
 
+/// Settings a workspace's `trilogy.toml` gave for the user memory, which were not taken.
+fn refused(ws: &Workspace) -> Vec<Finding> {
+    (ws.config.warnings.iter())
+        .map(|w| {
+            finding(
+                Level::Warn,
+                "config",
+                w.clone(),
+                "take the key out of the project's trilogy.toml (set it in your own config file if you meant it)",
+            )
+        })
+        .collect()
+}
+
 /// What is wrong with the user memory, or that it is fine; nothing before it is first used.
 pub(super) fn check(ws: &Workspace) -> Vec<Finding> {
+    let mut out = refused(ws);
+    out.extend(check_scope(ws));
+    out
+}
+
+fn check_scope(ws: &Workspace) -> Vec<Finding> {
     let Some(u) = scope(ws) else {
         return Vec::new();
     };
@@ -54,20 +74,43 @@ pub(super) fn check(ws: &Workspace) -> Vec<Finding> {
                 )];
             }
             let (sections, pending) = w.value;
+            let leaks: Vec<Finding> = (sections.iter())
+                .filter(|s| !s.removed)
+                .filter_map(|s| crate::secrets::in_section(s).map(|f| (s, f)))
+                .map(|(s, f)| {
+                    finding(
+                        Level::Error,
+                        "user",
+                        format!(
+                            "{} § {} holds what looks like {} ({}); the section is left out of every block until it is gone",
+                            path.display(),
+                            s.heading,
+                            f.kind,
+                            f.masked
+                        ),
+                        format!("remove it from {} (`trilogy user edit`)", path.display()),
+                    )
+                })
+                .collect();
+            if !leaks.is_empty() {
+                return leaks;
+            }
             let lines: usize = (sections.iter())
                 .filter(|s| !s.removed && !crate::model::is_empty_body(s.text()))
                 .map(|s| s.text().lines().count())
                 .sum();
-            let waiting = match pending {
-                0 => String::new(),
-                n => format!("; {n} proposed line(s) wait for you (`trilogy review list`)"),
-            };
-            vec![finding(
-                Level::Ok,
-                "user",
-                format!("{}: {lines} line(s){waiting}", path.display()),
-                "",
-            )]
+            match pending {
+                0 => Vec::new(),
+                n => vec![finding(
+                    Level::Ok,
+                    "user",
+                    format!(
+                        "{}: {lines} line(s); {n} proposed line(s) wait for you",
+                        path.display()
+                    ),
+                    "`trilogy review list`",
+                )],
+            }
         }
         Err(e) => vec![finding(
             Level::Error,

@@ -25,16 +25,24 @@ pub struct Listing {
 /// (kind `user`, kept in the user store) beside the workspace's own.
 pub fn list(ws: &Workspace, all: bool) -> Result<Listing> {
     let wanted = |p: &Proposal| all || p.state == ProposalState::Pending;
-    let mut listing = ws
-        .read(|r| {
-            let proposals = (r.proposals()?.into_iter()).filter(wanted).collect();
-            let reports = (r.reports()?.into_iter())
-                .filter(|x| all || x.open)
-                .collect();
-            Ok(Listing { proposals, reports })
-        })?
-        .value;
-    if let Some(u) = user_store(ws) {
+    let mut listing = Listing {
+        proposals: Vec::new(),
+        reports: Vec::new(),
+    };
+    // outside a workspace with memory the user memory's proposals are still listed
+    let user = user_store(ws);
+    if has_store(ws) || user.is_none() {
+        listing = ws
+            .read(|r| {
+                let proposals = (r.proposals()?.into_iter()).filter(wanted).collect();
+                let reports = (r.reports()?.into_iter())
+                    .filter(|x| all || x.open)
+                    .collect();
+                Ok(Listing { proposals, reports })
+            })?
+            .value;
+    }
+    if let Some(u) = user {
         let theirs = u.read(|r| r.proposals())?.value;
         listing.proposals.extend(theirs.into_iter().filter(wanted));
     }
@@ -47,8 +55,22 @@ fn user_store(ws: &Workspace) -> Option<&Workspace> {
     ws.user_scope().filter(|u| u.store_path().exists())
 }
 
+/// Whether `ws` has memory of its own to look in.
+fn has_store(ws: &Workspace) -> bool {
+    !ws.is_user() && (ws.has_memory() || ws.store_path().exists())
+}
+
 /// The scope holding proposal `id`: the workspace, else the user memory.
 fn scope_of<'w>(ws: &'w Workspace, id: &str) -> Result<&'w Workspace> {
+    if !has_store(ws) {
+        return match user_store(ws) {
+            Some(u) => u.read(|r| find(r, id)).map(|_| u),
+            None => {
+                ws.require_memory()?;
+                Err(Error::NotFound(format!("no proposal `{id}`")))
+            }
+        };
+    }
     match ws.read(|r| find(r, id)) {
         Ok(_) => Ok(ws),
         Err(Error::NotFound(why)) => match user_store(ws) {
@@ -140,7 +162,7 @@ fn input_of(p: &Proposal, text: Option<&str>) -> Result<CheckpointInput> {
             if let Some(t) = text {
                 l.line = t.to_string();
             }
-            input.project.push(crate::ops::as_edit(&l));
+            input.user.push(l);
         }
     }
     Ok(input)
@@ -154,7 +176,6 @@ pub fn accept(
     id: &str,
     text: Option<&str>,
 ) -> Result<Written<Accepted>> {
-    ws.require_memory()?;
     let ws = scope_of(ws, id)?;
     let p = ws.read(|r| find(r, id))?.value;
     if p.state != ProposalState::Pending {
@@ -183,7 +204,21 @@ pub fn accept(
                 agent_session: p.session.clone(),
                 branch: p.branch.clone(),
             };
-            let out = apply_direct(tx, &input)?;
+            let out = match p.kind {
+                // a line of the user memory, written in its own store as `user add` writes it
+                ProposalKind::User => {
+                    let mut out = crate::ops::CheckpointOutcome::default();
+                    crate::ops::user_lines(
+                        tx,
+                        &input.user,
+                        crate::config::Mode::Direct,
+                        "",
+                        &mut out,
+                    )?;
+                    out
+                }
+                _ => apply_direct(tx, &input)?,
+            };
             p.state = ProposalState::Accepted;
             p.problem = None;
             p.decided_at = Some(tx.now.clone());
@@ -223,7 +258,6 @@ pub fn accept(
 
 /// Reject proposal `id`: kept in the store as rejected, with why; never written.
 pub fn reject(ws: &Workspace, actor: &str, id: &str, why: Option<&str>) -> Result<Proposal> {
-    ws.require_memory()?;
     let ws = scope_of(ws, id)?;
     ws.write(actor, |tx| {
         let mut p = find(tx.store(), id)?;

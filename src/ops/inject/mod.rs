@@ -524,6 +524,9 @@ impl Ctx<'_> {
             if !self.config.ignored.is_empty() {
                 head.push(t.ignored_settings(&self.config.ignored));
             }
+            if !self.config.warnings.is_empty() {
+                head.push(t.settings_not_taken(self.config.warnings.len()));
+            }
             if ledger.proposals_pending > 0 || ledger.reports_open > 0 {
                 head.push(t.waiting(ledger.proposals_pending, ledger.reports_open));
             }

@@ -281,6 +281,19 @@ impl Texts {
         }
     }
 
+    /// The ledger's line for settings a layer gave that were not taken (a workspace's
+    /// `trilogy.toml` reaching into the user memory).
+    pub fn settings_not_taken(&self, n: usize) -> String {
+        match self.lang {
+            Lang::Zh => format!(
+                "设置未采用：{n} 项（项目的 trilogy.toml 不能改用户记忆的设置；trilogy config 列出原因）"
+            ),
+            Lang::En => format!(
+                "Settings not taken: {n} (a project's trilogy.toml cannot change the user memory's settings; `trilogy config` says why)"
+            ),
+        }
+    }
+
     pub fn stale(&self, behind_days: i64, entries_since: usize) -> String {
         match self.lang {
             Lang::Zh => format!(
