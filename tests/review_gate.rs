@@ -18,27 +18,9 @@ fn propose_decisions(ws: &Ws) {
 
 /// One `memory_checkpoint` call over MCP from agent session `session`.
 fn mcp_checkpoint(ws: &Ws, session: &str, args: Value) -> Value {
-    let lines = [
-        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}),
-        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
-        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_checkpoint","arguments":args}}),
-    ];
-    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let out = ws
-        .cmd()
-        .arg("mcp")
-        .env("TRILOGY_AGENT_SESSION", session)
-        .write_stdin(input)
-        .output()
-        .unwrap();
-    let stdout = text(&out.stdout);
-    let frame: Value = stdout
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .find(|f| f["id"] == 2)
-        .unwrap_or_else(|| panic!("no answer: {stdout}"));
-    assert_ne!(frame["result"]["isError"], true, "{frame}");
-    frame["result"]["structuredContent"].clone()
+    let result = ws.mcp_tool(session, "memory_checkpoint", args);
+    assert_ne!(result["isError"], true, "{result}");
+    result["structuredContent"].clone()
 }
 
 fn mcp_status_text(ws: &Ws) -> String {

@@ -18,28 +18,9 @@ fn pair(dir: &Path) -> (Ws, Ws) {
     (zh, en)
 }
 
-/// One `memory_checkpoint` call over MCP from agent session `session`.
-fn mcp_call(ws: &Ws, session: &str, tool: &str, args: Value) -> Value {
-    let lines = [
-        json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}),
-        json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
-        json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":tool,"arguments":args}}),
-    ];
-    let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let out = ws
-        .cmd()
-        .arg("mcp")
-        .env("TRILOGY_AGENT_SESSION", session)
-        .write_stdin(input)
-        .output()
-        .unwrap();
-    let stdout = text(&out.stdout);
-    stdout
-        .lines()
-        .map(|l| serde_json::from_str::<Value>(l).unwrap())
-        .find(|f| f["id"] == 2)
-        .unwrap_or_else(|| panic!("no answer: {stdout}"))["result"]
-        .clone()
+/// USER.md as it is on disk.
+fn user_file(ws: &Ws) -> String {
+    std::fs::read_to_string(ws.user_md()).unwrap()
 }
 
 /// The part of a block between the ledger and PROJECT.md.
@@ -75,7 +56,7 @@ fn a_persons_lines_reach_the_blocks_of_two_workspaces_first_and_within_the_cap()
     ]);
     assert!(out.contains("USER.md: 偏好"), "{out}");
     // made from the template of the workspace it was first used in, headings in its language
-    let file = std::fs::read_to_string(zh.user_md()).unwrap();
+    let file = user_file(&zh);
     for h in ["## 偏好", "## 环境", "## 约定", "## 教训"] {
         assert!(file.contains(h), "{file}");
     }
@@ -207,8 +188,7 @@ fn an_agents_line_is_a_proposal_until_accepted_then_every_workspace_has_it() {
     assert!(started.status.success(), "{}", text(&started.stderr));
 
     // an agent in the English workspace proposes a line over MCP
-    let r = mcp_call(
-        &en,
+    let r = en.mcp_tool(
         "s-en",
         "memory_checkpoint",
         json!({"user":[{"section":"Conventions","line":"use pnpm, never npm"}]}),
@@ -225,11 +205,7 @@ fn an_agents_line_is_a_proposal_until_accepted_then_every_workspace_has_it() {
             .contains("proposed"),
         "{r}"
     );
-    assert!(
-        !std::fs::read_to_string(zh.user_md())
-            .unwrap()
-            .contains("pnpm")
-    );
+    assert!(!user_file(&zh).contains("pnpm"));
     assert!(!en.ok(&["inject"]).contains("use pnpm"));
     // not memory yet: no notice, but the ledger counts it as waiting
     assert_eq!(next_prompt(&zh, "s-zh"), "");
@@ -253,7 +229,7 @@ fn an_agents_line_is_a_proposal_until_accepted_then_every_workspace_has_it() {
         );
     }
     zh.ok(&["review", "accept", &id]);
-    let file = std::fs::read_to_string(zh.user_md()).unwrap();
+    let file = user_file(&zh);
     assert!(file.contains("## 约定\n\nuse pnpm, never npm\n"), "{file}");
     for ws in [&zh, &en] {
         assert!(user_part(&ws.ok(&["inject"])).contains("use pnpm, never npm"));
@@ -267,8 +243,7 @@ fn an_agents_line_is_a_proposal_until_accepted_then_every_workspace_has_it() {
     assert_eq!(next_prompt(&zh, "s-zh"), "");
 
     // a rejected line stays out and the agent is told why when it proposes it again
-    let r = mcp_call(
-        &en,
+    let r = en.mcp_tool(
         "s-en",
         "memory_checkpoint",
         json!({"user":[{"section":"偏好","line":"always use tabs"}]}),
@@ -278,19 +253,14 @@ fn an_agents_line_is_a_proposal_until_accepted_then_every_workspace_has_it() {
         .unwrap()
         .to_string();
     en.ok(&["review", "reject", &id, "--why", "I use spaces"]);
-    let again = mcp_call(
-        &en,
+    let again = en.mcp_tool(
         "s-en2",
         "memory_checkpoint",
         json!({"user":[{"section":"偏好","line":"always use tabs"}]}),
     );
     let warnings = again["structuredContent"]["warnings"].to_string();
     assert!(warnings.contains("I use spaces"), "{again}");
-    assert!(
-        !std::fs::read_to_string(zh.user_md())
-            .unwrap()
-            .contains("tabs")
-    );
+    assert!(!user_file(&zh).contains("tabs"));
 }
 
 #[test]
@@ -338,8 +308,7 @@ fn user_lines_are_read_and_searched_with_the_workspace_but_here_leaves_them_out(
         "{here}"
     );
 
-    let r = mcp_call(
-        &ws,
+    let r = ws.mcp_tool(
         "s1",
         "memory_read",
         json!({"file":"USER.md","section":"Environment"}),
@@ -472,8 +441,7 @@ fn secrets_are_refused_from_every_path() {
         "{}",
         text(&cp.stderr)
     );
-    let r = mcp_call(
-        &ws,
+    let r = ws.mcp_tool(
         "s1",
         "memory_checkpoint",
         json!({"user":[{"section":"环境","line":line}]}),
@@ -569,11 +537,7 @@ fn a_workspace_trilogy_toml_cannot_move_hide_or_open_the_user_memory() {
     );
     let cp: Value = serde_json::from_str(&cp).unwrap();
     assert_eq!(cp["proposed"].as_array().unwrap().len(), 1, "{cp}");
-    assert!(
-        !std::fs::read_to_string(ws.user_md())
-            .unwrap()
-            .contains("pnpm")
-    );
+    assert!(!user_file(&ws).contains("pnpm"));
     assert_eq!(std::fs::read_dir(elsewhere.path()).unwrap().count(), 0);
     // hooks load leniently and are held to the same
     let started = ws.run_stdin(
@@ -600,11 +564,7 @@ fn a_workspace_trilogy_toml_cannot_move_hide_or_open_the_user_memory() {
         .output()
         .unwrap();
     assert!(direct.status.success(), "{}", text(&direct.stderr));
-    assert!(
-        std::fs::read_to_string(ws.user_md())
-            .unwrap()
-            .contains("用 pnpm")
-    );
+    assert!(user_file(&ws).contains("用 pnpm"));
 }
 
 #[test]
@@ -637,11 +597,7 @@ fn user_bundles_carry_user_md_and_workspace_bundles_never_do() {
     let other = Ws::init();
     let out = other.ok_stdin(&["import", "--user", "-"], &user);
     assert!(out.contains("USER.md"), "{out}");
-    assert!(
-        std::fs::read_to_string(other.user_md())
-            .unwrap()
-            .contains("commit messages in English")
-    );
+    assert!(user_file(&other).contains("commit messages in English"));
     // a workspace bundle is not a user bundle
     let wrong = other.run_stdin(&["import", "--user", "-"], &workspace);
     assert!(
@@ -796,7 +752,7 @@ fn revisions_are_listed_and_restorable_and_doctor_looks_at_the_user_memory() {
         .unwrap_or_else(|| panic!("the replaced line is in the history: {log}"));
     let rev = old["revision"].as_u64().unwrap().to_string();
     ws.ok(&["user", "restore", "--section", "环境", "--revision", &rev]);
-    let file = std::fs::read_to_string(ws.user_md()).unwrap();
+    let file = user_file(&ws);
     assert!(
         file.contains("proxy 127.0.0.1:1080") && !file.contains("7890"),
         "{file}"
@@ -933,11 +889,7 @@ fn a_checkpoint_that_fails_leaves_no_user_line_behind_and_review_works_outside_a
         text(&multi.stderr)
     );
     bare.ok(&["review", "accept", &id]);
-    assert!(
-        std::fs::read_to_string(ws.user_md())
-            .unwrap()
-            .contains("提交信息用英文")
-    );
+    assert!(user_file(&ws).contains("提交信息用英文"));
 }
 
 #[test]
@@ -971,4 +923,56 @@ fn a_writer_holding_the_user_store_never_stalls_a_session_start() {
     assert!(user_part(&text(&out.stdout)).contains("先给结论"));
     assert!(writer.wait().unwrap().success());
     assert!(user_part(&ws.ok(&["inject"])).contains("写到一半停住"));
+}
+
+#[test]
+fn user_edit_opens_the_editor_on_user_md_and_takes_what_it_saved() {
+    let ws = Ws::init();
+    let script = ws.state.path().join("editor.sh");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\nprintf '\\n## 工具\\n\\nrg 在 /usr/bin/rg\\n' >> \"$1\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = ws
+        .cmd()
+        .env("EDITOR", &script)
+        .args(["user", "edit", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let shown: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tools = shown["sections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["heading"] == "工具");
+    assert_eq!(
+        tools.unwrap()["lines"],
+        json!(["rg 在 /usr/bin/rg"]),
+        "{shown}"
+    );
+    // a section the person added is one agents can write to, by its heading
+    ws.ok(&[
+        "user",
+        "add",
+        "--section",
+        "工具",
+        "--line",
+        "fd 在 /usr/bin/fdfind",
+    ]);
+    assert!(user_file(&ws).contains("rg 在 /usr/bin/rg\nfd 在 /usr/bin/fdfind\n"));
+    // an editor that fails says so and leaves the file as it was
+    let failing = ws
+        .cmd()
+        .env("EDITOR", "false")
+        .args(["user", "edit"])
+        .output()
+        .unwrap();
+    assert!(
+        !failing.status.success() && text(&failing.stderr).contains("exited"),
+        "{}",
+        text(&failing.stderr)
+    );
 }

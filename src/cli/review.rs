@@ -100,28 +100,35 @@ fn main_text(p: &Proposal) -> String {
         .unwrap_or_default()
 }
 
-/// Open `$EDITOR` (else `vi`) on `text`; what was saved, trimmed.
-fn edit(text: &str) -> Result<String> {
-    let dir = tempfile::tempdir().map_err(|e| Error::Internal(e.to_string()))?;
-    let path = dir.path().join("proposal.md");
-    std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
+/// Run `$EDITOR` (else `vi`) on `path`; `instead` says what to do when it cannot start,
+/// `after` what became of the work when it fails.
+pub(super) fn run_editor(path: &std::path::Path, instead: &str, after: &str) -> Result<()> {
     let editor = std::env::var("EDITOR").unwrap_or_else(|_| "vi".into());
     let mut parts = editor.split_whitespace();
     let program = parts.next().unwrap_or("vi");
     let status = std::process::Command::new(program)
         .args(parts)
-        .arg(&path)
+        .arg(path)
         .status()
         .map_err(|e| {
             Error::bad_input(format!(
-                "could not start the editor `{editor}`: {e}; set $EDITOR, or give --text"
+                "could not start the editor `{editor}`: {e}; set $EDITOR, or {instead}"
             ))
         })?;
     if !status.success() {
         return Err(Error::bad_input(format!(
-            "the editor `{editor}` exited with {status}; nothing was accepted"
+            "the editor `{editor}` exited with {status}; {after}"
         )));
     }
+    Ok(())
+}
+
+/// Open `$EDITOR` (else `vi`) on `text`; what was saved, trimmed.
+fn edit(text: &str) -> Result<String> {
+    let dir = tempfile::tempdir().map_err(|e| Error::Internal(e.to_string()))?;
+    let path = dir.path().join("proposal.md");
+    std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
+    run_editor(&path, "give --text", "nothing was accepted")?;
     let out = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
     let out = out.trim().to_string();
     if out.is_empty() {

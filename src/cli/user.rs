@@ -115,24 +115,11 @@ pub(super) fn run(cli: &Cli, a: UserArgs) -> Result<()> {
         }
         UserCmd::Edit => {
             let path = user::ready(&env.ws)?.file_path(crate::model::FileKind::Project);
-            let editor = std::env::var("EDITOR").unwrap_or_else(|_| "vi".into());
-            let mut parts = editor.split_whitespace();
-            let program = parts.next().unwrap_or("vi");
-            let status = std::process::Command::new(program)
-                .args(parts)
-                .arg(&path)
-                .status()
-                .map_err(|e| {
-                    Error::bad_input(format!(
-                        "could not start the editor `{editor}`: {e}; set $EDITOR, or edit {} yourself",
-                        path.display()
-                    ))
-                })?;
-            if !status.success() {
-                return Err(Error::bad_input(format!(
-                    "the editor `{editor}` exited with {status}; whatever it saved is taken in by the next trilogy command"
-                )));
-            }
+            super::review::run_editor(
+                &path,
+                &format!("edit {} yourself", path.display()),
+                "whatever it saved is taken in by the next trilogy command",
+            )?;
             let s = user::show(&env.ws)?;
             if let Some(why) = &s.unparseable {
                 return Err(Error::bad_input(format!(

@@ -203,6 +203,36 @@ impl Ws {
         (frames, stdout)
     }
 
+    /// One `tools/call` of `tool` over MCP from agent session `session`: its `result`.
+    pub fn mcp_tool(
+        &self,
+        session: &str,
+        tool: &str,
+        args: serde_json::Value,
+    ) -> serde_json::Value {
+        use serde_json::json;
+        let lines = [
+            json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}),
+            json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+            json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":tool,"arguments":args}}),
+        ];
+        let input: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        let out = self
+            .cmd()
+            .arg("mcp")
+            .env("TRILOGY_AGENT_SESSION", session)
+            .write_stdin(input)
+            .output()
+            .unwrap();
+        let stdout = text(&out.stdout);
+        stdout
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .find(|f| f["id"] == 2)
+            .unwrap_or_else(|| panic!("no answer: {stdout}"))["result"]
+            .clone()
+    }
+
     /// Bytes of every file under memory/, by name.
     pub fn snapshot(&self) -> Vec<(String, Vec<u8>)> {
         let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(self.root().join("memory"))
