@@ -13,8 +13,10 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Error, Result};
 use crate::model::Lang;
 
+mod recall;
 mod review;
 mod user;
+pub use recall::{RECALL_HOSTS, RecallPlaces};
 pub use review::{Mode, ReviewMode};
 pub use user::{USER_MAX_BYTES, USER_ONLY, UserScope};
 
@@ -105,6 +107,16 @@ pub struct Config {
     /// The user scope this process writes and reads, from the user's layers only.
     #[serde(skip)]
     pub user: Option<UserScope>,
+    /// Whether `trilogy recall` and `memory_recall` read the hosts' transcripts; a workspace's
+    /// settings can only turn it off.
+    #[serde(alias = "recallEnabled")]
+    pub recall_enabled: bool,
+    /// The hosts whose transcripts recall reads; the user's layers only.
+    #[serde(alias = "recallHosts")]
+    pub recall_hosts: Vec<String>,
+    /// Where recall reads transcripts and keeps its index, from the environment.
+    #[serde(skip)]
+    pub recall: Option<RecallPlaces>,
     /// Settings a layer gave that were not taken, each with why (`trilogy config` shows them).
     #[serde(skip)]
     pub warnings: Vec<String>,
@@ -145,6 +157,9 @@ impl Default for Config {
             inject_user_memory: true,
             user_memory_max_bytes: USER_MAX_BYTES,
             user: None,
+            recall_enabled: true,
+            recall_hosts: RECALL_HOSTS.iter().map(|h| h.to_string()).collect(),
+            recall: None,
             warnings: Vec::new(),
             ignored: Vec::new(),
         }
@@ -152,7 +167,7 @@ impl Default for Config {
 }
 
 /// Every key: snake_case name and the original's camelCase alias.
-pub const KEYS: [(&str, &str); 27] = [
+pub const KEYS: [(&str, &str); 29] = [
     ("enabled", "enabled"),
     ("memory_dir_name", "memoryDirName"),
     ("project_root_strategy", "projectRootStrategy"),
@@ -180,6 +195,8 @@ pub const KEYS: [(&str, &str); 27] = [
     ("user_memory_dir", "userMemoryDir"),
     ("inject_user_memory", "injectUserMemory"),
     ("user_memory_max_bytes", "userMemoryMaxBytes"),
+    ("recall_enabled", "recallEnabled"),
+    ("recall_hosts", "recallHosts"),
 ];
 
 /// Where an effective value came from.
@@ -286,6 +303,11 @@ const MAX_LOCK_TIMEOUT_MS: i64 = 600_000;
 /// nothing that could break out of the text it is written into.
 fn check_value(key: &str, v: &toml::Value) -> std::result::Result<(), String> {
     if let Some(checked) = user::check_value(key, v) {
+        return checked;
+    }
+    if key == "recall_hosts"
+        && let Some(checked) = recall::check_hosts(v)
+    {
         return checked;
     }
     match (key, v) {
@@ -505,6 +527,7 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
         let mut table = table;
         if of_workspace {
             warnings.extend(user::drop_user_only(&mut table, &name));
+            warnings.extend(recall::drop_widening(&mut table, &name));
         }
         let mut t = layer(table, &name, unknown)?;
         if of_workspace && review::drop_user_direct(&mut t) {
@@ -561,6 +584,7 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
         config: Box::new(own),
         lang_set,
     });
+    config.recall = recall::places(&args.env);
     config.ignored = ignored;
     config.warnings = warnings.clone();
     check_paths(&config).map_err(|(key, message)| Error::Config {

@@ -22,6 +22,7 @@ pub mod cli;
 pub mod hooks;
 pub mod index;
 pub mod ops;
+pub mod recall;
 pub mod registry;
 pub mod web;
 pub mod workspace;

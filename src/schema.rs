@@ -5,6 +5,8 @@
 pub const CHECKPOINT_INPUT: &str = include_str!("../schema/checkpoint.input.json");
 /// Input schema of `memory_read`.
 pub const READ_INPUT: &str = include_str!("../schema/read.input.json");
+/// Input schema of `memory_recall`.
+pub const RECALL_INPUT: &str = include_str!("../schema/recall.input.json");
 /// Input schema of `memory_search`.
 pub const SEARCH_INPUT: &str = include_str!("../schema/search.input.json");
 /// Input schema of `memory_status`.
@@ -118,6 +120,7 @@ mod tests {
             ("read", READ_INPUT),
             ("search", SEARCH_INPUT),
             ("status", STATUS_INPUT),
+            ("recall", RECALL_INPUT),
         ] {
             let v: Value = serde_json::from_str(text).unwrap();
             assert!(v.get("$id").is_none(), "{name}");

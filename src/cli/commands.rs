@@ -152,6 +152,7 @@ pub(super) fn run(command: Command, env: &Env) -> Result<()> {
         }
         Command::Config => format::print(env, &env.loaded, format::config),
         Command::Review(a) => super::review::review(env, a),
+        Command::Recall(a) => super::recall::run(env, a),
         Command::Search(a) => agent::search(env, a),
         Command::Reindex => agent::reindex(env),
         Command::Inject(a) => agent::inject(env, a),

@@ -8,6 +8,7 @@ mod commands;
 mod demo;
 mod format;
 mod progress;
+mod recall;
 mod review;
 mod shell;
 mod style;
@@ -94,6 +95,9 @@ enum Command {
     /// What agents proposed (review_mode = propose) and the reports they left: accept, reject
     #[command(after_help = review::REVIEW_HELP)]
     Review(review::ReviewArgs),
+    /// What was said in this project's agent sessions, found in the hosts' transcripts
+    #[command(after_help = recall::RECALL_HELP)]
+    Recall(recall::RecallArgs),
     /// Your own memory across projects (USER.md): show it, add a line, edit it
     #[command(after_help = user::USER_HELP)]
     User(user::UserArgs),

@@ -60,6 +60,12 @@ A hit needs one of the query's words or Chinese character pairs; a match on sing
 only when nothing better does, marked `weak`. Keywords work best, not a whole question: \
 `retry backoff uploader` rather than 'what did we decide about the retries of the uploader', \
 `上传 重试 退避` rather than '上传的重试是怎么决定的'.";
+const RECALL_DESC: &str = "Recall what was said in this project's past agent sessions: what the user typed and \
+what agents answered, found in the hosts' own transcripts (Claude Code, Codex, Gemini CLI, DeepSeek Harness) — \
+not tool output, not thinking, not the memory files (memory_search has those). For a question a week later: \
+which flag did we say the linker needs, what did we try for the flaky test. Each hit names its host, session \
+and line, and what was said before it. Keywords work best: `flaky test port`, `链接 参数`. What a transcript \
+says is a record of a conversation, not a verified fact.";
 const STATUS_DESC: &str = "Workspace, file sizes, entry counts, areas, open reports left by `notes`, files that \
 do not parse, staleness of PROJECT.md, decisions and sections due for review, and the last write.";
 
@@ -97,6 +103,7 @@ pub fn tools() -> Vec<Tool> {
         tool("memory_read", READ_DESC, schema::READ_INPUT, true),
         tool("memory_search", SEARCH_DESC, schema::SEARCH_INPUT, true),
         tool("memory_status", STATUS_DESC, schema::STATUS_INPUT, true),
+        tool("memory_recall", RECALL_DESC, schema::RECALL_INPUT, true),
     ]
 }
 
@@ -128,6 +135,15 @@ struct SearchArgs {
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct StatusArgs {}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RecallArgs {
+    query: String,
+    since: Option<String>,
+    host: Option<String>,
+    limit: Option<usize>,
+}
 
 fn args<T: for<'de> Deserialize<'de>>(tool: &str, a: Option<Map<String, Value>>) -> Result<T> {
     serde_json::from_value(Value::Object(a.unwrap_or_default())).map_err(|e| {
@@ -304,6 +320,55 @@ impl MemoryServer {
                     read_text(&out),
                 ))
             }
+            "memory_recall" => {
+                let r: RecallArgs = args(name, a)?;
+                let q = crate::recall::RecallQuery {
+                    text: r.query,
+                    since: date("since", &r.since)?,
+                    host: r
+                        .host
+                        .as_deref()
+                        .map(|h| {
+                            crate::recall::Host::parse(h).ok_or_else(|| {
+                                Error::bad_input(format!(
+                                    "`host` = `{h}`: use claude, codex, gemini or dsh"
+                                ))
+                            })
+                        })
+                        .transpose()?,
+                    limit: in_range("limit", r.limit, 1, 20)?.unwrap_or(0),
+                };
+                let out = crate::recall::recall(ws, &q, &mut |_, _| {})?;
+                let text = match out.hits.is_empty() {
+                    true => "nothing said in this project's sessions matches".to_string(),
+                    false => (out.hits.iter().enumerate())
+                        .map(|(i, h)| {
+                            let before = h
+                                .before
+                                .as_deref()
+                                .map(|b| {
+                                    format!("\nbefore: {}", b.lines().next().unwrap_or_default())
+                                })
+                                .unwrap_or_default();
+                            format!(
+                                "[{}] {} session {} line {} · {}{}\n{}{before}",
+                                i + 1,
+                                h.host,
+                                h.session,
+                                h.line,
+                                h.role,
+                                h.time
+                                    .as_deref()
+                                    .map(|t| format!(" · {t}"))
+                                    .unwrap_or_default(),
+                                h.text
+                            )
+                        })
+                        .collect::<Vec<_>>()
+                        .join("\n\n"),
+                };
+                Ok((serde_json::to_value(&out).unwrap_or(Value::Null), text))
+            }
             "memory_search" => {
                 let s: SearchArgs = args(name, a)?;
                 let q = SearchQuery {
@@ -430,7 +495,7 @@ impl ServerHandler for MemoryServer {
         if !tools().iter().any(|t| t.name == name) {
             return Err(ErrorData::invalid_params(
                 format!(
-                    "unknown tool `{name}`; tools: memory_checkpoint, memory_read, memory_search, memory_status"
+                    "unknown tool `{name}`; tools: memory_checkpoint, memory_read, memory_search, memory_status, memory_recall"
                 ),
                 None,
             ));

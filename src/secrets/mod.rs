@@ -146,6 +146,32 @@ fn local_default(check: Check, caps: &regex::Captures) -> bool {
 /// Every credential in `text`, in order; overlapping matches are reported once, by the
 /// most specific rule.
 pub fn find_all(text: &str) -> Vec<Finding> {
+    located(text).into_iter().map(|(_, f)| f).collect()
+}
+
+/// `text` with every credential in it replaced by its masked form (what recall shows of a
+/// transcript line).
+pub fn masked(text: &str) -> String {
+    let found = located(text);
+    if found.is_empty() {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for (range, f) in found {
+        if range.start < at || range.end > text.len() {
+            continue;
+        }
+        out.push_str(&text[at..range.start]);
+        out.push_str(&f.masked);
+        at = range.end;
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
+/// [`find_all`], each finding with the bytes of `text` it covers.
+fn located(text: &str) -> Vec<(std::ops::Range<usize>, Finding)> {
     if !gate::may_hold(text) {
         return Vec::new();
     }
@@ -181,17 +207,22 @@ pub fn find_all(text: &str) -> Vec<Finding> {
         }
         covered = end;
         let at = norm.original(start);
+        let until = match end >= hay.len() {
+            true => text.len(),
+            false => norm.original(end).max(at),
+        };
         // count lines from the last finding on: findings come in order
         let (from, mut line) = prev_line_end;
         line += text[from..at].matches('\n').count();
         let line_start = text[..at].rfind('\n').map_or(0, |p| p + 1);
         prev_line_end = (line_start, line);
-        out.push(Finding {
+        let f = Finding {
             kind: RULES[i].kind,
             line,
             column: text[line_start..at].chars().count() + 1,
             masked: mask(&hay[start..end]),
-        });
+        };
+        out.push((at..until, f));
     }
     out
 }

@@ -94,6 +94,22 @@ pub struct Kit {
     pub spy: PathBuf,
 }
 
+/// `TRILOGY_E2E_KEEP=<dir>`: each kit is copied there when its test ends, for a person to look
+/// at what the real programs wrote (their transcripts are where the recall fixtures come from).
+impl Drop for Kit {
+    fn drop(&mut self) {
+        if let Some(keep) = std::env::var_os("TRILOGY_E2E_KEEP") {
+            let to = PathBuf::from(keep).join(self.root.file_name().unwrap_or_default());
+            let _ = std::fs::create_dir_all(&to);
+            let _ = Command::new("cp")
+                .arg("-a")
+                .arg(format!("{}/.", self.root.display()))
+                .arg(&to)
+                .status();
+        }
+    }
+}
+
 impl Kit {
     pub fn new(host: &str) -> Kit {
         let dir = tempfile::Builder::new()

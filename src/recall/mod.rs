@@ -1,0 +1,473 @@
+//! Recall: what people and agents said in this workspace's agent sessions, searched in the
+//! hosts' own transcripts (Claude Code, Codex, Gemini CLI, DeepSeek Harness) — the memory
+//! files hold what an agent chose to write down, the transcripts everything else.
+//!
+//! A second tantivy index, in the user's cache folder (never in the repository), built on the
+//! first recall and topped up before each one from where each file was last read (`index`).
+//! Transcripts are read-only input in formats internal to each host: parsed line by line,
+//! what is not understood is counted and skipped (`parse`); each host's files and which of
+//! their lines belong to the workspace (`sources`); DeepSeek Harness's zstd frames (`frames`).
+//! Hits carry where they came from (host, session, line) and are masked by the secret rules.
+
+mod frames;
+mod index;
+mod parse;
+mod sources;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use tantivy::collector::TopDocs;
+use tantivy::query::{BooleanQuery, Occur, Query, RangeQuery, TermQuery};
+use tantivy::schema::IndexRecordOption;
+use tantivy::{Index, TantivyDocument, Term};
+
+use crate::error::{Error, Result};
+use crate::workspace::Workspace;
+
+pub use parse::{Role, is_ours};
+
+/// A host whose transcripts recall reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Host {
+    Claude,
+    Codex,
+    Gemini,
+    Dsh,
+}
+
+impl Host {
+    pub const ALL: [Host; 4] = [Host::Claude, Host::Codex, Host::Gemini, Host::Dsh];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Host::Claude => "claude",
+            Host::Codex => "codex",
+            Host::Gemini => "gemini",
+            Host::Dsh => "dsh",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<Host> {
+        Host::ALL.into_iter().find(|h| h.as_str() == name)
+    }
+}
+
+/// Most of a hit's text shown, in bytes (cut at a sentence end and marked).
+pub const HIT_BYTES: usize = 1024;
+pub const DEFAULT_LIMIT: usize = 5;
+pub const MAX_LIMIT: usize = 20;
+
+/// What to recall.
+#[derive(Debug, Clone, Default)]
+pub struct RecallQuery {
+    pub text: String,
+    pub since: Option<chrono::NaiveDate>,
+    pub host: Option<Host>,
+    pub limit: usize,
+}
+
+/// One thing said, found.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecallHit {
+    pub host: &'static str,
+    pub session: String,
+    /// The transcript file and the line in it (of its decompressed text for DeepSeek Harness).
+    pub file: String,
+    pub line: u64,
+    pub role: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time: Option<String>,
+    pub text: String,
+    /// What was said just before it in the same file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
+    pub score: f32,
+}
+
+/// What a recall answered.
+#[derive(Debug, Clone, Serialize)]
+pub struct RecallOutcome {
+    pub query: String,
+    pub hits: Vec<RecallHit>,
+    /// Files whose new lines another process was indexing, read for this answer only.
+    pub read_meanwhile: usize,
+}
+
+/// The hosts recall reads here: `recall_hosts`, or the one asked for.
+fn hosts(ws: &Workspace, only: Option<Host>) -> Vec<Host> {
+    let allowed: Vec<Host> = (ws.config.recall_hosts.iter())
+        .filter_map(|h| Host::parse(h))
+        .collect();
+    match only {
+        Some(h) => allowed.into_iter().filter(|a| *a == h).collect(),
+        None => allowed,
+    }
+}
+
+/// The index folder of `ws`: `<cache>/recall/<workspace id>/`.
+pub fn dir(ws: &Workspace) -> Result<PathBuf> {
+    if !ws.config.recall_enabled {
+        return Err(Error::bad_input(
+            "recall is turned off here (recall_enabled = false); `trilogy config` says where",
+        ));
+    }
+    let places = ws.config.recall.as_ref().ok_or_else(|| {
+        Error::NotFound("no cache folder is known (neither HOME nor XDG_CACHE_HOME is set)".into())
+    })?;
+    Ok(places.cache.join(workspace_id(&ws.root)))
+}
+
+/// A workspace's id: 16 hex digits of the SHA-1 of its root.
+pub fn workspace_id(root: &Path) -> String {
+    use sha1::{Digest, Sha1};
+    let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    Sha1::digest(root.to_string_lossy().as_bytes())
+        .iter()
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn root_of(ws: &Workspace) -> PathBuf {
+    ws.root.canonicalize().unwrap_or_else(|_| ws.root.clone())
+}
+
+/// Bring the index up to the transcripts, as far as this process may; the documents it could
+/// not index because another process holds the writer come back, to be searched beside it.
+fn top_up(
+    ws: &Workspace,
+    dir: &Path,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(Index, index::Fields, Vec<index::Doc>)> {
+    let (idx, f) = index::open(dir)?;
+    let Some(places) = ws.config.recall.clone() else {
+        return Ok((idx, f, Vec::new()));
+    };
+    let root = root_of(ws);
+    let found = sources::find(&places, &hosts(ws, None), &root);
+    let gemini: Vec<String> = match &places.gemini {
+        Some(base) => (sources::gemini_projects(base, &root).iter())
+            .map(|(p, _)| sources::gemini_hash(p))
+            .collect(),
+        None => Vec::new(),
+    };
+    let mut manifest = index::load(dir);
+    let fresh: Vec<index::Fresh> = {
+        let total = found.len();
+        let mut out = Vec::new();
+        for (i, src) in found.iter().enumerate() {
+            progress(i, total);
+            let key = src.path.display().to_string();
+            if let Some(x) = index::read_new(src, manifest.files.get(&key), &root, &gemini) {
+                out.push(x);
+            }
+        }
+        progress(total, total);
+        out
+    };
+    if fresh.is_empty() {
+        return Ok((idx, f, Vec::new()));
+    }
+    let mut writer: tantivy::IndexWriter = match idx.writer_with_num_threads(1, 15_000_000) {
+        Ok(w) => w,
+        // another process is indexing: what is new is searched from memory this once
+        Err(tantivy::TantivyError::LockFailure(..)) => {
+            return Ok((idx, f, fresh.into_iter().flat_map(|x| x.docs).collect()));
+        }
+        Err(e) => return Err(index_err(dir, e)),
+    };
+    for x in fresh {
+        let key = x.path;
+        if x.restart {
+            index::delete_file(&writer, &f, &key);
+        }
+        for d in x.docs {
+            writer
+                .add_document(d.into_tantivy(&f))
+                .map_err(|e| index_err(dir, e))?;
+        }
+        manifest.files.insert(key, x.state);
+    }
+    writer.commit().map_err(|e| index_err(dir, e))?;
+    writer
+        .wait_merging_threads()
+        .map_err(|e| index_err(dir, e))?;
+    manifest.version = 1;
+    manifest.last_build = Some(ws.clock.now());
+    index::save(dir, &manifest)?;
+    Ok((idx, f, Vec::new()))
+}
+
+fn index_err(dir: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Store {
+        path: dir.to_path_buf(),
+        message: format!("recall index: {e}"),
+    }
+}
+
+/// The query's words: its subject words (no question or function words), or all its words
+/// when it has nothing else.
+fn query_terms(text: &str) -> Vec<String> {
+    let subject = crate::index::subject_terms(text);
+    let words = match subject.is_empty() {
+        true => crate::index::terms(text),
+        false => subject
+            .iter()
+            .flat_map(|t| crate::index::terms(t))
+            .collect(),
+    };
+    let mut out: Vec<String> = Vec::new();
+    for w in words {
+        if !out.contains(&w) {
+            out.push(w);
+        }
+    }
+    out
+}
+
+fn search_in(
+    idx: &Index,
+    f: &index::Fields,
+    q: &RecallQuery,
+    limit: usize,
+) -> Result<Vec<(f32, TantivyDocument)>> {
+    let terms = query_terms(&q.text);
+    if terms.is_empty() {
+        return Ok(Vec::new());
+    }
+    let words: Vec<(Occur, Box<dyn Query>)> = terms
+        .iter()
+        .map(|t| {
+            let q: Box<dyn Query> = Box::new(TermQuery::new(
+                Term::from_field_text(f.text, t),
+                IndexRecordOption::WithFreqs,
+            ));
+            (Occur::Should, q)
+        })
+        .collect();
+    let mut all: Vec<(Occur, Box<dyn Query>)> =
+        vec![(Occur::Must, Box::new(BooleanQuery::new(words)))];
+    if let Some(h) = q.host {
+        all.push((
+            Occur::Must,
+            Box::new(TermQuery::new(
+                Term::from_field_text(f.host, h.as_str()),
+                IndexRecordOption::Basic,
+            )),
+        ));
+    }
+    if let Some(d) = q.since {
+        let from = d
+            .and_hms_opt(0, 0, 0)
+            .map_or(0, |t| t.and_utc().timestamp());
+        all.push((
+            Occur::Must,
+            Box::new(RangeQuery::new(
+                std::ops::Bound::Included(Term::from_field_i64(f.ts, from)),
+                std::ops::Bound::Unbounded,
+            )),
+        ));
+    }
+    let reader = idx
+        .reader()
+        .map_err(|e| Error::Internal(format!("recall index: {e}")))?;
+    let searcher = reader.searcher();
+    let top = searcher
+        .search(
+            &BooleanQuery::new(all),
+            &TopDocs::with_limit(limit).order_by_score(),
+        )
+        .map_err(|e| Error::Internal(format!("recall index: {e}")))?;
+    top.into_iter()
+        .map(|(score, at)| {
+            searcher
+                .doc::<TantivyDocument>(at)
+                .map(|d| (score, d))
+                .map_err(|e| Error::Internal(format!("recall index: {e}")))
+        })
+        .collect()
+}
+
+/// `text` as a hit shows it: secrets masked, cut at about [`HIT_BYTES`] at a sentence end.
+fn shown(text: &str) -> String {
+    let text = crate::secrets::masked(text);
+    if text.len() <= HIT_BYTES {
+        return text;
+    }
+    let cut = crate::ops::inject::cut_to(&text, HIT_BYTES);
+    format!("{cut} […]")
+}
+
+fn hit(f: &index::Fields, score: f32, d: &TantivyDocument) -> RecallHit {
+    let t = |field| index::stored_text(d, field);
+    let before = t(f.prev);
+    let time = t(f.time);
+    RecallHit {
+        host: Host::parse(&t(f.host)).map_or("?", Host::as_str),
+        session: t(f.session),
+        file: t(f.file),
+        line: index::stored_u64(d, f.line),
+        role: t(f.role),
+        time: (!time.is_empty()).then_some(time),
+        text: shown(&t(f.text)),
+        before: (!before.is_empty()).then(|| shown(&before)),
+        score,
+    }
+}
+
+/// Recall what was said in this workspace's agent sessions: ranked hits, each with where it
+/// came from and what was said before it.
+pub fn recall(
+    ws: &Workspace,
+    q: &RecallQuery,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<RecallOutcome> {
+    if q.text.trim().is_empty() {
+        return Err(Error::bad_input(
+            "the recall query is empty; give a few words",
+        ));
+    }
+    let dir = dir(ws)?;
+    let limit = match q.limit {
+        0 => DEFAULT_LIMIT,
+        n => n.min(MAX_LIMIT),
+    };
+    let (idx, f, meanwhile) = top_up(ws, &dir, progress)?;
+    let mut found = search_in(&idx, &f, q, limit)?;
+    let read_meanwhile = meanwhile.len();
+    if !meanwhile.is_empty() {
+        // what another process is still indexing, searched in memory beside it
+        let (schema, f2) = index::schema();
+        let mem = Index::create_in_ram(schema);
+        mem.tokenizers()
+            .register("memory", crate::index::analyzer());
+        let mut w: tantivy::IndexWriter = mem
+            .writer_with_num_threads(1, 15_000_000)
+            .map_err(|e| index_err(&dir, e))?;
+        for d in meanwhile {
+            w.add_document(d.into_tantivy(&f2))
+                .map_err(|e| index_err(&dir, e))?;
+        }
+        w.commit().map_err(|e| index_err(&dir, e))?;
+        found.extend(search_in(&mem, &f2, q, limit)?);
+        found.sort_by(|a, b| b.0.total_cmp(&a.0));
+        found.truncate(limit);
+    }
+    let hits = found.iter().map(|(s, d)| hit(&f, *s, d)).collect();
+    Ok(RecallOutcome {
+        query: q.text.clone(),
+        hits,
+        read_meanwhile,
+    })
+}
+
+/// How complete the index is.
+#[derive(Debug, Clone, Serialize)]
+pub struct Status {
+    pub dir: String,
+    /// Per host: files found, indexed, pending, unreadable.
+    pub hosts: Vec<HostStatus>,
+    pub messages: u64,
+    pub index_bytes: u64,
+    pub last_build: Option<String>,
+    /// Every file found is indexed to its end.
+    pub complete: bool,
+    pub unreadable: Vec<Unreadable>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HostStatus {
+    pub host: &'static str,
+    pub found: usize,
+    pub indexed: usize,
+    pub pending: usize,
+    pub unreadable: usize,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Unreadable {
+    pub file: String,
+    pub why: String,
+}
+
+/// The index's freshness, without changing it.
+pub fn status(ws: &Workspace) -> Result<Status> {
+    let dir = dir(ws)?;
+    let manifest = index::load(&dir);
+    let root = root_of(ws);
+    let found = match &ws.config.recall {
+        Some(p) => sources::find(p, &hosts(ws, None), &root),
+        None => Vec::new(),
+    };
+    let mut per: Vec<HostStatus> = Vec::new();
+    let mut unreadable = Vec::new();
+    for src in &found {
+        let key = src.path.display().to_string();
+        let size = std::fs::metadata(&src.path).map_or(0, |m| m.len());
+        let st = manifest.files.get(&key);
+        let entry = match per.iter_mut().find(|h| h.host == src.host.as_str()) {
+            Some(e) => e,
+            None => {
+                per.push(HostStatus {
+                    host: src.host.as_str(),
+                    found: 0,
+                    indexed: 0,
+                    pending: 0,
+                    unreadable: 0,
+                });
+                per.last_mut().unwrap()
+            }
+        };
+        entry.found += 1;
+        let bad = std::fs::File::open(&src.path)
+            .err()
+            .map(|e| e.to_string())
+            .or_else(|| st.and_then(|s| s.unreadable.clone()));
+        match (st, bad) {
+            (_, Some(why)) => {
+                entry.unreadable += 1;
+                unreadable.push(Unreadable { file: key, why });
+            }
+            // read to its last complete line (a line still being written waits)
+            (Some(s), None) if s.size == size => entry.indexed += 1,
+            _ => entry.pending += 1,
+        }
+    }
+    let messages = manifest.files.values().map(|s| s.messages).sum();
+    let index_bytes = dir_size(&dir);
+    let complete = per.iter().all(|h| h.pending == 0 && h.unreadable == 0);
+    Ok(Status {
+        dir: dir.display().to_string(),
+        hosts: per,
+        messages,
+        index_bytes,
+        last_build: manifest.last_build,
+        complete,
+        unreadable,
+    })
+}
+
+fn dir_size(dir: &Path) -> u64 {
+    std::fs::read_dir(dir)
+        .map(|rd| {
+            rd.flatten()
+                .filter_map(|e| e.metadata().ok())
+                .map(|m| m.len())
+                .sum()
+        })
+        .unwrap_or(0)
+}
+
+/// Delete this workspace's recall index; whether there was one.
+pub fn forget(ws: &Workspace) -> Result<bool> {
+    let places = ws.config.recall.as_ref().ok_or_else(|| {
+        Error::NotFound("no cache folder is known (neither HOME nor XDG_CACHE_HOME is set)".into())
+    })?;
+    let dir = places.cache.join(workspace_id(&ws.root));
+    if !dir.exists() {
+        return Ok(false);
+    }
+    std::fs::remove_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    Ok(true)
+}

@@ -1,0 +1,194 @@
+//! Where each host keeps its transcripts, and which of them (which of their lines) belong to a
+//! workspace: a line's working directory is the workspace or inside it, and not inside
+//! another project nested in it.
+
+use std::path::{Path, PathBuf};
+
+use crate::config::RecallPlaces;
+
+use super::Host;
+
+/// One transcript file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Source {
+    pub host: Host,
+    pub path: PathBuf,
+}
+
+/// Claude Code's folder name for a project: every character but ASCII letters and digits
+/// becomes `-`.
+pub fn claude_slug(dir: &Path) -> String {
+    (dir.to_string_lossy().chars())
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+/// The files in `dir` whose names end in `suffix`, sorted (none when `dir` cannot be read).
+fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = rd
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(suffix))
+        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// The folders in `dir`, sorted.
+fn dirs(dir: &Path) -> Vec<PathBuf> {
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = rd
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every transcript of `hosts` that may hold lines of the workspace at `root`. Claude Code's
+/// are found by folder name; the others name their project inside, so all are listed and each
+/// is matched when read.
+pub fn find(places: &RecallPlaces, hosts: &[Host], root: &Path) -> Vec<Source> {
+    let mut out = Vec::new();
+    let mut add = |host, paths: Vec<PathBuf>| {
+        out.extend(paths.into_iter().map(|path| Source { host, path }));
+    };
+    for &host in hosts {
+        match host {
+            Host::Claude => {
+                let Some(base) = &places.claude else { continue };
+                let slug = claude_slug(root);
+                for d in dirs(&base.join("projects")) {
+                    let name = d
+                        .file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .into_owned();
+                    // the root's folder, and those of folders inside it
+                    if name != slug && !name.starts_with(&format!("{slug}-")) {
+                        continue;
+                    }
+                    add(host, files(&d, ".jsonl"));
+                    for session in dirs(&d) {
+                        add(host, files(&session.join("subagents"), ".jsonl"));
+                    }
+                }
+            }
+            Host::Codex => {
+                let Some(base) = &places.codex else { continue };
+                for y in dirs(&base.join("sessions")) {
+                    for m in dirs(&y) {
+                        for d in dirs(&m) {
+                            add(host, files(&d, ".jsonl"));
+                        }
+                    }
+                }
+            }
+            Host::Gemini => {
+                let Some(base) = &places.gemini else { continue };
+                // a project's folder is named in `projects.json` (older releases: its hash)
+                let names: Vec<String> = (gemini_projects(base, root).into_iter())
+                    .flat_map(|(p, short)| [gemini_hash(&p)].into_iter().chain(short))
+                    .collect();
+                for name in names {
+                    let chats = base.join("tmp").join(name).join("chats");
+                    add(host, files(&chats, ".jsonl"));
+                    for sub in dirs(&chats) {
+                        add(host, files(&sub, ".jsonl"));
+                    }
+                }
+            }
+            Host::Dsh => {
+                let Some(base) = &places.dsh else { continue };
+                for cwd in dirs(&base.join("sessions")) {
+                    for s in dirs(&cwd) {
+                        let log = s.join("session.jsonl.zstd");
+                        if log.is_file() {
+                            add(host, vec![log]);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The folders Gemini CLI was started in that belong to the workspace at `root` (the root
+/// itself always), each with the short name `projects.json` gives its temporary folder.
+pub fn gemini_projects(base: &Path, root: &Path) -> Vec<(PathBuf, Option<String>)> {
+    let mut out = vec![(root.to_path_buf(), None)];
+    let listed = crate::workspace::read_small_text(&base.join("projects.json"), 4 << 20)
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
+    if let Some(map) = listed
+        .as_ref()
+        .and_then(|v| v.get("projects"))
+        .and_then(|p| p.as_object())
+    {
+        for (path, short) in map {
+            let path = PathBuf::from(path);
+            if !belongs(root, &path) {
+                continue;
+            }
+            let short = short.as_str().map(str::to_string);
+            match out.iter_mut().find(|(p, _)| *p == path) {
+                Some(e) => e.1 = short,
+                None => out.push((path, short)),
+            }
+        }
+    }
+    out
+}
+
+/// Whether a line whose working directory is `cwd` belongs to the workspace at `root`: `cwd`
+/// is `root` or inside it, and no folder between them is a project of its own (a nested
+/// repository, or a folder trilogy keeps memory in).
+pub fn belongs(root: &Path, cwd: &Path) -> bool {
+    let Ok(rest) = cwd.strip_prefix(root) else {
+        return false;
+    };
+    let mut dir = root.to_path_buf();
+    for part in rest.components() {
+        dir.push(part);
+        if dir.join(".git").exists() || dir.join(".trilogy").is_dir() {
+            return false;
+        }
+    }
+    true
+}
+
+/// Gemini CLI's project hash: the SHA-256 of the project root, in hex.
+pub fn gemini_hash(root: &Path) -> String {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(root.to_string_lossy().as_bytes());
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_nested_project_is_not_the_workspace() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("src/deep")).unwrap();
+        std::fs::create_dir_all(root.join("vendor/lib/.git")).unwrap();
+        assert!(belongs(root, root));
+        assert!(belongs(root, &root.join("src/deep")));
+        assert!(!belongs(root, &root.join("vendor/lib")));
+        assert!(!belongs(root, &root.join("vendor/lib/x")));
+        assert!(!belongs(root, Path::new("/elsewhere")));
+        assert_eq!(
+            claude_slug(Path::new("/home/a/my proj_1")),
+            "-home-a-my-proj-1"
+        );
+    }
+}
