@@ -8,9 +8,16 @@ pub fn complete(bytes: &[u8]) -> Result<(String, usize), String> {
     let mut at = 0;
     let mut out = Vec::new();
     while at < bytes.len() {
-        let Ok(n) = zstd::zstd_safe::find_frame_compressed_size(&bytes[at..]) else {
+        let n = match zstd::zstd_safe::find_frame_compressed_size(&bytes[at..]) {
+            Ok(n) => n,
             // cut short: the writer has not finished this frame
-            break;
+            Err(code) if zstd::zstd_safe::get_error_name(code).contains("Src size") => break,
+            Err(code) => {
+                return Err(format!(
+                    "the bytes at {at} are not a zstd frame ({})",
+                    zstd::zstd_safe::get_error_name(code)
+                ));
+            }
         };
         if n == 0 || at + n > bytes.len() {
             break;
@@ -44,5 +51,8 @@ mod tests {
         let cut = &all[..a.len() + b.len() / 2];
         let (text, used) = complete(cut).unwrap();
         assert_eq!((text.as_str(), used), ("{\"a\":1}\n", a.len()));
+        let mut damaged = all.clone();
+        damaged[a.len()] ^= 0xff;
+        assert!(complete(&damaged).unwrap_err().contains("not a zstd frame"));
     }
 }

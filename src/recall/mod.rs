@@ -429,8 +429,8 @@ pub fn status(ws: &Workspace) -> Result<Status> {
                 entry.unreadable += 1;
                 unreadable.push(Unreadable { file: key, why });
             }
-            // read to its last complete line (a line still being written waits)
-            (Some(s), None) if s.size == size => entry.indexed += 1,
+            // read to its end (a line or frame still being written is pending)
+            (Some(s), None) if s.size == size && s.offset == size => entry.indexed += 1,
             _ => entry.pending += 1,
         }
     }

@@ -532,3 +532,23 @@ fn ordinary_text_passes() {
         assert_eq!(find(text), None, "{text}");
     }
 }
+
+#[test]
+fn masked_replaces_every_credential_and_keeps_the_rest() {
+    let a = format!("ghp_{}", r(ALNUM, 36, 901));
+    let b = format!("ghp_{}", r(ALNUM, 36, 902));
+    let text = format!("第一个 {a} 然后\n第二行 key={b}");
+    let out = masked(&text);
+    assert!(!out.contains(&a) && !out.contains(&b), "{out}");
+    assert!(
+        out.starts_with("第一个 ghp_") && out.contains(" 然后\n第二行 key="),
+        "{out}"
+    );
+    assert_eq!(
+        masked("nothing secret here 这里"),
+        "nothing secret here 这里"
+    );
+    // a credential at the very end is masked whole
+    let end = format!("token {a}");
+    assert!(!masked(&end).contains(&a[8..]), "{}", masked(&end));
+}

@@ -64,6 +64,11 @@ impl Ws {
         }
     }
 
+    /// `HOME` of every command run here (the hosts' transcripts live under it).
+    pub fn home(&self) -> PathBuf {
+        self.state.path().join("home")
+    }
+
     /// Where this workspace's user memory (USER.md) is.
     pub fn user_md(&self) -> PathBuf {
         (self.user_dir.clone())
@@ -127,6 +132,12 @@ impl Ws {
             Some(d) => c.env("TRILOGY_USER_MEMORY_DIR", d),
             None => c.env_remove("TRILOGY_USER_MEMORY_DIR"),
         };
+        // the hosts' transcripts and trilogy's cache are this test's own
+        c.env("HOME", self.home())
+            .env("XDG_CACHE_HOME", self.state.path().join("cache"))
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .env_remove("GEMINI_CLI_HOME");
         c
     }
 
@@ -147,6 +158,12 @@ impl Ws {
             Some(d) => c.env("TRILOGY_USER_MEMORY_DIR", d),
             None => c.env_remove("TRILOGY_USER_MEMORY_DIR"),
         };
+        // the hosts' transcripts and trilogy's cache are this test's own
+        c.env("HOME", self.home())
+            .env("XDG_CACHE_HOME", self.state.path().join("cache"))
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .env_remove("GEMINI_CLI_HOME");
         c
     }
 

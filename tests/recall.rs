@@ -1,0 +1,458 @@
+//! Recall over the hosts' own transcripts: the recorded shapes of real Claude Code, Codex,
+//! Gemini CLI and DeepSeek Harness sessions (tests/fixtures/recall, from the end-to-end
+//! suite's runs, with the project's path made a placeholder) put where each host keeps them
+//! under this test's own HOME, then recalled through the real binary.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{Ws, text};
+use serde_json::{Value, json};
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/recall")
+            .join(name),
+    )
+    .unwrap()
+}
+
+fn sha256(s: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(s.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The workspace root as the hosts saw it.
+fn root(ws: &Ws) -> String {
+    ws.root().canonicalize().unwrap().display().to_string()
+}
+
+/// A fixture's text for this workspace.
+fn placed(ws: &Ws, name: &str) -> String {
+    let r = root(ws);
+    fixture(name)
+        .replace("@WSHASH@", &sha256(&r))
+        .replace("@SUBHASH@", &sha256(&format!("{r}/sub")))
+        .replace("@WS@", &r)
+        .replace("@KIT@", &ws.state.path().display().to_string())
+}
+
+fn write(path: &Path, bytes: &[u8]) -> PathBuf {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+    path.to_path_buf()
+}
+
+fn claude_file(ws: &Ws) -> PathBuf {
+    let slug: String = root(ws)
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    ws.home()
+        .join(".claude/projects")
+        .join(slug)
+        .join("6d180fe1-0934-4279-b365-2b88693115fe.jsonl")
+}
+
+fn codex_file(ws: &Ws) -> PathBuf {
+    ws.home().join(".codex/sessions/2026/12/01/rollout-2026-12-01T20-41-27-01a23357-4522-7020-a7a4-afbd5df2a2f9.jsonl")
+}
+
+fn gemini_file(ws: &Ws) -> PathBuf {
+    ws.home()
+        .join(".gemini/tmp/my-proj/chats/session-2026-12-01T20-41-a888eaa1.jsonl")
+}
+
+fn dsh_file(ws: &Ws) -> PathBuf {
+    ws.dsh_home()
+        .join("sessions/--proj--/session-26c79d9c-35bb-4de2-bead-33fd58cb9b88/session.jsonl.zstd")
+}
+
+/// DeepSeek Harness's log: one zstd frame per appended event, as the harness writes it.
+fn frames(lines: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    for l in lines.lines() {
+        out.extend(zstd::stream::encode_all(format!("{l}\n").as_bytes(), 3).unwrap());
+    }
+    out
+}
+
+/// Every host's recorded session, placed for `ws`.
+fn place_all(ws: &Ws) {
+    write(&claude_file(ws), placed(ws, "claude.jsonl").as_bytes());
+    write(&codex_file(ws), placed(ws, "codex.jsonl").as_bytes());
+    write(&gemini_file(ws), placed(ws, "gemini.jsonl").as_bytes());
+    write(
+        &ws.home().join(".gemini/projects.json"),
+        placed(ws, "gemini-projects.json").as_bytes(),
+    );
+    write(&dsh_file(ws), &frames(&placed(ws, "dsh.jsonl")));
+}
+
+fn recall(ws: &Ws, args: &[&str]) -> Vec<Value> {
+    let mut a = vec!["recall"];
+    a.extend_from_slice(args);
+    let v = ws.json(&a);
+    v["hits"].as_array().unwrap().clone()
+}
+
+fn said(hits: &[Value]) -> Vec<(String, String, u64, String)> {
+    hits.iter()
+        .map(|h| {
+            (
+                h["host"].as_str().unwrap().to_string(),
+                h["role"].as_str().unwrap().to_string(),
+                h["line"].as_u64().unwrap(),
+                h["text"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn each_hosts_real_session_is_recalled_with_where_it_was_said_and_nothing_injected() {
+    let ws = Ws::init();
+    place_all(&ws);
+    // what the person typed and what the model answered, with host, session and line
+    let cases = [
+        ("claude", "6d180fe1-0934-4279-b365-2b88693115fe", 5, 9),
+        ("codex", "01a23357-4522-7020-a7a4-afbd5df2a2f9", 9, 12),
+        ("gemini", "a888eaa1-736b-45de-9c2b-f7de28d71897", 3, 5),
+        ("dsh", "session-26c79d9c-35bb-4de2-bead-33fd58cb9b88", 9, 22),
+    ];
+    for (host, session, typed, answered) in cases {
+        let hits = recall(&ws, &["stand-in", "model", "--host", host, "--limit", "20"]);
+        let first = hits
+            .iter()
+            .min_by_key(|h| h["line"].as_u64())
+            .unwrap_or_else(|| panic!("{host}: no hit"));
+        assert_eq!(first["session"], session, "{host}");
+        assert_eq!(
+            (first["line"].as_u64(), first["role"].as_str()),
+            (Some(answered), Some("assistant")),
+            "{host}: {first}"
+        );
+        assert_eq!(first["text"], "Hello from the stand-in model.");
+        assert!(
+            first["before"].as_str().unwrap().contains("hello"),
+            "{host}: the turn before: {first}"
+        );
+        assert!(hits.iter().all(|h| h["host"] == host));
+        let typed_hits = recall(&ws, &["hello", "--host", host, "--limit", "20"]);
+        assert!(
+            typed_hits
+                .iter()
+                .any(|h| h["line"] == typed && h["role"] == "user"),
+            "{host}: {typed_hits:?}"
+        );
+    }
+    // never trilogy's block, its reminder or notices, the hosts' instructions, tool calls or
+    // their output, compaction summaries
+    for (q, mark) in [
+        ("项目记忆 背景资料", "项目记忆"),
+        ("记忆提醒", "记忆提醒"),
+        ("AGENTS.md instructions", "AGENTS.md"),
+        ("environment_context cwd", "environment_context"),
+        ("session continued previous conversation", "being continued"),
+        ("Filesystem sandboxing", "sandboxing"),
+        ("local-command-stdout Compacted", "local-command"),
+        ("note.txt", "note.txt"),
+    ] {
+        let hits = recall(&ws, &[q, "--limit", "20"]);
+        let leaked: Vec<_> = said(&hits)
+            .into_iter()
+            .filter(|h| h.3.contains(mark))
+            .collect();
+        assert!(leaked.is_empty(), "{q}: {leaked:?}");
+    }
+    // every hit is one of the four sessions' messages
+    let all = recall(&ws, &["stand-in", "model", "--limit", "20"]);
+    let hosts: std::collections::BTreeSet<&str> =
+        all.iter().map(|h| h["host"].as_str().unwrap()).collect();
+    assert_eq!(hosts.len(), 4, "{hosts:?}");
+}
+
+#[test]
+fn odd_shapes_thinking_multi_line_messages_and_subagents() {
+    let ws = Ws::init();
+    let cwd = root(&ws);
+    let lines = [
+        json!({"type":"user","cwd":cwd,"sessionId":"s9","message":{"role":"user","content":"which flag does the linker need for libm"},"timestamp":"2026-11-24T09:00:00Z"}),
+        json!({"type":"assistant","cwd":cwd,"message":{"id":"msg_1","content":[{"type":"thinking","thinking":"zanzibar private musing"}]}}),
+        json!({"type":"assistant","cwd":cwd,"message":{"id":"msg_1","content":[{"type":"text","text":"Pass -lm after the objects."}]}}),
+        json!({"type":"assistant","cwd":cwd,"message":{"id":"msg_1","content":[{"type":"text","text":"Order matters for static archives."}]}}),
+        json!({"type":"assistant","cwd":cwd,"message":{"id":"msg_1","content":[{"type":"tool_use","name":"Bash","input":{"command":"cc -o quixotic main.o -lm"}}]}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let session = claude_file(&ws).with_file_name("s9.jsonl");
+    write(&session, text.as_bytes());
+    let sub = json!({"type":"assistant","isSidechain":true,"cwd":cwd,"message":{"content":[{"type":"text","text":"the subagent found the archive order bug"}]}});
+    write(
+        &claude_file(&ws)
+            .with_file_name("s9")
+            .join("subagents/agent-a1.jsonl"),
+        format!("{sub}\n").as_bytes(),
+    );
+    let hits = said(&recall(
+        &ws,
+        &[
+            "linker", "libm", "lm", "objects", "static", "archives", "--limit", "20",
+        ],
+    ));
+    let lines_found: Vec<u64> = hits.iter().map(|h| h.2).collect();
+    assert!(
+        lines_found.contains(&1) && lines_found.contains(&3) && lines_found.contains(&4),
+        "{hits:?}"
+    );
+    assert!(
+        recall(&ws, &["zanzibar"]).is_empty(),
+        "thinking is not recalled"
+    );
+    assert!(
+        recall(&ws, &["quixotic"]).is_empty(),
+        "tool calls are not recalled"
+    );
+    let subagent = recall(&ws, &["subagent", "archive", "order"]);
+    let from = subagent
+        .iter()
+        .find(|h| h["session"] == "agent-a1")
+        .unwrap_or_else(|| panic!("{subagent:?}"));
+    assert_eq!(from["text"], "the subagent found the archive order bug");
+}
+
+#[test]
+fn appended_rewritten_and_half_written_files_and_other_projects() {
+    let ws = Ws::init();
+    let file = claude_file(&ws);
+    write(&file, placed(&ws, "claude.jsonl").as_bytes());
+    assert!(recall(&ws, &["zebra"]).is_empty());
+    let cwd = root(&ws);
+    let line = |t: &str| {
+        format!(
+            "{}\n",
+            json!({"type":"user","cwd":cwd,"message":{"content":t}})
+        )
+    };
+    // a turn appended to the live transcript is found at the next query
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    std::io::Write::write_all(
+        &mut f,
+        line("the zebra migration failed on staging").as_bytes(),
+    )
+    .unwrap();
+    let hits = recall(&ws, &["zebra", "migration"]);
+    assert_eq!(hits.len(), 1);
+    assert_eq!(
+        hits[0]["line"], 63,
+        "the line number counts every line before it"
+    );
+    // a half-written last line waits until it is complete
+    let whole = line("the quokka cache went stale");
+    let (a, b) = whole.split_at(whole.len() / 2);
+    std::io::Write::write_all(&mut f, a.as_bytes()).unwrap();
+    assert!(recall(&ws, &["quokka", "cache"]).is_empty());
+    let status = ws.json(&["recall", "--status"]);
+    assert_eq!(status["complete"], false, "{status}");
+    std::io::Write::write_all(&mut f, b.as_bytes()).unwrap();
+    drop(f);
+    assert_eq!(recall(&ws, &["quokka", "cache"]).len(), 1);
+    // a rewritten (shorter) file is read again from the start: what it no longer holds is gone
+    write(&file, line("only the narwhal remains").as_bytes());
+    assert!(recall(&ws, &["zebra", "migration"]).is_empty());
+    let hits = recall(&ws, &["narwhal"]);
+    assert_eq!((hits.len(), hits[0]["line"].as_u64()), (1, Some(1)));
+    // another project's transcript, and a project nested inside this one, are never returned
+    let elsewhere = "/srv/another-project";
+    let other = format!(
+        "{}\n{}\n",
+        json!({"timestamp":"2026-11-30T10:00:00Z","type":"session_meta","payload":{"id":"o1","cwd":elsewhere}}),
+        json!({"timestamp":"2026-11-30T10:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"the narwhal of another project"}]}})
+    );
+    write(
+        &ws.home()
+            .join(".codex/sessions/2026/11/30/rollout-other.jsonl"),
+        other.as_bytes(),
+    );
+    std::fs::create_dir_all(ws.root().join("vendor/lib/.git")).unwrap();
+    let nested = other.replace(elsewhere, &format!("{cwd}/vendor/lib"));
+    write(
+        &ws.home()
+            .join(".codex/sessions/2026/11/30/rollout-nested.jsonl"),
+        nested.as_bytes(),
+    );
+    let hits = recall(&ws, &["narwhal", "--limit", "20"]);
+    assert_eq!(said(&hits).len(), 1, "{:?}", said(&hits));
+    assert_eq!(hits[0]["host"], "claude");
+}
+
+#[test]
+fn status_is_exact_on_good_pending_and_unreadable_files() {
+    let ws = Ws::init();
+    place_all(&ws);
+    let s = ws.json(&["recall", "--status"]);
+    assert_eq!(s["complete"], false, "nothing indexed yet: {s}");
+    recall(&ws, &["hello"]);
+    let s = ws.json(&["recall", "--status"]);
+    assert_eq!(s["complete"], true, "{s}");
+    let count = |s: &Value, host: &str, k: &str| {
+        s["hosts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|h| h["host"] == host)
+            .map_or(0, |h| h[k].as_u64().unwrap())
+    };
+    for host in ["claude", "codex", "gemini", "dsh"] {
+        assert_eq!(
+            (count(&s, host, "found"), count(&s, host, "indexed")),
+            (1, 1),
+            "{host}: {s}"
+        );
+    }
+    assert!(s["messages"].as_u64().unwrap() >= 40, "{s}");
+    // one appended to (pending), one whose new frame is damaged (unreadable)
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(codex_file(&ws))
+        .unwrap();
+    std::io::Write::write_all(&mut f, b"{\"type\":\"event_msg\",\"payload\":{}}\n").unwrap();
+    let mut bad = zstd::stream::encode_all(&b"{\"type\":\"turn/start\"}\n"[..], 3).unwrap();
+    // not a frame: its magic number is gone
+    bad[0] ^= 0xff;
+    let mut d = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dsh_file(&ws))
+        .unwrap();
+    std::io::Write::write_all(&mut d, &bad).unwrap();
+    drop((f, d));
+    let s = ws.json(&["recall", "--status"]);
+    assert_eq!(
+        (count(&s, "codex", "pending"), count(&s, "codex", "indexed")),
+        (1, 0),
+        "{s}"
+    );
+    assert_eq!(s["complete"], false);
+    recall(&ws, &["hello"]);
+    let s = ws.json(&["recall", "--status"]);
+    assert_eq!(count(&s, "codex", "indexed"), 1, "{s}");
+    assert_eq!(count(&s, "dsh", "unreadable"), 1, "{s}");
+    let why = s["unreadable"][0]["why"].as_str().unwrap();
+    assert!(why.contains("zstd") || why.contains("decompress"), "{why}");
+    assert_eq!(s["complete"], false);
+    // what was indexed from it before stays found
+    assert!(!recall(&ws, &["TURN1", "--host", "dsh"]).is_empty());
+}
+
+#[test]
+fn the_workspace_is_untouched_the_cache_holds_the_index_and_forget_removes_it() {
+    let ws = Ws::init();
+    place_all(&ws);
+    let listing = |dir: &Path| -> Vec<(String, Vec<u8>)> {
+        let mut out = Vec::new();
+        for e in walk(dir) {
+            out.push((
+                e.display().to_string(),
+                std::fs::read(&e).unwrap_or_default(),
+            ));
+        }
+        out.sort();
+        out
+    };
+    let before = listing(ws.root());
+    let hits = recall(&ws, &["stand-in"]);
+    assert!(!hits.is_empty());
+    assert_eq!(
+        listing(ws.root()),
+        before,
+        "recall writes nothing in the workspace"
+    );
+    let cache = ws.state.path().join("cache/trilogy/recall");
+    assert!(
+        walk(&cache).iter().any(|p| p.ends_with("manifest.json")),
+        "the index is in the cache folder"
+    );
+    let out = ws.json(&["recall", "--forget"]);
+    assert_eq!(out["deleted"], true);
+    assert!(walk(&cache).is_empty(), "{:?}", walk(&cache));
+    // a workspace can turn recall off, and not on
+    std::fs::write(ws.root().join("trilogy.toml"), "recall_enabled = false\n").unwrap();
+    let off = ws.run(&["recall", "hello"]);
+    assert!(
+        !off.status.success() && text(&off.stderr).contains("recall_enabled"),
+        "{}",
+        text(&off.stderr)
+    );
+    std::fs::write(
+        ws.root().join("trilogy.toml"),
+        "recall_enabled = true\nrecall_hosts = [\"claude\"]\n",
+    )
+    .unwrap();
+    let own = ws.root().join("own.toml");
+    std::fs::write(&own, "recall_enabled = false\n").unwrap();
+    let still = ws
+        .cmd()
+        .env("TRILOGY_CONFIG", &own)
+        .args(["recall", "hello"])
+        .output()
+        .unwrap();
+    assert!(!still.status.success(), "the person's own setting wins");
+    let config = ws.json(&["config"]);
+    assert!(
+        config["warnings"].to_string().contains("recall_hosts"),
+        "{config}"
+    );
+}
+
+#[test]
+fn memory_recall_answers_over_mcp_and_masks_secrets() {
+    let ws = Ws::init();
+    let cwd = root(&ws);
+    let token = "ghp_aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6";
+    let line = json!({"type":"user","cwd":cwd,"sessionId":"m1","message":{"content":format!("deploy with token {token} to staging")}});
+    write(
+        &claude_file(&ws).with_file_name("m1.jsonl"),
+        format!("{line}\n").as_bytes(),
+    );
+    let r = ws.mcp_tool("s1", "memory_recall", json!({"query":"deploy staging"}));
+    assert_ne!(r["isError"], true, "{r}");
+    let hit = &r["structuredContent"]["hits"][0];
+    assert_eq!(
+        (
+            hit["host"].as_str(),
+            hit["session"].as_str(),
+            hit["line"].as_u64()
+        ),
+        (Some("claude"), Some("m1"), Some(1))
+    );
+    let shown = r.to_string();
+    assert!(
+        !shown.contains(token) && shown.contains("ghp_"),
+        "masked: {shown}"
+    );
+    let bad = ws.mcp_tool("s1", "memory_recall", json!({"query":"x","host":"vim"}));
+    assert_eq!(bad["isError"], true, "{bad}");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(rd) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
