@@ -153,6 +153,7 @@ fn claude_code_gets_the_block_records_and_keeps_memory_across_cd_and_compact() {
 
     claude.finish();
     kit.assert_no_hook_errors();
+    kit.assert_recall("claude", "WORK please");
 }
 
 /// Codex's user config: the stand-in as its model provider, the project trusted (project
@@ -276,6 +277,7 @@ fn codex_gets_the_block_whole_at_its_cap_records_and_keeps_memory_from_a_subfold
     ));
     assert!(kit.sessions_md().contains(KNOWN));
     kit.assert_no_hook_errors();
+    kit.assert_recall("codex", "WORK please");
 }
 
 /// Gemini CLI's user settings: an API key as the way in, the project trusted (as after its
@@ -417,4 +419,6 @@ fn gemini_cli_gets_the_whole_block_records_and_keeps_memory_from_a_subfolder() {
     );
     kit.assert_nothing_in_sub();
     kit.assert_no_hook_errors();
+    // a session started in sub/ is this project's too (Gemini CLI names it in projects.json)
+    kit.assert_recall("gemini", "WORK in sub");
 }

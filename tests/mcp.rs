@@ -54,7 +54,8 @@ async fn a_real_client_lists_and_calls_every_tool() {
             "memory_checkpoint",
             "memory_read",
             "memory_search",
-            "memory_status"
+            "memory_status",
+            "memory_recall"
         ]
     );
     for (name, schema) in [
@@ -62,6 +63,7 @@ async fn a_real_client_lists_and_calls_every_tool() {
         ("memory_read", trilogy::schema::READ_INPUT),
         ("memory_search", trilogy::schema::SEARCH_INPUT),
         ("memory_status", trilogy::schema::STATUS_INPUT),
+        ("memory_recall", trilogy::schema::RECALL_INPUT),
     ] {
         let t = tools.iter().find(|t| t.name == name).unwrap();
         let mut expected: Value = serde_json::from_str(schema).unwrap();
@@ -373,7 +375,7 @@ fn raw_transcript_every_stdout_byte_is_a_frame() {
         "the requested version is echoed"
     );
     assert_eq!(by_id(1)["result"]["serverInfo"]["name"], "trilogy");
-    assert_eq!(by_id(2)["result"]["tools"].as_array().unwrap().len(), 4);
+    assert_eq!(by_id(2)["result"]["tools"].as_array().unwrap().len(), 5);
     assert_eq!(by_id(3)["result"]["isError"], false);
     assert_eq!(by_id(4)["error"]["code"], -32601);
     let parse_error = frames

@@ -40,6 +40,10 @@ pub struct FileState {
     pub host: String,
     pub size: u64,
     pub head: String,
+    /// Its modification time (nanoseconds) when read: size and time unchanged, it is not
+    /// opened again.
+    #[serde(default)]
+    pub mtime: i64,
     /// Bytes read (complete lines, or complete frames).
     pub offset: u64,
     /// Lines read.
@@ -197,6 +201,19 @@ pub struct Fresh {
     pub state: FileState,
 }
 
+fn mtime_of(meta: &std::fs::Metadata) -> i64 {
+    use std::os::unix::fs::MetadataExt;
+    meta.mtime() * 1_000_000_000 + meta.mtime_nsec()
+}
+
+/// Whether `src` is as `old` saw it, by its size and time alone.
+pub fn unchanged(src: &Source, old: Option<&FileState>) -> bool {
+    let Some(old) = old.filter(|o| o.unreadable.is_none()) else {
+        return false;
+    };
+    std::fs::metadata(&src.path).is_ok_and(|m| m.len() == old.size && mtime_of(&m) == old.mtime)
+}
+
 /// Read what `src` holds past what `old` says was read; `None` when nothing changed.
 pub fn read_new(
     src: &Source,
@@ -205,8 +222,12 @@ pub fn read_new(
     gemini: &[String],
 ) -> Option<Fresh> {
     let path = &src.path;
+    if unchanged(src, old) {
+        return None;
+    }
     let meta = std::fs::metadata(path).ok();
     let size = meta.as_ref().map_or(0, |m| m.len());
+    let mtime = meta.as_ref().map_or(0, mtime_of);
     let mut state = old.cloned().unwrap_or_else(|| FileState {
         host: src.host.as_str().into(),
         ..FileState::default()
@@ -229,9 +250,17 @@ pub fn read_new(
         return fail(state, e.to_string());
     }
     let head = fingerprint(&head);
-    let unchanged = old.is_some_and(|o| o.size == size && o.head == head && o.unreadable.is_none());
-    if unchanged {
-        return None;
+    let same = old.is_some_and(|o| o.size == size && o.head == head && o.unreadable.is_none());
+    if same {
+        // only touched: nothing new to read, its time is kept so the next look needs no open
+        let mut st = state;
+        st.mtime = mtime;
+        return Some(Fresh {
+            path: path.display().to_string(),
+            restart: false,
+            docs: Vec::new(),
+            state: st,
+        });
     }
     let restart = old.is_some_and(|o| size < o.offset || (o.size >= HEAD as u64 && o.head != head));
     if restart || old.is_none() {
@@ -242,6 +271,7 @@ pub fn read_new(
     }
     state.unreadable = None;
     state.size = size;
+    state.mtime = mtime;
     state.head = head;
     let from = state.offset;
     let want = (size - from).min(CHUNK);

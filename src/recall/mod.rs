@@ -152,8 +152,7 @@ fn top_up(
             .collect(),
         None => Vec::new(),
     };
-    let mut manifest = index::load(dir);
-    let fresh: Vec<index::Fresh> = {
+    let read_all = |manifest: &index::Manifest, progress: &mut dyn FnMut(usize, usize)| {
         let total = found.len();
         let mut out = Vec::new();
         for (i, src) in found.iter().enumerate() {
@@ -166,17 +165,29 @@ fn top_up(
         progress(total, total);
         out
     };
-    if fresh.is_empty() {
+    // nothing new (stat alone tells): no writer is taken
+    let seen = index::load(dir);
+    if found
+        .iter()
+        .all(|src| index::unchanged(src, seen.files.get(&src.path.display().to_string())))
+    {
         return Ok((idx, f, Vec::new()));
     }
     let mut writer: tantivy::IndexWriter = match idx.writer_with_num_threads(1, 15_000_000) {
         Ok(w) => w,
         // another process is indexing: what is new is searched from memory this once
         Err(tantivy::TantivyError::LockFailure(..)) => {
+            let fresh = read_all(&seen, progress);
             return Ok((idx, f, fresh.into_iter().flat_map(|x| x.docs).collect()));
         }
         Err(e) => return Err(index_err(dir, e)),
     };
+    // read again under the writer: another process may have indexed meanwhile
+    let mut manifest = index::load(dir);
+    let fresh = read_all(&manifest, progress);
+    if fresh.is_empty() {
+        return Ok((idx, f, Vec::new()));
+    }
     for x in fresh {
         let key = x.path;
         if x.restart {

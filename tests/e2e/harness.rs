@@ -160,6 +160,59 @@ impl Kit {
         String::from_utf8(out.stdout).unwrap()
     }
 
+    /// `trilogy recall --json ARGS` here: its hits.
+    pub fn recall(&self, args: &[&str]) -> Vec<Value> {
+        let mut a = vec!["recall", "--json", "--limit", "20"];
+        a.extend_from_slice(args);
+        let v: Value = serde_json::from_str(&self.trilogy(&a, None)).unwrap();
+        v["hits"].as_array().unwrap().clone()
+    }
+
+    /// What the host's own transcripts say is recalled: a phrase typed and a phrase answered,
+    /// with host, session and line; trilogy's block and reminder, tool output and thinking are
+    /// not. `typed` is a prompt this test sent.
+    pub fn assert_recall(&self, host: &str, typed: &str) {
+        let hits = self.recall(&["--host", host, typed]);
+        let hit = hits
+            .iter()
+            .find(|h| h["role"] == "user" && h["text"] == typed)
+            .unwrap_or_else(|| panic!("{host}: `{typed}` not recalled: {hits:?}"));
+        assert!(
+            hit["line"].as_u64().unwrap() > 0 && !hit["session"].as_str().unwrap().is_empty(),
+            "{hit}"
+        );
+        let answers = self.recall(&["--host", host, "stand-in", "model"]);
+        assert!(
+            answers
+                .iter()
+                .any(|h| h["role"] == "assistant" && h["text"] == "Hello from the stand-in model."),
+            "{host}: the answer not recalled: {answers:?}"
+        );
+        for (q, mark) in [
+            (KNOWN, KNOWN),
+            ("记忆提醒 memory_checkpoint", "记忆提醒"),
+            ("note.txt", "note.txt"),
+        ] {
+            let leaked: Vec<_> = (self.recall(&["--host", host, q]).into_iter())
+                .filter(|h| h["text"].as_str().unwrap_or_default().contains(mark))
+                .collect();
+            assert!(
+                leaked.is_empty(),
+                "{host}: `{q}` recalled what was not said: {leaked:?}"
+            );
+        }
+        let status: Value =
+            serde_json::from_str(&self.trilogy(&["recall", "--status", "--json"], None)).unwrap();
+        assert!(
+            status["hosts"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|h| h["host"] == host && h["indexed"].as_u64() > Some(0)),
+            "{status}"
+        );
+    }
+
     /// `trilogy install <host>` with this binary's absolute path, as a user would for a build
     /// that is not on PATH.
     pub fn install(&self, host: &str) {
@@ -391,6 +444,7 @@ pub fn assert_tools_listed(request: &Value) {
         "memory_read",
         "memory_search",
         "memory_status",
+        "memory_recall",
     ] {
         assert!(
             names
