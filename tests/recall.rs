@@ -456,3 +456,45 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+#[test]
+fn a_recall_never_waits_on_another_process_building_the_index() {
+    let ws = Ws::init();
+    let file = claude_file(&ws);
+    write(&file, placed(&ws, "claude.jsonl").as_bytes());
+    let cwd = root(&ws);
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    let line = json!({"type":"user","cwd":cwd,"message":{"content":"the okapi build broke"}});
+    std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()).unwrap();
+    drop(f);
+    // one process takes the index's writer and stays there
+    let mark = ws.state.path().join("holding");
+    let mut builder = ws
+        .std_cmd()
+        .args(["recall", "hello"])
+        .env("TRILOGY_PAUSE_AT", "recall-writer:5000")
+        .env("TRILOGY_PAUSE_MARK", &mark)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut waited = 0;
+    while !mark.exists() {
+        assert!(waited < 600, "the builder never took the writer");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        waited += 1;
+    }
+    // meanwhile another answers from what it reads itself, the new line included
+    let v = ws.json(&["recall", "okapi", "build"]);
+    assert!(v["read_meanwhile"].as_u64().unwrap() > 0, "{v}");
+    assert_eq!(v["hits"][0]["text"], "the okapi build broke", "{v}");
+    assert!(builder.wait().unwrap().success());
+    let v = ws.json(&["recall", "okapi", "build"]);
+    assert_eq!(
+        (v["read_meanwhile"].as_u64(), v["hits"][0]["line"].as_u64()),
+        (Some(0), Some(63)),
+        "{v}"
+    );
+}

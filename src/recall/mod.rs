@@ -182,6 +182,7 @@ fn top_up(
         }
         Err(e) => return Err(index_err(dir, e)),
     };
+    crate::workspace::pause_point("recall-writer");
     // read again under the writer: another process may have indexed meanwhile
     let mut manifest = index::load(dir);
     let fresh = read_all(&manifest, progress);

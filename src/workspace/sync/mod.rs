@@ -603,7 +603,7 @@ pub(crate) fn written_key(f: FileKind) -> String {
 /// Sleep at a named point when `TRILOGY_PAUSE_AT=<name>:<ms>` names it, so the race tests can
 /// change a file while a real process is between absorbing and writing (inside its write
 /// transaction).
-fn pause_point(name: &str) {
+pub(crate) fn pause_point(name: &str) {
     if let Some(v) = std::env::var_os("TRILOGY_PAUSE_AT")
         && let Some((n, ms)) = v.to_string_lossy().split_once(':')
         && n == name
