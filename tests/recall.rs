@@ -467,6 +467,12 @@ fn a_recall_never_waits_on_another_process_building_the_index() {
         .append(true)
         .open(&file)
         .unwrap();
+    // more than a few new messages: a recall indexes them (a few it would read each time)
+    for i in 0..40 {
+        let line =
+            json!({"type":"user","cwd":cwd,"message":{"content":format!("filler prompt {i}")}});
+        std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()).unwrap();
+    }
     let line = json!({"type":"user","cwd":cwd,"message":{"content":"the okapi build broke"}});
     std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()).unwrap();
     drop(f);
@@ -494,7 +500,162 @@ fn a_recall_never_waits_on_another_process_building_the_index() {
     let v = ws.json(&["recall", "okapi", "build"]);
     assert_eq!(
         (v["read_meanwhile"].as_u64(), v["hits"][0]["line"].as_u64()),
-        (Some(0), Some(63)),
+        (Some(0), Some(103)),
         "{v}"
     );
+}
+
+/// A Claude Code line of this workspace saying `text` (as the person, unless `role` says).
+fn claude_line(ws: &Ws, role: &str, text: &str) -> String {
+    let cwd = root(ws);
+    let v = match role {
+        "assistant" => {
+            json!({"type":"assistant","cwd":cwd,"message":{"content":[{"type":"text","text":text}]}})
+        }
+        _ => json!({"type":"user","cwd":cwd,"message":{"content":text}}),
+    };
+    format!("{v}\n")
+}
+
+#[test]
+fn small_rewrites_deleted_files_hosts_turned_off_and_a_manifest_left_behind() {
+    let ws = Ws::init();
+    let file = claude_file(&ws);
+    let two = claude_line(&ws, "user", "alpha zebra question")
+        + &claude_line(&ws, "assistant", "beta answer");
+    write(&file, two.as_bytes());
+    assert_eq!(recall(&ws, &["zebra"]).len(), 1);
+    // a small file rewritten (longer, other lines) is read again from its start
+    let three = claude_line(&ws, "user", "kiwi first")
+        + &claude_line(&ws, "user", "mango second")
+        + &claude_line(&ws, "user", "papaya third");
+    write(&file, three.as_bytes());
+    assert!(recall(&ws, &["zebra"]).is_empty());
+    assert_eq!(recall(&ws, &["kiwi"])[0]["line"], 1);
+    assert_eq!(recall(&ws, &["papaya"])[0]["line"], 3);
+    // a manifest that does not go with the index (a process stopped between the two): built
+    // again, nothing twice
+    let cache = ws.state.path().join("cache/trilogy/recall");
+    let append = |from: usize| {
+        let many: String = (from..from + 40)
+            .map(|i| claude_line(&ws, "user", &format!("wombat turn {i}")))
+            .collect();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&file)
+            .unwrap();
+        std::io::Write::write_all(&mut f, many.as_bytes()).unwrap();
+    };
+    append(0);
+    assert_eq!(recall(&ws, &["wombat", "--limit", "20"]).len(), 20);
+    let manifest = walk(&cache)
+        .into_iter()
+        .find(|p| p.ends_with("manifest.json"))
+        .unwrap();
+    let old = std::fs::read(&manifest).unwrap();
+    append(40);
+    recall(&ws, &["wombat"]);
+    std::fs::write(&manifest, old).unwrap();
+    let hits = recall(&ws, &["wombat", "turn", "7", "--limit", "20"]);
+    let lines: Vec<u64> = hits.iter().map(|h| h["line"].as_u64().unwrap()).collect();
+    let unique: std::collections::BTreeSet<u64> = lines.iter().copied().collect();
+    assert_eq!(lines.len(), unique.len(), "no message twice: {lines:?}");
+    let s = ws.json(&["recall", "--status"]);
+    assert_eq!(s["messages"], 83, "{s}");
+    // a host no longer read is not searched, whatever the index holds
+    write(&codex_file(&ws), placed(&ws, "codex.jsonl").as_bytes());
+    assert!(!recall(&ws, &["hello", "--host", "codex"]).is_empty());
+    let own = ws.root().join("own.toml");
+    std::fs::write(&own, "recall_hosts = [\"claude\"]\n").unwrap();
+    let out = ws
+        .cmd()
+        .env("TRILOGY_CONFIG", &own)
+        .args(["recall", "hello", "--json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        v["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["host"] != "codex"),
+        "{v}"
+    );
+    // a transcript deleted takes its messages with it
+    std::fs::remove_file(&file).unwrap();
+    assert!(recall(&ws, &["kiwi"]).is_empty());
+    assert!(recall(&ws, &["wombat"]).is_empty());
+}
+
+#[test]
+fn injected_text_other_projects_and_their_context_stay_out() {
+    let ws = Ws::init();
+    let cwd = root(&ws);
+    std::fs::create_dir_all(ws.root().join("nested/.git")).unwrap();
+    let lines = [
+        json!({"type":"user","cwd":cwd,"message":{"content":"<bash-input>ls narwhal</bash-input>"}}),
+        json!({"type":"user","cwd":cwd,"message":{"content":"<bash-stdout>narwhal.txt</bash-stdout><bash-stderr></bash-stderr>"}}),
+        json!({"type":"user","cwd":cwd,"message":{"content":"<task-notification>narwhal done</task-notification>"}}),
+        json!({"type":"assistant","cwd":cwd,"isApiErrorMessage":true,"message":{"content":[{"type":"text","text":"API Error: narwhal overloaded"}]}}),
+        json!({"type":"user","cwd":format!("{cwd}/nested"),"message":{"content":"narwhal in the nested project"}}),
+        json!({"type":"user","cwd":cwd,"message":{"content":"narwhal typed here\n<system-reminder>narwhal reminder</system-reminder>"}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    write(
+        &claude_file(&ws).with_file_name("n1.jsonl"),
+        text.as_bytes(),
+    );
+    // a folder of another project whose name starts with this one's
+    let other = claude_file(&ws)
+        .parent()
+        .unwrap()
+        .with_extension("")
+        .to_string_lossy()
+        .into_owned()
+        + "-other";
+    let stray = json!({"type":"user","message":{"content":"narwhal of the other project"}});
+    write(
+        &Path::new(&other).join("o.jsonl"),
+        format!("{stray}\n").as_bytes(),
+    );
+    let hits = recall(&ws, &["narwhal", "--limit", "20"]);
+    assert_eq!(
+        said(&hits),
+        vec![(
+            "claude".into(),
+            "user".into(),
+            6,
+            "narwhal typed here".into()
+        )],
+        "{hits:?}"
+    );
+    assert!(
+        hits[0].get("before").is_none(),
+        "no context from elsewhere: {hits:?}"
+    );
+}
+
+#[test]
+fn first_recalls_at_once_all_answer() {
+    let ws = Ws::init();
+    place_all(&ws);
+    let children: Vec<_> = (0..6)
+        .map(|_| {
+            ws.std_cmd()
+                .args(["recall", "stand-in", "--json"])
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(!v["hits"].as_array().unwrap().is_empty(), "{v}");
+    }
+    let s = ws.json(&["recall", "--status"]);
+    assert_eq!(s["complete"], true, "{s}");
 }

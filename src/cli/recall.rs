@@ -67,6 +67,7 @@ pub(super) fn run(env: &Env, a: RecallArgs) -> Result<()> {
             .map(|h| Host::parse(h).ok_or_else(|| Error::bad_input(format!("unknown host `{h}`"))))
             .transpose()?,
         limit: a.limit,
+        hosts: Vec::new(),
     };
     let mut bar = super::progress::Bar::stderr("reading transcripts", env.json);
     let out = recall::recall(&env.ws, &q, &mut |done, total| bar.update(done, total))?;
@@ -117,6 +118,12 @@ fn status(s: &recall::Status) -> String {
         out.push(format!(
             "  {:<7} found {} · indexed {} · pending {} · unreadable {}",
             h.host, h.found, h.indexed, h.pending, h.unreadable
+        ));
+    }
+    if s.skipped > 0 {
+        out.push(format!(
+            "  {} line(s) of a shape this trilogy does not know were skipped",
+            s.skipped
         ));
     }
     for u in &s.unreadable {

@@ -337,6 +337,7 @@ impl MemoryServer {
                         })
                         .transpose()?,
                     limit: in_range("limit", r.limit, 1, 20)?.unwrap_or(0),
+                    hosts: Vec::new(),
                 };
                 let out = crate::recall::recall(ws, &q, &mut |_, _| {})?;
                 let text = match out.hits.is_empty() {

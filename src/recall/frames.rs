@@ -4,7 +4,7 @@
 
 /// The text of the complete frames at the start of `bytes`, and the bytes they took; an error
 /// when a complete frame does not decompress.
-pub fn complete(bytes: &[u8]) -> Result<(String, usize), String> {
+pub fn complete(bytes: &[u8]) -> Result<(String, usize), (usize, String)> {
     let mut at = 0;
     let mut out = Vec::new();
     while at < bytes.len() {
@@ -13,17 +13,15 @@ pub fn complete(bytes: &[u8]) -> Result<(String, usize), String> {
             // cut short: the writer has not finished this frame
             Err(code) if zstd::zstd_safe::get_error_name(code).contains("Src size") => break,
             Err(code) => {
-                return Err(format!(
-                    "the bytes at {at} are not a zstd frame ({})",
-                    zstd::zstd_safe::get_error_name(code)
-                ));
+                let name = zstd::zstd_safe::get_error_name(code);
+                return Err((at, format!("not a zstd frame ({name})")));
             }
         };
         if n == 0 || at + n > bytes.len() {
             break;
         }
         let frame = zstd::stream::decode_all(&bytes[at..at + n])
-            .map_err(|e| format!("a zstd frame at byte {at} does not decompress: {e}"))?;
+            .map_err(|e| (at, format!("a zstd frame does not decompress: {e}")))?;
         out.extend_from_slice(&frame);
         if !out.ends_with(b"\n") {
             out.push(b'\n');
@@ -53,6 +51,10 @@ mod tests {
         assert_eq!((text.as_str(), used), ("{\"a\":1}\n", a.len()));
         let mut damaged = all.clone();
         damaged[a.len()] ^= 0xff;
-        assert!(complete(&damaged).unwrap_err().contains("not a zstd frame"));
+        let (at, why) = complete(&damaged).unwrap_err();
+        assert!(
+            at == a.len() && why.contains("not a zstd frame"),
+            "{at} {why}"
+        );
     }
 }

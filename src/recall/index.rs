@@ -40,6 +40,13 @@ pub struct FileState {
     pub host: String,
     pub size: u64,
     pub head: String,
+    /// Bytes the head's fingerprint covers (less than 4 KiB for a smaller file).
+    #[serde(default)]
+    pub head_len: u64,
+    /// A session of another project (its first line names another working directory): it is
+    /// not read further.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub other: bool,
     /// Its modification time (nanoseconds) when read: size and time unchanged, it is not
     /// opened again.
     #[serde(default)]
@@ -64,6 +71,11 @@ pub struct FileState {
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Manifest {
     pub version: u64,
+    /// The index commit this manifest goes with (the commit's payload says the same): one that
+    /// does not match was left by a process that stopped between the two, and the index is
+    /// built again rather than read on from offsets it may already hold.
+    #[serde(default)]
+    pub generation: u64,
     pub files: BTreeMap<String, FileState>,
     pub last_build: Option<String>,
 }
@@ -125,28 +137,52 @@ pub fn open(dir: &Path) -> Result<(Index, Fields)> {
         path: dir.to_path_buf(),
         message: format!("recall index: {e}"),
     };
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    make_private(dir)?;
+    let stale = |i: &Index| {
+        i.schema() != schema
+            || std::fs::read(manifest_path(dir)).is_ok_and(|_| load(dir).version != VERSION)
+    };
     let index = match Index::open_in_dir(dir) {
-        Ok(i) if i.schema() == schema && load(dir).version == VERSION => i,
-        _ => {
-            // a cache: what cannot be used is built again
+        Ok(i) if !stale(&i) => i,
+        Ok(_) => {
+            // another layout: a cache, built again
             let _ = std::fs::remove_dir_all(dir);
-            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-            let i = Index::create_in_dir(dir, schema).map_err(err)?;
-            save(
-                dir,
-                &Manifest {
-                    version: VERSION,
-                    ..Manifest::default()
-                },
-            )?;
-            i
+            make_private(dir)?;
+            create(dir, &schema).map_err(err)?
         }
+        // not made yet, or being made by another process right now
+        Err(_) => create(dir, &schema).map_err(err)?,
     };
     index
         .tokenizers()
         .register(TOKENIZER, crate::index::analyzer());
     Ok((index, f))
+}
+
+/// Made, or opened when another process made it first.
+fn create(dir: &Path, schema: &Schema) -> tantivy::Result<Index> {
+    match Index::create_in_dir(dir, schema.clone()) {
+        Ok(i) => Ok(i),
+        Err(_) => Index::open_in_dir(dir),
+    }
+}
+
+/// The folder, readable by its owner only: it holds what was said, unmasked.
+fn make_private(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+        .map_err(|e| Error::io(dir, e))
+}
+
+/// The generation the index's last commit names (0: none yet).
+pub fn committed(index: &Index) -> u64 {
+    index
+        .load_metas()
+        .ok()
+        .and_then(|m| m.payload)
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0)
 }
 
 fn manifest_path(dir: &Path) -> PathBuf {
@@ -211,6 +247,9 @@ pub fn unchanged(src: &Source, old: Option<&FileState>) -> bool {
     let Some(old) = old.filter(|o| o.unreadable.is_none()) else {
         return false;
     };
+    if old.other {
+        return true;
+    }
     std::fs::metadata(&src.path).is_ok_and(|m| m.len() == old.size && mtime_of(&m) == old.mtime)
 }
 
@@ -245,12 +284,22 @@ pub fn read_new(
         Ok((f, _)) => f,
         Err(e) => return fail(state, e.to_string()),
     };
-    let mut head = vec![0u8; HEAD.min(size as usize)];
-    if let Err(e) = file.read_exact(&mut head) {
+    let mut first_bytes = vec![0u8; HEAD.min(size as usize)];
+    if let Err(e) = file.read_exact(&mut first_bytes) {
         return fail(state, e.to_string());
     }
-    let head = fingerprint(&head);
-    let same = old.is_some_and(|o| o.size == size && o.head == head && o.unreadable.is_none());
+    let head = fingerprint(&first_bytes);
+    // the same bytes the last read's fingerprint covered: changed, the file was rewritten
+    let was_len = old.map_or(0, |o| match o.head_len {
+        0 => o.size.min(HEAD as u64),
+        n => n,
+    }) as usize;
+    let rewritten = old.is_some_and(|o| {
+        size < o.offset
+            || was_len > first_bytes.len()
+            || fingerprint(&first_bytes[..was_len]) != o.head
+    });
+    let same = old.is_some_and(|o| o.size == size && !rewritten && o.unreadable.is_none());
     if same {
         // only touched: nothing new to read, its time is kept so the next look needs no open
         let mut st = state;
@@ -262,7 +311,7 @@ pub fn read_new(
             state: st,
         });
     }
-    let restart = old.is_some_and(|o| size < o.offset || (o.size >= HEAD as u64 && o.head != head));
+    let restart = rewritten;
     if restart || old.is_none() {
         state = FileState {
             host: src.host.as_str().into(),
@@ -273,37 +322,63 @@ pub fn read_new(
     state.size = size;
     state.mtime = mtime;
     state.head = head;
-    let from = state.offset;
-    let want = (size - from).min(CHUNK);
-    if file.seek(SeekFrom::Start(from)).is_err() {
-        return fail(state, "cannot seek".into());
-    }
-    let mut bytes = Vec::with_capacity(want as usize);
-    if let Err(e) = file.take(want).read_to_end(&mut bytes) {
-        return fail(state, e.to_string());
-    }
-    let (text, used) = match src.host {
-        Host::Dsh => match super::frames::complete(&bytes) {
-            Ok(x) => x,
-            Err(why) => return fail(state, why),
-        },
-        _ => {
-            // the last line without its line feed is still being written
-            let end = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-            (String::from_utf8_lossy(&bytes[..end]).into_owned(), end)
+    state.head_len = first_bytes.len() as u64;
+    let mut said = Vec::new();
+    // chunk by chunk to the end: a chunk that holds no complete line (or frame) ends it
+    loop {
+        let from = state.offset;
+        let want = size.saturating_sub(from).min(CHUNK);
+        if want == 0 {
+            break;
         }
-    };
-    let first = state.lines + 1;
-    let read = parse::lines(src.host, &text, first, &mut state.ctx);
-    state.lines += text.lines().count() as u64;
-    state.offset = from + used as u64;
-    state.skipped += read.skipped;
+        if file.seek(SeekFrom::Start(from)).is_err() {
+            return fail(state, "cannot seek".into());
+        }
+        let mut bytes = Vec::with_capacity(want as usize);
+        if let Err(e) = (&mut file).take(want).read_to_end(&mut bytes) {
+            return fail(state, e.to_string());
+        }
+        let (text, used) = match src.host {
+            Host::Dsh => match super::frames::complete(&bytes) {
+                Ok(x) => x,
+                Err((at, why)) => return fail(state, format!("byte {}: {why}", from + at as u64)),
+            },
+            _ => {
+                // the last line without its line feed is still being written
+                let end = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+                (String::from_utf8_lossy(&bytes[..end]).into_owned(), end)
+            }
+        };
+        if used == 0 {
+            if want == CHUNK {
+                return fail(
+                    state,
+                    format!("a line (or frame) at byte {from} is longer than 64 MiB"),
+                );
+            }
+            break;
+        }
+        let first = state.lines + 1;
+        let read = parse::lines(src.host, &text, first, &mut state.ctx);
+        state.lines += text.lines().count() as u64;
+        state.offset = from + used as u64;
+        state.skipped += read.skipped;
+        said.extend(read.said);
+        // a session another project started is not read further
+        if matches!(src.host, Host::Codex | Host::Dsh)
+            && let Some(start) = &state.ctx.start
+            && !belongs(root, Path::new(start))
+        {
+            state.other = true;
+            break;
+        }
+    }
     let project = state.ctx.project.clone();
     // each line as of the working directory its file named by then; a Claude Code file that
     // names none is its project folder's
     let ours = |said: &Said| match src.host {
         Host::Gemini => project.as_ref().is_some_and(|p| gemini.contains(p)),
-        Host::Claude if said.cwd.is_none() => true,
+        Host::Claude if said.cwd.is_none() => src.own,
         _ => said
             .cwd
             .as_deref()
@@ -316,9 +391,12 @@ pub fn read_new(
             .into_owned()
     });
     let mut docs = Vec::new();
-    for said in read.said {
+    for said in said {
+        if !ours(&said) {
+            continue;
+        }
         let prev = state.last.replace(said.text.clone());
-        if ours(&said) {
+        {
             docs.push(Doc {
                 file: path.display().to_string(),
                 host: src.host,

@@ -56,6 +56,8 @@ impl Host {
 /// Most of a hit's text shown, in bytes (cut at a sentence end and marked).
 pub const HIT_BYTES: usize = 1024;
 pub const DEFAULT_LIMIT: usize = 5;
+/// Up to this many new messages are read and searched from memory instead of committed.
+pub const SMALL_TAIL: usize = 32;
 pub const MAX_LIMIT: usize = 20;
 
 /// What to recall.
@@ -65,6 +67,8 @@ pub struct RecallQuery {
     pub since: Option<chrono::NaiveDate>,
     pub host: Option<Host>,
     pub limit: usize,
+    /// The hosts searched (set by [`recall`] from `recall_hosts`).
+    pub hosts: Vec<Host>,
 }
 
 /// One thing said, found.
@@ -90,7 +94,8 @@ pub struct RecallHit {
 pub struct RecallOutcome {
     pub query: String,
     pub hits: Vec<RecallHit>,
-    /// Files whose new lines another process was indexing, read for this answer only.
+    /// New messages not in the index yet (a few since the last build, or all while another
+    /// process is building it), read from the transcripts for this answer.
     pub read_meanwhile: usize,
 }
 
@@ -133,8 +138,9 @@ fn root_of(ws: &Workspace) -> PathBuf {
     ws.root.canonicalize().unwrap_or_else(|_| ws.root.clone())
 }
 
-/// Bring the index up to the transcripts, as far as this process may; the documents it could
-/// not index because another process holds the writer come back, to be searched beside it.
+/// Bring the index up to the transcripts, as far as this process may; the documents it does
+/// not commit (a few new ones, or all while another process holds the writer) come back, to
+/// be searched beside it.
 fn top_up(
     ws: &Workspace,
     dir: &Path,
@@ -165,15 +171,44 @@ fn top_up(
         progress(total, total);
         out
     };
-    // nothing new (stat alone tells): no writer is taken
+    let keys: std::collections::BTreeSet<String> =
+        found.iter().map(|s| s.path.display().to_string()).collect();
     let seen = index::load(dir);
-    if found
-        .iter()
-        .all(|src| index::unchanged(src, seen.files.get(&src.path.display().to_string())))
+    // a manifest that does not go with the index's last commit cannot be read on from
+    let matched = seen.generation == index::committed(&idx);
+    let gone = seen.files.keys().any(|k| !keys.contains(k));
+    // nothing new (stat alone tells): no writer is taken
+    if matched
+        && !gone
+        && found
+            .iter()
+            .all(|src| index::unchanged(src, seen.files.get(&src.path.display().to_string())))
     {
         return Ok((idx, f, Vec::new()));
     }
-    let mut writer: tantivy::IndexWriter = match idx.writer_with_num_threads(1, 15_000_000) {
+    if matched && !gone {
+        // a few new messages (a turn or two) are searched from memory rather than committed,
+        // as memory_search does: a commit costs more than reading them again next time
+        let fresh = read_all(&seen, &mut |_, _| {});
+        let quiet = fresh
+            .iter()
+            .all(|x| !x.restart && x.state.unreadable.is_none());
+        let new: usize = fresh.iter().map(|x| x.docs.len()).sum();
+        if quiet && new == 0 {
+            // lines that said nothing (tool output, a touched file): only how far they were
+            // read changes, nothing of the index
+            let mut manifest = seen;
+            for x in fresh {
+                manifest.files.insert(x.path, x.state);
+            }
+            index::save(dir, &manifest)?;
+            return Ok((idx, f, Vec::new()));
+        }
+        if quiet && new <= SMALL_TAIL {
+            return Ok((idx, f, fresh.into_iter().flat_map(|x| x.docs).collect()));
+        }
+    }
+    let mut writer: tantivy::IndexWriter = match idx.writer_with_num_threads(2, 64_000_000) {
         Ok(w) => w,
         // another process is indexing: what is new is searched from memory this once
         Err(tantivy::TantivyError::LockFailure(..)) => {
@@ -185,11 +220,24 @@ fn top_up(
     crate::workspace::pause_point("recall-writer");
     // read again under the writer: another process may have indexed meanwhile
     let mut manifest = index::load(dir);
-    let fresh = read_all(&manifest, progress);
-    if fresh.is_empty() {
-        return Ok((idx, f, Vec::new()));
+    let committed = index::committed(&idx);
+    if manifest.generation != committed {
+        // left by a process that stopped between committing and saving: built again
+        writer
+            .delete_all_documents()
+            .map_err(|e| index_err(dir, e))?;
+        manifest = index::Manifest::default();
     }
-    for x in fresh {
+    // files no longer found (deleted, or of a host no longer read): their messages go
+    let gone: Vec<String> = (manifest.files.keys())
+        .filter(|k| !keys.contains(*k))
+        .cloned()
+        .collect();
+    for k in gone {
+        index::delete_file(&writer, &f, &k);
+        manifest.files.remove(&k);
+    }
+    for x in read_all(&manifest, progress) {
         let key = x.path;
         if x.restart {
             index::delete_file(&writer, &f, &key);
@@ -201,13 +249,18 @@ fn top_up(
         }
         manifest.files.insert(key, x.state);
     }
-    writer.commit().map_err(|e| index_err(dir, e))?;
+    // the commit names its generation, and the manifest saying the same is saved before the
+    // writer is let go
+    manifest.generation = committed + 1;
+    manifest.version = 1;
+    manifest.last_build = Some(ws.clock.now());
+    let mut prepared = writer.prepare_commit().map_err(|e| index_err(dir, e))?;
+    prepared.set_payload(&manifest.generation.to_string());
+    prepared.commit().map_err(|e| index_err(dir, e))?;
+    index::save(dir, &manifest)?;
     writer
         .wait_merging_threads()
         .map_err(|e| index_err(dir, e))?;
-    manifest.version = 1;
-    manifest.last_build = Some(ws.clock.now());
-    index::save(dir, &manifest)?;
     Ok((idx, f, Vec::new()))
 }
 
@@ -260,6 +313,20 @@ fn search_in(
         .collect();
     let mut all: Vec<(Occur, Box<dyn Query>)> =
         vec![(Occur::Must, Box::new(BooleanQuery::new(words)))];
+    // only the hosts recall reads now (`recall_hosts`), whatever the index still holds
+    let hosts: Vec<(Occur, Box<dyn Query>)> = (q.hosts.iter())
+        .map(|h| {
+            let t: Box<dyn Query> = Box::new(TermQuery::new(
+                Term::from_field_text(f.host, h.as_str()),
+                IndexRecordOption::Basic,
+            ));
+            (Occur::Should, t)
+        })
+        .collect();
+    if hosts.is_empty() {
+        return Ok(Vec::new());
+    }
+    all.push((Occur::Must, Box::new(BooleanQuery::new(hosts))));
     if let Some(h) = q.host {
         all.push((
             Occur::Must,
@@ -345,6 +412,10 @@ pub fn recall(
         0 => DEFAULT_LIMIT,
         n => n.min(MAX_LIMIT),
     };
+    let q = &RecallQuery {
+        hosts: hosts(ws, q.host),
+        ..q.clone()
+    };
     let (idx, f, meanwhile) = top_up(ws, &dir, progress)?;
     let mut found = search_in(&idx, &f, q, limit)?;
     let read_meanwhile = meanwhile.len();
@@ -383,6 +454,8 @@ pub struct Status {
     pub messages: u64,
     pub index_bytes: u64,
     pub last_build: Option<String>,
+    /// Lines of a shape this trilogy does not know, skipped (never guessed at).
+    pub skipped: u64,
     /// Every file found is indexed to its end.
     pub complete: bool,
     pub unreadable: Vec<Unreadable>,
@@ -414,10 +487,16 @@ pub fn status(ws: &Workspace) -> Result<Status> {
     };
     let mut per: Vec<HostStatus> = Vec::new();
     let mut unreadable = Vec::new();
+    let mut skipped = 0;
     for src in &found {
         let key = src.path.display().to_string();
         let size = std::fs::metadata(&src.path).map_or(0, |m| m.len());
         let st = manifest.files.get(&key);
+        // another project's session: not this workspace's file
+        if st.is_some_and(|s| s.other) {
+            continue;
+        }
+        skipped += st.map_or(0, |s| s.skipped);
         let entry = match per.iter_mut().find(|h| h.host == src.host.as_str()) {
             Some(e) => e,
             None => {
@@ -451,6 +530,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
     let complete = per.iter().all(|h| h.pending == 0 && h.unreadable == 0);
     Ok(Status {
         dir: dir.display().to_string(),
+        skipped,
         hosts: per,
         messages,
         index_bytes,

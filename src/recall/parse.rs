@@ -51,6 +51,9 @@ pub struct Context {
     pub cwd: Option<String>,
     /// Gemini CLI: the project hash the file's first line names.
     pub project: Option<String>,
+    /// Codex and DeepSeek Harness: the working directory the session started in.
+    #[serde(default)]
+    pub start: Option<String>,
 }
 
 /// What one read of a chunk of lines found.
@@ -87,7 +90,18 @@ fn is_injected(text: &str) -> bool {
     [
         "<system-reminder>",
         "<local-command-caveat>",
+        "<local-command-stderr>",
         "<session_context>",
+        "<bash-input>",
+        "<bash-stdout>",
+        "<bash-stderr>",
+        "<user-prompt-submit-hook>",
+        "<task-notification>",
+        "<user_shell_command>",
+        "<turn_aborted>",
+        "<skill>",
+        "<plugins>",
+        "<subagent_notification>",
         "<environment_context>",
         "<user_instructions>",
         "# AGENTS.md instructions",
@@ -102,6 +116,9 @@ fn is_injected(text: &str) -> bool {
 }
 
 fn keep(text: String) -> Option<String> {
+    // what a host adds to a prompt inside these tags is its own
+    let text = without(&text, "<system-reminder>", "</system-reminder>");
+    let text = without(&text, "<hook_context>", "</hook_context>");
     let t = text.trim();
     (!t.is_empty() && !is_ours(t) && !is_injected(t)).then(|| t.to_string())
 }
@@ -131,17 +148,16 @@ fn texts(content: &Value, kinds: &[&str], refuse: &[&str]) -> Option<String> {
     }
 }
 
-/// `text` without the spans Gemini CLI wraps hook output in (`<hook_context>…</hook_context>`).
-fn without_hook_context(text: &str) -> String {
+/// `text` without the spans between `open` and `close` (a host's injected tags, such as
+/// Gemini CLI's `<hook_context>` or Claude Code's `<system-reminder>`).
+fn without(text: &str, open: &str, close: &str) -> String {
     let mut out = String::new();
     let mut rest = text;
-    while let Some(i) = rest.find("<hook_context>") {
+    while let Some(i) = rest.find(open) {
         out.push_str(&rest[..i]);
-        match rest[i..].find("</hook_context>") {
-            Some(j) => rest = &rest[i + j + "</hook_context>".len()..],
-            None => {
-                rest = "";
-            }
+        match rest[i..].find(close) {
+            Some(j) => rest = &rest[i + j + close.len()..],
+            None => rest = "",
         }
     }
     out.push_str(rest);
@@ -168,6 +184,9 @@ fn claude(v: &Value, ctx: &mut Context) -> Option<Option<(Role, String)>> {
     }
     let flag = |k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
     let kind = v.get("type").and_then(Value::as_str)?;
+    if flag("isApiErrorMessage") {
+        return Some(None);
+    }
     match kind {
         "user" => {
             if flag("isMeta") || flag("isCompactSummary") || v.get("toolUseResult").is_some() {
@@ -197,6 +216,7 @@ fn codex(v: &Value, ctx: &mut Context) -> Option<Option<(Role, String)>> {
             }
             if let Some(c) = payload.get("cwd").and_then(Value::as_str) {
                 ctx.cwd = Some(c.to_string());
+                ctx.start.get_or_insert_with(|| c.to_string());
             }
             Some(None)
         }
@@ -254,11 +274,11 @@ fn gemini(v: &Value, ctx: &mut Context) -> Option<Option<(Role, String)>> {
             let t: Vec<String> = (parts.iter())
                 .filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true))
                 .filter_map(|p| p.get("text").and_then(Value::as_str))
-                .filter_map(|t| keep(without_hook_context(t)))
+                .filter_map(|t| keep(t.to_string()))
                 .collect();
             (!t.is_empty()).then(|| t.join("\n"))
         }
-        Value::String(s) => keep(without_hook_context(s)),
+        Value::String(s) => keep(s.clone()),
         _ => None,
     };
     Some(text.map(|t| (role, t)))
@@ -274,6 +294,7 @@ fn dsh(v: &Value, ctx: &mut Context) -> Option<Option<(Role, String)>> {
         // the header: the session and its working directory
         "session" => {
             ctx.cwd = v.get("cwd").and_then(Value::as_str).map(str::to_string);
+            ctx.start.clone_from(&ctx.cwd);
             ctx.session = v.get("id").and_then(Value::as_str).map(str::to_string);
             return Some(None);
         }
@@ -295,10 +316,31 @@ fn dsh(v: &Value, ctx: &mut Context) -> Option<Option<(Role, String)>> {
 
 /// Read the complete lines of `chunk` (the part of a file from line `first_line` on), with
 /// the context the file's earlier lines left; the caller keeps the partial last line.
+/// Keys whose presence (unescaped, so never inside a string value) marks a line that can
+/// hold nothing said: a tool's result, an attachment, a state update. Such lines are most of a
+/// transcript's bytes, and are skipped without being parsed.
+fn nothing_said(host: Host, line: &str) -> bool {
+    let marks: &[&str] = match host {
+        Host::Claude => &[
+            "\"toolUseResult\":",
+            "\"type\":\"attachment\"",
+            "\"type\":\"progress\"",
+            "\"type\":\"file-history-snapshot\"",
+        ],
+        Host::Codex => &[
+            "\"type\":\"function_call_output\"",
+            "\"type\":\"token_count\"",
+        ],
+        Host::Gemini => &["{\"$set\":"],
+        Host::Dsh => &["\"type\":\"assistant/chunk\"", "\"type\":\"tool/result\""],
+    };
+    marks.iter().any(|m| line.contains(m))
+}
+
 pub fn lines(host: Host, chunk: &str, first_line: u64, ctx: &mut Context) -> Read {
     let mut out = Read::default();
     for (i, l) in chunk.lines().enumerate() {
-        if l.trim().is_empty() {
+        if l.trim().is_empty() || nothing_said(host, l) {
             continue;
         }
         let Ok(v) = serde_json::from_str::<Value>(l) else {

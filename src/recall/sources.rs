@@ -13,14 +13,23 @@ use super::Host;
 pub struct Source {
     pub host: Host,
     pub path: PathBuf,
+    /// Claude Code: the file is in the root's own folder (not a subfolder's), so its lines
+    /// that name no working directory are the workspace's.
+    pub own: bool,
 }
 
-/// Claude Code's folder name for a project: every character but ASCII letters and digits
-/// becomes `-`.
+/// Claude Code's folder name for a project: every UTF-16 unit that is not an ASCII letter or
+/// digit becomes `-` (so a character outside the BMP becomes two).
 pub fn claude_slug(dir: &Path) -> String {
-    (dir.to_string_lossy().chars())
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect()
+    let mut out = String::new();
+    for c in dir.to_string_lossy().chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else {
+            out.extend(std::iter::repeat_n('-', c.len_utf16()));
+        }
+    }
+    out
 }
 
 /// The files in `dir` whose names end in `suffix`, sorted (none when `dir` cannot be read).
@@ -57,8 +66,8 @@ fn dirs(dir: &Path) -> Vec<PathBuf> {
 /// is matched when read.
 pub fn find(places: &RecallPlaces, hosts: &[Host], root: &Path) -> Vec<Source> {
     let mut out = Vec::new();
-    let mut add = |host, paths: Vec<PathBuf>| {
-        out.extend(paths.into_iter().map(|path| Source { host, path }));
+    let mut add = |host, paths: Vec<PathBuf>, own: bool| {
+        out.extend(paths.into_iter().map(|path| Source { host, path, own }));
     };
     for &host in hosts {
         match host {
@@ -75,9 +84,10 @@ pub fn find(places: &RecallPlaces, hosts: &[Host], root: &Path) -> Vec<Source> {
                     if name != slug && !name.starts_with(&format!("{slug}-")) {
                         continue;
                     }
-                    add(host, files(&d, ".jsonl"));
+                    let own = name == slug;
+                    add(host, files(&d, ".jsonl"), own);
                     for session in dirs(&d) {
-                        add(host, files(&session.join("subagents"), ".jsonl"));
+                        add(host, files(&session.join("subagents"), ".jsonl"), own);
                     }
                 }
             }
@@ -86,10 +96,15 @@ pub fn find(places: &RecallPlaces, hosts: &[Host], root: &Path) -> Vec<Source> {
                 for y in dirs(&base.join("sessions")) {
                     for m in dirs(&y) {
                         for d in dirs(&m) {
-                            add(host, files(&d, ".jsonl"));
+                            add(host, files(&d, ".jsonl"), false);
                         }
                     }
                 }
+                add(
+                    host,
+                    files(&base.join("archived_sessions"), ".jsonl"),
+                    false,
+                );
             }
             Host::Gemini => {
                 let Some(base) = &places.gemini else { continue };
@@ -99,9 +114,9 @@ pub fn find(places: &RecallPlaces, hosts: &[Host], root: &Path) -> Vec<Source> {
                     .collect();
                 for name in names {
                     let chats = base.join("tmp").join(name).join("chats");
-                    add(host, files(&chats, ".jsonl"));
+                    add(host, files(&chats, ".jsonl"), false);
                     for sub in dirs(&chats) {
-                        add(host, files(&sub, ".jsonl"));
+                        add(host, files(&sub, ".jsonl"), false);
                     }
                 }
             }
@@ -111,7 +126,7 @@ pub fn find(places: &RecallPlaces, hosts: &[Host], root: &Path) -> Vec<Source> {
                     for s in dirs(&cwd) {
                         let log = s.join("session.jsonl.zstd");
                         if log.is_file() {
-                            add(host, vec![log]);
+                            add(host, vec![log], false);
                         }
                     }
                 }
@@ -190,5 +205,6 @@ mod tests {
             claude_slug(Path::new("/home/a/my proj_1")),
             "-home-a-my-proj-1"
         );
+        assert_eq!(claude_slug(Path::new("/p/项目/😀")), "-p------");
     }
 }
