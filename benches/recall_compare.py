@@ -103,11 +103,10 @@ def main():
         read = statistics.median(timed(["cat", *files], env) for _ in range(3))
         spawn = statistics.median(timed(["/bin/true"], env) for _ in range(rounds))
         first = timed([binary, "--root", root, "recall", "flaky", "port"], env)
-        warm = []
+        warm = [timed([binary, "--root", root, "recall", "flaky", "port"], env) for _ in range(rounds)]
         topup = []
         last = files[-1]
         for r in range(rounds):
-            warm.append(timed([binary, "--root", root, "recall", "flaky", "port"], env))
             with open(last, "a") as f:
                 f.write(json.dumps(line("user", root, "s-last", 10_000_000 + r, random.Random(r)), ensure_ascii=False) + "\n")
             topup.append(timed([binary, "--root", root, "recall", "flaky", "port"], env))
