@@ -13,6 +13,7 @@ mod frames;
 mod index;
 mod parse;
 mod sources;
+mod tail;
 
 use std::path::{Path, PathBuf};
 
@@ -292,7 +293,7 @@ fn query_terms(text: &str) -> Vec<String> {
 }
 
 fn search_in(
-    idx: &Index,
+    searcher: &tantivy::Searcher,
     f: &index::Fields,
     q: &RecallQuery,
     limit: usize,
@@ -348,10 +349,6 @@ fn search_in(
             )),
         ));
     }
-    let reader = idx
-        .reader()
-        .map_err(|e| Error::Internal(format!("recall index: {e}")))?;
-    let searcher = reader.searcher();
     let top = searcher
         .search(
             &BooleanQuery::new(all),
@@ -376,6 +373,20 @@ fn shown(text: &str) -> String {
     }
     let cut = crate::ops::inject::cut_to(&text, HIT_BYTES);
     format!("{cut} […]")
+}
+
+fn hit_of(d: &index::Doc, score: f32) -> RecallHit {
+    RecallHit {
+        host: d.host.as_str(),
+        session: d.session.clone(),
+        file: d.file.clone(),
+        line: d.said.line,
+        role: d.said.role.as_str().to_string(),
+        time: d.said.time.clone(),
+        text: shown(&d.said.text),
+        before: d.prev.as_deref().map(shown),
+        score,
+    }
 }
 
 fn hit(f: &index::Fields, score: f32, d: &TantivyDocument) -> RecallHit {
@@ -417,27 +428,24 @@ pub fn recall(
         ..q.clone()
     };
     let (idx, f, meanwhile) = top_up(ws, &dir, progress)?;
-    let mut found = search_in(&idx, &f, q, limit)?;
+    let reader = idx.reader().map_err(|e| index_err(&dir, e))?;
+    let searcher = reader.searcher();
+    let mut hits: Vec<RecallHit> = (search_in(&searcher, &f, q, limit)?.iter())
+        .map(|(s, d)| hit(&f, *s, d))
+        .collect();
     let read_meanwhile = meanwhile.len();
     if !meanwhile.is_empty() {
-        // what another process is still indexing, searched in memory beside it
-        let (schema, f2) = index::schema();
-        let mem = Index::create_in_ram(schema);
-        mem.tokenizers()
-            .register("memory", crate::index::analyzer());
-        let mut w: tantivy::IndexWriter = mem
-            .writer_with_num_threads(1, 15_000_000)
-            .map_err(|e| index_err(&dir, e))?;
-        for d in meanwhile {
-            w.add_document(d.into_tantivy(&f2))
-                .map_err(|e| index_err(&dir, e))?;
+        // what is not in the index yet, scored beside it with its statistics
+        let terms = query_terms(&q.text);
+        for (score, i) in tail::score(&searcher, &f, &terms, &meanwhile, q)
+            .into_iter()
+            .take(limit)
+        {
+            hits.push(hit_of(&meanwhile[i], score));
         }
-        w.commit().map_err(|e| index_err(&dir, e))?;
-        found.extend(search_in(&mem, &f2, q, limit)?);
-        found.sort_by(|a, b| b.0.total_cmp(&a.0));
-        found.truncate(limit);
+        hits.sort_by(|a, b| b.score.total_cmp(&a.score));
+        hits.truncate(limit);
     }
-    let hits = found.iter().map(|(s, d)| hit(&f, *s, d)).collect();
     Ok(RecallOutcome {
         query: q.text.clone(),
         hits,
