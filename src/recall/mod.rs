@@ -191,9 +191,10 @@ fn top_up(
         // a few new messages (a turn or two) are searched from memory rather than committed,
         // as memory_search does: a commit costs more than reading them again next time
         let fresh = read_all(&seen, &mut |_, _| {});
-        let quiet = fresh
-            .iter()
-            .all(|x| !x.restart && x.state.unreadable.is_none());
+        // only appends to files already indexed: a file read for the first time is committed
+        let quiet = fresh.iter().all(|x| {
+            !x.restart && x.state.unreadable.is_none() && seen.files.contains_key(&x.path)
+        });
         let new: usize = fresh.iter().map(|x| x.docs.len()).sum();
         if quiet && new == 0 {
             // lines that said nothing (tool output, a touched file): only how far they were
