@@ -486,12 +486,7 @@ fn a_recall_never_waits_on_another_process_building_the_index() {
         .stdout(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let mut waited = 0;
-    while !mark.exists() {
-        assert!(waited < 600, "the builder never took the writer");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        waited += 1;
-    }
+    common::wait_for(&mark, "the builder never took the writer");
     // meanwhile another answers from what it reads itself, the new line included
     let v = ws.json(&["recall", "okapi", "build"]);
     assert!(v["read_meanwhile"].as_u64().unwrap() > 0, "{v}");

@@ -905,12 +905,7 @@ fn a_writer_holding_the_user_store_never_stalls_a_session_start() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let mut waited = 0;
-    while !mark.exists() {
-        assert!(waited < 600, "the writer never reached its pause");
-        std::thread::sleep(std::time::Duration::from_millis(50));
-        waited += 1;
-    }
+    common::wait_for(&mark, "the writer never reached its pause");
     // it holds the user store's write lock now: a session start that could wait one
     // millisecond for it still gets the user memory, read from a snapshot
     let out = ws

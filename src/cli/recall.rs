@@ -78,17 +78,7 @@ pub(super) fn run(env: &Env, a: RecallArgs) -> Result<()> {
         }
         let mut lines = Vec::new();
         for h in &o.hits {
-            lines.push(format!(
-                "{} {} line {} · {}{}",
-                h.host,
-                h.session,
-                h.line,
-                h.role,
-                h.time
-                    .as_deref()
-                    .map(|t| format!(" · {t}"))
-                    .unwrap_or_default()
-            ));
+            lines.push(h.place());
             lines.extend(h.text.lines().map(|l| format!("  > {l}")));
             if let Some(b) = &h.before {
                 let first = b.lines().next().unwrap_or_default();

@@ -70,15 +70,24 @@ pub(super) struct Fields {
     body: Field,
 }
 
-fn schema() -> (Schema, Fields) {
-    let mut b = Schema::builder();
-    let text = TextOptions::default()
+/// A stored text field analysed by [`analyzer`] with positions (phrases, proximity): the
+/// memory index's heading and body, the recall index's messages.
+pub fn text_options() -> TextOptions {
+    TextOptions::default()
         .set_indexing_options(
             TextFieldIndexing::default()
                 .set_tokenizer(TOKENIZER)
                 .set_index_option(IndexRecordOption::WithFreqsAndPositions),
         )
-        .set_stored();
+        .set_stored()
+}
+
+/// The name [`analyzer`] is registered under.
+pub const TOKENIZER_NAME: &str = TOKENIZER;
+
+fn schema() -> (Schema, Fields) {
+    let mut b = Schema::builder();
+    let text = text_options();
     let f = Fields {
         key: b.add_text_field("key", STRING | STORED),
         kind: b.add_text_field("kind", STRING | STORED),

@@ -351,19 +351,7 @@ impl MemoryServer {
                                     format!("\nbefore: {}", b.lines().next().unwrap_or_default())
                                 })
                                 .unwrap_or_default();
-                            format!(
-                                "[{}] {} session {} line {} · {}{}\n{}{before}",
-                                i + 1,
-                                h.host,
-                                h.session,
-                                h.line,
-                                h.role,
-                                h.time
-                                    .as_deref()
-                                    .map(|t| format!(" · {t}"))
-                                    .unwrap_or_default(),
-                                h.text
-                            )
+                            format!("[{}] {}\n{}{before}", i + 1, h.place(), h.text)
                         })
                         .collect::<Vec<_>>()
                         .join("\n\n"),

@@ -14,10 +14,7 @@ use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use tantivy::schema::{
-    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing,
-    TextOptions, Value as _,
-};
+use tantivy::schema::{FAST, Field, INDEXED, STORED, STRING, Schema, Value as _};
 use tantivy::{Index, TantivyDocument, Term, doc};
 
 use crate::error::{Error, Result};
@@ -28,7 +25,6 @@ use super::sources::{Source, belongs};
 
 /// Bump when the schema or what is indexed changes: older indexes are built again.
 const VERSION: u64 = 1;
-const TOKENIZER: &str = "memory";
 /// Bytes of a file's head its fingerprint covers.
 const HEAD: usize = 4096;
 /// The most of one file read per top-up (a huge file is indexed over several queries).
@@ -95,13 +91,7 @@ pub struct Fields {
 
 pub fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
-    let text = TextOptions::default()
-        .set_indexing_options(
-            TextFieldIndexing::default()
-                .set_tokenizer(TOKENIZER)
-                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
-        )
-        .set_stored();
+    let text = crate::index::text_options();
     let f = Fields {
         file: b.add_text_field("file", STRING | STORED),
         host: b.add_text_field("host", STRING | STORED),
@@ -155,7 +145,7 @@ pub fn open(dir: &Path) -> Result<(Index, Fields)> {
     };
     index
         .tokenizers()
-        .register(TOKENIZER, crate::index::analyzer());
+        .register(crate::index::TOKENIZER_NAME, crate::index::analyzer());
     Ok((index, f))
 }
 

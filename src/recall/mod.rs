@@ -90,6 +90,21 @@ pub struct RecallHit {
     pub score: f32,
 }
 
+impl RecallHit {
+    /// Where it was said, in one line: `claude SESSION line 12 · user · TIME`.
+    pub fn place(&self) -> String {
+        let time = self
+            .time
+            .as_deref()
+            .map(|t| format!(" · {t}"))
+            .unwrap_or_default();
+        format!(
+            "{} {} line {} · {}{time}",
+            self.host, self.session, self.line, self.role
+        )
+    }
+}
+
 /// What a recall answered.
 #[derive(Debug, Clone, Serialize)]
 pub struct RecallOutcome {

@@ -340,3 +340,14 @@ pub fn headings(text: &str) -> Vec<String> {
         .map(str::to_string)
         .collect()
 }
+
+/// Wait until `mark` exists (a paused process writes it on arrival: `TRILOGY_PAUSE_MARK`),
+/// failing after half a minute with `what`.
+pub fn wait_for(mark: &Path, what: &str) {
+    let mut waited = 0;
+    while !mark.exists() {
+        assert!(waited < 600, "{what}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        waited += 1;
+    }
+}
