@@ -320,6 +320,17 @@ fn user_lines_are_read_and_searched_with_the_workspace_but_here_leaves_them_out(
             .contains("127.0.0.1:7890"),
         "{r}"
     );
+    let one = ws.ok(&["read", "USER.md", "--section", "Environment"]);
+    assert!(
+        one.contains("127.0.0.1:7890") && !one.contains("## 偏好"),
+        "{one}"
+    );
+    let wrong = ws.run(&["read", "SESSIONS.md", "--section", "State"]);
+    assert!(
+        !wrong.status.success() && text(&wrong.stderr).contains("--section"),
+        "{}",
+        text(&wrong.stderr)
+    );
     let whole = ws.ok(&["read", "USER.md"]);
     assert!(
         whole.contains("## 偏好") && whole.contains("127.0.0.1:7890"),

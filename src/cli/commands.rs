@@ -184,6 +184,16 @@ fn cmd_read(env: &Env, a: ReadArgs) -> Result<()> {
         format::warn_sync(&out.report);
         return format::print(env, &out.value, format::read);
     }
+    if a.section.is_some()
+        && let Some(f) = a
+            .file
+            .as_deref()
+            .filter(|f| FileKind::from_name(f) != Some(FileKind::Project))
+    {
+        return Err(Error::bad_input(format!(
+            "--section reads a section of PROJECT.md or USER.md, not of {f}; drop the file name, or name one of those two"
+        )));
+    }
     let file = a
         .file
         .as_deref()

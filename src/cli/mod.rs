@@ -155,8 +155,9 @@ struct ReadArgs {
     /// PROJECT.md, DECISIONS.md, SESSIONS.md, SESSIONS-archive.md, or USER.md (your own memory
     /// across projects) (default: the three main files)
     file: Option<String>,
-    /// One PROJECT section, by name in either language
-    #[arg(long, value_name = "NAME", conflicts_with = "file")]
+    /// One section, by name in either language: of PROJECT.md, or of USER.md when that is
+    /// the file named
+    #[arg(long, value_name = "NAME")]
     section: Option<String>,
     /// Entries of this area only
     #[arg(long)]
