@@ -203,15 +203,7 @@ pub(super) fn user_only_env(cli: &Cli) -> Result<Env> {
         overrides: cli.set.clone(),
         lenient: false,
     })?;
-    let today = env
-        .iter()
-        .find(|(k, _)| k == "TRILOGY_TODAY")
-        .map(|(_, v)| crate::model::parse_day("TRILOGY_TODAY", v.trim()))
-        .transpose()?;
-    let clock = crate::workspace::Clock {
-        today,
-        now_ms: None,
-    };
+    let clock = crate::workspace::Clock::from_env(&env)?;
     let here = std::env::current_dir().unwrap_or_default();
     let ws = crate::workspace::Workspace::new(here, loaded.config.clone(), clock);
     Ok(Env {

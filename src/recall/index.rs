@@ -24,7 +24,7 @@ use super::parse::{self, Context, Said};
 use super::sources::{Source, belongs};
 
 /// Bump when the schema or what is indexed changes: older indexes are built again.
-const VERSION: u64 = 1;
+pub const VERSION: u64 = 1;
 /// Bytes of a file's head its fingerprint covers.
 const HEAD: usize = 4096;
 /// The most of one file read per top-up (a huge file is indexed over several queries).
@@ -120,33 +120,40 @@ fn fingerprint(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// The index folder, opened (made, or made again when it is broken or of another version).
-pub fn open(dir: &Path) -> Result<(Index, Fields)> {
+/// The index folder, opened (made, or made again when it is broken or of another layout),
+/// with the manifest beside it (empty when there is none yet).
+pub fn open(dir: &Path) -> Result<(Index, Fields, Manifest)> {
     let (schema, f) = schema();
     let err = |e: tantivy::TantivyError| Error::Store {
         path: dir.to_path_buf(),
         message: format!("recall index: {e}"),
     };
     make_private(dir)?;
+    let bytes = std::fs::read(manifest_path(dir)).ok();
+    let manifest: Option<Manifest> = bytes.as_ref().and_then(|b| serde_json::from_slice(b).ok());
+    // a manifest that is there but unreadable, or of another layout, marks the index stale
     let stale = |i: &Index| {
         i.schema() != schema
-            || std::fs::read(manifest_path(dir)).is_ok_and(|_| load(dir).version != VERSION)
+            || (bytes.is_some() && manifest.as_ref().is_none_or(|m| m.version != VERSION))
     };
-    let index = match Index::open_in_dir(dir) {
-        Ok(i) if !stale(&i) => i,
+    let (index, manifest) = match Index::open_in_dir(dir) {
+        Ok(i) if !stale(&i) => (i, manifest.unwrap_or_default()),
         Ok(_) => {
             // another layout: a cache, built again
             let _ = std::fs::remove_dir_all(dir);
             make_private(dir)?;
-            create(dir, &schema).map_err(err)?
+            (create(dir, &schema).map_err(err)?, Manifest::default())
         }
         // not made yet, or being made by another process right now
-        Err(_) => create(dir, &schema).map_err(err)?,
+        Err(_) => (
+            create(dir, &schema).map_err(err)?,
+            manifest.unwrap_or_default(),
+        ),
     };
     index
         .tokenizers()
         .register(crate::index::TOKENIZER_NAME, crate::index::analyzer());
-    Ok((index, f))
+    Ok((index, f, manifest))
 }
 
 /// Made, or opened when another process made it first.

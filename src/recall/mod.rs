@@ -162,7 +162,7 @@ fn top_up(
     dir: &Path,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(Index, index::Fields, Vec<index::Doc>)> {
-    let (idx, f) = index::open(dir)?;
+    let (idx, f, seen) = index::open(dir)?;
     let Some(places) = ws.config.recall.clone() else {
         return Ok((idx, f, Vec::new()));
     };
@@ -189,7 +189,6 @@ fn top_up(
     };
     let keys: std::collections::BTreeSet<String> =
         found.iter().map(|s| s.path.display().to_string()).collect();
-    let seen = index::load(dir);
     // a manifest that does not go with the index's last commit cannot be read on from
     let matched = seen.generation == index::committed(&idx);
     let gone = seen.files.keys().any(|k| !keys.contains(k));
@@ -269,7 +268,7 @@ fn top_up(
     // the commit names its generation, and the manifest saying the same is saved before the
     // writer is let go
     manifest.generation = committed + 1;
-    manifest.version = 1;
+    manifest.version = index::VERSION;
     manifest.last_build = Some(ws.clock.now());
     let mut prepared = writer.prepare_commit().map_err(|e| index_err(dir, e))?;
     prepared.set_payload(&manifest.generation.to_string());

@@ -52,6 +52,28 @@ pub struct Clock {
 }
 
 impl Clock {
+    /// The overrides in `env` (`TRILOGY_TODAY`, `TRILOGY_NOW_MS`), else the real clock.
+    pub fn from_env(env: &[(String, String)]) -> Result<Clock> {
+        let var = |k: &str| {
+            env.iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.trim().to_string())
+        };
+        let today = var("TRILOGY_TODAY")
+            .map(|v| crate::model::parse_day("TRILOGY_TODAY", &v))
+            .transpose()?;
+        let now_ms = var("TRILOGY_NOW_MS")
+            .map(|v| {
+                v.parse::<i64>().map_err(|_| {
+                    Error::bad_input(format!(
+                        "TRILOGY_NOW_MS=`{v}` is not a number of milliseconds"
+                    ))
+                })
+            })
+            .transpose()?;
+        Ok(Clock { today, now_ms })
+    }
+
     /// Unix milliseconds, for cooldowns.
     pub fn millis(&self) -> i64 {
         self.now_ms
@@ -270,24 +292,7 @@ pub fn open_located(
         ws_file
     });
     let loaded = load(&args)?;
-    let var = |k: &str| {
-        env.iter()
-            .find(|(n, _)| n == k)
-            .map(|(_, v)| v.trim().to_string())
-    };
-    let today = var("TRILOGY_TODAY")
-        .map(|v| crate::model::parse_day("TRILOGY_TODAY", &v))
-        .transpose()?;
-    let now_ms = var("TRILOGY_NOW_MS")
-        .map(|v| {
-            v.parse::<i64>().map_err(|_| {
-                Error::bad_input(format!(
-                    "TRILOGY_NOW_MS=`{v}` is not a number of milliseconds"
-                ))
-            })
-        })
-        .transpose()?;
-    let ws = Workspace::new(root, loaded.config.clone(), Clock { today, now_ms });
+    let ws = Workspace::new(root, loaded.config.clone(), Clock::from_env(env)?);
     Ok((ws, loaded, located))
 }
 

@@ -117,31 +117,10 @@ impl Ws {
 
     /// The binary, rooted here, with a pinned date and no user or workspace leakage.
     pub fn cmd(&self) -> Command {
-        let mut c = Command::cargo_bin("trilogy").unwrap();
-        c.arg("--root").arg(self.root());
-        c.env("TRILOGY_TODAY", TODAY)
-            .env("XDG_STATE_HOME", self.state.path())
-            .env("XDG_DATA_HOME", self.data_home())
-            .env("DSH_HOME", self.dsh_home())
-            .env("TRILOGY_CONFIG", self.root().join("no-user-config.toml"))
-            .env(CEILING, ceiling())
-            .env_remove("TRILOGY_LANG")
-            .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES")
-            .env_remove("TRILOGY_SESSIONS_ARCHIVE_BATCH");
-        match &self.user_dir {
-            Some(d) => c.env("TRILOGY_USER_MEMORY_DIR", d),
-            None => c.env_remove("TRILOGY_USER_MEMORY_DIR"),
-        };
-        // the hosts' transcripts and trilogy's cache are this test's own
-        c.env("HOME", self.home())
-            .env("XDG_CACHE_HOME", self.state.path().join("cache"))
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("CODEX_HOME")
-            .env_remove("GEMINI_CLI_HOME");
-        c
+        Command::from_std(self.std_cmd())
     }
 
-    /// The same as [`Ws::cmd`], as a plain process (for spawning and piping).
+    /// [`Ws::cmd`] as a plain process (for spawning and piping).
     pub fn std_cmd(&self) -> std::process::Command {
         let mut c = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"));
         c.arg("--root").arg(self.root());

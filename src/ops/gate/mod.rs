@@ -60,11 +60,12 @@ fn has_store(ws: &Workspace) -> bool {
     !ws.is_user() && (ws.has_memory() || ws.store_path().exists())
 }
 
-/// The scope holding proposal `id`: the workspace, else the user memory.
-fn scope_of<'w>(ws: &'w Workspace, id: &str) -> Result<&'w Workspace> {
+/// The scope holding proposal `id` (the workspace, else the user memory), and the proposal.
+fn scope_of<'w>(ws: &'w Workspace, id: &str) -> Result<(&'w Workspace, Proposal)> {
+    let in_user = |u: &'w Workspace| u.read(|r| find(r, id)).map(|p| (u, p.value));
     if !has_store(ws) {
         return match user_store(ws) {
-            Some(u) => u.read(|r| find(r, id)).map(|_| u),
+            Some(u) => in_user(u),
             None => {
                 ws.require_memory()?;
                 Err(Error::NotFound(format!("no proposal `{id}`")))
@@ -72,11 +73,10 @@ fn scope_of<'w>(ws: &'w Workspace, id: &str) -> Result<&'w Workspace> {
         };
     }
     match ws.read(|r| find(r, id)) {
-        Ok(_) => Ok(ws),
-        Err(Error::NotFound(why)) => match user_store(ws) {
-            Some(u) if u.read(|r| find(r, id)).is_ok() => Ok(u),
-            _ => Err(Error::NotFound(why)),
-        },
+        Ok(p) => Ok((ws, p.value)),
+        Err(Error::NotFound(why)) => user_store(ws)
+            .and_then(|u| in_user(u).ok())
+            .ok_or(Error::NotFound(why)),
         Err(e) => Err(e),
     }
 }
@@ -108,8 +108,7 @@ fn find(r: &dyn Reader, prefix: &str) -> Result<Proposal> {
 
 /// One proposal.
 pub fn show(ws: &Workspace, id: &str) -> Result<Proposal> {
-    let ws = scope_of(ws, id)?;
-    ws.read(|r| find(r, id)).map(|w| w.value)
+    scope_of(ws, id).map(|(_, p)| p)
 }
 
 /// What accepting did.
@@ -176,8 +175,7 @@ pub fn accept(
     id: &str,
     text: Option<&str>,
 ) -> Result<Written<Accepted>> {
-    let ws = scope_of(ws, id)?;
-    let p = ws.read(|r| find(r, id))?.value;
+    let (ws, p) = scope_of(ws, id)?;
     if p.state != ProposalState::Pending {
         return Err(Error::bad_input(format!(
             "proposal {} is {} already; `trilogy review list --all` shows it",
@@ -258,7 +256,7 @@ pub fn accept(
 
 /// Reject proposal `id`: kept in the store as rejected, with why; never written.
 pub fn reject(ws: &Workspace, actor: &str, id: &str, why: Option<&str>) -> Result<Proposal> {
-    let ws = scope_of(ws, id)?;
+    let (ws, _) = scope_of(ws, id)?;
     ws.write(actor, |tx| {
         let mut p = find(tx.store(), id)?;
         if p.state != ProposalState::Pending {
