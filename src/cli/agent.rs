@@ -25,7 +25,8 @@ pub struct InjectArgs {
     /// Characters the host keeps of the block (Claude Code keeps 10000)
     #[arg(long, value_name = "N")]
     max_chars: Option<usize>,
-    /// Host name recorded for the session
+    /// Host name recorded for the session; claude, codex and gemini also get that host's cap
+    /// on the block (Claude Code keeps 10000 characters, Codex 10000 bytes)
     #[arg(long, default_value = "cli")]
     host: String,
 }
@@ -124,10 +125,12 @@ pub fn inject(env: &Env, a: InjectArgs) -> Result<()> {
         ))
     })?;
     env.ws.require_memory()?;
+    // a host with hooks gets the block as its hooks would give it (its cap); the flags win
+    let host = crate::hooks::host_limits(&a.host).unwrap_or_default();
     let limits = HostLimits {
         window_tokens: a.window_tokens,
-        char_cap: a.max_chars,
-        byte_cap: None,
+        char_cap: a.max_chars.or(host.char_cap),
+        byte_cap: host.byte_cap,
         resume_loses_context: false,
     };
     let inj = agent::inject(&env.ws, &a.host, a.session.as_deref(), source, limits)?;

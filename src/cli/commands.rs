@@ -58,7 +58,7 @@ pub(super) fn run(command: Command, env: &Env) -> Result<()> {
             format::print(env, &due, |d| format::due(d))
         }
         Command::Retire(a) => {
-            let out = ops::truth::retire::retire(&env.ws, "cli", &a.id, &a.why)?;
+            let out = ops::truth::retire::retire(&env.ws, "cli", &a.id, &a.why, None)?;
             format::warn_sync(&out.report);
             format::print(env, &out.value, |o| {
                 format!(
@@ -81,8 +81,8 @@ pub(super) fn run(command: Command, env: &Env) -> Result<()> {
                     };
                     ops::restore_text(&env.ws, &text, "cli")?
                 }
-                (Some(id), _, _) => ops::restore_entry(&env.ws, "cli", id)?,
-                (None, Some(s), Some(r)) => ops::restore_section(&env.ws, "cli", s, r)?,
+                (Some(id), _, _) => ops::restore_entry(&env.ws, "cli", id, None)?,
+                (None, Some(s), Some(r)) => ops::restore_section(&env.ws, "cli", s, r, None)?,
                 _ => {
                     return Err(Error::bad_input(
                         "give an entry id, or --section NAME --revision N",

@@ -144,7 +144,8 @@ pub(super) fn run(cli: &Cli, a: UserArgs) -> Result<()> {
         }
         UserCmd::Restore { section, revision } => {
             let u = user::ready(&env.ws)?;
-            let out = crate::ops::restore_section(u, "cli", &heading(u, &section)?, revision)?;
+            let out =
+                crate::ops::restore_section(u, "cli", &heading(u, &section)?, revision, None)?;
             format::warn_sync(&out.report);
             format::print(&env, &out.value, format::restore)
         }

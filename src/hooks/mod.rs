@@ -90,6 +90,12 @@ impl Host {
     }
 }
 
+/// What host `name` keeps of a session-start block (its hooks apply these), if it is one
+/// with hooks.
+pub fn host_limits(name: &str) -> Option<HostLimits> {
+    Host::parse(name).map(Host::limits)
+}
+
 /// Hook events, by the names the CLI takes.
 pub const EVENTS: [&str; 5] = [
     "session-start",

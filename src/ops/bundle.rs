@@ -301,7 +301,29 @@ pub fn import(
                 .iter()
                 .map(|(f, t)| (*f, t.as_str()))
                 .collect();
+            // what the workspace knew before, so the answer counts what the files brought
+            let known: std::collections::HashSet<String> = match empty {
+                true => Default::default(),
+                false => (tx.store().all_entries()?.into_iter())
+                    .map(|e| e.id)
+                    .collect(),
+            };
             tx.take_texts(&files, true)?;
+            for f in [FileKind::Decisions, FileKind::Sessions, FileKind::Archive] {
+                tx.store().scan_file(f, 0, &mut |e| {
+                    match known.contains(&e.id) {
+                        true => out.present += 1,
+                        false => out.added += 1,
+                    }
+                    Ok(true)
+                })?;
+            }
+            out.sections_added = (tx.store().sections()?.into_iter())
+                .filter(|s| {
+                    !s.removed && !crate::ops::inject::project_is_empty(std::slice::from_ref(s), "")
+                })
+                .map(|s| s.heading)
+                .collect();
             out.taken = files
                 .iter()
                 .map(|(f, _)| tx.ws.file_name(*f).to_string())

@@ -7,6 +7,7 @@ pub mod bundle;
 mod checkpoint;
 pub mod clear;
 pub mod doctor;
+pub mod fix;
 pub mod gate;
 pub mod gitmerge;
 pub mod import;
@@ -17,6 +18,7 @@ pub mod restore;
 pub mod save;
 pub mod search;
 pub mod secrets;
+pub mod seen;
 pub mod sibling;
 pub mod surface;
 pub mod truth;
@@ -40,7 +42,9 @@ pub use query::{
     EntryFilter, FileView, LogQuery, LogView, ReadOutput, ReadTarget, SectionView, Status,
     close_report, log, read, read_in, reports, status,
 };
-pub use restore::{RestoreOutcome, restore_entry, restore_section, restore_text};
+pub use restore::{
+    ClearRestored, RestoreOutcome, restore_cleared, restore_entry, restore_section, restore_text,
+};
 
 /// An area with its number of live entries.
 #[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]

@@ -55,16 +55,19 @@ pub(crate) fn entry_by_prefix(r: &dyn Reader, prefix: &str) -> Result<EntryRecor
     }
 }
 
-/// Restore the entry whose id starts with `id_prefix`.
+/// Restore the entry whose id starts with `id_prefix` (with `version`, only while it is as
+/// that version saw it: see [`crate::ops::fix`]).
 pub fn restore_entry(
     ws: &Workspace,
     actor: &str,
     id_prefix: &str,
+    version: Option<&str>,
 ) -> Result<Written<RestoreOutcome>> {
     ws.require_memory()?;
     let prefix = id_prefix_checked(id_prefix)?;
     ws.write(actor, |tx| {
         let rec = entry_by_prefix(tx.store(), prefix)?;
+        super::fix::check_entry(tx.store(), &rec.id, version)?;
         if rec.state == State::Live {
             return Err(Error::bad_input(format!(
                 "entry {} ({}) is already live",
@@ -143,16 +146,25 @@ fn comparable(text: &str) -> String {
         .to_string()
 }
 
-/// Put revision `revision` of a section back as its current text (a new revision).
+/// Put revision `revision` of a section back as its current text (a new revision); with
+/// `version`, only while the section is as that version saw it.
 pub fn restore_section(
     ws: &Workspace,
     actor: &str,
     name: &str,
     revision: u64,
+    version: Option<&str>,
 ) -> Result<Written<RestoreOutcome>> {
     ws.require_memory()?;
     ws.write(actor, |tx| {
         let cur = super::query::find_section(&tx.store().sections()?, name)?;
+        let now = super::fix::section_version(&cur);
+        if let Some(seen) = version.filter(|v| *v != now) {
+            return Err(Error::Conflict(format!(
+                "section `{}` changed since it was read (version {seen}, now {now}): nothing was restored; read it again",
+                cur.heading
+            )));
+        }
         let history = tx.store().section_history(&cur.key)?;
         let old = history
             .iter()
@@ -190,5 +202,73 @@ pub fn restore_section(
             from: if cur.removed { "removed" } else { "live" },
             to: "live",
         })
+    })
+}
+
+/// What [`restore_cleared`] brought back.
+#[derive(Debug, Clone, Serialize)]
+pub struct ClearRestored {
+    /// The `clear` event undone.
+    pub clear: u64,
+    pub entries: usize,
+    pub sections: usize,
+    /// Entries left removed, each with why (one holding a credential is never written back).
+    pub left: Vec<String>,
+}
+
+/// Bring back everything the `clear` event `seq` took out that is still where the clear put
+/// it: its entries (to their date places) and its PROJECT sections (as a new revision each).
+/// What was restored or changed since is left as it is.
+pub fn restore_cleared(ws: &Workspace, actor: &str, seq: u64) -> Result<Written<ClearRestored>> {
+    ws.write(actor, |tx| {
+        let event = tx
+            .store()
+            .events_since(seq.saturating_sub(1))?
+            .into_iter()
+            .find(|e| e.seq == seq)
+            .filter(|e| e.op == "clear")
+            .ok_or_else(|| {
+                Error::NotFound(format!(
+                    "event {seq} is not a clear; `trilogy log` lists events (op `clear`)"
+                ))
+            })?;
+        let mut out = ClearRestored {
+            clear: seq,
+            entries: 0,
+            sections: 0,
+            left: Vec::new(),
+        };
+        let sections = tx.store().sections()?;
+        for id in &event.ids {
+            if let Some(rec) = tx.store().entry(id)? {
+                if rec.state != State::Removed {
+                    continue;
+                }
+                if let Some(f) = crate::secrets::in_entry(&rec) {
+                    out.left
+                        .push(refused(&rec.id, &rec.heading, &f).to_string());
+                    continue;
+                }
+                bring_back(tx, rec)?;
+                out.entries += 1;
+            } else if let Some(s) = sections.iter().find(|s| &s.key == id && s.removed) {
+                let rec = SectionRecord {
+                    removed: false,
+                    revision: s.revision + 1,
+                    ..s.clone()
+                };
+                tx.put_section(&rec)?;
+                out.sections += 1;
+            }
+        }
+        tx.log(
+            "restore",
+            Vec::new(),
+            &format!(
+                "{} entries and {} sections from the clear of {}",
+                out.entries, out.sections, event.at
+            ),
+        )?;
+        Ok(out)
     })
 }

@@ -238,7 +238,7 @@ mod tests {
                 .any(|e| e.actor == "panel" && e.op == "remove"),
             "{events:?}"
         );
-        crate::ops::restore_entry(&ws, "cli", &id.id).unwrap();
+        crate::ops::restore_entry(&ws, "cli", &id.id, None).unwrap();
         assert!(std::fs::read_to_string(&path).unwrap().contains("first"));
     }
 

@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::model::{Lang, SectionRecord};
 use crate::workspace::Workspace;
 
-pub use block::{Part, notice, part};
+pub use block::{Part, notice, part, room};
 pub use ops::{Shown, ShownSection, add, check, record, show};
 
 /// The user memory's file name.

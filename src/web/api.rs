@@ -171,13 +171,19 @@ fn workspaces(app: &App) -> ApiResult {
             );
         }
         let project = std::fs::read_to_string(mem.join("PROJECT.md")).ok();
+        // empty means all three: a PROJECT.md still at its template beside recorded sessions
+        // is not an empty memory
+        let has_entries = ["DECISIONS.md", "SESSIONS.md"].iter().any(|f| {
+            std::fs::read_to_string(mem.join(f))
+                .is_ok_and(|t| t.lines().any(|l| l.starts_with("## ")))
+        });
         list.push(json!({
             "root": l.root,
             "memoryDir": l.row.memory_dir,
             "firstSeen": l.row.first_seen,
             "lastSeen": l.row.last_seen,
             "exists": exists,
-            "empty": project_text_is_empty(project.as_deref()),
+            "empty": project_text_is_empty(project.as_deref()) && !has_entries,
             "files": files,
         }));
     }

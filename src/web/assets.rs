@@ -1,4 +1,4 @@
-//! The page and its two assets, compiled into the binary (the panel works offline), and the
+//! The page and its three assets, compiled into the binary (the panel works offline), and the
 //! token hand-over: the printed URL's `?token=` becomes an HttpOnly SameSite=Strict cookie and
 //! the browser is sent on to `/trilogy/` without it.
 
@@ -9,6 +9,7 @@ use super::fence::{COOKIE, same_token};
 
 const INDEX: &str = include_str!("../../templates/panel/index.html");
 const SCRIPT: &str = include_str!("../../templates/panel/panel.js");
+const CARDS: &str = include_str!("../../templates/panel/cards.js");
 const STYLE: &str = include_str!("../../templates/panel/panel.css");
 
 /// The asset at `/trilogy/<name>`, if it is one.
@@ -16,6 +17,7 @@ pub fn asset(name: &str) -> Option<Response> {
     let (body, mime) = match name {
         "" | "index.html" => (INDEX, "text/html; charset=utf-8"),
         "panel.js" => (SCRIPT, "text/javascript; charset=utf-8"),
+        "cards.js" => (CARDS, "text/javascript; charset=utf-8"),
         "panel.css" => (STYLE, "text/css; charset=utf-8"),
         _ => return None,
     };

@@ -57,11 +57,19 @@ fn info(app: &App) -> ApiResult {
         cwd: Some(&app.cwd),
         ..Default::default()
     };
-    let lang = crate::workspace::open_located(&wanted, &app.env, &app.overrides)
-        .map(|(ws, _, _)| ws.lang().as_str())
-        .unwrap_or("zh");
+    let located = crate::workspace::open_located(&wanted, &app.env, &app.overrides).ok();
+    let lang = located
+        .as_ref()
+        .map_or("zh", |(ws, _, _)| ws.lang().as_str());
+    // the workspace the panel opens on: the one `serve` ran in, when it holds memory
+    let cwd_root = (located.as_ref())
+        .filter(|(ws, _, _)| ws.has_memory())
+        .map(|(ws, _, _)| ws.root.display().to_string());
     Ok(json!({
         "cwd": app.cwd.display().to_string(),
+        "cwd_root": cwd_root,
+        // the server's today (it honours TRILOGY_TODAY), where the weekly chart ends
+        "today": located.as_ref().map(|(ws, _, _)| ws.clock.today().to_string()),
         "lang": lang,
         "version": env!("CARGO_PKG_VERSION"),
         "registry": crate::registry::path(&app.env).map(|p| p.display().to_string()),
@@ -86,18 +94,34 @@ fn search(app: &App, req: &Request) -> ApiResult {
     to_json(&out)
 }
 
-/// `GET /events?root=&limit=`: the event log, newest first.
+/// The `offset` query parameter (0 when absent).
+fn offset(req: &Request) -> Result<usize, ApiError> {
+    match req.param("offset") {
+        None => Ok(0),
+        Some(v) => v
+            .parse::<usize>()
+            .map_err(|_| ApiError::bad(format!("offset 必须是不小于 0 的整数：{v}"))),
+    }
+}
+
+/// `GET /events?root=&limit=&offset=`: the event log, newest first, `limit` events after
+/// the newest `offset`.
 fn events(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let limit = number(req, "limit", 50, 10_000)?;
+    let offset = offset(req)?.min(100_000);
     let ws = open_to_read(app, &root, true)?;
-    let view = crate::ops::log(
+    let mut view = crate::ops::log(
         &ws,
         &crate::ops::LogQuery {
-            limit,
+            limit: offset + limit,
             ..Default::default()
         },
     )?;
+    // a page further back: the newest `offset` events are the pages already shown
+    if let crate::ops::LogView::Events { events } = &mut view {
+        events.drain(..offset.min(events.len()));
+    }
     to_json(&view)
 }
 
@@ -108,16 +132,21 @@ fn sessions(app: &App, req: &Request) -> ApiResult {
     to_json(&crate::ops::agent::list_sessions(&ws)?)
 }
 
-/// `GET /history?root=`: entries in no live place (archived, removed, replaced,
-/// superseded), newest first; each restorable with `POST /restore {root, id}`.
+/// `GET /history?root=&offset=&limit=`: entries in no live place (archived, removed,
+/// replaced, superseded), newest first, a page at a time (200 unless `limit` says), with
+/// their `total`; each restorable with `POST /restore {root, id}`.
 fn history(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let ws = open_to_read(app, &root, true)?;
     let mut entries = ws.read(|r| r.all_entries())?.value;
     entries.retain(|e| e.state != State::Live);
     entries.sort_by(|a, b| b.sort_date.cmp(&a.sort_date).then(b.seq.cmp(&a.seq)));
+    let total = entries.len();
+    let (offset, limit) = (offset(req)?, number(req, "limit", 200, 10_000)?);
     let list: Vec<Value> = entries
         .iter()
+        .skip(offset)
+        .take(limit)
         .map(|e| {
             json!({
                 "id": e.id,
@@ -133,7 +162,7 @@ fn history(app: &App, req: &Request) -> ApiResult {
             })
         })
         .collect();
-    Ok(json!({ "entries": list }))
+    Ok(json!({ "entries": list, "total": total, "offset": offset, "limit": limit }))
 }
 
 /// `GET /weeks?root=`: `{ weeks: [{ week: "YYYY-Www", areas: { area: count } }] }`, oldest

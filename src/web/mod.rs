@@ -3,16 +3,19 @@
 //!
 //! Every request passes the fence first ([`fence::check`]); then `/` and `/trilogy` redirect to
 //! the page, `/trilogy/` is the page and its assets ([`assets`]), and the other
-//! `/trilogy/<name>` paths are the JSON endpoints: the original plugin's ([`api`]) and ours
-//! ([`extra`]). Answers are JSON with `cache-control: no-store`; errors are `{ "error": "…" }`
+//! `/trilogy/<name>` paths are the JSON endpoints: the original plugin's ([`api`], [`writes`])
+//! and ours ([`extra`]; the cards and fixes in place, [`cards`]; what the agents see and what
+//! waits for a person, [`seen`]). Answers are JSON with `cache-control: no-store`; errors are `{ "error": "…" }`
 //! with the original's statuses and texts, or the status of the failure's kind
 //! ([`crate::ErrorKind::http_status`]). Handlers run on the blocking pool and go through `ops`
 //! like every other writer; no transaction is held between requests.
 
 mod api;
 mod assets;
+mod cards;
 mod extra;
 pub mod fence;
+mod seen;
 mod writes;
 
 use std::collections::HashMap;
@@ -142,6 +145,8 @@ pub(crate) fn now_ms() -> i64 {
 pub(crate) struct ApiError {
     pub status: u16,
     pub message: String,
+    /// More fields for the answer beside `error` (a conflict's `current`).
+    pub extra: Option<serde_json::Map<String, Value>>,
 }
 
 impl ApiError {
@@ -149,6 +154,7 @@ impl ApiError {
         ApiError {
             status,
             message: message.into(),
+            extra: None,
         }
     }
 
@@ -266,7 +272,12 @@ async fn dispatch(
             return r;
         }
     }
-    if !api::is_endpoint(name) && !writes::is_endpoint(name) && !extra::is_endpoint(name) {
+    if !api::is_endpoint(name)
+        && !writes::is_endpoint(name)
+        && !extra::is_endpoint(name)
+        && !cards::is_endpoint(name)
+        && !seen::is_endpoint(name)
+    {
         return error(404, &format!("未知端点：{path}"));
     }
     let body = if body.iter().all(u8::is_ascii_whitespace) {
@@ -289,6 +300,8 @@ async fn dispatch(
         api::route(&app, &req)
             .or_else(|| writes::route(&app, &req))
             .or_else(|| extra::route(&app, &req))
+            .or_else(|| cards::route(&app, &req))
+            .or_else(|| seen::route(&app, &req))
             .unwrap_or_else(|| {
                 Err(ApiError::new(
                     404,
@@ -299,7 +312,11 @@ async fn dispatch(
     .await;
     match answered {
         Ok(Ok(v)) => json(200, &v),
-        Ok(Err(e)) => error(e.status, &e.message),
+        Ok(Err(e)) => {
+            let mut body = e.extra.unwrap_or_default();
+            body.insert("error".into(), Value::String(e.message));
+            json(e.status, &Value::Object(body))
+        }
         Err(e) => error(500, &format!("internal error: {e}")),
     }
 }

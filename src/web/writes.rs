@@ -71,12 +71,23 @@ fn boot_action(app: &App, req: &Request) -> ApiResult {
     }
 }
 
-/// `POST /restore {root, text}` (the original's: by the archived entry's text) or
-/// `{root, id}` (any restorable entry, from `/history`).
+/// `POST /restore {root, text}` (the original's: by the archived entry's text),
+/// `{root, id, version?}` (any restorable entry, from `/history`), or `{root, clear}`
+/// (everything one clear took out, by the `clear_id` its answer gave).
 fn restore(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let id = req.str_field("id");
     let text = req.str_field("text");
+    if let Some(seq) = req.field("clear") {
+        let seq = seq
+            .as_u64()
+            .ok_or_else(|| ApiError::bad("clear 必须是清空时给出的 clear_id（一个整数）"))?;
+        registered(app, &root)?;
+        let ws = open(app, &root)?;
+        let key = root.display().to_string();
+        let done = app.writing(&key, || ops::restore_cleared(&ws, ACTOR, seq))?;
+        return to_json(&done.value);
+    }
     if id.is_none() && text.is_none() {
         return Err(ApiError::bad("缺少 text 参数"));
     }
@@ -84,7 +95,9 @@ fn restore(app: &App, req: &Request) -> ApiResult {
     let ws = open(app, &root)?;
     let key = root.display().to_string();
     let out = if let Some(id) = id {
-        app.writing(&key, || ops::restore_entry(&ws, ACTOR, id))?
+        app.writing(&key, || {
+            ops::restore_entry(&ws, ACTOR, id, req.str_field("version"))
+        })?
     } else {
         let text = text.unwrap_or_default();
         match app.writing(&key, || ops::restore_text(&ws, text, ACTOR)) {
@@ -95,7 +108,9 @@ fn restore(app: &App, req: &Request) -> ApiResult {
         }
     };
     let v = out.value;
-    Ok(json!({ "restored": true, "id": v.id, "heading": v.heading, "from": v.from }))
+    // files are in date order: say where it landed, never "at the top"
+    let at = super::cards::place_of(&ws, &v.id)?;
+    Ok(json!({ "restored": true, "id": v.id, "heading": v.heading, "from": v.from, "where": at }))
 }
 
 /// `GET /export?root=`: the bundle of a registered workspace.
@@ -201,5 +216,14 @@ fn clear(app: &App, req: &Request) -> ApiResult {
     let out = app.writing(&key, || {
         ops::clear::clear(&ws, Some(Path::new(&instruction)), ACTOR)
     })?;
-    to_json(&out)
+    // the clear's event: `POST /restore {root, clear}` brings back everything it took out
+    let clear_id = (ws.store_path().exists())
+        .then(|| ws.read(|r| r.events(16)).ok())
+        .flatten()
+        .and_then(|w| w.value.into_iter().find(|e| e.op == "clear"))
+        .map(|e| e.seq);
+    let mut v = to_json(&out)?;
+    v["clear_id"] = json!(clear_id);
+    v["undoable"] = json!(clear_id.is_some());
+    Ok(v)
 }

@@ -346,6 +346,15 @@ pub fn assemble_with(
     ctx.minimal()
 }
 
+/// The ids of the sessions the area allocation gives `n` slots to, from the live sessions
+/// in file order: what the block would show with room for all of them.
+pub(crate) fn sessions_chosen(sessions: &[EntryRecord], today: NaiveDate, n: usize) -> Vec<String> {
+    let areas = super::area_map_of(sessions, today);
+    (pick_sessions(sessions, &areas, n).into_iter())
+        .map(|e| e.id.clone())
+        .collect()
+}
+
 /// Pick `n` sessions by area allocation; returned in file order (newest first).
 fn pick_sessions<'a>(
     sessions: &'a [EntryRecord],

@@ -25,12 +25,14 @@ pub struct RetireOutcome {
 /// Longest reason, in bytes.
 const MAX_WHY_BYTES: usize = 1024;
 
-/// Retire the live decision or session whose id starts with `id_prefix`.
+/// Retire the live decision or session whose id starts with `id_prefix` (with `version`,
+/// only while it is as that version saw it: see [`crate::ops::fix`]).
 pub fn retire(
     ws: &Workspace,
     actor: &str,
     id_prefix: &str,
     why: &str,
+    version: Option<&str>,
 ) -> Result<Written<RetireOutcome>> {
     ws.require_memory()?;
     let why = why.trim();
@@ -54,6 +56,7 @@ pub fn retire(
     let marker = format!("{} — {why}", ws.clock.today().format("%Y-%m-%d"));
     ws.write(actor, |tx| {
         let mut rec = crate::ops::restore::entry_by_prefix(tx.store(), prefix)?;
+        crate::ops::fix::check_entry(tx.store(), &rec.id, version)?;
         match rec.state {
             State::Live => {}
             State::Archived => {

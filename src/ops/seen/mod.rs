@@ -1,0 +1,248 @@
+//! What the agent sees: the block a session start would inject for a host and a window, and
+//! an account of it — the bytes each file got against its share, and for every decision and
+//! session whether it is in the block and, when not, why (the count cap, the area quota,
+//! the byte budget, its state, a credential). Beside that, how often each entry reached an
+//! agent: aggregated from the per-session records in `.trilogy/agents/`, which keep each
+//! session's last block, so nothing on the hooks' path writes more than it did.
+//!
+//! The text is assembled by the same call `trilogy inject` makes, so it is that command's
+//! output byte for byte for the same host and window.
+
+use std::collections::{HashMap, HashSet};
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::model::{EntryKind, FileKind, State};
+use crate::ops::agent::{self, HostLimits, Source};
+use crate::ops::inject::{Budget, DECISIONS_SHARE, Ledger, PROJECT_SHARE, texts};
+use crate::workspace::{Workspace, agents};
+
+/// Days within which an injected entry counts as in use.
+pub const IN_USE_DAYS: i64 = 30;
+
+/// What a host with a window would be given, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct Seen {
+    /// Exactly what `trilogy inject` prints for the same host and window.
+    pub text: String,
+    pub ledger: Ledger,
+    /// The ledger's first line, as the agent reads it.
+    pub ledger_line: String,
+    pub budget: Budget,
+    pub host: String,
+    pub files: Vec<FileShare>,
+    pub entries: Vec<EntrySeen>,
+    /// Agent session records the injection counts come from.
+    pub sessions_counted: usize,
+}
+
+/// One file's part of the block.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileShare {
+    pub file: String,
+    pub bytes_shown: usize,
+    pub bytes_total: u64,
+    /// The most the block gives it (PROJECT.md and DECISIONS.md are capped at their share;
+    /// SESSIONS.md gets what is left).
+    pub share: usize,
+}
+
+/// One decision or session, and its place in the block.
+#[derive(Debug, Clone, Serialize)]
+pub struct EntrySeen {
+    pub id: String,
+    pub kind: &'static str,
+    pub heading: String,
+    pub file: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub area: Option<String>,
+    pub state: &'static str,
+    pub shown: bool,
+    /// `shown`, `cut` (shown, cut to its cap), `count_cap`, `area_quota`, `byte_budget`,
+    /// `superseded`, `retired` or `credential`.
+    pub reason: &'static str,
+    /// Agent sessions whose last block held it, and the newest of those blocks.
+    pub injected_count: u32,
+    pub last_injected: Option<String>,
+}
+
+/// The host limits for `host` (as its hooks apply them), with a window when given.
+pub fn limits_for(host: Option<&str>, window_tokens: Option<u64>) -> Result<HostLimits> {
+    let mut limits = match host {
+        None | Some("") | Some("cli") => HostLimits::default(),
+        Some(h) => crate::hooks::host_limits(h).ok_or_else(|| {
+            Error::bad_input(format!(
+                "host `{h}`: use claude, codex or gemini (or leave it out for no host limit)"
+            ))
+        })?,
+    };
+    limits.window_tokens = window_tokens;
+    Ok(limits)
+}
+
+/// The block for `host` and `window_tokens`, with its account.
+pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> Result<Seen> {
+    ws.require_memory()?;
+    let limits = limits_for(host, window_tokens)?;
+    let host_name = host.filter(|h| !h.is_empty()).unwrap_or("cli");
+    let block = agent::inject(ws, host_name, None, Source::Startup, limits)?.block;
+    let shown: HashSet<&str> = block.ids.iter().map(String::as_str).collect();
+    let lang = ws.lang();
+    let today = ws.clock.today();
+    let l = &block.ledger;
+    let sizing = l.budget_bytes.min(l.budget_chars.unwrap_or(usize::MAX));
+    let (entries, decision_bytes, session_bytes, sessions_counted) = ws
+        .read(|r| {
+            let (counts, counted) = injection_counts(ws, r)?;
+            let mut out = Vec::new();
+            let (mut dbytes, mut sbytes) = (0usize, 0usize);
+            let mut first_decision = true;
+            r.scan_file(FileKind::Decisions, 0, &mut |d| {
+                let is_shown = shown.contains(d.id.as_str());
+                if is_shown {
+                    dbytes += d.heading.len() + d.body.len() + 4;
+                }
+                let reason = match (d.state, is_shown) {
+                    (_, true) if first_decision && l.decision_cut => "cut",
+                    (_, true) => "shown",
+                    (State::Superseded, _) => "superseded",
+                    (State::Retired, _) => "retired",
+                    _ if crate::secrets::in_entry(&d).is_some() => "credential",
+                    _ => "byte_budget",
+                };
+                if d.state == State::Live {
+                    first_decision = false;
+                }
+                out.push(entry_seen(&d, is_shown, reason, &counts));
+                Ok(true)
+            })?;
+            let sessions = r.file_entries(FileKind::Sessions, 0, usize::MAX)?;
+            let live: Vec<_> = (sessions.iter())
+                .filter(|e| e.state == State::Live && crate::secrets::in_entry(e).is_none())
+                .cloned()
+                .collect();
+            let wanted = ws.config.session_entries_injected as usize;
+            let chosen: HashSet<String> = crate::ops::inject::sessions_chosen(&live, today, wanted)
+                .into_iter()
+                .collect();
+            let newest: HashSet<&str> = live.iter().take(wanted).map(|e| e.id.as_str()).collect();
+            for e in &sessions {
+                let is_shown = shown.contains(e.id.as_str());
+                if is_shown {
+                    sbytes += e.heading.len() + e.body.len() + 4;
+                }
+                let reason = match e.state {
+                    _ if is_shown => "shown",
+                    State::Retired => "retired",
+                    State::Superseded => "superseded",
+                    _ if crate::secrets::in_entry(e).is_some() => "credential",
+                    _ if chosen.contains(&e.id) => "byte_budget",
+                    _ if newest.contains(e.id.as_str()) => "area_quota",
+                    _ => "count_cap",
+                };
+                out.push(entry_seen(e, is_shown, reason, &counts));
+            }
+            Ok((out, dbytes, sbytes, counted))
+        })?
+        .value;
+    let size = |f: FileKind| {
+        std::fs::metadata(ws.file_path(f))
+            .ok()
+            .filter(|m| m.is_file())
+            .map_or(0, |m| m.len())
+    };
+    let project_share = (sizing as f64 * PROJECT_SHARE) as usize;
+    let decisions_share = (sizing as f64 * DECISIONS_SHARE) as usize;
+    let user_share = crate::user::room(ws, block_budget(l));
+    let mut files = vec![
+        FileShare {
+            file: FileKind::Project.file_name().into(),
+            bytes_shown: l.project_bytes_shown,
+            bytes_total: l.project_bytes_file,
+            share: project_share,
+        },
+        FileShare {
+            file: FileKind::Decisions.file_name().into(),
+            bytes_shown: decision_bytes,
+            bytes_total: size(FileKind::Decisions),
+            share: decisions_share,
+        },
+        FileShare {
+            file: FileKind::Sessions.file_name().into(),
+            bytes_shown: session_bytes,
+            bytes_total: size(FileKind::Sessions),
+            share: sizing
+                .saturating_sub(l.project_bytes_shown + decision_bytes + l.user_bytes_shown),
+        },
+    ];
+    if l.user_bytes_file > 0 || l.user_bytes_shown > 0 {
+        files.push(FileShare {
+            file: crate::user::FILE.into(),
+            bytes_shown: l.user_bytes_shown,
+            bytes_total: l.user_bytes_file,
+            share: user_share,
+        });
+    }
+    Ok(Seen {
+        ledger_line: texts(lang).ledger_injected(l),
+        text: block.text.clone(),
+        budget: block_budget(l),
+        host: host_name.to_string(),
+        ledger: block.ledger.clone(),
+        files,
+        entries,
+        sessions_counted,
+    })
+}
+
+fn block_budget(l: &Ledger) -> Budget {
+    Budget {
+        bytes: l.budget_bytes,
+        chars: l.budget_chars,
+    }
+}
+
+fn entry_seen(
+    e: &crate::model::EntryRecord,
+    shown: bool,
+    reason: &'static str,
+    counts: &Counts,
+) -> EntrySeen {
+    let (n, last) = counts
+        .get(&e.id)
+        .map_or((0, None), |(n, at)| (*n, Some(at.clone())));
+    EntrySeen {
+        id: e.id.clone(),
+        kind: e.kind.as_str(),
+        heading: e.heading.clone(),
+        file: e.file().map_or("", |f| f.file_name()),
+        area: (e.kind == EntryKind::Session).then(|| e.area()),
+        state: e.state.as_str(),
+        shown,
+        reason,
+        injected_count: n,
+        last_injected: last,
+    }
+}
+
+/// Per entry id: how many agent sessions' last block held it, and the newest such block's
+/// time.
+pub type Counts = HashMap<String, (u32, String)>;
+
+/// The [`Counts`] of every agent session record, and how many records were read.
+pub fn injection_counts(ws: &Workspace, r: &dyn crate::store::Reader) -> Result<(Counts, usize)> {
+    let list = agents::list(ws, r)?;
+    let mut out: Counts = HashMap::new();
+    for s in &list {
+        let Some(at) = &s.injected_at else { continue };
+        for id in &s.injected_ids {
+            let slot = out.entry(id.clone()).or_insert((0, String::new()));
+            slot.0 += 1;
+            if *at > slot.1 {
+                slot.1 = at.clone();
+            }
+        }
+    }
+    Ok((out, list.len()))
+}

@@ -1,0 +1,368 @@
+//! The panel's entries as cards, and fixing one in place: `entries` (one file's entries, a
+//! page at a time, each with its version, provenance and the reports that name it),
+//! `sections` and `revisions` (PROJECT.md), `POST entry` (edit, remove, retire, supersede,
+//! restore) and `POST section` (edit, restore a revision). Every write names the version the
+//! person saw ([`crate::ops::fix`]); a stale one is answered 409 with what is there now.
+
+use std::collections::HashMap;
+
+use axum::http::Method;
+use serde_json::{Value, json};
+
+use super::api::{open, open_to_read, registered, root_of};
+use super::{ApiError, ApiResult, App, Request, to_json, wrong_method};
+use crate::error::{Error, ErrorKind};
+use crate::model::{EntryRecord, FileKind, State};
+use crate::ops::{self, fix};
+use crate::store::Reader;
+use crate::workspace::Workspace;
+
+/// Who the event log names for the panel's writes.
+const ACTOR: &str = "panel";
+
+const ENDPOINTS: [&str; 5] = ["entries", "sections", "revisions", "entry", "section"];
+
+/// The largest page of cards.
+const MAX_PAGE: usize = 500;
+
+pub fn is_endpoint(name: &str) -> bool {
+    ENDPOINTS.contains(&name)
+}
+
+pub fn route(app: &App, req: &Request) -> Option<ApiResult> {
+    let get = req.method == Method::GET;
+    let post = req.method == Method::POST;
+    Some(match req.name.as_str() {
+        "entries" if get => entries(app, req),
+        "sections" if get => sections(app, req),
+        "revisions" if get => revisions(app, req),
+        "entry" if post => entry(app, req),
+        "section" if post => section(app, req),
+        "entries" | "sections" | "revisions" => Err(wrong_method(req, "GET")),
+        "entry" | "section" => Err(wrong_method(req, "POST")),
+        _ => return None,
+    })
+}
+
+/// A whole-number query parameter (`default` when absent), at most `max`.
+fn count(req: &Request, key: &str, default: usize, max: usize) -> Result<usize, ApiError> {
+    match req.param(key) {
+        None => Ok(default),
+        Some(v) => match v.parse::<usize>() {
+            Ok(n) if n <= max => Ok(n),
+            _ => Err(ApiError::bad(format!(
+                "{key} 必须是 0 到 {max} 之间的整数：{v}"
+            ))),
+        },
+    }
+}
+
+/// The file a `file` parameter names: DECISIONS.md, SESSIONS.md or the archive.
+fn entry_file(ws: &Workspace, name: &str) -> Result<FileKind, ApiError> {
+    [FileKind::Decisions, FileKind::Sessions, FileKind::Archive]
+        .into_iter()
+        .find(|f| f.file_name() == name || ws.file_name(*f) == name)
+        .ok_or_else(|| {
+            ApiError::bad(format!(
+                "file 必须是 DECISIONS.md、SESSIONS.md 或 {}：{name}",
+                FileKind::Archive.file_name()
+            ))
+        })
+}
+
+/// Open reports' numbers by the live entry ids their text names.
+fn reports_naming(r: &dyn Reader) -> crate::error::Result<HashMap<String, Vec<u64>>> {
+    let mut by_id: HashMap<String, Vec<u64>> = HashMap::new();
+    for rep in r.reports()?.into_iter().filter(|x| x.open) {
+        for (id, _) in crate::ops::truth::retire::named_in(r, &rep.text)? {
+            by_id.entry(id).or_default().push(rep.seq);
+        }
+    }
+    Ok(by_id)
+}
+
+/// One card: the entry as `trilogy read --json` shows it, with its version and what names it.
+fn card(
+    ws: &Workspace,
+    r: &dyn Reader,
+    e: &EntryRecord,
+    reports: &HashMap<String, Vec<u64>>,
+) -> crate::error::Result<Value> {
+    let mut v = serde_json::to_value(ops::EntryView::from(e))
+        .map_err(|err| Error::Internal(format!("json: {err}")))?;
+    v["provenance"] = serde_json::to_value(ops::Provenance::read(ws, r, e)?)
+        .map_err(|err| Error::Internal(format!("json: {err}")))?;
+    v["version"] = json!(fix::entry_version(e));
+    v["replaced_by"] = json!(e.replaced_by);
+    v["file"] = json!(e.file().map(|f| ws.file_name(f)));
+    v["reports"] = json!(reports.get(&e.id).cloned().unwrap_or_default());
+    Ok(v)
+}
+
+/// `GET /entries?root=&file=&offset=&limit=&q=`: one file's entries in file order (newest
+/// first), a page at a time; `q` keeps those whose text holds it (case-insensitive).
+fn entries(app: &App, req: &Request) -> ApiResult {
+    let root = root_of(req)?;
+    let ws = open_to_read(app, &root, true)?;
+    let f = entry_file(&ws, req.param("file").unwrap_or("SESSIONS.md"))?;
+    let offset = count(req, "offset", 0, usize::MAX)?;
+    let limit = count(req, "limit", 50, MAX_PAGE)?.max(1);
+    let q = req.param("q").map(|q| q.trim().to_lowercase());
+    let out = ws
+        .read(|r| {
+            let reports = reports_naming(r)?;
+            let (total, page) = match &q {
+                None => (r.file_count(f)? as usize, r.file_entries(f, offset, limit)?),
+                Some(q) => {
+                    let (mut total, mut page) = (0usize, Vec::new());
+                    r.scan_file(f, 0, &mut |e| {
+                        let hit = e.heading.to_lowercase().contains(q.as_str())
+                            || e.body.to_lowercase().contains(q.as_str());
+                        if hit {
+                            if total >= offset && page.len() < limit {
+                                page.push(e);
+                            }
+                            total += 1;
+                        }
+                        Ok(true)
+                    })?;
+                    (total, page)
+                }
+            };
+            let cards = (page.iter())
+                .map(|e| card(&ws, r, e, &reports))
+                .collect::<crate::error::Result<Vec<_>>>()?;
+            Ok(json!({
+                "file": ws.file_name(f),
+                "total": total,
+                "offset": offset,
+                "limit": limit,
+                "entries": cards,
+            }))
+        })?
+        .value;
+    Ok(out)
+}
+
+/// `GET /sections?root=`: PROJECT.md's prose and sections, each with its version.
+fn sections(app: &App, req: &Request) -> ApiResult {
+    let root = root_of(req)?;
+    let ws = open_to_read(app, &root, true)?;
+    ws.read(|r| {
+        let prose = crate::markdown::prose(&r.preamble(FileKind::Project)?.unwrap_or_default());
+        let list: Vec<Value> = (r.sections()?.iter())
+            .map(|s| {
+                json!({
+                    "key": s.key,
+                    "heading": s.heading,
+                    "body": s.text(),
+                    "revision": s.revision,
+                    "removed": s.removed,
+                    "version": fix::section_version(s),
+                })
+            })
+            .collect();
+        Ok(json!({ "prose": prose, "sections": list }))
+    })
+    .map(|w| w.value)
+    .map_err(ApiError::from)
+}
+
+/// `GET /revisions?root=&key=`: every revision of one section, newest first.
+fn revisions(app: &App, req: &Request) -> ApiResult {
+    let root = root_of(req)?;
+    let key = req
+        .param("key")
+        .ok_or_else(|| ApiError::bad("缺少 key 参数"))?;
+    let ws = open_to_read(app, &root, true)?;
+    ws.read(|r| {
+        let cur = (r.sections()?.into_iter())
+            .find(|s| s.key == key)
+            .ok_or_else(|| Error::NotFound(format!("没有这个 PROJECT 段：{key}")))?;
+        let mut list = r.section_history(key)?;
+        list.sort_by_key(|v| std::cmp::Reverse(v.revision));
+        Ok(json!({
+            "key": cur.key,
+            "heading": cur.heading,
+            "revision": cur.revision,
+            "revisions": list.iter().map(|v| json!({
+                "revision": v.revision,
+                "body": crate::model::trim_blank_lines(&v.body),
+                "at": v.at,
+                "actor": v.actor,
+            })).collect::<Vec<_>>(),
+        }))
+    })
+    .map(|w| w.value)
+    .map_err(ApiError::from)
+}
+
+/// Where entry `id` is now: its file and 1-based place there (files are in date order).
+pub(super) fn place_of(ws: &Workspace, id: &str) -> crate::error::Result<Value> {
+    ws.read(|r| {
+        let Some(e) = r.entry(id)? else {
+            return Ok(Value::Null);
+        };
+        let Some(f) = e.file() else {
+            return Ok(json!({ "file": null, "state": e.state.as_str() }));
+        };
+        let mut n = 0usize;
+        let mut at = None;
+        r.scan_file(f, 0, &mut |x| {
+            n += 1;
+            if x.id == id {
+                at = Some(n);
+                return Ok(false);
+            }
+            Ok(true)
+        })?;
+        Ok(json!({
+            "file": ws.file_name(f),
+            "position": at,
+            "of": r.file_count(f)?,
+            "state": e.state.as_str(),
+        }))
+    })
+    .map(|w| w.value)
+}
+
+/// A conflict's answer: 409, with the entry as it is now (following replacements).
+fn conflict(ws: &Workspace, id: &str, e: Error) -> ApiError {
+    let mut err = ApiError::from(e);
+    let now = ws.read(|r| {
+        let mut cur = r.entry(id)?;
+        // an edited entry: its replacement is what the person should look at now
+        for _ in 0..16 {
+            match cur.as_ref().and_then(|c| c.replaced_by.clone()) {
+                Some(next) if cur.as_ref().is_some_and(|c| c.state == State::Replaced) => {
+                    cur = r.entry(&next)?
+                }
+                _ => break,
+            }
+        }
+        let reports = reports_naming(r)?;
+        cur.map(|c| card(ws, r, &c, &reports)).transpose()
+    });
+    let mut extra = serde_json::Map::new();
+    extra.insert(
+        "current".into(),
+        now.ok().and_then(|w| w.value).unwrap_or(Value::Null),
+    );
+    err.extra = Some(extra);
+    err
+}
+
+/// `POST /entry {root, id, action, version, text?, why?, decision?}`.
+fn entry(app: &App, req: &Request) -> ApiResult {
+    let root = root_of(req)?;
+    registered(app, &root)?;
+    let ws = open(app, &root)?;
+    let id = req
+        .str_field("id")
+        .ok_or_else(|| ApiError::bad("缺少 id"))?;
+    let action = req.str_field("action").unwrap_or("");
+    let version = req.str_field("version");
+    let need_version = || {
+        version.ok_or_else(|| {
+            ApiError::bad("缺少 version：请把读到这一条时 /entries 给出的 version 一起发回")
+        })
+    };
+    let text = || {
+        req.str_field("text")
+            .ok_or_else(|| ApiError::bad("缺少 text"))
+    };
+    let key = root.display().to_string();
+    let answered: crate::error::Result<(Value, String)> = match action {
+        "edit" => {
+            let (v, t) = (need_version()?, text()?);
+            app.writing(&key, || fix::edit_entry(&ws, ACTOR, id, v, t))
+                .map(|w| {
+                    let at = w.value.new_id.clone().unwrap_or(w.value.id.clone());
+                    (json!(w.value), at)
+                })
+        }
+        "remove" => {
+            let v = need_version()?;
+            app.writing(&key, || fix::remove_entry(&ws, ACTOR, id, v))
+                .map(|w| (json!(w.value), id.to_string()))
+        }
+        "retire" => {
+            let v = need_version()?;
+            let why = req
+                .str_field("why")
+                .ok_or_else(|| ApiError::bad("缺少 why：说一句它为什么不再成立（会写在条目旁）"))?;
+            app.writing(&key, || {
+                ops::truth::retire::retire(&ws, ACTOR, id, why, Some(v))
+            })
+            .map(|w| (json!(w.value), w.value.id))
+        }
+        "supersede" => {
+            let v = need_version()?;
+            let d = req
+                .field("decision")
+                .ok_or_else(|| ApiError::bad("缺少 decision：{choice, because?, over?, area?}"))?;
+            let d: ops::DecisionInput = serde_json::from_value(d.clone())
+                .map_err(|e| ApiError::bad(format!("decision 不对：{e}")))?;
+            app.writing(&key, || fix::supersede(&ws, ACTOR, id, v, d))
+                .map(|w| {
+                    let at = w.value.ids.first().cloned().unwrap_or_default();
+                    (json!(w.value), at)
+                })
+        }
+        "restore" => app
+            .writing(&key, || ops::restore_entry(&ws, ACTOR, id, version))
+            .map(|w| (json!(w.value), w.value.id)),
+        _ => {
+            return Err(ApiError::bad(
+                "action 必须是 edit、remove、retire、supersede 或 restore",
+            ));
+        }
+    };
+    match answered {
+        Ok((mut v, at)) => {
+            v["action"] = json!(action);
+            v["where"] = place_of(&ws, &at)?;
+            Ok(v)
+        }
+        Err(e) if e.kind() == ErrorKind::Conflict => Err(conflict(&ws, id, e)),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `POST /section {root, key, action, version, text?, revision?}`: edit a PROJECT section's
+/// body, or put one of its revisions back.
+fn section(app: &App, req: &Request) -> ApiResult {
+    let root = root_of(req)?;
+    registered(app, &root)?;
+    let ws = open(app, &root)?;
+    let key = req
+        .str_field("key")
+        .ok_or_else(|| ApiError::bad("缺少 key"))?;
+    let version = req
+        .str_field("version")
+        .ok_or_else(|| ApiError::bad("缺少 version：请把 /sections 给出的 version 一起发回"))?;
+    let busy = root.display().to_string();
+    match req.str_field("action").unwrap_or("") {
+        "edit" => {
+            let text = req.field("text").and_then(Value::as_str).unwrap_or("");
+            let done = app.writing(&busy, || fix::edit_section(&ws, ACTOR, key, version, text))?;
+            to_json(&done.value)
+        }
+        "restore" => {
+            let revision = req
+                .field("revision")
+                .and_then(Value::as_u64)
+                .ok_or_else(|| ApiError::bad("缺少 revision（一个修订号）"))?;
+            // restore finds a section by heading (or a person's name for it)
+            let heading = (ws.read(|r| r.sections())?.value.into_iter())
+                .find(|s| s.key == key)
+                .map(|s| s.heading)
+                .ok_or_else(|| ApiError::new(404, format!("没有这个 PROJECT 段：{key}")))?;
+            let done = app.writing(&busy, || {
+                ops::restore_section(&ws, ACTOR, &heading, revision, Some(version))
+            })?;
+            to_json(&done.value)
+        }
+        _ => Err(ApiError::bad("action 必须是 edit 或 restore")),
+    }
+}

@@ -1,0 +1,179 @@
+//! What the panel opens a workspace on: `injection` (the block an agent would be given for a
+//! host and a window, and why each entry is in it or not: [`crate::ops::seen`]), `attention`
+//! (what waits for a person: reports, proposals, reviews due, a stale PROJECT, doctor's
+//! findings, recall's freshness), `change` (a token that moves with every write, for the
+//! page to poll), and `review` (proposals and reports, with accept, reject and close).
+
+use axum::http::Method;
+use serde_json::{Value, json};
+
+use super::api::{open, open_to_read, registered, root_of};
+use super::{ApiError, ApiResult, App, Request, to_json, wrong_method};
+use crate::ops;
+use crate::store::Reader;
+
+/// Who the event log names for the panel's writes.
+const ACTOR: &str = "panel";
+
+const ENDPOINTS: [&str; 4] = ["injection", "attention", "change", "review"];
+
+pub fn is_endpoint(name: &str) -> bool {
+    ENDPOINTS.contains(&name)
+}
+
+pub fn route(app: &App, req: &Request) -> Option<ApiResult> {
+    let get = req.method == Method::GET;
+    Some(match req.name.as_str() {
+        "injection" if get => injection(app, req),
+        "attention" if get => attention(app, req),
+        "change" if get => change(app, req),
+        "review" if get => review_list(app, req),
+        "review" if req.method == Method::POST => review_act(app, req),
+        "review" => Err(wrong_method(req, "GET 或 POST")),
+        "injection" | "attention" | "change" => Err(wrong_method(req, "GET")),
+        _ => return None,
+    })
+}
+
+/// `GET /injection?root=&host=&window=`: `trilogy inject --host H --window-tokens N`'s block
+/// and its account.
+fn injection(app: &App, req: &Request) -> ApiResult {
+    let root = root_of(req)?;
+    let ws = open_to_read(app, &root, true)?;
+    let window = match req.param("window") {
+        None => None,
+        Some(w) => Some(w.parse::<u64>().ok().filter(|n| *n > 0).ok_or_else(|| {
+            ApiError::bad(format!("window 必须是正整数（模型上下文的 token 数）：{w}"))
+        })?),
+    };
+    to_json(&ops::seen::seen(&ws, req.param("host"), window)?)
+}
+
+/// `GET /change?root=`: `{change}`, which differs after any write to the store (entries,
+/// sections, events, proposals, reports). Reading it absorbs a hand edit first, like every
+/// read, so an edit made in an editor moves it too.
+fn change(app: &App, req: &Request) -> ApiResult {
+    let root = root_of(req)?;
+    let ws = open_to_read(app, &root, true)?;
+    let token = ws.read(|r| change_token(r))?.value;
+    Ok(json!({ "change": token }))
+}
+
+fn change_token(r: &dyn Reader) -> crate::error::Result<String> {
+    Ok(format!(
+        "{}.{}.{}",
+        r.store_id()?,
+        r.change_seq()?,
+        r.last_event_seq()?
+    ))
+}
+
+/// `GET /attention?root=`: what waits for a person, each with where it is handled.
+fn attention(app: &App, req: &Request) -> ApiResult {
+    let root = root_of(req)?;
+    let ws = open_to_read(app, &root, true)?;
+    let listing = ops::gate::list(&ws, false)?;
+    let today = ws.clock.today();
+    let (due, stale, token) = ws
+        .read(|r| {
+            let due = ops::truth::review::due(r, today)?.len();
+            let stale = ops::inject::lag(r, &|| ops::file_date(&ws, r))?;
+            Ok((due, stale, change_token(r)?))
+        })?
+        .value;
+    let threshold = ws.config.project_stale_days;
+    let stale = stale.filter(|l| threshold > 0 && l.behind_days >= threshold);
+    let doctor = ops::doctor::doctor(&ws, false)?;
+    let findings: Vec<Value> = (doctor.findings.iter())
+        .filter(|f| f.level != ops::doctor::Level::Ok)
+        .map(|f| json!({ "level": f.level, "check": f.check, "message": f.message, "action": f.action }))
+        .collect();
+    let count =
+        |level: ops::doctor::Level| doctor.findings.iter().filter(|f| f.level == level).count();
+    let recall = if ws.config.recall.is_some() {
+        let st = crate::recall::status(&ws)?;
+        let pending: usize = st.hosts.iter().map(|h| h.pending).sum();
+        Some(json!({
+            "complete": st.complete,
+            "pending_files": pending,
+            "messages": st.messages,
+            "last_build": st.last_build,
+        }))
+    } else {
+        None
+    };
+    let seen = ops::seen::seen(&ws, None, None)?;
+    Ok(json!({
+        "reports_open": listing.reports.len(),
+        "proposals_pending": listing.proposals.len(),
+        "due": due,
+        "stale": stale,
+        "doctor": {
+            "errors": count(ops::doctor::Level::Error),
+            "warnings": count(ops::doctor::Level::Warn),
+            "findings": findings,
+        },
+        "recall": recall,
+        "ledger_line": seen.ledger_line,
+        "change": token,
+    }))
+}
+
+/// `GET /review?root=`: pending proposals and open reports, each report with the live
+/// entries it names.
+fn review_list(app: &App, req: &Request) -> ApiResult {
+    let root = root_of(req)?;
+    let ws = open_to_read(app, &root, true)?;
+    let listing = ops::gate::list(&ws, false)?;
+    let named = ws
+        .read(|r| {
+            (listing.reports.iter())
+                .map(|rep| ops::truth::retire::named_in(r, &rep.text))
+                .collect::<crate::error::Result<Vec<_>>>()
+        })?
+        .value;
+    let reports: Vec<Value> = (listing.reports.iter().zip(named))
+        .map(|(rep, names)| {
+            json!({
+                "n": rep.seq,
+                "text": rep.text,
+                "at": rep.at,
+                "actor": rep.actor,
+                "names": names.iter().map(|(id, _)| id).collect::<Vec<_>>(),
+            })
+        })
+        .collect();
+    Ok(json!({ "proposals": listing.proposals, "reports": reports }))
+}
+
+/// `POST /review {root, id, action, why?, text?}`: accept or reject a proposal, close a
+/// report (its number as `id`).
+fn review_act(app: &App, req: &Request) -> ApiResult {
+    let root = root_of(req)?;
+    registered(app, &root)?;
+    let ws = open(app, &root)?;
+    let id = match req.field("id") {
+        Some(Value::Number(n)) => n.to_string(),
+        Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
+        _ => return Err(ApiError::bad("缺少 id（提案的 id，或报告的编号）")),
+    };
+    let key = root.display().to_string();
+    match req.str_field("action").unwrap_or("") {
+        "accept" => to_json(
+            &app.writing(&key, || {
+                ops::gate::accept(&ws, ACTOR, &id, req.str_field("text"))
+            })?
+            .value,
+        ),
+        "reject" => to_json(&app.writing(&key, || {
+            ops::gate::reject(&ws, ACTOR, &id, req.str_field("why"))
+        })?),
+        "close" => {
+            let n = id
+                .parse::<u64>()
+                .map_err(|_| ApiError::bad(format!("报告编号必须是整数：{id}")))?;
+            to_json(&app.writing(&key, || ops::close_report(&ws, ACTOR, n))?)
+        }
+        _ => Err(ApiError::bad("action 必须是 accept、reject 或 close")),
+    }
+}
