@@ -1,0 +1,1 @@
+// The panel's entry cards (loaded before panel.js).
