@@ -9,7 +9,10 @@
 //! - `GET /trilogy/files?root=` alone (the four files' text, `staleness`, the instruction
 //!   file): at 100k the archive dominates;
 //! - the page load: `GET /trilogy/` then the first `/files`, back to back;
-//! - MCP `memory_read {"section":"现状"}` over stdio, and MCP `ping` (its floor).
+//! - MCP `memory_read {"section":"现状"}` over stdio, and MCP `ping` (its floor);
+//! - the workspace open of the reworked page: its seven requests back to back (the page,
+//!   `/info`, `/workspaces`, `/attention`, `/injection`, the first 50 cards, `/files` without
+//!   the archive's text), and `/injection` alone.
 //!
 //! Every figure is p50/p90/p99 over many iterations, and the summary gives each as a ratio to
 //! its floor. This is a plain program (`harness = false`): `cargo bench --bench web`. Knobs
@@ -211,10 +214,19 @@ fn run_scale(n: usize, bin: &Path, iters: usize) -> Vec<Stats> {
     let _serve = Serve(child);
     let launch: Value = serde_json::from_str(&first).expect("the launch line");
     let port = launch["port"].as_u64().unwrap() as u16;
-    let files = format!(
-        "/trilogy/files?root={}",
-        root.display().to_string().replace(' ', "%20")
-    );
+    let r = root.display().to_string().replace(' ', "%20");
+    let files = format!("/trilogy/files?root={r}");
+    // what the reworked page asks for when a workspace opens: the ledger and attention
+    // strip, what the agent sees, the first page of cards, the files without the archive
+    let opening = [
+        "/trilogy/".to_string(),
+        "/trilogy/info".to_string(),
+        "/trilogy/workspaces".to_string(),
+        format!("/trilogy/attention?root={r}"),
+        format!("/trilogy/injection?root={r}"),
+        format!("/trilogy/entries?root={r}&file=SESSIONS.md&limit=50"),
+        format!("/trilogy/files?root={r}&archive=0"),
+    ];
 
     let heavy = if n >= 10_000 {
         (iters / 5).max(3)
@@ -229,6 +241,16 @@ fn run_scale(n: usize, bin: &Path, iters: usize) -> Vec<Stats> {
     let mut floor = Stats::new(format!("{label} GET panel.css (floor)"));
     let mut files_s = Stats::new(format!("{label} GET /files"));
     let mut page = Stats::new(format!("{label} page load (/ + first /files)"));
+    let mut open = Stats::new(format!("{label} workspace open (7 requests)"));
+    let mut seen = Stats::new(format!("{label} GET /injection"));
+    let mut parts: Vec<Stats> = (opening.iter())
+        .map(|p| {
+            Stats::new(format!(
+                "{label}   of which {}",
+                p.split('?').next().unwrap_or(p)
+            ))
+        })
+        .collect();
     let (d, bytes) = timed(port, &files);
     eprintln!(
         "[first] {label} /files {} ({bytes} bytes, opens the store)",
@@ -243,6 +265,15 @@ fn run_scale(n: usize, bin: &Path, iters: usize) -> Vec<Stats> {
         let _ = timed(port, "/trilogy/");
         let _ = timed(port, &files);
         page.samples.push(t.elapsed());
+        let t = Instant::now();
+        for (path, each) in opening.iter().zip(parts.iter_mut()) {
+            let at = Instant::now();
+            let (status, _) = http(port, path);
+            assert_eq!(status, 200, "{path}");
+            each.samples.push(at.elapsed());
+        }
+        open.samples.push(t.elapsed());
+        seen.samples.push(timed(port, &opening[4]).0);
     }
 
     let mut mcp = Mcp::start(bin, &root, scratch.path());
@@ -255,7 +286,9 @@ fn run_scale(n: usize, bin: &Path, iters: usize) -> Vec<Stats> {
         ping.samples.push(mcp.request("ping", Value::Null).0);
         read.samples.push(mcp.request("tools/call", args.clone()).0);
     }
-    vec![floor, files_s, page, ping, read]
+    let mut all = vec![floor, files_s, page, ping, read, open, seen];
+    all.extend(parts);
+    all
 }
 
 fn main() {
@@ -285,6 +318,12 @@ fn main() {
             ratio(page.p50(), floor.p50()),
             ratio(read.p50(), ping.p50()),
             ratio(files.p50(), read.p50()),
+        );
+        let (open, seen) = (&scale[5], &scale[6]);
+        println!(
+            "  the reworked page's workspace open {:.1}× the old page load; /injection {:.1}× memory_read\n",
+            ratio(open.p50(), page.p50()),
+            ratio(seen.p50(), read.p50()),
         );
     }
 }

@@ -398,6 +398,22 @@ fn change_moves_with_a_cli_write_and_attention_counts_what_waits() {
         a["ledger_line"].as_str().unwrap().starts_with("本次注入"),
         "{a}"
     );
+    // doctor is judged on a thread of its own; asked again, its findings come
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    let doctor = loop {
+        let a = s
+            .get(&format!("/trilogy/attention?root={}", enc(&r)))
+            .json();
+        if a["doctor"]["pending"] != true {
+            break a["doctor"].clone();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "doctor never judged: {a}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert_eq!(doctor["errors"], 0, "{doctor}");
     ws.ok_stdin(
         &["checkpoint"],
         &json!({"notes": "the hand entry looks wrong"}).to_string(),

@@ -252,7 +252,8 @@ pub(super) fn instruction_name(app: &App, ws: &Workspace) -> String {
         .unwrap_or_else(|| ws.config.boot_block_file.clone())
 }
 
-/// `GET /files?root=`.
+/// `GET /files?root=[&archive=0]`: the memory files, their version, staleness, the instruction
+/// file; with `archive=0` the archive without its text.
 fn files(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let ws = open_to_read(app, &root, false)?;
@@ -265,6 +266,9 @@ fn files(app: &App, req: &Request) -> ApiResult {
     let mut shas: Vec<Option<String>> = Vec::new();
     let mut mtimes: [Option<i64>; 3] = [None; 3];
     let mut sessions_text = None;
+    // `archive=0`: the archive's size and version without its text (at 100k entries that
+    // text is 20 MB; the page shows the archive as cards, a page at a time)
+    let archive_text = req.param("archive") != Some("0");
     for f in FileKind::ALL {
         let path = ws.memory_file(f)?;
         let read = std::fs::metadata(&path)
@@ -282,7 +286,11 @@ fn files(app: &App, req: &Request) -> ApiResult {
                 if f == FileKind::Sessions {
                     sessions_text = Some(text.clone());
                 }
-                json!({ "text": text, "bytes": bytes.len(), "mtime": mtime })
+                if f == FileKind::Archive && !archive_text {
+                    json!({ "text": null, "omitted": true, "bytes": bytes.len(), "mtime": mtime })
+                } else {
+                    json!({ "text": text, "bytes": bytes.len(), "mtime": mtime })
+                }
             }
             None => {
                 shas.push(None);

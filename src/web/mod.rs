@@ -76,7 +76,13 @@ pub(crate) struct App {
     activity: Mutex<HashMap<String, (Phase, i64)>>,
     /// PROJECT.md's lag per root, with the (change, store, PROJECT mtime) it was judged at.
     lags: Mutex<HashMap<PathBuf, (LagKey, Option<crate::ops::inject::Staleness>)>>,
+    /// `doctor`'s findings per root, with the change token they were judged at (`None`
+    /// while a judgement runs in the background: at 100k entries it takes a second or two).
+    pub doctors: Doctors,
 }
+
+/// See [`App::doctors`].
+pub(crate) type Doctors = Arc<Mutex<HashMap<PathBuf, (String, Option<Value>)>>>;
 
 /// What a judged lag depends on: the store's change counter and identity, PROJECT.md's mtime.
 pub(crate) type LagKey = (u64, u64, i64);
@@ -387,6 +393,7 @@ pub fn serve(opts: Options, announce: impl FnOnce(&Launch) -> Result<()>) -> Res
             workspaces: Mutex::new(HashMap::new()),
             activity: Mutex::new(HashMap::new()),
             lags: Mutex::new(HashMap::new()),
+            doctors: Arc::default(),
         });
         api::seed(&app);
         let token_file = keep_token(&app.env, port, &token);

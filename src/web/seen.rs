@@ -74,22 +74,29 @@ fn attention(app: &App, req: &Request) -> ApiResult {
     let ws = open_to_read(app, &root, true)?;
     let listing = ops::gate::list(&ws, false)?;
     let today = ws.clock.today();
+    let project_ms = std::fs::metadata(ws.file_path(crate::model::FileKind::Project))
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_millis() as i64);
     let (due, stale, token) = ws
         .read(|r| {
             let due = ops::truth::review::due(r, today)?.len();
-            let stale = ops::inject::lag(r, &|| ops::file_date(&ws, r))?;
+            // judged once per store change, as the staleness banner is (it scans every entry)
+            let key = (r.change_seq()?, r.store_id()?, project_ms);
+            let stale = match app.lag_cache(&ws.root, key) {
+                Some(hit) => hit,
+                None => {
+                    let lag = ops::inject::lag(r, &|| ops::file_date(&ws, r))?;
+                    app.keep_lag(&ws.root, key, lag.clone());
+                    lag
+                }
+            };
             Ok((due, stale, change_token(r)?))
         })?
         .value;
     let threshold = ws.config.project_stale_days;
     let stale = stale.filter(|l| threshold > 0 && l.behind_days >= threshold);
-    let doctor = ops::doctor::doctor(&ws, false)?;
-    let findings: Vec<Value> = (doctor.findings.iter())
-        .filter(|f| f.level != ops::doctor::Level::Ok)
-        .map(|f| json!({ "level": f.level, "check": f.check, "message": f.message, "action": f.action }))
-        .collect();
-    let count =
-        |level: ops::doctor::Level| doctor.findings.iter().filter(|f| f.level == level).count();
     let recall = if ws.config.recall.is_some() {
         let st = crate::recall::status(&ws)?;
         let pending: usize = st.hosts.iter().map(|h| h.pending).sum();
@@ -108,15 +115,54 @@ fn attention(app: &App, req: &Request) -> ApiResult {
         "proposals_pending": listing.proposals.len(),
         "due": due,
         "stale": stale,
-        "doctor": {
-            "errors": count(ops::doctor::Level::Error),
-            "warnings": count(ops::doctor::Level::Warn),
-            "findings": findings,
-        },
+        "doctor": doctor_part(app, &ws, &token),
         "recall": recall,
         "ledger_line": seen.ledger_line,
         "change": token,
     }))
+}
+
+/// `doctor`'s findings for `ws` at change `token`: from the cache, or `{pending: true}` while
+/// a judgement runs on a thread of its own (the page asks again), so opening a large
+/// workspace never waits for it.
+fn doctor_part(app: &App, ws: &std::sync::Arc<crate::workspace::Workspace>, token: &str) -> Value {
+    let cache = app.doctors.clone();
+    let mut held = cache.lock().unwrap_or_else(|p| p.into_inner());
+    match held.get(&ws.root) {
+        Some((t, Some(v))) if t == token => return v.clone(),
+        Some((t, None)) if t == token => return json!({ "pending": true }),
+        _ => {}
+    }
+    held.insert(ws.root.clone(), (token.to_string(), None));
+    drop(held);
+    let (ws, token) = (ws.clone(), token.to_string());
+    std::thread::spawn(move || {
+        let v = match ops::doctor::doctor(&ws, false) {
+            Ok(report) => {
+                let count = |level: ops::doctor::Level| {
+                    report.findings.iter().filter(|f| f.level == level).count()
+                };
+                let findings: Vec<Value> = (report.findings.iter())
+                    .filter(|f| f.level != ops::doctor::Level::Ok)
+                    .map(|f| json!({ "level": f.level, "check": f.check, "message": f.message, "action": f.action }))
+                    .collect();
+                json!({
+                    "errors": count(ops::doctor::Level::Error),
+                    "warnings": count(ops::doctor::Level::Warn),
+                    "findings": findings,
+                })
+            }
+            Err(e) => {
+                json!({ "errors": 1, "warnings": 0, "findings": [{ "level": "error", "check": "doctor", "message": e.to_string(), "action": "" }] })
+            }
+        };
+        let mut held = cache.lock().unwrap_or_else(|p| p.into_inner());
+        // a newer judgement may have been asked for meanwhile: keep only the one for its token
+        if held.get(&ws.root).is_none_or(|(t, _)| *t == token) {
+            held.insert(ws.root.clone(), (token, Some(v)));
+        }
+    });
+    json!({ "pending": true })
 }
 
 /// `GET /review?root=`: pending proposals and open reports, each report with the live
