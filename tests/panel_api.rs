@@ -438,11 +438,22 @@ fn change_moves_with_a_cli_write_and_attention_counts_what_waits() {
 #[test]
 fn a_clear_is_undone_whole_and_the_badge_and_the_opening_workspace_are_true() {
     let ws = Ws::init();
-    ws.ok(&[
-        "checkpoint",
-        "--session-done",
+    // two sessions with a cap of one: the older goes to the archive
+    for text in [
+        "archived before the clear; tested",
         "kept through a clear; tested",
-    ]);
+    ] {
+        ws.cmd()
+            .args(["checkpoint", "--session-done", text])
+            .env("TRILOGY_SESSIONS_MAX_ENTRIES", "1")
+            .env("TRILOGY_SESSIONS_ARCHIVE_BATCH", "0")
+            .assert()
+            .success();
+    }
+    assert!(
+        ws.read("SESSIONS-archive.md")
+            .contains("archived before the clear")
+    );
     ws.ok(&[
         "checkpoint",
         "--decision",
@@ -450,6 +461,11 @@ fn a_clear_is_undone_whole_and_the_badge_and_the_opening_workspace_are_true() {
         "--because",
         "undo",
     ]);
+    ws.ok_stdin(
+        &["checkpoint"],
+        &json!({"project": [{"section": "现状", "text": "Real state text that matters"}]})
+            .to_string(),
+    );
     let s = Server::start(&ws);
     let r = root(&ws);
     let info = s.get("/trilogy/info").json();
@@ -463,11 +479,7 @@ fn a_clear_is_undone_whole_and_the_badge_and_the_opening_workspace_are_true() {
             .cloned()
             .unwrap()
     };
-    assert_eq!(
-        row(&s)["empty"],
-        false,
-        "recorded sessions: not empty, whatever PROJECT says"
-    );
+    assert_eq!(row(&s)["empty"], false, "recorded sessions: not empty");
     let v = s.post("/trilogy/clear", &json!({"root": r})).json();
     assert_eq!(v["undoable"], true, "{v}");
     let id = v["clear_id"].clone();
@@ -475,9 +487,29 @@ fn a_clear_is_undone_whole_and_the_badge_and_the_opening_workspace_are_true() {
     let back = s.post("/trilogy/restore", &json!({"root": r, "clear": id}));
     assert_eq!(back.status, 200, "{}", back.body);
     let back = back.json();
-    assert_eq!(back["entries"], 2, "{back}");
-    assert!(ws.read("SESSIONS.md").contains("kept through a clear"));
+    assert_eq!(back["entries"], 3, "{back}");
+    assert_eq!(back["left"], json!([]), "{back}");
+    assert_eq!(back["sections"], 1, "the one section with text: {back}");
+    let sessions = ws.read("SESSIONS.md");
+    assert!(sessions.contains("kept through a clear"));
+    assert!(
+        !sessions.contains("archived before the clear"),
+        "the archive's entry stays archived"
+    );
+    assert!(
+        ws.read("SESSIONS-archive.md")
+            .contains("archived before the clear")
+    );
     assert!(ws.read("DECISIONS.md").contains("survive the clear"));
+    assert!(
+        ws.read("PROJECT.md")
+            .contains("Real state text that matters")
+    );
+    // a clear with nothing left to clear is not offered as undoable
+    let v = s.post("/trilogy/clear", &json!({"root": r})).json();
+    let again = s.post("/trilogy/clear", &json!({"root": r})).json();
+    assert_eq!(again["undoable"], false, "{again} after {v}");
+    assert_eq!(again["clear_id"], Value::Null);
     let wrong = s.post("/trilogy/restore", &json!({"root": r, "clear": 1}));
     assert_eq!(wrong.status, 404, "{}", wrong.body);
 }

@@ -125,13 +125,13 @@ pub fn inject(env: &Env, a: InjectArgs) -> Result<()> {
         ))
     })?;
     env.ws.require_memory()?;
-    // a host with hooks gets the block as its hooks would give it (its cap); the flags win
+    // a host with hooks gets the block as its hooks would give it (its caps; --max-chars
+    // takes the place of its character cap, and a byte cap stays)
     let host = crate::hooks::host_limits(&a.host).unwrap_or_default();
     let limits = HostLimits {
         window_tokens: a.window_tokens,
         char_cap: a.max_chars.or(host.char_cap),
-        byte_cap: host.byte_cap,
-        resume_loses_context: false,
+        ..host
     };
     let inj = agent::inject(&env.ws, &a.host, a.session.as_deref(), source, limits)?;
     format::print(env, &inj, |i| {

@@ -349,6 +349,11 @@ fn clear_summary(o: &ClearOutcome) -> String {
         "{} entries and {} sections are kept in the store, restorable: `trilogy log` shows the clear, `trilogy restore ID` brings an entry back, `trilogy restore --section NAME --revision N` a section",
         o.entries, o.sections
     ));
+    if let Some(n) = o.event {
+        lines.push(format!(
+            "to undo it whole: `trilogy restore --clear {n}` (the boot block comes back with `trilogy block rewrite`)"
+        ));
+    }
     lines.push(
         "the next session (or `trilogy init`) starts the files again from the templates".into(),
     );

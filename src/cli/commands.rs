@@ -67,6 +67,18 @@ pub(super) fn run(command: Command, env: &Env) -> Result<()> {
                 )
             })
         }
+        Command::Restore(a) if a.clear.is_some() => {
+            let out = ops::restore_cleared(&env.ws, "cli", a.clear.unwrap_or_default())?;
+            format::warn_sync(&out.report);
+            format::print(env, &out.value, |o| {
+                let mut lines = vec![format!(
+                    "brought back {} entries and {} sections from clear #{}",
+                    o.entries, o.sections, o.clear
+                )];
+                lines.extend(o.left.iter().map(|l| format!("left as it is: {l}")));
+                lines.join("\n")
+            })
+        }
         Command::Restore(a) => {
             let out = match (&a.id, &a.section, a.revision) {
                 _ if a.text.is_some() => {

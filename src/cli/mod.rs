@@ -196,8 +196,12 @@ struct LogArgs {
   trilogy restore --section 现状 --revision 3")]
 struct RestoreArgs {
     /// Entry id (or a unique prefix of at least 4 characters)
-    #[arg(required_unless_present_any = ["section", "text"])]
+    #[arg(required_unless_present_any = ["section", "text", "clear"])]
     id: Option<String>,
+    /// Bring back everything one `trilogy clear` took out: the number of its `clear` event
+    /// (`trilogy log` shows it; the clear printed it)
+    #[arg(long, value_name = "EVENT", conflicts_with_all = ["id", "section", "text"])]
+    clear: Option<u64>,
     /// Restore the archived entry whose text contains this (`-` reads it from stdin)
     #[arg(long, value_name = "TEXT", conflicts_with_all = ["id", "section"])]
     text: Option<String>,

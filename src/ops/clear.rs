@@ -27,6 +27,10 @@ pub struct ClearOutcome {
     pub entries: usize,
     /// PROJECT sections tombstoned (restorable by revision).
     pub sections: usize,
+    /// The `clear` event, when the store held memory to clear: `trilogy restore --clear N`
+    /// and the panel's "restore everything" undo it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<u64>,
 }
 
 /// Clear the memory of `ws`. `instruction_file` is the file holding the boot block (default:
@@ -40,6 +44,7 @@ pub fn clear(ws: &Workspace, instruction_file: Option<&Path>, actor: &str) -> Re
         boot_block_removed: false,
         entries: 0,
         sections: 0,
+        event: None,
     };
     // a store that never held this memory, or already cleared, has nothing to tombstone
     let store_holds = ws.store_path().exists() && !ws.cleared()?;
@@ -47,6 +52,7 @@ pub fn clear(ws: &Workspace, instruction_file: Option<&Path>, actor: &str) -> Re
         let done = ws.write(actor, |tx| tx.clear_memory())?;
         out.entries = done.value.entries;
         out.sections = done.value.sections;
+        out.event = Some(done.value.event);
         out.cleared = done
             .report
             .written

@@ -216,22 +216,27 @@ pub struct ClearRestored {
     pub left: Vec<String>,
 }
 
-/// Bring back everything the `clear` event `seq` took out that is still where the clear put
-/// it: its entries (to their date places) and its PROJECT sections (as a new revision each).
-/// What was restored or changed since is left as it is.
+/// Bring back everything the `clear` event `seq` took out that is still where the clear left
+/// it: its entries to their files (an archived one to the archive) and its PROJECT sections
+/// to their text before the clear (as a new revision each). What a person changed since is
+/// left as it is and named in [`ClearRestored::left`].
 pub fn restore_cleared(ws: &Workspace, actor: &str, seq: u64) -> Result<Written<ClearRestored>> {
     ws.write(actor, |tx| {
-        let event = tx
-            .store()
-            .events_since(seq.saturating_sub(1))?
-            .into_iter()
-            .find(|e| e.seq == seq)
-            .filter(|e| e.op == "clear")
+        let events = tx.store().events_since(seq.saturating_sub(2))?;
+        let event = (events.iter())
+            .find(|e| e.seq == seq && e.op == "clear")
+            .cloned()
             .ok_or_else(|| {
                 Error::NotFound(format!(
                     "event {seq} is not a clear; `trilogy log` lists events (op `clear`)"
                 ))
             })?;
+        // the archive's entries are named by the event just before, written in the same
+        // transaction (see `Tx::clear_memory`)
+        let archived: Vec<String> = (events.iter())
+            .find(|e| e.seq + 1 == seq && e.op == crate::workspace::CLEAR_ARCHIVE && e.at == event.at)
+            .map(|e| e.ids.clone())
+            .unwrap_or_default();
         let mut out = ClearRestored {
             clear: seq,
             entries: 0,
@@ -239,27 +244,71 @@ pub fn restore_cleared(ws: &Workspace, actor: &str, seq: u64) -> Result<Written<
             left: Vec::new(),
         };
         let sections = tx.store().sections()?;
-        for id in &event.ids {
-            if let Some(rec) = tx.store().entry(id)? {
+        let named = (event.ids.iter().map(|id| (id, false)))
+            .chain(archived.iter().map(|id| (id, true)));
+        for (id, to_archive) in named {
+            if let Some(mut rec) = tx.store().entry(id)? {
                 if rec.state != State::Removed {
                     continue;
                 }
                 if let Some(f) = crate::secrets::in_entry(&rec) {
-                    out.left
-                        .push(refused(&rec.id, &rec.heading, &f).to_string());
+                    out.left.push(refused(&rec.id, &rec.heading, &f).to_string());
                     continue;
                 }
-                bring_back(tx, rec)?;
+                if to_archive {
+                    rec.state = State::Archived;
+                    rec.replaced_by = None;
+                    rec.superseded_by = None;
+                    tx.put_entry(&rec)?;
+                    tx.log("restore", vec![rec.id.clone()], &rec.heading)?;
+                } else {
+                    bring_back(tx, rec)?;
+                }
                 out.entries += 1;
-            } else if let Some(s) = sections.iter().find(|s| &s.key == id && s.removed) {
-                let rec = SectionRecord {
-                    removed: false,
-                    revision: s.revision + 1,
+                continue;
+            }
+            let Some(s) = sections.iter().find(|s| &s.key == id) else {
+                continue;
+            };
+            // the clear's own revision holds the text it took out; a template the files were
+            // started again from in the same instant (a pinned clock) is not that text
+            let empty = |body: &str| {
+                let probe = SectionRecord {
+                    body: body.to_string(),
                     ..s.clone()
                 };
-                tx.put_section(&rec)?;
-                out.sections += 1;
+                crate::ops::inject::project_is_empty(std::slice::from_ref(&probe), "")
+            };
+            let history = tx.store().section_history(&s.key)?;
+            let Some(before) = (history.iter().rev())
+                .filter(|v| v.at == event.at && v.actor == event.actor)
+                .find(|v| !empty(&v.body))
+                .map(|v| v.body.clone())
+            else {
+                continue;
+            };
+            let now_empty = empty(&s.body);
+            if !s.removed && crate::model::trim_blank_lines(&before) == s.text() {
+                continue;
             }
+            if !s.removed && !now_empty {
+                out.left.push(format!(
+                    "section `{}` was written since the clear and is kept; its text from before the clear is in `trilogy log --section \"{}\"`",
+                    s.heading, s.heading
+                ));
+                continue;
+            }
+            if let Some(f) = crate::secrets::find(&before) {
+                out.left.push(refused(&s.key, &s.heading, &f).to_string());
+                continue;
+            }
+            tx.put_section(&SectionRecord {
+                body: before,
+                removed: false,
+                revision: s.revision + 1,
+                ..s.clone()
+            })?;
+            out.sections += 1;
         }
         tx.log(
             "restore",

@@ -174,8 +174,14 @@ fn workspaces(app: &App) -> ApiResult {
         // empty means all three: a PROJECT.md still at its template beside recorded sessions
         // is not an empty memory
         let has_entries = ["DECISIONS.md", "SESSIONS.md"].iter().any(|f| {
-            std::fs::read_to_string(mem.join(f))
-                .is_ok_and(|t| t.lines().any(|l| l.starts_with("## ")))
+            use std::io::BufRead;
+            // read up to the first entry's heading only (a log can be megabytes)
+            std::fs::File::open(mem.join(f)).is_ok_and(|file| {
+                std::io::BufReader::new(file)
+                    .lines()
+                    .map_while(std::result::Result::ok)
+                    .any(|l| l.starts_with("## "))
+            })
         });
         list.push(json!({
             "root": l.root,

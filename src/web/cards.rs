@@ -70,15 +70,39 @@ fn entry_file(ws: &Workspace, name: &str) -> Result<FileKind, ApiError> {
         })
 }
 
-/// Open reports' numbers by the live entry ids their text names.
-fn reports_naming(r: &dyn Reader) -> crate::error::Result<HashMap<String, Vec<u64>>> {
-    let mut by_id: HashMap<String, Vec<u64>> = HashMap::new();
-    for rep in r.reports()?.into_iter().filter(|x| x.open) {
-        for (id, _) in crate::ops::truth::retire::named_in(r, &rep.text)? {
-            by_id.entry(id).or_default().push(rep.seq);
+/// What waits for a person about an entry: open reports naming it (by number), pending
+/// proposals to supersede it (by id).
+struct Named {
+    reports: HashMap<String, Vec<u64>>,
+    /// Each pending proposal's id and what its decision supersedes (an id, a heading…).
+    supersede: Vec<(String, String)>,
+}
+
+impl Named {
+    fn read(r: &dyn Reader) -> crate::error::Result<Named> {
+        let mut reports: HashMap<String, Vec<u64>> = HashMap::new();
+        for rep in r.reports()?.into_iter().filter(|x| x.open) {
+            for (id, _) in crate::ops::truth::retire::named_in(r, &rep.text)? {
+                reports.entry(id).or_default().push(rep.seq);
+            }
         }
+        let supersede = (r.proposals()?.into_iter())
+            .filter(|p| p.state == crate::model::ProposalState::Pending)
+            .filter_map(|p| {
+                let item: Value = serde_json::from_str(&p.item).ok()?;
+                let target = item.get("supersedes")?.as_str()?.trim().to_string();
+                Some((p.id, target))
+            })
+            .collect();
+        Ok(Named { reports, supersede })
     }
-    Ok(by_id)
+
+    fn proposals_for(&self, e: &EntryRecord) -> Vec<&str> {
+        (self.supersede.iter())
+            .filter(|(_, t)| (t.len() >= 4 && e.id.starts_with(t.as_str())) || *t == e.heading)
+            .map(|(id, _)| id.as_str())
+            .collect()
+    }
 }
 
 /// One card: the entry as `trilogy read --json` shows it, with its version and what names it.
@@ -86,7 +110,7 @@ fn card(
     ws: &Workspace,
     r: &dyn Reader,
     e: &EntryRecord,
-    reports: &HashMap<String, Vec<u64>>,
+    named: &Named,
 ) -> crate::error::Result<Value> {
     let mut v = serde_json::to_value(ops::EntryView::from(e))
         .map_err(|err| Error::Internal(format!("json: {err}")))?;
@@ -95,7 +119,8 @@ fn card(
     v["version"] = json!(fix::entry_version(e));
     v["replaced_by"] = json!(e.replaced_by);
     v["file"] = json!(e.file().map(|f| ws.file_name(f)));
-    v["reports"] = json!(reports.get(&e.id).cloned().unwrap_or_default());
+    v["reports"] = json!(named.reports.get(&e.id).cloned().unwrap_or_default());
+    v["proposals"] = json!(named.proposals_for(e));
     Ok(v)
 }
 
@@ -110,7 +135,7 @@ fn entries(app: &App, req: &Request) -> ApiResult {
     let q = req.param("q").map(|q| q.trim().to_lowercase());
     let out = ws
         .read(|r| {
-            let reports = reports_naming(r)?;
+            let named = Named::read(r)?;
             let (total, page) = match &q {
                 None => (r.file_count(f)? as usize, r.file_entries(f, offset, limit)?),
                 Some(q) => {
@@ -130,7 +155,7 @@ fn entries(app: &App, req: &Request) -> ApiResult {
                 }
             };
             let cards = (page.iter())
-                .map(|e| card(&ws, r, e, &reports))
+                .map(|e| card(&ws, r, e, &named))
                 .collect::<crate::error::Result<Vec<_>>>()?;
             Ok(json!({
                 "file": ws.file_name(f),
@@ -230,7 +255,11 @@ pub(super) fn place_of(ws: &Workspace, id: &str) -> crate::error::Result<Value> 
 fn conflict(ws: &Workspace, id: &str, e: Error) -> ApiError {
     let mut err = ApiError::from(e);
     let now = ws.read(|r| {
-        let mut cur = r.entry(id)?;
+        // retire and restore take an id prefix too
+        let mut cur = match r.entry(id)? {
+            Some(e) => Some(e),
+            None => crate::ops::restore::entry_by_prefix(r, id).ok(),
+        };
         // an edited entry: its replacement is what the person should look at now
         for _ in 0..16 {
             match cur.as_ref().and_then(|c| c.replaced_by.clone()) {
@@ -240,8 +269,8 @@ fn conflict(ws: &Workspace, id: &str, e: Error) -> ApiError {
                 _ => break,
             }
         }
-        let reports = reports_naming(r)?;
-        cur.map(|c| card(ws, r, &c, &reports)).transpose()
+        let named = Named::read(r)?;
+        cur.map(|c| card(ws, r, &c, &named)).transpose()
     });
     let mut extra = serde_json::Map::new();
     extra.insert(
@@ -309,9 +338,11 @@ fn entry(app: &App, req: &Request) -> ApiResult {
                     (json!(w.value), at)
                 })
         }
-        "restore" => app
-            .writing(&key, || ops::restore_entry(&ws, ACTOR, id, version))
-            .map(|w| (json!(w.value), w.value.id)),
+        "restore" => {
+            let v = need_version()?;
+            app.writing(&key, || ops::restore_entry(&ws, ACTOR, id, Some(v)))
+                .map(|w| (json!(w.value), w.value.id))
+        }
         _ => {
             return Err(ApiError::bad(
                 "action 必须是 edit、remove、retire、supersede 或 restore",
@@ -344,7 +375,9 @@ fn section(app: &App, req: &Request) -> ApiResult {
     let busy = root.display().to_string();
     match req.str_field("action").unwrap_or("") {
         "edit" => {
-            let text = req.field("text").and_then(Value::as_str).unwrap_or("");
+            // an empty string empties the section; a missing `text` is a mistake, not that
+            let text = (req.field("text").and_then(Value::as_str))
+                .ok_or_else(|| ApiError::bad("缺少 text（段落的新正文，字符串）"))?;
             let done = app.writing(&busy, || fix::edit_section(&ws, ACTOR, key, version, text))?;
             to_json(&done.value)
         }

@@ -76,13 +76,22 @@ pub(crate) struct App {
     activity: Mutex<HashMap<String, (Phase, i64)>>,
     /// PROJECT.md's lag per root, with the (change, store, PROJECT mtime) it was judged at.
     lags: Mutex<HashMap<PathBuf, (LagKey, Option<crate::ops::inject::Staleness>)>>,
-    /// `doctor`'s findings per root, with the change token they were judged at (`None`
-    /// while a judgement runs in the background: at 100k entries it takes a second or two).
+    /// `doctor`'s findings per root (judged in the background: at 100k entries it takes a
+    /// second or two).
     pub doctors: Doctors,
 }
 
 /// See [`App::doctors`].
-pub(crate) type Doctors = Arc<Mutex<HashMap<PathBuf, (String, Option<Value>)>>>;
+pub(crate) type Doctors = Arc<Mutex<HashMap<PathBuf, Doctored>>>;
+
+/// One workspace's doctor findings for the panel.
+pub(crate) struct Doctored {
+    /// The change token they were judged at, and when.
+    pub token: String,
+    pub at: std::time::Instant,
+    /// `None` while the judgement runs.
+    pub value: Option<Value>,
+}
 
 /// What a judged lag depends on: the store's change counter and identity, PROJECT.md's mtime.
 pub(crate) type LagKey = (u64, u64, i64);

@@ -122,44 +122,65 @@ fn attention(app: &App, req: &Request) -> ApiResult {
     }))
 }
 
-/// `doctor`'s findings for `ws` at change `token`: from the cache, or `{pending: true}` while
-/// a judgement runs on a thread of its own (the page asks again), so opening a large
-/// workspace never waits for it.
+/// How long doctor's findings are kept for one change token: it also looks at what the
+/// token does not follow (git's state, permissions, the user memory).
+const DOCTOR_FRESH: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// `doctor`'s findings for `ws` at change `token`: from the cache while fresh, or
+/// `{pending: true}` while a judgement runs on a thread of its own (one per workspace at a
+/// time; the page asks again), so opening a large workspace never waits for it.
 fn doctor_part(app: &App, ws: &std::sync::Arc<crate::workspace::Workspace>, token: &str) -> Value {
     let cache = app.doctors.clone();
     let mut held = cache.lock().unwrap_or_else(|p| p.into_inner());
     match held.get(&ws.root) {
-        Some((t, Some(v))) if t == token => return v.clone(),
-        Some((t, None)) if t == token => return json!({ "pending": true }),
+        Some(d) if d.value.is_none() => return json!({ "pending": true }),
+        Some(d) if d.token == token && d.at.elapsed() < DOCTOR_FRESH => {
+            return d.value.clone().unwrap_or_default();
+        }
         _ => {}
     }
-    held.insert(ws.root.clone(), (token.to_string(), None));
+    held.insert(
+        ws.root.clone(),
+        super::Doctored {
+            token: token.to_string(),
+            at: std::time::Instant::now(),
+            value: None,
+        },
+    );
     drop(held);
     let (ws, token) = (ws.clone(), token.to_string());
     std::thread::spawn(move || {
-        let v = match ops::doctor::doctor(&ws, false) {
-            Ok(report) => {
-                let count = |level: ops::doctor::Level| {
-                    report.findings.iter().filter(|f| f.level == level).count()
-                };
-                let findings: Vec<Value> = (report.findings.iter())
-                    .filter(|f| f.level != ops::doctor::Level::Ok)
-                    .map(|f| json!({ "level": f.level, "check": f.check, "message": f.message, "action": f.action }))
-                    .collect();
-                json!({
-                    "errors": count(ops::doctor::Level::Error),
-                    "warnings": count(ops::doctor::Level::Warn),
-                    "findings": findings,
-                })
-            }
-            Err(e) => {
-                json!({ "errors": 1, "warnings": 0, "findings": [{ "level": "error", "check": "doctor", "message": e.to_string(), "action": "" }] })
-            }
-        };
+        let judged = ops::doctor::doctor(&ws, false).map(|report| {
+            let count = |level: ops::doctor::Level| {
+                report.findings.iter().filter(|f| f.level == level).count()
+            };
+            let findings: Vec<Value> = (report.findings.iter())
+                .filter(|f| f.level != ops::doctor::Level::Ok)
+                .map(|f| json!({ "level": f.level, "check": f.check, "message": f.message, "action": f.action }))
+                .collect();
+            json!({
+                "errors": count(ops::doctor::Level::Error),
+                "warnings": count(ops::doctor::Level::Warn),
+                "findings": findings,
+            })
+        });
         let mut held = cache.lock().unwrap_or_else(|p| p.into_inner());
-        // a newer judgement may have been asked for meanwhile: keep only the one for its token
-        if held.get(&ws.root).is_none_or(|(t, _)| *t == token) {
-            held.insert(ws.root.clone(), (token, Some(v)));
+        match judged {
+            Ok(v) => {
+                held.insert(
+                    ws.root.clone(),
+                    super::Doctored {
+                        token,
+                        at: std::time::Instant::now(),
+                        value: Some(v),
+                    },
+                );
+            }
+            // a failed judgement (a writer held the lock past the timeout…) is asked again
+            Err(e) => {
+                tracing::debug!(error = %e, "doctor for the panel");
+                held.remove(&ws.root);
+            }
         }
     });
     json!({ "pending": true })

@@ -217,11 +217,7 @@ fn clear(app: &App, req: &Request) -> ApiResult {
         ops::clear::clear(&ws, Some(Path::new(&instruction)), ACTOR)
     })?;
     // the clear's event: `POST /restore {root, clear}` brings back everything it took out
-    let clear_id = (ws.store_path().exists())
-        .then(|| ws.read(|r| r.events(16)).ok())
-        .flatten()
-        .and_then(|w| w.value.into_iter().find(|e| e.op == "clear"))
-        .map(|e| e.seq);
+    let clear_id = out.event;
     let mut v = to_json(&out)?;
     v["clear_id"] = json!(clear_id);
     v["undoable"] = json!(clear_id.is_some());

@@ -40,7 +40,7 @@ pub use sync::{
     Broken, ClearedCounts, SyncReport, Tx, Written, crash_point, entry_block, entry_ids,
     live_entries, pending_key, pointer_line, render_file,
 };
-pub(crate) use sync::{CHECKOUT, CLEARED, MERGED, pause_point};
+pub(crate) use sync::{CHECKOUT, CLEAR_ARCHIVE, CLEARED, MERGED, pause_point};
 
 /// Where "now" comes from; tests and the demo pin the date.
 #[derive(Debug, Clone, Default)]

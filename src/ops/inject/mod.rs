@@ -87,8 +87,12 @@ pub struct Ledger {
     /// The newest decision is shown cut to its cap (counted in `decisions_shown`).
     pub decision_cut: bool,
     pub decisions_shown: usize,
+    /// Bytes the decisions (and DECISIONS.md's prose) take of the block.
+    pub decisions_bytes_shown: usize,
     pub decisions_live: usize,
     pub sessions_shown: usize,
+    /// Bytes the sessions take of the block.
+    pub sessions_bytes_shown: usize,
     pub sessions_live: usize,
     pub archived: u64,
     /// Human phrases for what was left out (also in the footer).
@@ -487,6 +491,18 @@ impl Ctx<'_> {
         }
 
         let file_len = |f: FileKind| -> Result<u64> { Ok(self.r.stamp(f)?.map_or(0, |s| s.len)) };
+        // what each log takes of the block, as written below (a cut decision counts cut)
+        let decisions_prose = (parts.decisions_prose.as_ref())
+            .filter(|_| with_decisions)
+            .map_or(0, |p| p.len() + 2);
+        let decisions_bytes = match decisions.is_empty() {
+            true => decisions_prose.saturating_sub(2),
+            false => decisions_prose + entries_text(decisions).len(),
+        };
+        let sessions_bytes = match sessions.is_empty() {
+            true => 0,
+            false => entries_text(sessions).len(),
+        };
         let mut ledger = Ledger {
             budget_bytes: self.budget.bytes,
             budget_chars: self.budget.chars,
@@ -496,8 +512,10 @@ impl Ctx<'_> {
             sections_cut: self.cut_names.to_vec(),
             decision_cut,
             decisions_shown: decisions.len(),
+            decisions_bytes_shown: decisions_bytes,
             decisions_live: self.decisions_live,
             sessions_shown: sessions.len(),
+            sessions_bytes_shown: sessions_bytes,
             sessions_live: self.sessions.len(),
             archived: self.archived,
             omitted: omitted.clone(),

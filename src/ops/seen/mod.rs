@@ -92,17 +92,15 @@ pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> R
     let today = ws.clock.today();
     let l = &block.ledger;
     let sizing = l.budget_bytes.min(l.budget_chars.unwrap_or(usize::MAX));
-    let (entries, decision_bytes, session_bytes, sessions_counted) = ws
+    let (decision_bytes, session_bytes) = (l.decisions_bytes_shown, l.sessions_bytes_shown);
+    let (entries, sessions_counted) = ws
         .read(|r| {
             let (counts, counted) = injection_counts(ws, r)?;
             let mut out = Vec::new();
-            let (mut dbytes, mut sbytes) = (0usize, 0usize);
+            // the first decision shown is the one the block may show cut
             let mut first_decision = true;
             r.scan_file(FileKind::Decisions, 0, &mut |d| {
                 let is_shown = shown.contains(d.id.as_str());
-                if is_shown {
-                    dbytes += d.heading.len() + d.body.len() + 4;
-                }
                 let reason = match (d.state, is_shown) {
                     (_, true) if first_decision && l.decision_cut => "cut",
                     (_, true) => "shown",
@@ -111,9 +109,7 @@ pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> R
                     _ if crate::secrets::in_entry(&d).is_some() => "credential",
                     _ => "byte_budget",
                 };
-                if d.state == State::Live {
-                    first_decision = false;
-                }
+                first_decision &= !is_shown;
                 out.push(entry_seen(&d, is_shown, reason, &counts));
                 Ok(true)
             })?;
@@ -129,9 +125,6 @@ pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> R
             let newest: HashSet<&str> = live.iter().take(wanted).map(|e| e.id.as_str()).collect();
             for e in &sessions {
                 let is_shown = shown.contains(e.id.as_str());
-                if is_shown {
-                    sbytes += e.heading.len() + e.body.len() + 4;
-                }
                 let reason = match e.state {
                     _ if is_shown => "shown",
                     State::Retired => "retired",
@@ -143,7 +136,7 @@ pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> R
                 };
                 out.push(entry_seen(e, is_shown, reason, &counts));
             }
-            Ok((out, dbytes, sbytes, counted))
+            Ok((out, counted))
         })?
         .value;
     let size = |f: FileKind| {

@@ -304,7 +304,8 @@ impl Tx<'_> {
                 rec.state.as_str(),
                 rec.heading
             ),
-        )
+        )?;
+        Ok(())
     }
 
     /// Absorb PROJECT.md; returns each block's section key and the store's rendering of it.

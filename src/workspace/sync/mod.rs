@@ -35,7 +35,7 @@ mod switch;
 mod wholesale;
 
 pub use render::{entry_block, pointer_line, render_file};
-pub(crate) use wholesale::CLEARED;
+pub(crate) use wholesale::{CLEAR_ARCHIVE, CLEARED};
 pub use wholesale::{ClearedCounts, entry_ids, live_entries};
 
 /// How long absorbing waits for a file someone is writing to go quiet before leaving it for a
@@ -267,14 +267,13 @@ impl<'w> Tx<'w> {
         self.store.put_section(rec, &self.now, &self.actor)
     }
 
-    /// Append to the event log.
-    pub fn log(&mut self, op: &str, ids: Vec<String>, detail: &str) -> Result<()> {
+    /// Append to the event log; the event's sequence number.
+    pub fn log(&mut self, op: &str, ids: Vec<String>, detail: &str) -> Result<u64> {
         self.changed = true;
         if self.actor == "file-edit" {
             self.report.absorbed.push(format!("{op} {detail}"));
         }
-        self.store.log(&self.now, &self.actor, op, ids, detail)?;
-        Ok(())
+        self.store.log(&self.now, &self.actor, op, ids, detail)
     }
 
     /// Update a report (closing it).

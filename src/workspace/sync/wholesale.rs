@@ -23,7 +23,13 @@ pub struct ClearedCounts {
     pub entries: usize,
     /// PROJECT sections tombstoned (restorable by revision).
     pub sections: usize,
+    /// The `clear` event (its sequence number): `restore_cleared` undoes it.
+    pub event: u64,
 }
+
+/// The op of the event naming the archived entries a clear took out (logged just before the
+/// `clear` event itself).
+pub const CLEAR_ARCHIVE: &str = "clear-archive";
 
 /// The ids the store gives the entries of `doc`, a parsed `f` (DECISIONS, SESSIONS or the
 /// archive), in file order.
@@ -139,15 +145,29 @@ impl Tx<'_> {
         }
         let mut counts = ClearedCounts::default();
         let mut ids = Vec::new();
+        let mut archived = Vec::new();
         for f in [FileKind::Decisions, FileKind::Sessions, FileKind::Archive] {
             for mut rec in self.store.file_entries(f, 0, usize::MAX)? {
                 rec.state = State::Removed;
                 rec.replaced_by = None;
                 self.put_entry(&rec)?;
-                ids.push(rec.id);
+                match f {
+                    FileKind::Archive => archived.push(rec.id),
+                    _ => ids.push(rec.id),
+                }
             }
         }
-        counts.entries = ids.len();
+        counts.entries = ids.len() + archived.len();
+        // the archive's entries are named by an event of their own, just before the clear's,
+        // so undoing the clear puts them back in the archive rather than in SESSIONS.md
+        if !archived.is_empty() {
+            let n = archived.len();
+            self.log(
+                CLEAR_ARCHIVE,
+                archived,
+                &format!("{n} archived entries cleared (restorable)"),
+            )?;
+        }
         let mut keys = Vec::new();
         for mut s in self.store.sections()? {
             if s.removed {
@@ -160,7 +180,7 @@ impl Tx<'_> {
         }
         counts.sections = keys.len();
         ids.extend(keys);
-        self.log(
+        counts.event = self.log(
             "clear",
             ids,
             &format!(

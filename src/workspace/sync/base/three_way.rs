@@ -215,6 +215,7 @@ impl Tx<'_> {
             "{n} {entries} in {} recorded after the copy this save was made from{why}",
             self.ws.file_name(f)
         );
-        self.log("kept", k.ids.clone(), &detail)
+        self.log("kept", k.ids.clone(), &detail)?;
+        Ok(())
     }
 }
