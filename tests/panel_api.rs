@@ -569,3 +569,47 @@ fn lists_are_paged() {
     let bad = s.get(&format!("/trilogy/entries?root={}&file=NOTES.md", enc(&r)));
     assert_eq!(bad.status, 400);
 }
+
+#[test]
+fn a_proposal_to_supersede_an_entry_sits_on_its_card_and_is_accepted_there() {
+    let ws = Ws::init();
+    ws.ok(&[
+        "checkpoint",
+        "--decision",
+        "poll every minute",
+        "--because",
+        "simple",
+    ]);
+    let s = Server::start(&ws);
+    let r = root(&ws);
+    let d = card(&s, &ws, "DECISIONS.md", "poll every minute");
+    assert_eq!(d["proposals"], json!([]));
+    // an agent's decision that would replace it waits for a person
+    ws.cmd()
+        .args(["--set", "review_mode.decisions=propose", "checkpoint"])
+        .write_stdin(
+            json!({"decisions": [{"choice": "push on change", "because": "polling wastes battery", "supersedes": d["id"]}]})
+                .to_string(),
+        )
+        .assert()
+        .success();
+    assert!(!ws.read("DECISIONS.md").contains("push on change"));
+    let d = card(&s, &ws, "DECISIONS.md", "poll every minute");
+    let ids = d["proposals"].as_array().unwrap().clone();
+    assert_eq!(ids.len(), 1, "{d}");
+    let a = s
+        .get(&format!("/trilogy/attention?root={}", enc(&r)))
+        .json();
+    assert_eq!(a["proposals_pending"], 1);
+    let done = s.post(
+        "/trilogy/review",
+        &json!({"root": r, "id": ids[0], "action": "accept"}),
+    );
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert!(ws.read("DECISIONS.md").contains("push on change"));
+    assert_eq!(
+        card(&s, &ws, "DECISIONS.md", "poll every minute")["state"],
+        "superseded"
+    );
+    assert_eq!(last_event(&ws)["actor"], "panel");
+}

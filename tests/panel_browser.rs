@@ -1911,6 +1911,13 @@ async fn panel_opens_where_serve_ran_and_keeps_its_place() {
 async fn panel_shows_what_the_agent_sees() {
     let home = Home::new();
     let a_root = alpha(&home, "alpha");
+    // two session slots: the area allocation gives `search` one of them, so the second
+    // newest `panel` session is out by the area quota
+    std::fs::write(
+        a_root.join("trilogy.toml"),
+        "session_entries_injected = 2\n",
+    )
+    .unwrap();
     // a second agent session given the whole block (alpha's first was cut to 700 characters)
     home.run(
         &a_root,
@@ -1986,6 +1993,21 @@ async fn panel_shows_what_the_agent_sees() {
         .unwrap_or_else(|| panic!("the superseded decision is listed: {rows:?}"));
     assert_eq!(old[1], "superseded");
     assert_eq!(old[2], "没注入：已被取代");
+    let quota = rows
+        .iter()
+        .find(|r| r[0] == "2026-11-24 · panel")
+        .unwrap_or_else(|| panic!("the older panel session is listed: {rows:?}"));
+    assert_eq!(
+        (quota[1].as_str().unwrap(), quota[2].as_str().unwrap()),
+        ("area_quota", "没注入：超出领域配额"),
+        "{rows:?}"
+    );
+    assert!(
+        !b.text("#inject-text")
+            .await
+            .contains("## 2026-11-24 · panel"),
+        "and it is not in the text"
+    );
     let sessions = home.json(&a_root, &["sessions"]);
     let given: Vec<String> = sessions
         .as_array()
@@ -2500,6 +2522,67 @@ async fn panel_follows_the_store_and_keeps_drafts() {
         b.js("return document.querySelector('.tp-card-edit').value")
             .await,
         "## 2026-11-29 · panel\n完成：a draft\n"
+    );
+    // the open workspace's own row clicked again keeps the draft, and asks nothing
+    b.click_marked(
+        "the open workspace's row",
+        "const row = [...document.querySelectorAll('#side-list .tp-item')].find(r => r.dataset.root === arguments[0]);
+         if (!row) return null; row.querySelector('.tp-item-pick').setAttribute('data-test-click', 'self'); return 'self';",
+        vec![json!(a_root.to_string_lossy())],
+    )
+    .await;
+    assert!(b.client.get_alert_text().await.is_err(), "no dialog");
+    assert_eq!(
+        b.js("const f = document.querySelector('.tp-card-edit'); return f && f.value")
+            .await,
+        "## 2026-11-29 · panel\n完成：a draft\n",
+        "the draft is still there"
+    );
+    // removing another card while this draft is open asks first; dismissed, nothing happens
+    let other = b
+        .js("const c = [...document.querySelectorAll('#cards .tp-entry-card')].find(c => !c.querySelector('.tp-card-edit') && c.querySelector('.tp-card-remove'));
+             return c ? c.dataset.id : null")
+        .await;
+    let other = other.as_str().expect("another card to remove").to_string();
+    let remove_on = |css: &'static str| {
+        format!(
+            "const c = document.querySelector('#cards .tp-entry-card[data-id=\"{other}\"]'); const b = c && c.querySelector('{css}');
+             if (!b) return null; b.setAttribute('data-test-click', '{css}'); return '{css}';"
+        )
+    };
+    b.click_marked(
+        "Remove on the other card",
+        &remove_on(".tp-card-remove"),
+        vec![],
+    )
+    .await;
+    let focused = b
+        .until(
+            "the armed Remove",
+            "return document.querySelector('.tp-card-remove-confirm') ? document.activeElement.className : null",
+        )
+        .await;
+    assert!(
+        focused.as_str().unwrap().contains("tp-card-remove-confirm"),
+        "the focus moves onto the Confirm that took Remove's place: {focused}"
+    );
+    b.click_marked(
+        "Confirm on the other card",
+        &remove_on(".tp-card-remove-confirm"),
+        vec![],
+    )
+    .await;
+    assert_eq!(b.dialog().await, "有没保存的修改，离开会丢掉它。仍然离开？");
+    b.client.dismiss_alert().await.unwrap();
+    assert!(
+        b.js("return !!document.querySelector('.tp-card-edit')").await == json!(true)
+            && read(&a_root, "SESSIONS.md").contains(
+                b.js(&format!("return document.querySelector('#cards .tp-entry-card[data-id=\"{other}\"]').dataset.heading"))
+                    .await
+                    .as_str()
+                    .unwrap()
+            ),
+        "the draft stays and the other card is not removed"
     );
     // a write elsewhere while the draft is open: the page follows it around the form, the
     // form keeps its text and its focus, and the view catches up when the form closes

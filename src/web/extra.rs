@@ -158,6 +158,8 @@ fn history(app: &App, req: &Request) -> ApiResult {
                 "state": e.state.as_str(),
                 "heading": e.heading,
                 "text": format!("## {}\n{}", e.heading, e.body),
+                // what `POST /restore {root, id, version}` names: restored only while unchanged
+                "version": crate::ops::fix::entry_version(e),
                 "at": e.created_at,
             })
         })

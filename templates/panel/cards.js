@@ -344,6 +344,7 @@ window.trilogyViews = (ctx) => {
   }
 
   async function sectionWrite(section, body, done) {
+    if (state.form && state.form.id !== section.key && !mayDrop(false)) return;
     await act("section", async () => {
       try {
         await post("/section", { root: state.selected, key: section.key, version: state.form && state.form.id === section.key ? state.form.version : section.version, ...body });
@@ -352,8 +353,10 @@ window.trilogyViews = (ctx) => {
         setStatus("ok", done);
       } catch (failure) {
         if (failure.status !== 409) throw failure;
-        setStatus("err", T.conflict);
-        if (state.form && state.form.id === section.key) state.form.conflict = { text: T.conflict };
+        const drafting = state.form && state.form.id === section.key;
+        setStatus("err", drafting ? T.conflict : T.changedReread);
+        if (drafting) state.form.conflict = { text: T.conflict };
+        delete state.revisions[section.key];
       }
       await afterWrite();
       // the re-read brings the section's current version: a second save is deliberate
@@ -370,14 +373,20 @@ window.trilogyViews = (ctx) => {
       delete state.revisions[section.key];
       return render();
     }
-    state.revisions[section.key] = { data: null };
+    const root = state.selected;
+    const slot = { data: null };
+    state.revisions[section.key] = slot;
     render();
+    let got;
     try {
-      const data = await get("/revisions", { root: state.selected, key: section.key });
-      state.revisions[section.key] = { data };
+      got = { data: await get("/revisions", { root, key: section.key }) };
     } catch (failure) {
-      state.revisions[section.key] = { error: messageOf(failure) };
+      got = { error: messageOf(failure) };
     }
+    // another workspace opened meanwhile (section keys repeat across workspaces), or the
+    // list was closed: the answer is not shown
+    if (state.selected !== root || state.revisions[section.key] !== slot) return;
+    state.revisions[section.key] = got;
     render();
   }
 
@@ -508,6 +517,8 @@ window.trilogyViews = (ctx) => {
   /** One POST /entry for `card`, with the version it was shown at. A stale version keeps the
    * open draft and shows what the entry says now. */
   async function entryWrite(card, action, extra, doneText) {
+    // a write here closes whatever form is open: another card's draft is not dropped unasked
+    if (state.form && state.form.id !== card.id && !mayDrop(false)) return;
     await act("entry", async () => {
       const version = state.form && state.form.id === card.id && state.form.version ? state.form.version : card.version;
       try {

@@ -279,6 +279,7 @@
       },
       conflict: "这条在你打开之后被改过了。下面是它现在的样子；你的草稿还在，确认后再保存。",
       conflictGone: "这条在你打开之后被改过了，现在已经不在原处。",
+      changedReread: "它在你打开之后被改过了，没有写入；已重新读取，请看现在的内容再决定。",
       noEntries: "（这个文件里没有条目）",
       entriesTotal: (n, total) => `${n} / ${total} 条`,
       reportOn: (n) => `报告 #${n}`,
@@ -564,6 +565,7 @@
       },
       conflict: "This entry changed since you opened it. Below is what it says now; your draft is kept: save again once you are sure.",
       conflictGone: "This entry changed since you opened it and is no longer where it was.",
+      changedReread: "It changed since you opened it, so nothing was written; it has been read again: look at what it says now.",
       noEntries: "(no entry in this file)",
       entriesTotal: (n, total) => `${n} of ${total} entries`,
       reportOn: (n) => `report #${n}`,
@@ -976,11 +978,14 @@
   async function loadInjection(root) {
     if (!root) return;
     const params = { root, host: state.injectHost || undefined, window: state.injectWindow || undefined };
+    // an answer for a workspace, host or window no longer chosen is not shown
+    const stillAsked = () =>
+      state.selected === root && (state.injectHost || undefined) === params.host && (state.injectWindow || undefined) === params.window;
     try {
       const data = await get("/injection", params);
-      if (state.selected === root) state.injection = { root, data };
+      if (stillAsked()) state.injection = { root, data };
     } catch (failure) {
-      if (state.selected === root) state.injection = { root, error: messageOf(failure) };
+      if (stillAsked()) state.injection = { root, error: messageOf(failure) };
     }
   }
 
@@ -1073,6 +1078,7 @@
   async function loadInsight(root, more) {
     if (!root) return;
     const id = state.insight;
+    const asked = state.query.trim();
     const had = state.insightData[id];
     let request;
     if (id === "events") {
@@ -1093,7 +1099,8 @@
     } else return;
     try {
       const data = await request;
-      if (state.selected !== root) return;
+      if (state.selected !== root || state.insight !== id) return;
+      if (id === "search" && state.query.trim() !== asked) return;
       state.insightData[id] = { root, data: more && had && had.data ? mergePage(id, had.data, data) : data, error: "" };
     } catch (failure) {
       if (state.selected === root) state.insightData[id] = { root, data: null, error: messageOf(failure) };
@@ -1144,7 +1151,9 @@
 
   /** Show one workspace: its files, its boot block, the open view and insight pane. */
   async function pick(root) {
-    if (root !== state.selected && !mayDrop(true)) return;
+    // the open workspace clicked again: keep everything as it is (a draft included)
+    if (root === state.selected) return;
+    if (!mayDrop(true)) return;
     select(root);
     setStatus("", "");
     render();
@@ -1870,7 +1879,7 @@
 
   async function restoreById(entry) {
     await act("restore", async () => {
-      const out = await post("/restore", { root: state.selected, id: entry.id });
+      const out = await post("/restore", { root: state.selected, id: entry.id, version: entry.version });
       await afterWrite();
       setStatus("ok", `${T.restoredEntry(out.heading || entry.heading || entry.id)} · ${landed(out, entry.file)}`);
     });
@@ -2180,7 +2189,44 @@
     });
   }
 
+  /** What holds the keyboard focus, said so that a redraw can give it back: its id, a tab by
+   * its name, or a card (or section) and the place of the control among that card's own. */
+  function focusKey() {
+    const el = document.activeElement;
+    if (!el || el === document.body || !document.getElementById("app").contains(el)) return null;
+    if (el.id) return { id: el.id };
+    for (const attr of ["data-tab", "data-insight"]) {
+      if (el.hasAttribute(attr)) return { selector: `[${attr}="${CSS.escape(el.getAttribute(attr))}"]` };
+    }
+    const holder = el.closest("[data-id], [data-key]");
+    if (!holder) return null;
+    const attr = holder.hasAttribute("data-id") ? "data-id" : "data-key";
+    const controls = [...holder.querySelectorAll(CONTROLS)];
+    return { holder: `[${attr}="${CSS.escape(holder.getAttribute(attr))}"]`, index: controls.indexOf(el) };
+  }
+
+  const CONTROLS = "button, input, textarea, select, a[href], summary";
+
+  /** Put the focus back where `key` says, when the redraw took it away. */
+  function giveFocusBack(key) {
+    if (!key || (document.activeElement && document.activeElement !== document.body)) return;
+    let el = key.id ? document.getElementById(key.id) : key.selector ? document.querySelector(key.selector) : null;
+    if (!el && key.holder) {
+      const holder = document.querySelector(key.holder);
+      const controls = holder ? [...holder.querySelectorAll(CONTROLS)] : [];
+      // an armed Remove turns into its Confirm in the same place
+      el = controls[Math.max(0, Math.min(key.index, controls.length - 1))] || null;
+    }
+    if (el && typeof el.focus === "function") el.focus({ preventScroll: true });
+  }
+
   function render() {
+    const focus = focusKey();
+    draw();
+    giveFocusBack(focus);
+  }
+
+  function draw() {
     const error = $("error");
     error.hidden = state.error === "";
     error.textContent = state.error;
