@@ -17,16 +17,17 @@ A view counts as drawn when `#content` says `data-ready="true"` (the panel marks
 panel without that mark, when `#content` has children and no "读取中…"/"Loading…" text.
 Needs /usr/bin/chromium and /usr/bin/chromedriver (apt-get install chromium chromium-driver).
 
-Measured 2026-12-01 on the shared 2-core machine (debug build, 2 loads; the view already open
-times 0 ms):
+Measured 2026-12-01 on the shared 2-core machine (release build, 2 loads; the view already
+open times 0 ms):
 
 | scale | first paint | agent | attention | project | decisions | sessions | archive |
 |---|---|---|---|---|---|---|---|
-| 1k   | 406 ms, 1,286 el. | 1,286 el. | 15 ms, 140 el. | 67 ms, 170 el. | 58 ms, 768 el. | 66 ms, 686 el. | 51 ms, 537 el. |
-| 100k | 792 ms, 1,286 el. | 1,286 el. | 10 ms, 138 el. | 50 ms, 170 el. | 51 ms, 736 el. | 55 ms, 686 el. | 42 ms, 537 el. |
+| 1k   | 237 ms, 1,286 el. | 1,286 el. | 8 ms, 140 el. | 30 ms, 170 el. | 25 ms, 768 el. | 18 ms, 686 el. | 23 ms, 537 el. |
+| 100k | 417 ms, 1,286 el. | 1,286 el. | 17 ms, 138 el. | 41 ms, 170 el. | 46 ms, 736 el. | 41 ms, 686 el. | 45 ms, 537 el. |
 
-The element counts do not grow with the store: cards come 50 at a time, the injection table
-100 rows at a time, the change log and the restorable entries 50 at a time.
+(A debug build: 406 ms and 792 ms first paint.) The element counts do not grow with the store: cards come 50 at a time and at most 200 are
+drawn, the injection table 100 rows at a time and at most 300, the change log and the
+restorable entries 50 at a time and at most 400.
 """
 import json
 import os

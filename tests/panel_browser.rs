@@ -217,6 +217,20 @@ fn alpha(home: &Home, name: &str) -> PathBuf {
     root
 }
 
+/// An agent's `notes` naming alpha's tantivy decision: an open report for a person.
+fn report_on_tantivy(home: &Home, root: &Path) {
+    home.run(
+        root,
+        &[
+            "checkpoint",
+            "--notes",
+            "2026-11-17 — tantivy for the search index is out of date",
+        ],
+        &[],
+        None,
+    );
+}
+
 /// A small recorded workspace.
 fn beta(home: &Home, name: &str) -> PathBuf {
     let root = home.folder(name);
@@ -401,6 +415,16 @@ impl Browser {
             !here.query().unwrap_or("").contains("token"),
             "the token leaves the address bar: {here}"
         );
+    }
+
+    /// Open the panel and wait for the view a workspace opens on (what the agent sees).
+    async fn open_on_agent(&self, server: &Server) {
+        self.open(server).await;
+        self.until(
+            "the injection view",
+            "return !!document.getElementById('inject-text')",
+        )
+        .await;
     }
 
     async fn js(&self, script: &str) -> Value {
@@ -1927,12 +1951,7 @@ async fn panel_shows_what_the_agent_sees() {
     );
     let server = Server::start(&home, &a_root, &[]);
     let b = Browser::launch().await;
-    b.open(&server).await;
-    b.until(
-        "the injection view",
-        "return !!document.getElementById('inject-text')",
-    )
-    .await;
+    b.open_on_agent(&server).await;
     assert_eq!(
         b.text("#inject-text").await,
         printed(home.run(&a_root, &["inject"], &[], None))
@@ -2077,24 +2096,10 @@ async fn panel_shows_what_the_agent_sees() {
 async fn panel_fixes_entries_in_place() {
     let home = Home::new();
     let a_root = alpha(&home, "alpha");
-    home.run(
-        &a_root,
-        &[
-            "checkpoint",
-            "--notes",
-            "2026-11-17 — tantivy for the search index is out of date",
-        ],
-        &[],
-        None,
-    );
+    report_on_tantivy(&home, &a_root);
     let server = Server::start(&home, &a_root, &[]);
     let b = Browser::launch().await;
-    b.open(&server).await;
-    b.until(
-        "the injection view",
-        "return !!document.getElementById('inject-text')",
-    )
-    .await;
+    b.open_on_agent(&server).await;
 
     // the attention strip counts the report and links to where it is handled
     let strip = b
@@ -2432,12 +2437,7 @@ async fn panel_follows_the_store_and_keeps_drafts() {
     let a_root = alpha(&home, "alpha");
     let server = Server::start(&home, &a_root, &[]);
     let b = Browser::launch().await;
-    b.open(&server).await;
-    b.until(
-        "the injection view",
-        "return !!document.getElementById('inject-text')",
-    )
-    .await;
+    b.open_on_agent(&server).await;
 
     // the empty badge: a log entry is memory, whatever PROJECT.md says
     assert_eq!(row(&b, &l_root).await, Some(("已记录".into(), false)));
@@ -2706,12 +2706,7 @@ async fn panel_pages_large_files() {
     let root = big(&home, "big", 2_000);
     let server = Server::start(&home, &root, &[]);
     let b = Browser::launch().await;
-    b.open(&server).await;
-    b.until(
-        "the injection view",
-        "return !!document.getElementById('inject-text')",
-    )
-    .await;
+    b.open_on_agent(&server).await;
     let rows = b
         .js("return document.querySelectorAll('#inject-entries .tp-inject-row').length")
         .await;
@@ -2853,24 +2848,10 @@ async fn panel_views_fit_wide_and_narrow() {
         &[],
         None,
     );
-    home.run(
-        &a_root,
-        &[
-            "checkpoint",
-            "--notes",
-            "2026-11-17 — tantivy for the search index is out of date",
-        ],
-        &[],
-        None,
-    );
+    report_on_tantivy(&home, &a_root);
     let server = Server::start(&home, &a_root, &[]);
     let b = Browser::launch().await;
-    b.open(&server).await;
-    b.until(
-        "the injection view",
-        "return !!document.getElementById('inject-text')",
-    )
-    .await;
+    b.open_on_agent(&server).await;
     let shots = target_dir().join("panel-shots");
     std::fs::create_dir_all(&shots).unwrap();
     for (width, height) in [(1400u32, 1800u32), (400, 2400)] {
