@@ -44,19 +44,6 @@ pub fn route(app: &App, req: &Request) -> Option<ApiResult> {
     })
 }
 
-/// A whole-number query parameter (`default` when absent), at most `max`.
-fn count(req: &Request, key: &str, default: usize, max: usize) -> Result<usize, ApiError> {
-    match req.param(key) {
-        None => Ok(default),
-        Some(v) => match v.parse::<usize>() {
-            Ok(n) if n <= max => Ok(n),
-            _ => Err(ApiError::bad(format!(
-                "{key} 必须是 0 到 {max} 之间的整数：{v}"
-            ))),
-        },
-    }
-}
-
 /// The file a `file` parameter names: DECISIONS.md, SESSIONS.md or the archive.
 fn entry_file(ws: &Workspace, name: &str) -> Result<FileKind, ApiError> {
     [FileKind::Decisions, FileKind::Sessions, FileKind::Archive]
@@ -130,8 +117,8 @@ fn entries(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let ws = open_to_read(app, &root, true)?;
     let f = entry_file(&ws, req.param("file").unwrap_or("SESSIONS.md"))?;
-    let offset = count(req, "offset", 0, usize::MAX)?;
-    let limit = count(req, "limit", 50, MAX_PAGE)?.max(1);
+    let offset = req.number("offset", 0, 0..=usize::MAX)?;
+    let limit = req.number("limit", 50, 0..=MAX_PAGE)?.max(1);
     let q = req.param("q").map(|q| q.trim().to_lowercase());
     let out = ws
         .read(|r| {

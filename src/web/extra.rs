@@ -38,19 +38,6 @@ pub fn route(app: &App, req: &Request) -> Option<ApiResult> {
     })
 }
 
-/// A numeric query parameter within bounds, or 400.
-fn number(req: &Request, key: &str, default: usize, max: usize) -> Result<usize, ApiError> {
-    match req.param(key) {
-        None => Ok(default),
-        Some(v) => match v.parse::<usize>() {
-            Ok(n) if (1..=max).contains(&n) => Ok(n),
-            _ => Err(ApiError::bad(format!(
-                "{key} 必须是 1 到 {max} 之间的整数：{v}"
-            ))),
-        },
-    }
-}
-
 /// `GET /info`: `{ cwd, lang, version, registry }`.
 fn info(app: &App) -> ApiResult {
     let wanted = crate::workspace::Wanted {
@@ -80,7 +67,7 @@ fn info(app: &App) -> ApiResult {
 fn search(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let q = req.param("q").ok_or_else(|| ApiError::bad("缺少 q 参数"))?;
-    let limit = number(req, "limit", 5, 20)?;
+    let limit = req.number("limit", 5, 1..=20)?;
     let ws = open_to_read(app, &root, true)?;
     let out = crate::ops::search::search(
         &ws,
@@ -94,22 +81,12 @@ fn search(app: &App, req: &Request) -> ApiResult {
     to_json(&out)
 }
 
-/// The `offset` query parameter (0 when absent).
-fn offset(req: &Request) -> Result<usize, ApiError> {
-    match req.param("offset") {
-        None => Ok(0),
-        Some(v) => v
-            .parse::<usize>()
-            .map_err(|_| ApiError::bad(format!("offset 必须是不小于 0 的整数：{v}"))),
-    }
-}
-
 /// `GET /events?root=&limit=&offset=`: the event log, newest first, `limit` events after
 /// the newest `offset`.
 fn events(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
-    let limit = number(req, "limit", 50, 10_000)?;
-    let offset = offset(req)?.min(100_000);
+    let limit = req.number("limit", 50, 1..=10_000)?;
+    let offset = req.number("offset", 0, 0..=usize::MAX)?.min(100_000);
     let ws = open_to_read(app, &root, true)?;
     let mut view = crate::ops::log(
         &ws,
@@ -142,7 +119,10 @@ fn history(app: &App, req: &Request) -> ApiResult {
     entries.retain(|e| e.state != State::Live);
     entries.sort_by(|a, b| b.sort_date.cmp(&a.sort_date).then(b.seq.cmp(&a.seq)));
     let total = entries.len();
-    let (offset, limit) = (offset(req)?, number(req, "limit", 200, 10_000)?);
+    let (offset, limit) = (
+        req.number("offset", 0, 0..=usize::MAX)?,
+        req.number("limit", 200, 1..=10_000)?,
+    );
     let list: Vec<Value> = entries
         .iter()
         .skip(offset)

@@ -228,6 +228,30 @@ impl Request {
         self.body.get(key).filter(|v| !v.is_null())
     }
 
+    /// A whole-number query parameter in `range` (`default` when absent), or a 400 naming it.
+    pub fn number(
+        &self,
+        key: &str,
+        default: usize,
+        range: std::ops::RangeInclusive<usize>,
+    ) -> std::result::Result<usize, ApiError> {
+        let Some(v) = self.param(key) else {
+            return Ok(default);
+        };
+        match v.parse::<usize>() {
+            Ok(n) if range.contains(&n) => Ok(n),
+            _ if *range.end() == usize::MAX => Err(ApiError::bad(format!(
+                "{key} 必须是不小于 {} 的整数：{v}",
+                range.start()
+            ))),
+            _ => Err(ApiError::bad(format!(
+                "{key} 必须是 {} 到 {} 之间的整数：{v}",
+                range.start(),
+                range.end()
+            ))),
+        }
+    }
+
     pub fn str_field(&self, key: &str) -> Option<&str> {
         self.field(key)
             .and_then(Value::as_str)

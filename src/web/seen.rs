@@ -109,7 +109,7 @@ fn attention(app: &App, req: &Request) -> ApiResult {
     } else {
         None
     };
-    let seen = ops::seen::seen(&ws, None, None)?;
+    let ledger_line = ops::seen::ledger_line(&ws)?;
     Ok(json!({
         "reports_open": listing.reports.len(),
         "proposals_pending": listing.proposals.len(),
@@ -117,7 +117,7 @@ fn attention(app: &App, req: &Request) -> ApiResult {
         "stale": stale,
         "doctor": doctor_part(app, &ws, &token),
         "recall": recall,
-        "ledger_line": seen.ledger_line,
+        "ledger_line": ledger_line,
         "change": token,
     }))
 }
@@ -154,9 +154,9 @@ fn doctor_part(app: &App, ws: &std::sync::Arc<crate::workspace::Workspace>, toke
             let count = |level: ops::doctor::Level| {
                 report.findings.iter().filter(|f| f.level == level).count()
             };
-            let findings: Vec<Value> = (report.findings.iter())
+            // each as `trilogy doctor --json` gives it: level, check, message, action
+            let findings: Vec<&ops::doctor::Finding> = (report.findings.iter())
                 .filter(|f| f.level != ops::doctor::Level::Ok)
-                .map(|f| json!({ "level": f.level, "check": f.check, "message": f.message, "action": f.action }))
                 .collect();
             json!({
                 "errors": count(ops::doctor::Level::Error),

@@ -93,8 +93,11 @@ pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> R
     let l = &block.ledger;
     let sizing = l.budget_bytes.min(l.budget_chars.unwrap_or(usize::MAX));
     let (decision_bytes, session_bytes) = (l.decisions_bytes_shown, l.sessions_bytes_shown);
-    let (entries, sessions_counted) = ws
+    let (entries, sessions_counted, sizes) = ws
         .read(|r| {
+            // the files' sizes as the store last wrote them, as the block's own ledger says
+            let size = |f: FileKind| -> Result<u64> { Ok(r.stamp(f)?.map_or(0, |s| s.len)) };
+            let sizes = (size(FileKind::Decisions)?, size(FileKind::Sessions)?);
             let (counts, counted) = injection_counts(ws, r)?;
             let mut out = Vec::new();
             // the first decision shown is the one the block may show cut
@@ -136,15 +139,9 @@ pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> R
                 };
                 out.push(entry_seen(e, is_shown, reason, &counts));
             }
-            Ok((out, counted))
+            Ok((out, counted, sizes))
         })?
         .value;
-    let size = |f: FileKind| {
-        std::fs::metadata(ws.file_path(f))
-            .ok()
-            .filter(|m| m.is_file())
-            .map_or(0, |m| m.len())
-    };
     let project_share = (sizing as f64 * PROJECT_SHARE) as usize;
     let decisions_share = (sizing as f64 * DECISIONS_SHARE) as usize;
     let user_share = crate::user::room(ws, block_budget(l));
@@ -158,13 +155,13 @@ pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> R
         FileShare {
             file: FileKind::Decisions.file_name().into(),
             bytes_shown: decision_bytes,
-            bytes_total: size(FileKind::Decisions),
+            bytes_total: sizes.0,
             share: decisions_share,
         },
         FileShare {
             file: FileKind::Sessions.file_name().into(),
             bytes_shown: session_bytes,
-            bytes_total: size(FileKind::Sessions),
+            bytes_total: sizes.1,
             share: sizing
                 .saturating_sub(l.project_bytes_shown + decision_bytes + l.user_bytes_shown),
         },
@@ -187,6 +184,14 @@ pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> R
         entries,
         sessions_counted,
     })
+}
+
+/// The ledger line of the block a session start is given now (no host cap, no window): what
+/// the panel shows above everything, without the account [`seen`] adds.
+pub fn ledger_line(ws: &Workspace) -> Result<String> {
+    ws.require_memory()?;
+    let block = agent::inject(ws, "cli", None, Source::Startup, HostLimits::default())?.block;
+    Ok(texts(ws.lang()).ledger_injected(&block.ledger))
 }
 
 fn block_budget(l: &Ledger) -> Budget {
