@@ -225,6 +225,62 @@ fn odd_shapes_thinking_multi_line_messages_and_subagents() {
     assert_eq!(from["text"], "the subagent found the archive order bug");
 }
 
+/// Claude Code shortens a project folder's name past 200 units and appends a hash of the
+/// path; the hash's values are pinned against Claude Code's own function in `sources.rs`.
+#[test]
+fn a_project_with_a_long_path_is_found_in_claude_codes_shortened_folder() {
+    let ws = Ws::named(&format!("trilogy-long-{}-", "deep-folder-name".repeat(13)));
+    ws.ok(&["init"]);
+    let root_path = ws.root().canonicalize().unwrap();
+    let folder = trilogy::recall::sources::claude_folder(&root_path);
+    let slug = trilogy::recall::sources::claude_slug(&root_path);
+    assert!(slug.len() > 200 && folder.len() < slug.len(), "{folder}");
+    let projects = ws.home().join(".claude/projects");
+    let line = |cwd: &str, text: &str| {
+        format!(
+            "{}\n",
+            json!({"type":"user","cwd":cwd,"message":{"content":text}})
+        )
+    };
+    let cwd = root_path.display().to_string();
+    write(
+        &projects.join(&folder).join("s1.jsonl"),
+        (line(&cwd, "the marmalade migration failed on staging")
+            + r#"{"type":"user","message":{"content":"marmalade without a working directory"}}"#
+            + "\n")
+            .as_bytes(),
+    );
+    // a folder inside the root: its slug is as long, so its name shares the first 200 units
+    let sub = root_path.join("src");
+    std::fs::create_dir_all(&sub).unwrap();
+    let sub_folder = trilogy::recall::sources::claude_folder(&sub);
+    write(
+        &projects.join(&sub_folder).join("s2.jsonl"),
+        line(&sub.display().to_string(), "marmalade from the src folder").as_bytes(),
+    );
+    // another project whose name shares those 200 units: read, and kept out by its lines
+    let other = format!("{}-zz", &cwd);
+    write(
+        &projects
+            .join(trilogy::recall::sources::claude_folder(Path::new(&other)))
+            .join("s3.jsonl"),
+        line(&other, "marmalade of another project").as_bytes(),
+    );
+    let mut texts: Vec<String> = said(&recall(&ws, &["marmalade", "--limit", "10"]))
+        .into_iter()
+        .map(|h| h.3)
+        .collect();
+    texts.sort();
+    assert_eq!(
+        texts,
+        [
+            "marmalade from the src folder",
+            "marmalade without a working directory",
+            "the marmalade migration failed on staging",
+        ]
+    );
+}
+
 #[test]
 fn appended_rewritten_and_half_written_files_and_other_projects() {
     let ws = Ws::init();
@@ -528,6 +584,26 @@ fn small_rewrites_deleted_files_hosts_turned_off_and_a_manifest_left_behind() {
     assert!(recall(&ws, &["zebra"]).is_empty());
     assert_eq!(recall(&ws, &["kiwi"])[0]["line"], 1);
     assert_eq!(recall(&ws, &["papaya"])[0]["line"], 3);
+    // rewritten past its first 4 KiB to the same size: read again, not taken as touched
+    let filler: String = (0..60)
+        .map(|i| claude_line(&ws, "user", &format!("filler line number {i:03}")))
+        .collect();
+    write(
+        &file,
+        (filler.clone() + &claude_line(&ws, "user", "ocelot spotted")).as_bytes(),
+    );
+    assert_eq!(recall(&ws, &["ocelot"]).len(), 1);
+    write(
+        &file,
+        (filler + &claude_line(&ws, "user", "jaguar spotted")).as_bytes(),
+    );
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    (std::fs::File::options().write(true).open(&file).unwrap())
+        .set_modified(later)
+        .unwrap();
+    assert!(recall(&ws, &["ocelot"]).is_empty());
+    assert_eq!(recall(&ws, &["jaguar"])[0]["line"], 61);
+    write(&file, three.as_bytes());
     // a manifest that does not go with the index (a process stopped between the two): built
     // again, nothing twice
     let cache = ws.state.path().join("cache/trilogy/recall");

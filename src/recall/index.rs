@@ -9,12 +9,16 @@
 //! index's writer, what it has not indexed yet is read into an index in memory for this one
 //! answer: a query never waits on another build.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use tantivy::schema::{FAST, Field, INDEXED, STORED, STRING, Schema, Value as _};
+use tantivy::schema::{
+    FAST, Field, INDEXED, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing,
+    TextOptions, Value as _,
+};
 use tantivy::{Index, TantivyDocument, Term, doc};
 
 use crate::error::{Error, Result};
@@ -49,6 +53,10 @@ pub struct FileState {
     pub mtime: i64,
     /// Bytes read (complete lines, or complete frames).
     pub offset: u64,
+    /// The fingerprint of the (up to 4 KiB) bytes just before `offset`: a file whose bytes
+    /// there changed was rewritten, even with the same size and the same head.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tail: String,
     /// Lines read.
     pub lines: u64,
     pub ctx: Context,
@@ -91,7 +99,14 @@ pub struct Fields {
 
 pub fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
-    let text = crate::index::text_options();
+    // recall ranks words by BM25 alone: no positions are kept (a third less to write)
+    let text = TextOptions::default()
+        .set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(crate::index::TOKENIZER_NAME)
+                .set_index_option(IndexRecordOption::WithFreqs),
+        )
+        .set_stored();
     let f = Fields {
         file: b.add_text_field("file", STRING | STORED),
         host: b.add_text_field("host", STRING | STORED),
@@ -250,6 +265,19 @@ pub fn unchanged(src: &Source, old: Option<&FileState>) -> bool {
     std::fs::metadata(&src.path).is_ok_and(|m| m.len() == old.size && mtime_of(&m) == old.mtime)
 }
 
+/// The fingerprint of the up to 4 KiB before `offset` (empty at 0; `None` when they cannot
+/// be read).
+fn tail_at(file: &mut std::fs::File, offset: u64) -> Option<String> {
+    let from = offset.saturating_sub(HEAD as u64);
+    let mut bytes = vec![0u8; (offset - from) as usize];
+    file.seek(SeekFrom::Start(from)).ok()?;
+    file.read_exact(&mut bytes).ok()?;
+    Some(match bytes.is_empty() {
+        true => String::new(),
+        false => fingerprint(&bytes),
+    })
+}
+
 /// Read what `src` holds past what `old` says was read; `None` when nothing changed.
 pub fn read_new(
     src: &Source,
@@ -296,6 +324,11 @@ pub fn read_new(
             || was_len > first_bytes.len()
             || fingerprint(&first_bytes[..was_len]) != o.head
     });
+    // what was read last ends as it did: otherwise the file was rewritten under its head
+    let rewritten = rewritten
+        || old.is_some_and(|o| {
+            !o.tail.is_empty() && tail_at(&mut file, o.offset).is_none_or(|t| t != o.tail)
+        });
     let same = old.is_some_and(|o| o.size == size && !rewritten && o.unreadable.is_none());
     if same {
         // only touched: nothing new to read, its time is kept so the next look needs no open
@@ -335,15 +368,15 @@ pub fn read_new(
         if let Err(e) = (&mut file).take(want).read_to_end(&mut bytes) {
             return fail(state, e.to_string());
         }
-        let (text, used) = match src.host {
+        let (text, used): (Cow<[u8]>, usize) = match src.host {
             Host::Dsh => match super::frames::complete(&bytes) {
-                Ok(x) => x,
+                Ok((t, n)) => (Cow::Owned(t.into_bytes()), n),
                 Err((at, why)) => return fail(state, format!("byte {}: {why}", from + at as u64)),
             },
             _ => {
                 // the last line without its line feed is still being written
-                let end = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-                (String::from_utf8_lossy(&bytes[..end]).into_owned(), end)
+                let end = memchr::memrchr(b'\n', &bytes).map_or(0, |i| i + 1);
+                (Cow::Borrowed(&bytes[..end]), end)
             }
         };
         if used == 0 {
@@ -357,7 +390,7 @@ pub fn read_new(
         }
         let first = state.lines + 1;
         let read = parse::lines(src.host, &text, first, &mut state.ctx);
-        state.lines += text.lines().count() as u64;
+        state.lines += parse::line_count(&text);
         state.offset = from + used as u64;
         state.skipped += read.skipped;
         said.extend(read.said);
@@ -370,6 +403,7 @@ pub fn read_new(
             break;
         }
     }
+    state.tail = tail_at(&mut file, state.offset).unwrap_or_default();
     let project = state.ctx.project.clone();
     // each line as of the working directory its file named by then; a Claude Code file that
     // names none is its project folder's

@@ -12,7 +12,7 @@
 mod frames;
 mod index;
 mod parse;
-mod sources;
+pub mod sources;
 mod tail;
 
 use std::path::{Path, PathBuf};
@@ -457,7 +457,11 @@ pub fn recall(
         ..q.clone()
     };
     let (idx, f, meanwhile) = top_up(ws, &dir, progress)?;
-    let reader = idx.reader().map_err(|e| index_err(&dir, e))?;
+    // one search and the process ends: no thread watching for commits
+    let reader: tantivy::IndexReader = (idx.reader_builder())
+        .reload_policy(tantivy::ReloadPolicy::Manual)
+        .try_into()
+        .map_err(|e| index_err(&dir, e))?;
     let searcher = reader.searcher();
     let mut hits: Vec<RecallHit> = (search_in(&searcher, &f, q, limit)?.iter())
         .map(|(s, d)| hit(&f, *s, d))

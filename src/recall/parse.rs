@@ -319,31 +319,73 @@ fn dsh(v: &Value, ctx: &mut Context) -> Option<Option<(Role, String)>> {
 /// Keys whose presence (unescaped, so never inside a string value) marks a line that can
 /// hold nothing said: a tool's result, an attachment, a state update. Such lines are most of a
 /// transcript's bytes, and are skipped without being parsed.
-fn nothing_said(host: Host, line: &str) -> bool {
-    let marks: &[&str] = match host {
-        Host::Claude => &[
+fn nothing_said(host: Host, line: &[u8]) -> bool {
+    use memchr::memmem::Finder;
+    use std::sync::LazyLock;
+    fn finders(marks: &[&'static str]) -> Vec<Finder<'static>> {
+        marks.iter().map(|m| Finder::new(m.as_bytes())).collect()
+    }
+    static CLAUDE: LazyLock<Vec<Finder<'static>>> = LazyLock::new(|| {
+        finders(&[
             "\"toolUseResult\":",
             "\"type\":\"attachment\"",
             "\"type\":\"progress\"",
             "\"type\":\"file-history-snapshot\"",
-        ],
-        Host::Codex => &[
+        ])
+    });
+    static CODEX: LazyLock<Vec<Finder<'static>>> = LazyLock::new(|| {
+        finders(&[
             "\"type\":\"function_call_output\"",
             "\"type\":\"token_count\"",
-        ],
-        Host::Gemini => &["{\"$set\":"],
-        Host::Dsh => &["\"type\":\"assistant/chunk\"", "\"type\":\"tool/result\""],
+        ])
+    });
+    static GEMINI: LazyLock<Vec<Finder<'static>>> = LazyLock::new(|| finders(&["{\"$set\":"]));
+    static DSH: LazyLock<Vec<Finder<'static>>> =
+        LazyLock::new(|| finders(&["\"type\":\"assistant/chunk\"", "\"type\":\"tool/result\""]));
+    let marks = match host {
+        Host::Claude => &*CLAUDE,
+        Host::Codex => &*CODEX,
+        Host::Gemini => &*GEMINI,
+        Host::Dsh => &*DSH,
     };
-    marks.iter().any(|m| line.contains(m))
+    marks.iter().any(|m| m.find(line).is_some())
 }
 
-pub fn lines(host: Host, chunk: &str, first_line: u64, ctx: &mut Context) -> Read {
+/// How many lines `text` holds, as `str::lines` counts them.
+pub fn line_count(text: &[u8]) -> u64 {
+    let feeds = memchr::memchr_iter(b'\n', text).count() as u64;
+    feeds + u64::from(!text.is_empty() && !text.ends_with(b"\n"))
+}
+
+/// The lines of `text` as `str::lines` splits them (a `\r` before a line feed dropped),
+/// over bytes: only the lines that may hold something said are checked as UTF-8.
+fn split_lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let (line, next) = match memchr::memchr(b'\n', rest) {
+            Some(i) => (&rest[..i], &rest[i + 1..]),
+            None => (rest, &rest[rest.len()..]),
+        };
+        rest = next;
+        Some(line.strip_suffix(b"\r").unwrap_or(line))
+    })
+}
+
+pub fn lines(host: Host, chunk: &[u8], first_line: u64, ctx: &mut Context) -> Read {
     let mut out = Read::default();
-    for (i, l) in chunk.lines().enumerate() {
-        if l.trim().is_empty() || nothing_said(host, l) {
+    for (i, l) in split_lines(chunk).enumerate() {
+        if l.trim_ascii().is_empty() || nothing_said(host, l) {
             continue;
         }
-        let Ok(v) = serde_json::from_str::<Value>(l) else {
+        // a byte that is not UTF-8 is read as U+FFFD, as a lossy read of the file would
+        let l = match std::str::from_utf8(l) {
+            Ok(t) => std::borrow::Cow::Borrowed(t),
+            Err(_) => String::from_utf8_lossy(l),
+        };
+        let Ok(v) = serde_json::from_str::<Value>(&l) else {
             out.skipped += 1;
             continue;
         };
@@ -396,7 +438,7 @@ mod tests {
             "not json\n",
         );
         let mut ctx = Context::default();
-        let r = lines(Host::Claude, chunk, 1, &mut ctx);
+        let r = lines(Host::Claude, chunk.as_bytes(), 1, &mut ctx);
         let said: Vec<(u64, Role, &str)> = r
             .said
             .iter()
@@ -415,6 +457,22 @@ mod tests {
             (Some("s1"), Some("/p"))
         );
         assert_eq!(r.said[0].time.as_deref(), Some("2026-11-30T10:00:00Z"));
+    }
+
+    #[test]
+    fn lines_are_split_and_counted_as_str_lines_does() {
+        for text in [
+            "", "a", "a\n", "a\r\nb", "a\n\nb\n", "\r\n", "a\rb\n", "\n\n",
+        ] {
+            let want: Vec<&str> = text.lines().collect();
+            let got: Vec<&[u8]> = split_lines(text.as_bytes()).collect();
+            assert_eq!(
+                got,
+                want.iter().map(|l| l.as_bytes()).collect::<Vec<_>>(),
+                "{text:?}"
+            );
+            assert_eq!(line_count(text.as_bytes()), want.len() as u64, "{text:?}");
+        }
     }
 
     #[test]
@@ -438,7 +496,7 @@ mod tests {
             "\n",
         );
         let mut ctx = Context::default();
-        let r = lines(Host::Codex, chunk, 10, &mut ctx);
+        let r = lines(Host::Codex, chunk.as_bytes(), 10, &mut ctx);
         let said: Vec<(u64, &str)> = r.said.iter().map(|s| (s.line, s.text.as_str())).collect();
         assert_eq!(
             said,

@@ -18,8 +18,8 @@ pub struct Source {
     pub own: bool,
 }
 
-/// Claude Code's folder name for a project: every UTF-16 unit that is not an ASCII letter or
-/// digit becomes `-` (so a character outside the BMP becomes two).
+/// Claude Code's folder name for a project, before it is shortened: every UTF-16 unit that
+/// is not an ASCII letter or digit becomes `-` (so a character outside the BMP becomes two).
 pub fn claude_slug(dir: &Path) -> String {
     let mut out = String::new();
     for c in dir.to_string_lossy().chars() {
@@ -32,6 +32,45 @@ pub fn claude_slug(dir: &Path) -> String {
     out
 }
 
+/// The longest folder name Claude Code gives a project whole.
+const CLAUDE_SLUG_MAX: usize = 200;
+
+/// Claude Code's folder for a project: its slug, or for a slug over 200 units its first 200,
+/// a `-` and a hash of the path (the 32-bit `h = 31·h + unit` over its UTF-16 units, made
+/// positive, in base 36).
+pub fn claude_folder(dir: &Path) -> String {
+    let slug = claude_slug(dir);
+    if slug.len() <= CLAUDE_SLUG_MAX {
+        return slug;
+    }
+    let h = (dir.to_string_lossy().encode_utf16())
+        .fold(0i32, |h, u| h.wrapping_mul(31).wrapping_add(i32::from(u)));
+    format!(
+        "{}-{}",
+        &slug[..CLAUDE_SLUG_MAX],
+        base36(i64::from(h).unsigned_abs())
+    )
+}
+
+fn base36(mut n: u64) -> String {
+    let mut digits = Vec::new();
+    loop {
+        digits.push(b"0123456789abcdefghijklmnopqrstuvwxyz"[(n % 36) as usize]);
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    digits.reverse();
+    String::from_utf8(digits).unwrap_or_default()
+}
+
+/// What a folder entry is, not following a symlink: the folder listing says, on most file
+/// systems, so no stat is made per entry.
+fn kind(e: &std::fs::DirEntry) -> Option<std::fs::FileType> {
+    e.file_type().ok()
+}
+
 /// The files in `dir` whose names end in `suffix`, sorted (none when `dir` cannot be read).
 fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     let Ok(rd) = std::fs::read_dir(dir) else {
@@ -39,9 +78,9 @@ fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     };
     let mut out: Vec<PathBuf> = rd
         .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(suffix))
+        .filter(|e| kind(e).is_some_and(|t| t.is_file()))
         .map(|e| e.path())
-        .filter(|p| p.to_string_lossy().ends_with(suffix))
-        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_file()))
         .collect();
     out.sort();
     out
@@ -54,8 +93,8 @@ fn dirs(dir: &Path) -> Vec<PathBuf> {
     };
     let mut out: Vec<PathBuf> = rd
         .flatten()
+        .filter(|e| kind(e).is_some_and(|t| t.is_dir()))
         .map(|e| e.path())
-        .filter(|p| std::fs::symlink_metadata(p).is_ok_and(|m| m.is_dir()))
         .collect();
     out.sort();
     out
@@ -73,18 +112,23 @@ pub fn find(places: &RecallPlaces, hosts: &[Host], root: &Path) -> Vec<Source> {
         match host {
             Host::Claude => {
                 let Some(base) = &places.claude else { continue };
+                // the root's folder, and those of folders inside it: their names begin with
+                // the root's slug and a `-` (a long one's first 200 units, then its hash's
+                // `-`); a folder of another project sharing them is read too, and its lines
+                // are kept out by their working directory
+                let folder = claude_folder(root);
                 let slug = claude_slug(root);
+                let prefix = format!("{}-", &slug[..slug.len().min(CLAUDE_SLUG_MAX)]);
                 for d in dirs(&base.join("projects")) {
                     let name = d
                         .file_name()
                         .unwrap_or_default()
                         .to_string_lossy()
                         .into_owned();
-                    // the root's folder, and those of folders inside it
-                    if name != slug && !name.starts_with(&format!("{slug}-")) {
+                    if name != folder && !name.starts_with(&prefix) {
                         continue;
                     }
-                    let own = name == slug;
+                    let own = name == folder;
                     add(host, files(&d, ".jsonl"), own);
                     for session in dirs(&d) {
                         add(host, files(&session.join("subagents"), ".jsonl"), own);
@@ -206,5 +250,32 @@ mod tests {
             "-home-a-my-proj-1"
         );
         assert_eq!(claude_slug(Path::new("/p/项目/😀")), "-p------");
+    }
+
+    /// The expected names come from the function in Claude Code 2.x's own bundle, run under
+    /// Node on these paths.
+    #[test]
+    fn a_long_project_path_gets_claude_codes_shortened_folder_name() {
+        let long = format!(
+            "/home/dev/{}项目/😀/end",
+            "very-long-folder-name-".repeat(9)
+        );
+        assert_eq!(
+            claude_folder(Path::new(&long)),
+            format!(
+                "-home-dev-{}very-long-fold-jfveaf",
+                "very-long-folder-name-".repeat(8)
+            )
+        );
+        let at_max = format!("/srv/{}", "x".repeat(195));
+        assert_eq!(
+            claude_folder(Path::new(&at_max)),
+            claude_slug(Path::new(&at_max))
+        );
+        let over = format!("/srv/{}", "x".repeat(196));
+        assert_eq!(
+            claude_folder(Path::new(&over)),
+            format!("-srv-{}-sa6ta1", "x".repeat(195))
+        );
     }
 }

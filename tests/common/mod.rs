@@ -56,6 +56,15 @@ impl Ws {
         }
     }
 
+    /// A workspace (not initialised) whose folder's name begins with `prefix`.
+    #[allow(dead_code)]
+    pub fn named(prefix: &str) -> Ws {
+        Ws {
+            dir: tempfile::Builder::new().prefix(prefix).tempdir().unwrap(),
+            ..Ws::new()
+        }
+    }
+
     /// A workspace (not initialised) whose user memory is the one in `dir`.
     pub fn sharing_user(dir: &Path) -> Ws {
         Ws {
