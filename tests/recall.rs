@@ -513,6 +513,34 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// A build leaves one segment (a query prunes better in one), and no files of the segments
+/// merged into it.
+#[test]
+fn a_build_leaves_the_index_one_segment_and_no_leftover_files() {
+    let ws = Ws::init();
+    let many: String = (0..3000)
+        .map(|i| claude_line(&ws, "user", &format!("walrus message {i} about the build")))
+        .collect();
+    write(&claude_file(&ws), many.as_bytes());
+    assert_eq!(recall(&ws, &["walrus", "2999"])[0]["line"], 3000);
+    let cache = ws.state.path().join("cache/trilogy/recall");
+    let files = walk(&cache);
+    let meta = files.iter().find(|p| p.ends_with("meta.json")).unwrap();
+    let meta: Value = serde_json::from_str(&std::fs::read_to_string(meta).unwrap()).unwrap();
+    let segments = meta["segments"].as_array().unwrap();
+    assert_eq!(segments.len(), 1, "{meta}");
+    let id = segments[0]["segment_id"].as_str().unwrap().replace('-', "");
+    let strays: Vec<&PathBuf> = (files.iter())
+        .filter(|p| {
+            let name = p.file_name().unwrap().to_string_lossy();
+            name.len() > 32 && name.chars().take(32).all(|c| c.is_ascii_hexdigit())
+        })
+        .filter(|p| !p.file_name().unwrap().to_string_lossy().starts_with(&id))
+        .collect();
+    assert!(strays.is_empty(), "{strays:?}");
+    assert_eq!(ws.json(&["recall", "--status"])["messages"], 3000);
+}
+
 #[test]
 fn a_recall_never_waits_on_another_process_building_the_index() {
     let ws = Ws::init();
