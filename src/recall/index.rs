@@ -296,7 +296,11 @@ pub fn read_new(
         host: src.host.as_str().into(),
         ..FileState::default()
     });
-    let fail = |mut st: FileState, why: String| {
+    // a read that fails leaves the file as the last good read saw it: it is tried again from
+    // there, with nothing of this read taken (and so nothing of it lost, nor read twice)
+    let initial = state.clone();
+    let fail = |why: String| {
+        let mut st = initial.clone();
         st.unreadable = Some(why);
         Some(Fresh {
             path: path.display().to_string(),
@@ -307,11 +311,11 @@ pub fn read_new(
     };
     let mut file = match crate::workspace::open_regular(path, u64::MAX) {
         Ok((f, _)) => f,
-        Err(e) => return fail(state, e.to_string()),
+        Err(e) => return fail(e.to_string()),
     };
     let mut first_bytes = vec![0u8; HEAD.min(size as usize)];
     if let Err(e) = file.read_exact(&mut first_bytes) {
-        return fail(state, e.to_string());
+        return fail(e.to_string());
     }
     let head = fingerprint(&first_bytes);
     // the same bytes the last read's fingerprint covered: changed, the file was rewritten
@@ -362,16 +366,16 @@ pub fn read_new(
             break;
         }
         if file.seek(SeekFrom::Start(from)).is_err() {
-            return fail(state, "cannot seek".into());
+            return fail("cannot seek".into());
         }
         let mut bytes = Vec::with_capacity(want as usize);
         if let Err(e) = (&mut file).take(want).read_to_end(&mut bytes) {
-            return fail(state, e.to_string());
+            return fail(e.to_string());
         }
         let (text, used): (Cow<[u8]>, usize) = match src.host {
             Host::Dsh => match super::frames::complete(&bytes) {
                 Ok((t, n)) => (Cow::Owned(t.into_bytes()), n),
-                Err((at, why)) => return fail(state, format!("byte {}: {why}", from + at as u64)),
+                Err((at, why)) => return fail(format!("byte {}: {why}", from + at as u64)),
             },
             _ => {
                 // the last line without its line feed is still being written
@@ -381,10 +385,9 @@ pub fn read_new(
         };
         if used == 0 {
             if want == CHUNK {
-                return fail(
-                    state,
-                    format!("a line (or frame) at byte {from} is longer than 64 MiB"),
-                );
+                return fail(format!(
+                    "a line (or frame) at byte {from} is longer than 64 MiB"
+                ));
             }
             break;
         }
