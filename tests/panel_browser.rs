@@ -2332,7 +2332,9 @@ async fn panel_fixes_entries_in_place() {
         .until(
             "the panel's events",
             "const r = [...document.querySelectorAll('#events-table .tp-event')].filter(r => r.querySelector('.tp-actor').dataset.actor === 'panel');
-             return r.length >= 5 ? r.map(x => [x.querySelector('[data-op]').dataset.op, x.querySelector('[data-op]').textContent]) : null",
+             const rows = r.map(x => [x.querySelector('[data-op]').dataset.op, x.querySelector('[data-op]').textContent]);
+             // the table may first show the log as it was before the restore, until the page's next look at /change
+             return r.length >= 5 && rows.some(x => x[0] === 'restore') ? rows : null",
         )
         .await;
     for op in ops.as_array().unwrap() {
