@@ -1584,9 +1584,18 @@
 
   /** After a write from the page: everything that may show it, read again (the page's own
    * write is not news for the poll). */
+  /** The panes not on screen are read again when opened, rather than shown as they were
+   * before a write. */
+  function forgetOtherInsights() {
+    for (const id of Object.keys(state.insightData)) {
+      if (id !== state.insight) state.insightData[id] = undefined;
+    }
+  }
+
   async function afterWrite() {
     const root = state.selected;
     state.viewStale = false;
+    forgetOtherInsights();
     await syncChange(root);
     await Promise.all([loadFiles(root), loadAttention(root), loadView(root), loadInsight(root)]);
   }
@@ -2323,6 +2332,7 @@
    * does a view whose field has the focus; the rest follows at once. */
   async function followChange(root) {
     const formOpen = state.form !== null;
+    forgetOtherInsights();
     const jobs = [loadFiles(root), loadAttention(root), loadInsight(root), loadWorkspaces()];
     // the open form's view is read again when the form closes
     if (formOpen) state.viewStale = true;
