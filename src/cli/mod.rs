@@ -375,9 +375,28 @@ fn parse(args: Vec<OsString>) -> std::result::Result<Cli, clap::Error> {
     Cli::from_arg_matches(&matches)
 }
 
+/// The command line every host runs at each hook, `trilogy hook HOST EVENT` and nothing
+/// else, read as clap reads it but without building the whole command tree first (a few
+/// tenths of a millisecond at every prompt and tool call). Anything else goes to clap.
+fn hook_line(args: &[OsString]) -> Option<agent::HookArgs> {
+    let [_, hook, host, event] = args else {
+        return None;
+    };
+    let (host, event) = (host.to_str()?, event.to_str()?);
+    let plain = |a: &str| !a.is_empty() && !a.starts_with('-');
+    (hook == "hook" && plain(host) && plain(event)).then(|| agent::HookArgs {
+        host: Some(host.to_string()),
+        event: Some(event.to_string()),
+    })
+}
+
 /// Run the CLI; returns the process exit code.
 pub fn run() -> i32 {
-    let cli = match parse(std::env::args_os().collect()) {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    if let Some(a) = hook_line(&args) {
+        return agent::hook(&a, &[]);
+    }
+    let cli = match parse(args) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
@@ -518,6 +537,42 @@ mod tests {
     fn choice(args: &[&str]) -> ColorChoice {
         let args: Vec<OsString> = args.iter().map(OsString::from).collect();
         color_choice(&args)
+    }
+
+    #[test]
+    fn the_hook_line_is_read_as_clap_reads_it() {
+        for line in [
+            // (the line, whether the fast path takes it)
+            ("trilogy hook claude session-start", true),
+            ("trilogy hook dsh pre-step", true),
+            ("trilogy hook cursor beforeSubmitPrompt", true),
+            ("trilogy hook claude", false),
+            ("trilogy hook claude session-start extra", false),
+            ("trilogy hook --json claude session-start", false),
+            ("trilogy hook claude --help", false),
+            ("trilogy hook -- claude", false),
+            ("trilogy --root /x hook claude stop", false),
+            ("trilogy status a b", false),
+        ] {
+            let (line, taken) = line;
+            let args: Vec<OsString> = line.split(' ').map(OsString::from).collect();
+            let clap = match parse(args.clone()) {
+                Ok(Cli {
+                    command: Command::Hook(a),
+                    set,
+                    root: None,
+                    json: false,
+                    color: ColorChoice::Auto,
+                }) if set.is_empty() => Some(format!("{a:?}")),
+                _ => None,
+            };
+            let fast = hook_line(&args).map(|a| format!("{a:?}"));
+            assert_eq!(fast.is_some(), taken, "{line}");
+            // the fast path takes only lines clap reads as a plain hook, and reads them alike
+            if taken {
+                assert_eq!(fast, clap, "{line}");
+            }
+        }
     }
 
     #[test]
