@@ -52,6 +52,15 @@ Environment:
 #[derive(Parser, Debug)]
 #[command(name = "trilogy", version, after_help = EXIT_CODES)]
 struct Cli {
+    #[command(flatten)]
+    g: Globals,
+    #[command(subcommand)]
+    command: Command,
+}
+
+/// The options every command takes.
+#[derive(Args, Debug)]
+struct Globals {
     /// Workspace root (default: the current directory, or the nearest marker with
     /// project_root_strategy = "marker")
     #[arg(long, global = true, value_name = "DIR")]
@@ -65,8 +74,6 @@ struct Cli {
     /// Colour the output: auto (only on a terminal, and not when NO_COLOR is set), always, never
     #[arg(long, global = true, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
     color: ColorChoice,
-    #[command(subcommand)]
-    command: Command,
 }
 
 #[derive(Subcommand, Debug)]
@@ -328,20 +335,20 @@ struct Env {
 fn build_env(cli: &Cli) -> Result<Env> {
     let env: Vec<(String, String)> = std::env::vars().collect();
     let wanted = crate::workspace::Wanted {
-        explicit: cli.root.as_deref(),
+        explicit: cli.g.root.as_deref(),
         host: crate::workspace::host_dirs(&env),
         cwd: None,
         lenient: false,
     };
-    let (ws, loaded, _) = crate::workspace::open_located(&wanted, &env, &cli.set)?;
+    let (ws, loaded, _) = crate::workspace::open_located(&wanted, &env, &cli.g.set)?;
     // a fresh clone's first command rebuilds the store from the Markdown, its first search the
     // index: show how far it is
-    let mut bar = progress::Bar::stderr("reading the memory files", cli.json);
+    let mut bar = progress::Bar::stderr("reading the memory files", cli.g.json);
     ws.on_progress(Box::new(move |what, done, total| {
         bar.update_as(what, done, total)
     }));
     Ok(Env {
-        json: cli.json,
+        json: cli.g.json,
         loaded,
         ws,
     })
@@ -369,10 +376,56 @@ fn color_choice(args: &[OsString]) -> ColorChoice {
 }
 
 fn parse(args: Vec<OsString>) -> std::result::Result<Cli, clap::Error> {
+    if let Some(cli) = parse_one(&args) {
+        return Ok(cli);
+    }
     let matches = Cli::command()
         .color(color_choice(&args))
         .try_get_matches_from(args)?;
     Cli::from_arg_matches(&matches)
+}
+
+/// The commands run often, each parsed by a tree holding only it and the global options:
+/// building every subcommand first costs about as much as a warm recall's search. Anything
+/// such a tree refuses (help, a typo, an unknown flag) is parsed again by the whole tree,
+/// which gives clap's full message.
+fn parse_one(args: &[OsString]) -> Option<Cli> {
+    let sub = short_subcommand(&subcommand_name(args)?)?;
+    let tree = Globals::augment_args(clap::Command::new("trilogy")).subcommand(sub);
+    let matches = tree.try_get_matches_from(args).ok()?;
+    Cli::from_arg_matches(&matches).ok()
+}
+
+/// The subcommands [`parse_one`] reads, each built alone.
+fn short_subcommand(name: &str) -> Option<clap::Command> {
+    Some(match name {
+        "recall" => recall::RecallArgs::augment_args(clap::Command::new("recall")),
+        "search" => agent::SearchArgs::augment_args(clap::Command::new("search")),
+        "read" => ReadArgs::augment_args(clap::Command::new("read")),
+        "inject" => agent::InjectArgs::augment_args(clap::Command::new("inject")),
+        "status" => clap::Command::new("status"),
+        _ => return None,
+    })
+}
+
+/// The subcommand's name: the first argument that is neither a global option nor its value.
+fn subcommand_name(args: &[OsString]) -> Option<String> {
+    let mut it = args.iter().skip(1);
+    while let Some(a) = it.next() {
+        let a = a.to_str()?;
+        match a {
+            "--json" => {}
+            "--root" | "--set" | "--color" => {
+                it.next()?;
+            }
+            _ if ["--root=", "--set=", "--color="]
+                .iter()
+                .any(|p| a.starts_with(p)) => {}
+            _ if a.starts_with('-') => return None,
+            _ => return Some(a.to_string()),
+        }
+    }
+    None
 }
 
 /// The command line every host runs at each hook, `trilogy hook HOST EVENT` and nothing
@@ -403,7 +456,7 @@ pub fn run() -> i32 {
             return if e.use_stderr() { 2 } else { 0 };
         }
     };
-    let json = cli.json;
+    let json = cli.g.json;
     match dispatch(cli) {
         Ok(()) => 0,
         Err(e) => {
@@ -419,10 +472,12 @@ pub fn run() -> i32 {
 
 fn dispatch(cli: Cli) -> Result<()> {
     match &cli.command {
-        Command::Demo(a) => return demo::run(a.keep, &cli.set, style::Style::stdout(cli.color)),
+        Command::Demo(a) => {
+            return demo::run(a.keep, &cli.g.set, style::Style::stdout(cli.g.color));
+        }
         Command::Completions(a) => return shell::completions(a),
         Command::Man => return shell::man(),
-        Command::Hook(a) => std::process::exit(agent::hook(a, &cli.set)),
+        Command::Hook(a) => std::process::exit(agent::hook(a, &cli.g.set)),
         _ => {}
     }
     if let Command::MergeDriver(a) = &cli.command {
@@ -448,7 +503,11 @@ fn dispatch(cli: Cli) -> Result<()> {
                 Error::bad_input(format!("--agent-session {why}; give the host's session id"))
             })?;
         }
-        return crate::mcp::serve(cli.root.clone(), cli.set.clone(), a.agent_session.clone());
+        return crate::mcp::serve(
+            cli.g.root.clone(),
+            cli.g.set.clone(),
+            a.agent_session.clone(),
+        );
     }
     if let Command::Serve(a) = &cli.command {
         return serve(&cli, a);
@@ -482,9 +541,9 @@ fn dispatch(cli: Cli) -> Result<()> {
 fn serve(cli: &Cli, a: &ServeArgs) -> Result<()> {
     let opts = crate::web::Options {
         port: a.port,
-        overrides: cli.set.clone(),
+        overrides: cli.g.set.clone(),
     };
-    let json = cli.json;
+    let json = cli.g.json;
     let open = a.open;
     crate::web::serve(opts, |launch| {
         if json {
@@ -559,10 +618,13 @@ mod tests {
             let clap = match parse(args.clone()) {
                 Ok(Cli {
                     command: Command::Hook(a),
-                    set,
-                    root: None,
-                    json: false,
-                    color: ColorChoice::Auto,
+                    g:
+                        Globals {
+                            set,
+                            root: None,
+                            json: false,
+                            color: ColorChoice::Auto,
+                        },
                 }) if set.is_empty() => Some(format!("{a:?}")),
                 _ => None,
             };
@@ -572,6 +634,58 @@ mod tests {
             if taken {
                 assert_eq!(fast, clap, "{line}");
             }
+        }
+    }
+
+    /// The short trees read what the whole one reads, and take nothing it would refuse.
+    #[test]
+    fn the_often_run_commands_parse_as_the_whole_tree_parses_them() {
+        for line in [
+            "trilogy recall flaky port",
+            "trilogy --root /w recall flaky --since 2026-11-01 --host codex --limit 3 --json",
+            "trilogy recall --status",
+            "trilogy --json --set lang=en search 归档 指针 --limit 2",
+            "trilogy --color=never read DECISIONS.md",
+            "trilogy --root=/w inject --host codex",
+            "trilogy status --json",
+            "trilogy --set recall_enabled=false --color never status",
+        ] {
+            let args: Vec<OsString> = line.split(' ').map(OsString::from).collect();
+            let short = parse_one(&args).unwrap_or_else(|| panic!("{line}: not taken"));
+            let whole = Cli::from_arg_matches(&Cli::command().get_matches_from(args)).unwrap();
+            assert_eq!(format!("{short:?}"), format!("{whole:?}"), "{line}");
+        }
+        for line in [
+            "trilogy recall --help",
+            "trilogy recall",
+            "trilogy recall x --host nowhere",
+            "trilogy recall --status --forget",
+            "trilogy search",
+            "trilogy status --bogus",
+            "trilogy --version",
+            "trilogy help recall",
+            "trilogy init",
+            "trilogy --root",
+        ] {
+            let args: Vec<OsString> = line.split(' ').map(OsString::from).collect();
+            assert!(parse_one(&args).is_none(), "{line}: taken");
+        }
+        // each short tree's subcommand has the whole tree's arguments
+        let ids = |c: &clap::Command| -> Vec<String> {
+            let mut v: Vec<String> = (c.get_arguments())
+                .map(|a| a.get_id().to_string())
+                .collect();
+            v.sort();
+            v
+        };
+        let whole = Cli::command();
+        for name in ["recall", "search", "read", "inject", "status"] {
+            let short = short_subcommand(name).unwrap();
+            assert_eq!(
+                ids(&short),
+                ids(whole.find_subcommand(name).unwrap()),
+                "{name}"
+            );
         }
     }
 
@@ -605,7 +719,7 @@ mod tests {
                 .collect(),
         )
         .unwrap();
-        assert_eq!(cli.color, ColorChoice::Never);
+        assert_eq!(cli.g.color, ColorChoice::Never);
         assert!(
             parse(vec![
                 "trilogy".into(),

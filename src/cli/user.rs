@@ -201,14 +201,14 @@ pub(super) fn user_only_env(cli: &Cli) -> Result<Env> {
         user_file: LoadArgs::default_user_file(&env),
         workspace_file: None,
         env: env.clone(),
-        overrides: cli.set.clone(),
+        overrides: cli.g.set.clone(),
         lenient: false,
     })?;
     let clock = crate::workspace::Clock::from_env(&env)?;
     let here = std::env::current_dir().unwrap_or_default();
     let ws = crate::workspace::Workspace::new(here, loaded.config.clone(), clock);
     Ok(Env {
-        json: cli.json,
+        json: cli.g.json,
         loaded,
         ws,
     })
