@@ -62,6 +62,8 @@ use trilogy::ops::{self, CheckpointInput, SessionInput};
 use trilogy::store::{ReadTx, Reader, Store};
 use trilogy::workspace::Workspace;
 
+use r#gen::median_ms;
+
 const N: usize = 100_000;
 
 /// Search queries: (bench id, text). Ids stay ASCII (they name directories).
@@ -600,38 +602,6 @@ thread_local! {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
-}
-
-fn criterion_dir() -> PathBuf {
-    if let Some(p) = std::env::var_os("CRITERION_HOME") {
-        return PathBuf::from(p);
-    }
-    if let Some(p) = std::env::var_os("CARGO_TARGET_DIR") {
-        return PathBuf::from(p).join("criterion");
-    }
-    let exe = std::env::current_exe().expect("current_exe");
-    exe.ancestors()
-        .nth(3)
-        .map(|t| t.join("criterion"))
-        .unwrap_or_else(|| PathBuf::from("target/criterion"))
-}
-
-/// Median (ms) criterion recorded for `group/bench` in this run (None if it did not run).
-fn median_ms(group: &str, bench: &str, since: SystemTime) -> Option<f64> {
-    let safe = |s: &str| s.replace(['?', '"', '/', '\\', '*', '<', '>', ':', '|', '^'], "_");
-    let path = criterion_dir()
-        .join(safe(group))
-        .join(safe(bench))
-        .join("new")
-        .join("estimates.json");
-    let fresh = std::fs::metadata(&path)
-        .and_then(|m| m.modified())
-        .is_ok_and(|m| m >= since);
-    if !fresh {
-        return None;
-    }
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
-    Some(v["median"]["point_estimate"].as_f64()? / 1e6)
 }
 
 fn summary(since: SystemTime) {

@@ -20,7 +20,7 @@
 mod r#gen;
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
@@ -283,26 +283,8 @@ fn bench(c: &mut Criterion, fx: &Fixture) {
     g.finish();
 }
 
-fn median_ms(bench: &str, since: SystemTime) -> Option<f64> {
-    let path = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            let exe = std::env::current_exe().unwrap();
-            exe.ancestors().nth(3).map(Path::to_path_buf).unwrap()
-        })
-        .join("criterion/recall")
-        .join(bench)
-        .join("new/estimates.json");
-    let fresh = (std::fs::metadata(&path).and_then(|m| m.modified())).is_ok_and(|m| m >= since);
-    if !fresh {
-        return None;
-    }
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
-    Some(v["median"]["point_estimate"].as_f64()? / 1e6)
-}
-
 fn summary(fx: &Fixture, since: SystemTime) {
-    let m = |b| median_ms(b, since);
+    let m = |b| r#gen::median_ms("recall", b, since);
     let mb = fx.bytes as f64 / 1048576.0;
     eprintln!("\n== recall benchmarks: medians (this run), {mb:.0} MB ==");
     if let (Some(read), Some(first)) = (m("floor_read"), m("first_index")) {

@@ -383,3 +383,39 @@ pub fn fmt_duration(d: std::time::Duration) -> String {
         format!("{:.2} s", ns / 1e9)
     }
 }
+
+/// Where criterion writes its estimates.
+#[allow(dead_code)]
+pub fn criterion_dir() -> std::path::PathBuf {
+    use std::path::PathBuf;
+    if let Some(p) = std::env::var_os("CRITERION_HOME") {
+        return PathBuf::from(p);
+    }
+    if let Some(p) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(p).join("criterion");
+    }
+    let exe = std::env::current_exe().expect("current_exe");
+    exe.ancestors()
+        .nth(3)
+        .map(|t| t.join("criterion"))
+        .unwrap_or_else(|| PathBuf::from("target/criterion"))
+}
+
+/// Median (ms) criterion recorded for `group/bench` in this run (None if it did not run).
+#[allow(dead_code)]
+pub fn median_ms(group: &str, bench: &str, since: std::time::SystemTime) -> Option<f64> {
+    let safe = |s: &str| s.replace(['?', '"', '/', '\\', '*', '<', '>', ':', '|', '^'], "_");
+    let path = criterion_dir()
+        .join(safe(group))
+        .join(safe(bench))
+        .join("new")
+        .join("estimates.json");
+    let fresh = std::fs::metadata(&path)
+        .and_then(|m| m.modified())
+        .is_ok_and(|m| m >= since);
+    if !fresh {
+        return None;
+    }
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    Some(v["median"]["point_estimate"].as_f64()? / 1e6)
+}

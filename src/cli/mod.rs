@@ -385,8 +385,9 @@ fn parse(args: Vec<OsString>) -> std::result::Result<Cli, clap::Error> {
     Cli::from_arg_matches(&matches)
 }
 
-/// The commands run often, each parsed by a tree holding only it and the global options:
-/// building every subcommand first costs about as much as a warm recall's search. Anything
+/// The commands run often (every host runs `hook` at each prompt and tool call), each parsed
+/// by a tree holding only it and the global options: building every subcommand first costs
+/// about as much as a warm recall's search, or two milliseconds of a hook's six. Anything
 /// such a tree refuses (help, a typo, an unknown flag) is parsed again by the whole tree,
 /// which gives clap's full message.
 fn parse_one(args: &[OsString]) -> Option<Cli> {
@@ -404,6 +405,7 @@ fn short_subcommand(name: &str) -> Option<clap::Command> {
         "read" => ReadArgs::augment_args(clap::Command::new("read")),
         "inject" => agent::InjectArgs::augment_args(clap::Command::new("inject")),
         "status" => clap::Command::new("status"),
+        "hook" => agent::HookArgs::augment_args(clap::Command::new("hook")),
         _ => return None,
     })
 }
@@ -428,28 +430,9 @@ fn subcommand_name(args: &[OsString]) -> Option<String> {
     None
 }
 
-/// The command line every host runs at each hook, `trilogy hook HOST EVENT` and nothing
-/// else, read as clap reads it but without building the whole command tree first (a few
-/// tenths of a millisecond at every prompt and tool call). Anything else goes to clap.
-fn hook_line(args: &[OsString]) -> Option<agent::HookArgs> {
-    let [_, hook, host, event] = args else {
-        return None;
-    };
-    let (host, event) = (host.to_str()?, event.to_str()?);
-    let plain = |a: &str| !a.is_empty() && !a.starts_with('-');
-    (hook == "hook" && plain(host) && plain(event)).then(|| agent::HookArgs {
-        host: Some(host.to_string()),
-        event: Some(event.to_string()),
-    })
-}
-
 /// Run the CLI; returns the process exit code.
 pub fn run() -> i32 {
-    let args: Vec<OsString> = std::env::args_os().collect();
-    if let Some(a) = hook_line(&args) {
-        return agent::hook(&a, &[]);
-    }
-    let cli = match parse(args) {
+    let cli = match parse(std::env::args_os().collect()) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
@@ -598,45 +581,6 @@ mod tests {
         color_choice(&args)
     }
 
-    #[test]
-    fn the_hook_line_is_read_as_clap_reads_it() {
-        for line in [
-            // (the line, whether the fast path takes it)
-            ("trilogy hook claude session-start", true),
-            ("trilogy hook dsh pre-step", true),
-            ("trilogy hook cursor beforeSubmitPrompt", true),
-            ("trilogy hook claude", false),
-            ("trilogy hook claude session-start extra", false),
-            ("trilogy hook --json claude session-start", false),
-            ("trilogy hook claude --help", false),
-            ("trilogy hook -- claude", false),
-            ("trilogy --root /x hook claude stop", false),
-            ("trilogy status a b", false),
-        ] {
-            let (line, taken) = line;
-            let args: Vec<OsString> = line.split(' ').map(OsString::from).collect();
-            let clap = match parse(args.clone()) {
-                Ok(Cli {
-                    command: Command::Hook(a),
-                    g:
-                        Globals {
-                            set,
-                            root: None,
-                            json: false,
-                            color: ColorChoice::Auto,
-                        },
-                }) if set.is_empty() => Some(format!("{a:?}")),
-                _ => None,
-            };
-            let fast = hook_line(&args).map(|a| format!("{a:?}"));
-            assert_eq!(fast.is_some(), taken, "{line}");
-            // the fast path takes only lines clap reads as a plain hook, and reads them alike
-            if taken {
-                assert_eq!(fast, clap, "{line}");
-            }
-        }
-    }
-
     /// The short trees read what the whole one reads, and take nothing it would refuse.
     #[test]
     fn the_often_run_commands_parse_as_the_whole_tree_parses_them() {
@@ -649,6 +593,10 @@ mod tests {
             "trilogy --root=/w inject --host codex",
             "trilogy status --json",
             "trilogy --set recall_enabled=false --color never status",
+            "trilogy hook claude session-start",
+            "trilogy hook cursor beforeSubmitPrompt",
+            "trilogy --root /x hook claude stop",
+            "trilogy hook claude",
         ] {
             let args: Vec<OsString> = line.split(' ').map(OsString::from).collect();
             let short = parse_one(&args).unwrap_or_else(|| panic!("{line}: not taken"));
@@ -666,6 +614,8 @@ mod tests {
             "trilogy help recall",
             "trilogy init",
             "trilogy --root",
+            "trilogy hook claude --help",
+            "trilogy hook claude session-start extra",
         ] {
             let args: Vec<OsString> = line.split(' ').map(OsString::from).collect();
             assert!(parse_one(&args).is_none(), "{line}: taken");
@@ -679,7 +629,7 @@ mod tests {
             v
         };
         let whole = Cli::command();
-        for name in ["recall", "search", "read", "inject", "status"] {
+        for name in ["recall", "search", "read", "inject", "status", "hook"] {
             let short = short_subcommand(name).unwrap();
             assert_eq!(
                 ids(&short),

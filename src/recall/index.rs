@@ -393,7 +393,7 @@ pub fn read_new(
         }
         let first = state.lines + 1;
         let read = parse::lines(src.host, &text, first, &mut state.ctx);
-        state.lines += parse::line_count(&text);
+        state.lines += read.lines;
         state.offset = from + used as u64;
         state.skipped += read.skipped;
         said.extend(read.said);

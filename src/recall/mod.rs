@@ -280,7 +280,7 @@ fn top_up(
     // query prunes far better in one than across several (at 1 GB of transcripts, a warm
     // recall takes two thirds of the time), and merging costs a small part of indexing
     // (the segments' metas are not held past this: tantivy keeps the files of every meta
-    // alive in memory)
+    // alive in memory; the merge collects the merged ones when it ends)
     let (ids, total): (Vec<_>, u64) = (idx.searchable_segment_metas().unwrap_or_default())
         .iter()
         .fold((Vec::new(), 0), |(mut ids, n), m| {
@@ -289,10 +289,8 @@ fn top_up(
         });
     if ids.len() > 1 && added * 4 >= total {
         // an optimisation only: the commit above already holds everything
-        match writer.merge(&ids).wait() {
-            // the merged segments' files go now, not at the next build
-            Ok(_) => drop(writer.garbage_collect_files().wait()),
-            Err(e) => tracing::debug!("recall index: segments not merged: {e}"),
+        if let Err(e) = writer.merge(&ids).wait() {
+            tracing::debug!("recall index: segments not merged: {e}");
         }
     }
     writer

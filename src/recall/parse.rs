@@ -60,6 +60,8 @@ pub struct Context {
 #[derive(Debug, Default)]
 pub struct Read {
     pub said: Vec<Said>,
+    /// Lines in the chunk, counted as `str::lines` counts them.
+    pub lines: u64,
     /// Lines that are not JSON, or JSON of a shape this trilogy does not know.
     pub skipped: u64,
 }
@@ -321,40 +323,34 @@ fn dsh(v: &Value, ctx: &mut Context) -> Option<Option<(Role, String)>> {
 /// transcript's bytes, and are skipped without being parsed.
 fn nothing_said(host: Host, line: &[u8]) -> bool {
     use memchr::memmem::Finder;
-    use std::sync::LazyLock;
-    fn finders(marks: &[&'static str]) -> Vec<Finder<'static>> {
-        marks.iter().map(|m| Finder::new(m.as_bytes())).collect()
+    fn marks(host: Host) -> &'static [&'static str] {
+        match host {
+            Host::Claude => &[
+                "\"toolUseResult\":",
+                "\"type\":\"attachment\"",
+                "\"type\":\"progress\"",
+                "\"type\":\"file-history-snapshot\"",
+            ],
+            Host::Codex => &[
+                "\"type\":\"function_call_output\"",
+                "\"type\":\"token_count\"",
+            ],
+            Host::Gemini => &["{\"$set\":"],
+            Host::Dsh => &["\"type\":\"assistant/chunk\"", "\"type\":\"tool/result\""],
+        }
     }
-    static CLAUDE: LazyLock<Vec<Finder<'static>>> = LazyLock::new(|| {
-        finders(&[
-            "\"toolUseResult\":",
-            "\"type\":\"attachment\"",
-            "\"type\":\"progress\"",
-            "\"type\":\"file-history-snapshot\"",
-        ])
-    });
-    static CODEX: LazyLock<Vec<Finder<'static>>> = LazyLock::new(|| {
-        finders(&[
-            "\"type\":\"function_call_output\"",
-            "\"type\":\"token_count\"",
-        ])
-    });
-    static GEMINI: LazyLock<Vec<Finder<'static>>> = LazyLock::new(|| finders(&["{\"$set\":"]));
-    static DSH: LazyLock<Vec<Finder<'static>>> =
-        LazyLock::new(|| finders(&["\"type\":\"assistant/chunk\"", "\"type\":\"tool/result\""]));
-    let marks = match host {
-        Host::Claude => &*CLAUDE,
-        Host::Codex => &*CODEX,
-        Host::Gemini => &*GEMINI,
-        Host::Dsh => &*DSH,
-    };
-    marks.iter().any(|m| m.find(line).is_some())
-}
-
-/// How many lines `text` holds, as `str::lines` counts them.
-pub fn line_count(text: &[u8]) -> u64 {
-    let feeds = memchr::memchr_iter(b'\n', text).count() as u64;
-    feeds + u64::from(!text.is_empty() && !text.ends_with(b"\n"))
+    // each host's marks, made searchers once (in the order of `Host::ALL`)
+    static FINDERS: std::sync::LazyLock<Vec<Vec<Finder<'static>>>> =
+        std::sync::LazyLock::new(|| {
+            (Host::ALL.iter())
+                .map(|&h| marks(h).iter().map(Finder::new).collect())
+                .collect()
+        });
+    let at = Host::ALL
+        .iter()
+        .position(|h| *h == host)
+        .unwrap_or_default();
+    FINDERS[at].iter().any(|m| m.find(line).is_some())
 }
 
 /// The lines of `text` as `str::lines` splits them (a `\r` before a line feed dropped),
@@ -377,6 +373,7 @@ fn split_lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
 pub fn lines(host: Host, chunk: &[u8], first_line: u64, ctx: &mut Context) -> Read {
     let mut out = Read::default();
     for (i, l) in split_lines(chunk).enumerate() {
+        out.lines += 1;
         if l.trim_ascii().is_empty() || nothing_said(host, l) {
             continue;
         }
@@ -471,7 +468,8 @@ mod tests {
                 want.iter().map(|l| l.as_bytes()).collect::<Vec<_>>(),
                 "{text:?}"
             );
-            assert_eq!(line_count(text.as_bytes()), want.len() as u64, "{text:?}");
+            let counted = lines(Host::Claude, text.as_bytes(), 1, &mut Context::default()).lines;
+            assert_eq!(counted, want.len() as u64, "{text:?}");
         }
     }
 

@@ -65,13 +65,9 @@ fn base36(mut n: u64) -> String {
     String::from_utf8(digits).unwrap_or_default()
 }
 
-/// What a folder entry is, not following a symlink: the folder listing says, on most file
-/// systems, so no stat is made per entry.
-fn kind(e: &std::fs::DirEntry) -> Option<std::fs::FileType> {
-    e.file_type().ok()
-}
-
 /// The files in `dir` whose names end in `suffix`, sorted (none when `dir` cannot be read).
+/// An entry's type (not following a symlink) comes from the folder listing on most file
+/// systems: no stat per entry.
 fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Vec::new();
@@ -79,7 +75,7 @@ fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = rd
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().ends_with(suffix))
-        .filter(|e| kind(e).is_some_and(|t| t.is_file()))
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
         .map(|e| e.path())
         .collect();
     out.sort();
@@ -93,7 +89,7 @@ fn dirs(dir: &Path) -> Vec<PathBuf> {
     };
     let mut out: Vec<PathBuf> = rd
         .flatten()
-        .filter(|e| kind(e).is_some_and(|t| t.is_dir()))
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
         .map(|e| e.path())
         .collect();
     out.sort();

@@ -1173,16 +1173,21 @@
     state.injectRows = TABLE_PAGE;
     state.injectStart = 0;
     writeAddress();
-    render();
-    if (focus) focusTab();
-    await loadView(state.selected);
-    render();
-    if (focus) focusTab();
+    await showLoaded("tabs", () => loadView(state.selected), focus);
   }
 
-  function focusTab() {
-    const selected = document.querySelector(`#tabs [data-tab="${state.tab}"]`);
-    if (selected) selected.focus();
+  /** Draw the newly chosen pane, load it and draw it again; with `focus`, the selected tab of
+   * `strip` keeps the keyboard focus through both redraws. */
+  async function showLoaded(strip, load, focus) {
+    const refocus = () => {
+      const selected = focus && document.querySelector(`#${strip} [aria-selected="true"]`);
+      if (selected) selected.focus();
+    };
+    render();
+    refocus();
+    await load();
+    render();
+    refocus();
   }
   // ---------------------------------------------------------------------------------------
   // Status chip: what trilogy is doing in the directory `trilogy serve` runs in
@@ -1860,16 +1865,7 @@
 
   async function openInsight(id, focus) {
     state.insight = id;
-    render();
-    if (focus) focusInsight();
-    await loadInsight(state.selected);
-    render();
-    if (focus) focusInsight();
-  }
-
-  function focusInsight() {
-    const selected = document.querySelector(`#insight-tabs [data-insight="${state.insight}"]`);
-    if (selected) selected.focus();
+    await showLoaded("insight-tabs", () => loadInsight(state.selected), focus);
   }
 
   async function moreInsight() {
