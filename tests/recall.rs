@@ -758,3 +758,58 @@ fn first_recalls_at_once_all_answer() {
     let s = ws.json(&["recall", "--status"]);
     assert_eq!(s["complete"], true, "{s}");
 }
+
+/// A warm recall whose files are as the last top-up found them searches without reading the
+/// manifest (the stamp beside the index says so); any change to a file makes the full check
+/// run again, and what changed is found.
+#[test]
+fn a_warm_recall_trusts_its_stamp_only_while_every_file_is_as_it_was() {
+    let ws = Ws::init();
+    let file = claude_file(&ws);
+    write(&file, claude_line(&ws, "user", "narwhal tusk").as_bytes());
+    assert_eq!(recall(&ws, &["narwhal"]).len(), 1);
+    let cache = ws.state.path().join("cache/trilogy/recall");
+    let files = walk(&cache);
+    assert!(files.iter().any(|p| p.ends_with("fresh")), "{files:?}");
+    let manifest = files.iter().find(|p| p.ends_with("manifest.json")).unwrap();
+    // the manifest damaged under its own size and time: a warm recall neither reads it nor
+    // builds the index again
+    let was = std::fs::metadata(manifest).unwrap();
+    let garbage = vec![b'x'; was.len() as usize];
+    std::fs::write(manifest, &garbage).unwrap();
+    let set_time = |p: &Path, t: std::time::SystemTime| {
+        (std::fs::File::options().write(true).open(p).unwrap())
+            .set_modified(t)
+            .unwrap()
+    };
+    set_time(manifest, was.modified().unwrap());
+    assert_eq!(recall(&ws, &["narwhal"]).len(), 1);
+    assert!(
+        std::fs::read(manifest).unwrap() == garbage,
+        "the manifest was read and the index built again"
+    );
+    // the transcript touched (same bytes, a later time): the full check reads the manifest,
+    // finds it unreadable and builds the index again
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
+    set_time(&file, later);
+    assert_eq!(recall(&ws, &["narwhal"]).len(), 1);
+    let rebuilt = std::fs::read(manifest).unwrap();
+    assert!(serde_json::from_slice::<Value>(&rebuilt).is_ok());
+    // a turn appended after the stamp was written is found at the next recall
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    std::io::Write::write_all(
+        &mut f,
+        claude_line(&ws, "assistant", "narwhal answered").as_bytes(),
+    )
+    .unwrap();
+    let hits = recall(&ws, &["narwhal"]);
+    assert_eq!(hits.len(), 2, "{hits:?}");
+    // and a second transcript appearing beside the first
+    let other = file.with_file_name("0f0f0f0f-0934-4279-b365-2b88693115fe.jsonl");
+    write(&other, claude_line(&ws, "user", "narwhal again").as_bytes());
+    assert_eq!(recall(&ws, &["narwhal"]).len(), 3);
+    assert_eq!(ws.json(&["recall", "--status"])["complete"], true);
+}

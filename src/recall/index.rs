@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 
 use super::Host;
 use super::parse::{self, Context, Said};
-use super::sources::{Source, belongs};
+use super::sources::{Source, Stat, belongs};
 
 /// Bump when the schema or what is indexed changes: older indexes are built again.
 pub const VERSION: u64 = 1;
@@ -171,6 +171,36 @@ pub fn open(dir: &Path) -> Result<(Index, Fields, Manifest)> {
     Ok((index, f, manifest))
 }
 
+/// The index alone, when the stamp beside it says the files as found (`digest`) are all
+/// indexed at its last commit and the manifest is the one that check saw: nothing to read,
+/// and the manifest is not needed. `None` when anything differs (the full check decides).
+pub fn open_fresh(dir: &Path, digest: &str) -> Option<(Index, Fields)> {
+    let stamp = super::fresh::read(dir)?;
+    if stamp.version != VERSION || stamp.files != digest {
+        return None;
+    }
+    if manifest_stat(dir)? != stamp.manifest {
+        return None;
+    }
+    make_private(dir).ok()?;
+    let (schema, f) = schema();
+    let index = Index::open_in_dir(dir).ok()?;
+    if index.schema() != schema || committed(&index) != stamp.generation {
+        return None;
+    }
+    index
+        .tokenizers()
+        .register(crate::index::TOKENIZER_NAME, crate::index::analyzer());
+    Some((index, f))
+}
+
+/// The manifest's size and time (`None`: there is none).
+pub fn manifest_stat(dir: &Path) -> Option<Stat> {
+    std::fs::metadata(manifest_path(dir))
+        .ok()
+        .map(|m| Stat::of(&m))
+}
+
 /// Made, or opened when another process made it first.
 fn create(dir: &Path, schema: &Schema) -> tantivy::Result<Index> {
     match Index::create_in_dir(dir, schema.clone()) {
@@ -249,12 +279,7 @@ pub struct Fresh {
     pub state: FileState,
 }
 
-fn mtime_of(meta: &std::fs::Metadata) -> i64 {
-    use std::os::unix::fs::MetadataExt;
-    meta.mtime() * 1_000_000_000 + meta.mtime_nsec()
-}
-
-/// Whether `src` is as `old` saw it, by its size and time alone.
+/// Whether `src` is as `old` saw it, by its size and time when listed alone.
 pub fn unchanged(src: &Source, old: Option<&FileState>) -> bool {
     let Some(old) = old.filter(|o| o.unreadable.is_none()) else {
         return false;
@@ -262,7 +287,8 @@ pub fn unchanged(src: &Source, old: Option<&FileState>) -> bool {
     if old.other {
         return true;
     }
-    std::fs::metadata(&src.path).is_ok_and(|m| m.len() == old.size && mtime_of(&m) == old.mtime)
+    src.stat
+        .is_some_and(|s| s.size == old.size && s.mtime == old.mtime)
 }
 
 /// The fingerprint of the up to 4 KiB before `offset` (empty at 0; `None` when they cannot
@@ -291,7 +317,7 @@ pub fn read_new(
     }
     let meta = std::fs::metadata(path).ok();
     let size = meta.as_ref().map_or(0, |m| m.len());
-    let mtime = meta.as_ref().map_or(0, mtime_of);
+    let mtime = meta.as_ref().map_or(0, |m| Stat::of(m).mtime);
     let mut state = old.cloned().unwrap_or_else(|| FileState {
         host: src.host.as_str().into(),
         ..FileState::default()

@@ -10,10 +10,12 @@
 //! Hits carry where they came from (host, session, line) and are masked by the secret rules.
 
 mod frames;
+mod fresh;
 mod index;
 mod parse;
 pub mod sources;
 mod tail;
+mod topup;
 
 use std::path::{Path, PathBuf};
 
@@ -21,7 +23,7 @@ use serde::Serialize;
 use tantivy::collector::TopDocs;
 use tantivy::query::{BooleanQuery, Occur, Query, RangeQuery, TermQuery};
 use tantivy::schema::IndexRecordOption;
-use tantivy::{Index, TantivyDocument, Term};
+use tantivy::{TantivyDocument, Term};
 
 use crate::error::{Error, Result};
 use crate::workspace::Workspace;
@@ -152,151 +154,6 @@ pub fn workspace_id(root: &Path) -> String {
 
 fn root_of(ws: &Workspace) -> PathBuf {
     ws.root.canonicalize().unwrap_or_else(|_| ws.root.clone())
-}
-
-/// Bring the index up to the transcripts, as far as this process may; the documents it does
-/// not commit (a few new ones, or all while another process holds the writer) come back, to
-/// be searched beside it.
-fn top_up(
-    ws: &Workspace,
-    dir: &Path,
-    progress: &mut dyn FnMut(usize, usize),
-) -> Result<(Index, index::Fields, Vec<index::Doc>)> {
-    let (idx, f, seen) = index::open(dir)?;
-    let Some(places) = ws.config.recall.clone() else {
-        return Ok((idx, f, Vec::new()));
-    };
-    let root = root_of(ws);
-    let found = sources::find(&places, &hosts(ws, None), &root);
-    let gemini: Vec<String> = match &places.gemini {
-        Some(base) => (sources::gemini_projects(base, &root).iter())
-            .map(|(p, _)| sources::gemini_hash(p))
-            .collect(),
-        None => Vec::new(),
-    };
-    let read_all = |manifest: &index::Manifest, progress: &mut dyn FnMut(usize, usize)| {
-        let total = found.len();
-        let mut out = Vec::new();
-        for (i, src) in found.iter().enumerate() {
-            progress(i, total);
-            let key = src.path.display().to_string();
-            if let Some(x) = index::read_new(src, manifest.files.get(&key), &root, &gemini) {
-                out.push(x);
-            }
-        }
-        progress(total, total);
-        out
-    };
-    let keys: std::collections::BTreeSet<String> =
-        found.iter().map(|s| s.path.display().to_string()).collect();
-    // a manifest that does not go with the index's last commit cannot be read on from
-    let matched = seen.generation == index::committed(&idx);
-    let gone = seen.files.keys().any(|k| !keys.contains(k));
-    // nothing new (stat alone tells): no writer is taken
-    if matched
-        && !gone
-        && found
-            .iter()
-            .all(|src| index::unchanged(src, seen.files.get(&src.path.display().to_string())))
-    {
-        return Ok((idx, f, Vec::new()));
-    }
-    if matched && !gone {
-        // a few new messages (a turn or two) are searched from memory rather than committed,
-        // as memory_search does: a commit costs more than reading them again next time
-        let fresh = read_all(&seen, &mut |_, _| {});
-        // only appends to files already indexed: a file read for the first time is committed
-        let quiet = fresh.iter().all(|x| {
-            !x.restart && x.state.unreadable.is_none() && seen.files.contains_key(&x.path)
-        });
-        let new: usize = fresh.iter().map(|x| x.docs.len()).sum();
-        if quiet && new == 0 {
-            // lines that said nothing (tool output, a touched file): only how far they were
-            // read changes, nothing of the index
-            let mut manifest = seen;
-            for x in fresh {
-                manifest.files.insert(x.path, x.state);
-            }
-            index::save(dir, &manifest)?;
-            return Ok((idx, f, Vec::new()));
-        }
-        if quiet && new <= SMALL_TAIL {
-            return Ok((idx, f, fresh.into_iter().flat_map(|x| x.docs).collect()));
-        }
-    }
-    let mut writer: tantivy::IndexWriter = match idx.writer_with_num_threads(2, 64_000_000) {
-        Ok(w) => w,
-        // another process is indexing: what is new is searched from memory this once
-        Err(tantivy::TantivyError::LockFailure(..)) => {
-            let fresh = read_all(&seen, progress);
-            return Ok((idx, f, fresh.into_iter().flat_map(|x| x.docs).collect()));
-        }
-        Err(e) => return Err(index_err(dir, e)),
-    };
-    crate::workspace::pause_point("recall-writer");
-    // read again under the writer: another process may have indexed meanwhile
-    let mut manifest = index::load(dir);
-    let committed = index::committed(&idx);
-    if manifest.generation != committed {
-        // left by a process that stopped between committing and saving: built again
-        writer
-            .delete_all_documents()
-            .map_err(|e| index_err(dir, e))?;
-        manifest = index::Manifest::default();
-    }
-    // files no longer found (deleted, or of a host no longer read): their messages go
-    let gone: Vec<String> = (manifest.files.keys())
-        .filter(|k| !keys.contains(*k))
-        .cloned()
-        .collect();
-    for k in gone {
-        index::delete_file(&writer, &f, &k);
-        manifest.files.remove(&k);
-    }
-    let mut added = 0u64;
-    for x in read_all(&manifest, progress) {
-        let key = x.path;
-        if x.restart {
-            index::delete_file(&writer, &f, &key);
-        }
-        for d in x.docs {
-            writer
-                .add_document(d.into_tantivy(&f))
-                .map_err(|e| index_err(dir, e))?;
-            added += 1;
-        }
-        manifest.files.insert(key, x.state);
-    }
-    // the commit names its generation, and the manifest saying the same is saved before the
-    // writer is let go
-    manifest.generation = committed + 1;
-    manifest.version = index::VERSION;
-    manifest.last_build = Some(ws.clock.now());
-    let mut prepared = writer.prepare_commit().map_err(|e| index_err(dir, e))?;
-    prepared.set_payload(&manifest.generation.to_string());
-    prepared.commit().map_err(|e| index_err(dir, e))?;
-    index::save(dir, &manifest)?;
-    // a build, or a catch-up of a quarter of the index or more, leaves it one segment: a
-    // query prunes far better in one than across several (at 1 GB of transcripts, a warm
-    // recall takes two thirds of the time), and merging costs a small part of indexing
-    // (the segments' metas are not held past this: tantivy keeps the files of every meta
-    // alive in memory; the merge collects the merged ones when it ends)
-    let (ids, total): (Vec<_>, u64) = (idx.searchable_segment_metas().unwrap_or_default())
-        .iter()
-        .fold((Vec::new(), 0), |(mut ids, n), m| {
-            ids.push(m.id());
-            (ids, n + u64::from(m.num_docs()))
-        });
-    if ids.len() > 1 && added * 4 >= total {
-        // an optimisation only: the commit above already holds everything
-        if let Err(e) = writer.merge(&ids).wait() {
-            tracing::debug!("recall index: segments not merged: {e}");
-        }
-    }
-    writer
-        .wait_merging_threads()
-        .map_err(|e| index_err(dir, e))?;
-    Ok((idx, f, Vec::new()))
 }
 
 fn index_err(dir: &Path, e: impl std::fmt::Display) -> Error {
@@ -475,7 +332,7 @@ pub fn recall(
         hosts: hosts(ws, q.host),
         ..q.clone()
     };
-    let (idx, f, meanwhile) = top_up(ws, &dir, progress)?;
+    let (idx, f, meanwhile) = topup::top_up(ws, &dir, progress)?;
     // one search and the process ends: no thread watching for commits
     let reader: tantivy::IndexReader = (idx.reader_builder())
         .reload_policy(tantivy::ReloadPolicy::Manual)

@@ -16,6 +16,26 @@ pub struct Source {
     /// Claude Code: the file is in the root's own folder (not a subfolder's), so its lines
     /// that name no working directory are the workspace's.
     pub own: bool,
+    /// Its size and modification time when it was listed (`None` when they could not be
+    /// read): what tells whether it changed since it was last read.
+    pub stat: Option<Stat>,
+}
+
+/// A file's size and modification time (nanoseconds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stat {
+    pub size: u64,
+    pub mtime: i64,
+}
+
+impl Stat {
+    pub fn of(meta: &std::fs::Metadata) -> Stat {
+        use std::os::unix::fs::MetadataExt;
+        Stat {
+            size: meta.len(),
+            mtime: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+        }
+    }
 }
 
 /// Claude Code's folder name for a project, before it is shortened: every UTF-16 unit that
@@ -65,20 +85,21 @@ fn base36(mut n: u64) -> String {
     String::from_utf8(digits).unwrap_or_default()
 }
 
-/// The files in `dir` whose names end in `suffix`, sorted (none when `dir` cannot be read).
-/// An entry's type (not following a symlink) comes from the folder listing on most file
-/// systems: no stat per entry.
-fn files(dir: &Path, suffix: &str) -> Vec<PathBuf> {
+/// The files in `dir` whose names end in `suffix`, sorted, each with its stat (none when
+/// `dir` cannot be read). An entry's type (not following a symlink) comes from the folder
+/// listing on most file systems, and its stat is taken by name inside the open folder (no
+/// walk of the whole path per file).
+fn files(dir: &Path, suffix: &str) -> Vec<(PathBuf, Option<Stat>)> {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return Vec::new();
     };
-    let mut out: Vec<PathBuf> = rd
+    let mut out: Vec<(PathBuf, Option<Stat>)> = rd
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().ends_with(suffix))
         .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.path())
+        .map(|e| (e.path(), e.metadata().ok().map(|m| Stat::of(&m))))
         .collect();
-    out.sort();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
     out
 }
 
@@ -101,8 +122,13 @@ fn dirs(dir: &Path) -> Vec<PathBuf> {
 /// is matched when read.
 pub fn find(places: &RecallPlaces, hosts: &[Host], root: &Path) -> Vec<Source> {
     let mut out = Vec::new();
-    let mut add = |host, paths: Vec<PathBuf>, own: bool| {
-        out.extend(paths.into_iter().map(|path| Source { host, path, own }));
+    let mut add = |host, paths: Vec<(PathBuf, Option<Stat>)>, own: bool| {
+        out.extend((paths.into_iter()).map(|(path, stat)| Source {
+            host,
+            path,
+            own,
+            stat,
+        }));
     };
     for &host in hosts {
         match host {
@@ -165,8 +191,11 @@ pub fn find(places: &RecallPlaces, hosts: &[Host], root: &Path) -> Vec<Source> {
                 for cwd in dirs(&base.join("sessions")) {
                     for s in dirs(&cwd) {
                         let log = s.join("session.jsonl.zstd");
-                        if log.is_file() {
-                            add(host, vec![log], false);
+                        match std::fs::metadata(&log) {
+                            Ok(m) if m.is_file() => {
+                                add(host, vec![(log, Some(Stat::of(&m)))], false)
+                            }
+                            _ => {}
                         }
                     }
                 }

@@ -1,0 +1,157 @@
+//! The freshness stamp beside the recall index: what lets a warm recall skip the manifest.
+//!
+//! A top-up that ends with every transcript unchanged since its last read (the check a warm
+//! recall makes) writes a stamp: the index generation it checked, the manifest's size and
+//! time, and a digest of every file found with its size and time. The next recall lists the
+//! files again (a stat each, as before) and, when their digest, the index's generation and
+//! the manifest are the stamp's, searches at once: the manifest (hundreds of KB at 1 GB of
+//! transcripts, most of a warm recall's own work) is not read. Anything else — a file
+//! appended, touched, added or gone, another process's commit or manifest — makes the stamp
+//! not match, and the full check runs as it always did. The stamp is a cache of that check's
+//! answer: written without a sync, a torn or missing one only costs the full check.
+
+use std::path::{Path, PathBuf};
+
+use sha1::{Digest, Sha1};
+
+use super::sources::{Source, Stat};
+
+const NAME: &str = "fresh";
+const MAGIC: &str = "trilogy-recall-fresh";
+
+/// What a top-up saw when everything was already indexed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamp {
+    /// The index layout ([`super::index::VERSION`]).
+    pub version: u64,
+    /// The index commit checked.
+    pub generation: u64,
+    /// The manifest the check read (or wrote).
+    pub manifest: Stat,
+    /// [`digest`] of the files found.
+    pub files: String,
+}
+
+/// Every file found, in the order found, with its host, name, size and time (a file whose
+/// stat failed counts as such).
+pub fn digest(found: &[Source]) -> String {
+    let mut h = Sha1::new();
+    for src in found {
+        h.update(src.host.as_str().as_bytes());
+        h.update([0]);
+        h.update(src.path.as_os_str().as_encoded_bytes());
+        h.update([0]);
+        match src.stat {
+            Some(s) => {
+                h.update(s.size.to_le_bytes());
+                h.update(s.mtime.to_le_bytes());
+            }
+            None => h.update(b"-"),
+        }
+    }
+    format!("{:x}", h.finalize())
+}
+
+fn path(dir: &Path) -> PathBuf {
+    dir.join(NAME)
+}
+
+/// The stamp beside the index, if there is a well-formed one.
+pub fn read(dir: &Path) -> Option<Stamp> {
+    let text = std::fs::read_to_string(path(dir)).ok()?;
+    let mut words = text.split_ascii_whitespace();
+    if words.next()? != MAGIC {
+        return None;
+    }
+    let mut number = || words.next()?.parse::<u64>().ok();
+    let (version, generation, size, mtime) = (number()?, number()?, number()?, number()?);
+    let files = words.next()?.to_string();
+    Some(Stamp {
+        version,
+        generation,
+        manifest: Stat {
+            size,
+            mtime: i64::try_from(mtime).ok()?,
+        },
+        files,
+    })
+}
+
+/// Writes `stamp` (best effort: a stamp that is not written costs the next recall the full
+/// check, nothing else).
+pub fn write(dir: &Path, stamp: &Stamp) {
+    let text = format!(
+        "{MAGIC} {} {} {} {} {}\n",
+        stamp.version,
+        stamp.generation,
+        stamp.manifest.size,
+        stamp.manifest.mtime.max(0),
+        stamp.files
+    );
+    // a name of this process's own, so two writers never share a half-written file
+    let tmp = dir.join(format!(".{NAME}.{}.tmp", std::process::id()));
+    if std::fs::write(&tmp, text).is_err() || std::fs::rename(&tmp, path(dir)).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recall::Host;
+
+    fn src(path: &str, stat: Option<Stat>) -> Source {
+        Source {
+            host: Host::Claude,
+            path: path.into(),
+            own: true,
+            stat,
+        }
+    }
+
+    #[test]
+    fn a_stamp_reads_back_as_written_and_a_damaged_one_not_at_all() {
+        let dir = tempfile::tempdir().unwrap();
+        let stamp = Stamp {
+            version: 1,
+            generation: 7,
+            manifest: Stat {
+                size: 280_000,
+                mtime: 1_796_177_208_721_012_485,
+            },
+            files: digest(&[src("/a.jsonl", None)]),
+        };
+        assert_eq!(read(dir.path()), None);
+        write(dir.path(), &stamp);
+        assert_eq!(read(dir.path()), Some(stamp.clone()));
+        let full = std::fs::read_to_string(path(dir.path())).unwrap();
+        std::fs::write(path(dir.path()), &full[..full.len() / 2]).unwrap();
+        assert_eq!(read(dir.path()), None, "a torn stamp is no stamp");
+        std::fs::write(path(dir.path()), full.replace(MAGIC, "other")).unwrap();
+        assert_eq!(read(dir.path()), None);
+    }
+
+    #[test]
+    fn the_digest_changes_with_any_file_its_size_or_its_time() {
+        let s = |size, mtime| Some(Stat { size, mtime });
+        let base = digest(&[src("/a.jsonl", s(10, 5)), src("/b.jsonl", s(20, 6))]);
+        for other in [
+            vec![src("/a.jsonl", s(11, 5)), src("/b.jsonl", s(20, 6))],
+            vec![src("/a.jsonl", s(10, 7)), src("/b.jsonl", s(20, 6))],
+            vec![src("/a.jsonl", s(10, 5))],
+            vec![src("/a.jsonl", s(10, 5)), src("/c.jsonl", s(20, 6))],
+            vec![src("/a.jsonl", s(10, 5)), src("/b.jsonl", None)],
+            vec![
+                src("/a.jsonl", s(10, 5)),
+                src("/b.jsonl", s(20, 6)),
+                src("/d.jsonl", s(1, 1)),
+            ],
+        ] {
+            assert_ne!(digest(&other), base, "{other:?}");
+        }
+        assert_eq!(
+            digest(&[src("/a.jsonl", s(10, 5)), src("/b.jsonl", s(20, 6))]),
+            base
+        );
+    }
+}

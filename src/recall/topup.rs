@@ -1,0 +1,187 @@
+//! Bringing the recall index up to the transcripts before a query: what changed since each
+//! file was last read is read from where that read ended, and committed — or, when it is only
+//! a turn or two, or another process holds the writer, handed back to be searched beside the
+//! index. A top-up that finds nothing to read leaves a stamp (`fresh`), so the next one whose
+//! files are as they were searches without reading the manifest.
+
+use std::path::Path;
+
+use tantivy::Index;
+
+use crate::error::Result;
+use crate::workspace::Workspace;
+
+use super::{SMALL_TAIL, fresh, hosts, index, index_err, root_of, sources};
+
+/// Bring the index up to the transcripts, as far as this process may; the documents it does
+/// not commit (a few new ones, or all while another process holds the writer) come back, to
+/// be searched beside it.
+pub fn top_up(
+    ws: &Workspace,
+    dir: &Path,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(Index, index::Fields, Vec<index::Doc>)> {
+    let Some(places) = ws.config.recall.clone() else {
+        let (idx, f, _) = index::open(dir)?;
+        return Ok((idx, f, Vec::new()));
+    };
+    let root = root_of(ws);
+    let found = sources::find(&places, &hosts(ws, None), &root);
+    let digest = fresh::digest(&found);
+    // the answer of the check below, kept from the last time it found nothing to read
+    if let Some((idx, f)) = index::open_fresh(dir, &digest) {
+        return Ok((idx, f, Vec::new()));
+    }
+    // the manifest as it was before it is read: a stamp names what its check read
+    let seen_stat = index::manifest_stat(dir);
+    let (idx, f, seen) = index::open(dir)?;
+    // every file as `manifest` last read it: said in a stamp for the next recall
+    let stamp_if_fresh = |manifest: &index::Manifest, stat: Option<sources::Stat>| {
+        let all = found
+            .iter()
+            .all(|src| index::unchanged(src, manifest.files.get(&src.path.display().to_string())));
+        if let (true, Some(stat)) = (all, stat) {
+            fresh::write(
+                dir,
+                &fresh::Stamp {
+                    version: index::VERSION,
+                    generation: manifest.generation,
+                    manifest: stat,
+                    files: digest.clone(),
+                },
+            );
+        }
+    };
+    let gemini: Vec<String> = match &places.gemini {
+        Some(base) => (sources::gemini_projects(base, &root).iter())
+            .map(|(p, _)| sources::gemini_hash(p))
+            .collect(),
+        None => Vec::new(),
+    };
+    let read_all = |manifest: &index::Manifest, progress: &mut dyn FnMut(usize, usize)| {
+        let total = found.len();
+        let mut out = Vec::new();
+        for (i, src) in found.iter().enumerate() {
+            progress(i, total);
+            let key = src.path.display().to_string();
+            if let Some(x) = index::read_new(src, manifest.files.get(&key), &root, &gemini) {
+                out.push(x);
+            }
+        }
+        progress(total, total);
+        out
+    };
+    let keys: std::collections::BTreeSet<String> =
+        found.iter().map(|s| s.path.display().to_string()).collect();
+    // a manifest that does not go with the index's last commit cannot be read on from
+    let matched = seen.generation == index::committed(&idx);
+    let gone = seen.files.keys().any(|k| !keys.contains(k));
+    // nothing new (stat alone tells): no writer is taken
+    if matched
+        && !gone
+        && found
+            .iter()
+            .all(|src| index::unchanged(src, seen.files.get(&src.path.display().to_string())))
+    {
+        stamp_if_fresh(&seen, seen_stat);
+        return Ok((idx, f, Vec::new()));
+    }
+    if matched && !gone {
+        // a few new messages (a turn or two) are searched from memory rather than committed,
+        // as memory_search does: a commit costs more than reading them again next time
+        let fresh = read_all(&seen, &mut |_, _| {});
+        // only appends to files already indexed: a file read for the first time is committed
+        let quiet = fresh.iter().all(|x| {
+            !x.restart && x.state.unreadable.is_none() && seen.files.contains_key(&x.path)
+        });
+        let new: usize = fresh.iter().map(|x| x.docs.len()).sum();
+        if quiet && new == 0 {
+            // lines that said nothing (tool output, a touched file): only how far they were
+            // read changes, nothing of the index
+            let mut manifest = seen;
+            for x in fresh {
+                manifest.files.insert(x.path, x.state);
+            }
+            index::save(dir, &manifest)?;
+            stamp_if_fresh(&manifest, index::manifest_stat(dir));
+            return Ok((idx, f, Vec::new()));
+        }
+        if quiet && new <= SMALL_TAIL {
+            return Ok((idx, f, fresh.into_iter().flat_map(|x| x.docs).collect()));
+        }
+    }
+    let mut writer: tantivy::IndexWriter = match idx.writer_with_num_threads(2, 64_000_000) {
+        Ok(w) => w,
+        // another process is indexing: what is new is searched from memory this once
+        Err(tantivy::TantivyError::LockFailure(..)) => {
+            let fresh = read_all(&seen, progress);
+            return Ok((idx, f, fresh.into_iter().flat_map(|x| x.docs).collect()));
+        }
+        Err(e) => return Err(index_err(dir, e)),
+    };
+    crate::workspace::pause_point("recall-writer");
+    // read again under the writer: another process may have indexed meanwhile
+    let mut manifest = index::load(dir);
+    let committed = index::committed(&idx);
+    if manifest.generation != committed {
+        // left by a process that stopped between committing and saving: built again
+        writer
+            .delete_all_documents()
+            .map_err(|e| index_err(dir, e))?;
+        manifest = index::Manifest::default();
+    }
+    // files no longer found (deleted, or of a host no longer read): their messages go
+    let gone: Vec<String> = (manifest.files.keys())
+        .filter(|k| !keys.contains(*k))
+        .cloned()
+        .collect();
+    for k in gone {
+        index::delete_file(&writer, &f, &k);
+        manifest.files.remove(&k);
+    }
+    let mut added = 0u64;
+    for x in read_all(&manifest, progress) {
+        let key = x.path;
+        if x.restart {
+            index::delete_file(&writer, &f, &key);
+        }
+        for d in x.docs {
+            writer
+                .add_document(d.into_tantivy(&f))
+                .map_err(|e| index_err(dir, e))?;
+            added += 1;
+        }
+        manifest.files.insert(key, x.state);
+    }
+    // the commit names its generation, and the manifest saying the same is saved before the
+    // writer is let go
+    manifest.generation = committed + 1;
+    manifest.version = index::VERSION;
+    manifest.last_build = Some(ws.clock.now());
+    let mut prepared = writer.prepare_commit().map_err(|e| index_err(dir, e))?;
+    prepared.set_payload(&manifest.generation.to_string());
+    prepared.commit().map_err(|e| index_err(dir, e))?;
+    index::save(dir, &manifest)?;
+    // a build, or a catch-up of a quarter of the index or more, leaves it one segment: a
+    // query prunes far better in one than across several (at 1 GB of transcripts, a warm
+    // recall takes two thirds of the time), and merging costs a small part of indexing
+    // (the segments' metas are not held past this: tantivy keeps the files of every meta
+    // alive in memory; the merge collects the merged ones when it ends)
+    let (ids, total): (Vec<_>, u64) = (idx.searchable_segment_metas().unwrap_or_default())
+        .iter()
+        .fold((Vec::new(), 0), |(mut ids, n), m| {
+            ids.push(m.id());
+            (ids, n + u64::from(m.num_docs()))
+        });
+    if ids.len() > 1 && added * 4 >= total {
+        // an optimisation only: the commit above already holds everything
+        if let Err(e) = writer.merge(&ids).wait() {
+            tracing::debug!("recall index: segments not merged: {e}");
+        }
+    }
+    writer
+        .wait_merging_threads()
+        .map_err(|e| index_err(dir, e))?;
+    stamp_if_fresh(&manifest, index::manifest_stat(dir));
+    Ok((idx, f, Vec::new()))
+}
