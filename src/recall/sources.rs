@@ -85,36 +85,42 @@ fn base36(mut n: u64) -> String {
     String::from_utf8(digits).unwrap_or_default()
 }
 
-/// The files in `dir` whose names end in `suffix`, sorted, each with its stat (none when
-/// `dir` cannot be read). An entry's type (not following a symlink) comes from the folder
-/// listing on most file systems, and its stat is taken by name inside the open folder (no
-/// walk of the whole path per file).
-fn files(dir: &Path, suffix: &str) -> Vec<(PathBuf, Option<Stat>)> {
+/// A folder's transcripts and subfolders.
+type Listing = (Vec<(PathBuf, Option<Stat>)>, Vec<PathBuf>);
+
+/// The files in `dir` whose names end in `suffix` (none without one), each with its stat, and
+/// the folders in it, both sorted (none when `dir` cannot be read), from one listing. An entry's type (not
+/// following a symlink) comes from the listing on most file systems, and a file's stat is
+/// taken by name inside the open folder (no walk of the whole path per file).
+fn listing(dir: &Path, suffix: Option<&str>) -> Listing {
     let Ok(rd) = std::fs::read_dir(dir) else {
-        return Vec::new();
+        return (Vec::new(), Vec::new());
     };
-    let mut out: Vec<(PathBuf, Option<Stat>)> = rd
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().ends_with(suffix))
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| (e.path(), e.metadata().ok().map(|m| Stat::of(&m))))
-        .collect();
-    out.sort_by(|a, b| a.0.cmp(&b.0));
-    out
+    let (mut files, mut dirs) = (Vec::new(), Vec::new());
+    for e in rd.flatten() {
+        match e.file_type() {
+            Ok(t) if t.is_dir() => dirs.push(e.path()),
+            Ok(t)
+                if t.is_file()
+                    && suffix.is_some_and(|x| e.file_name().to_string_lossy().ends_with(x)) =>
+            {
+                files.push((e.path(), e.metadata().ok().map(|m| Stat::of(&m))))
+            }
+            _ => {}
+        }
+    }
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    dirs.sort();
+    (files, dirs)
 }
 
-/// The folders in `dir`, sorted.
+fn files(dir: &Path, suffix: &str) -> Vec<(PathBuf, Option<Stat>)> {
+    listing(dir, Some(suffix)).0
+}
+
+/// The folders in `dir`, sorted (no file is stat'ed).
 fn dirs(dir: &Path) -> Vec<PathBuf> {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return Vec::new();
-    };
-    let mut out: Vec<PathBuf> = rd
-        .flatten()
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .map(|e| e.path())
-        .collect();
-    out.sort();
-    out
+    listing(dir, None).1
 }
 
 /// Every transcript of `hosts` that may hold lines of the workspace at `root`. Claude Code's
@@ -151,8 +157,9 @@ pub fn find(places: &RecallPlaces, hosts: &[Host], root: &Path) -> Vec<Source> {
                         continue;
                     }
                     let own = name == folder;
-                    add(host, files(&d, ".jsonl"), own);
-                    for session in dirs(&d) {
+                    let (transcripts, sessions) = listing(&d, Some(".jsonl"));
+                    add(host, transcripts, own);
+                    for session in sessions {
                         add(host, files(&session.join("subagents"), ".jsonl"), own);
                     }
                 }
@@ -180,8 +187,9 @@ pub fn find(places: &RecallPlaces, hosts: &[Host], root: &Path) -> Vec<Source> {
                     .collect();
                 for name in names {
                     let chats = base.join("tmp").join(name).join("chats");
-                    add(host, files(&chats, ".jsonl"), false);
-                    for sub in dirs(&chats) {
+                    let (transcripts, subs) = listing(&chats, Some(".jsonl"));
+                    add(host, transcripts, false);
+                    for sub in subs {
                         add(host, files(&sub, ".jsonl"), false);
                     }
                 }
