@@ -767,6 +767,10 @@ fn a_warm_recall_trusts_its_stamp_only_while_every_file_is_as_it_was() {
     let ws = Ws::init();
     let file = claude_file(&ws);
     write(&file, claude_line(&ws, "user", "narwhal tusk").as_bytes());
+    // another project's Codex session, in the one folder Codex keeps every project's in
+    let elsewhere = codex_file(&ws);
+    let theirs = fixture("codex.jsonl").replace("@WS@", "/elsewhere/project");
+    write(&elsewhere, theirs.as_bytes());
     assert_eq!(recall(&ws, &["narwhal"]).len(), 1);
     let cache = ws.state.path().join("cache/trilogy/recall");
     let files = walk(&cache);
@@ -787,6 +791,18 @@ fn a_warm_recall_trusts_its_stamp_only_while_every_file_is_as_it_was() {
     assert!(
         std::fs::read(manifest).unwrap() == garbage,
         "the manifest was read and the index built again"
+    );
+    // the other project's session goes on: it is never read again, so the stamp still holds
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&elsewhere)
+        .unwrap();
+    std::io::Write::write_all(&mut f, theirs.lines().last().unwrap().as_bytes()).unwrap();
+    std::io::Write::write_all(&mut f, b"\n").unwrap();
+    assert_eq!(recall(&ws, &["narwhal"]).len(), 1);
+    assert!(
+        std::fs::read(manifest).unwrap() == garbage,
+        "another project's session made the full check run"
     );
     // the transcript touched (same bytes, a later time): the full check reads the manifest,
     // finds it unreadable and builds the index again

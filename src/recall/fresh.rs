@@ -30,11 +30,21 @@ pub struct Stamp {
     pub manifest: Stat,
     /// [`digest`] of the files found.
     pub files: String,
+    /// The [`key`]s of the files found that are another project's sessions (Codex and
+    /// DeepSeek Harness keep every project's in one place): never read again, so their size
+    /// and time are neither taken nor part of the digest.
+    pub others: Vec<String>,
+}
+
+/// A short, fixed-length name for a file in a stamp (16 hex digits of the SHA-1 of its path).
+pub fn key(path: &Path) -> String {
+    let d = Sha1::digest(path.as_os_str().as_encoded_bytes());
+    d[..8].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Every file found, in the order found, with its host, name, size and time (a file whose
-/// stat failed counts as such).
-pub fn digest(found: &[Source]) -> String {
+/// stat failed counts as such; one of another project's, as such, without them).
+pub fn digest(found: &[Source], is_other: &dyn Fn(&Source) -> bool) -> String {
     let mut h = Sha1::new();
     for src in found {
         h.update(src.host.as_str().as_bytes());
@@ -42,6 +52,7 @@ pub fn digest(found: &[Source]) -> String {
         h.update(src.path.as_os_str().as_encoded_bytes());
         h.update([0]);
         match src.stat {
+            _ if is_other(src) => h.update(b"o"),
             Some(s) => {
                 h.update(s.size.to_le_bytes());
                 h.update(s.mtime.to_le_bytes());
@@ -59,14 +70,29 @@ fn path(dir: &Path) -> PathBuf {
 /// The stamp beside the index, if there is a well-formed one.
 pub fn read(dir: &Path) -> Option<Stamp> {
     let text = std::fs::read_to_string(path(dir)).ok()?;
-    let mut words = text.split_ascii_whitespace();
+    let mut lines = text.lines();
+    let mut words = lines.next()?.split_ascii_whitespace();
     if words.next()? != MAGIC {
         return None;
     }
     let mut number = || words.next()?.parse::<u64>().ok();
     let (version, generation, size, mtime) = (number()?, number()?, number()?, number()?);
     let files = words.next()?.to_string();
-    Some(Stamp {
+    let hex = |w: &str, n: usize| w.len() == n && w.bytes().all(|b| b.is_ascii_hexdigit());
+    if !hex(&files, 40) || words.next().is_some() {
+        return None;
+    }
+    // a stamp cut short is not one: its last line says it is whole
+    let mut others = Vec::new();
+    let mut whole = false;
+    for l in lines {
+        match l {
+            "end" => whole = true,
+            k if !whole && hex(k, 16) => others.push(k.to_string()),
+            _ => return None,
+        }
+    }
+    whole.then_some(Stamp {
         version,
         generation,
         manifest: Stat {
@@ -74,13 +100,14 @@ pub fn read(dir: &Path) -> Option<Stamp> {
             mtime: i64::try_from(mtime).ok()?,
         },
         files,
+        others,
     })
 }
 
 /// Writes `stamp` (best effort: a stamp that is not written costs the next recall the full
 /// check, nothing else).
 pub fn write(dir: &Path, stamp: &Stamp) {
-    let text = format!(
+    let mut text = format!(
         "{MAGIC} {} {} {} {} {}\n",
         stamp.version,
         stamp.generation,
@@ -88,6 +115,11 @@ pub fn write(dir: &Path, stamp: &Stamp) {
         stamp.manifest.mtime.max(0),
         stamp.files
     );
+    for k in &stamp.others {
+        text.push_str(k);
+        text.push('\n');
+    }
+    text.push_str("end\n");
     // a name of this process's own, so two writers never share a half-written file
     let tmp = dir.join(format!(".{NAME}.{}.tmp", std::process::id()));
     if std::fs::write(&tmp, text).is_err() || std::fs::rename(&tmp, path(dir)).is_err() {
@@ -119,14 +151,17 @@ mod tests {
                 size: 280_000,
                 mtime: 1_796_177_208_721_012_485,
             },
-            files: digest(&[src("/a.jsonl", None)]),
+            files: digest(&[src("/a.jsonl", None)], &|_| false),
+            others: vec![key(Path::new("/b.jsonl")), key(Path::new("/c.jsonl"))],
         };
         assert_eq!(read(dir.path()), None);
         write(dir.path(), &stamp);
         assert_eq!(read(dir.path()), Some(stamp.clone()));
         let full = std::fs::read_to_string(path(dir.path())).unwrap();
-        std::fs::write(path(dir.path()), &full[..full.len() / 2]).unwrap();
-        assert_eq!(read(dir.path()), None, "a torn stamp is no stamp");
+        for cut in [full.len() / 2, full.len() - 5, full.len() - 22] {
+            std::fs::write(path(dir.path()), &full[..cut]).unwrap();
+            assert_eq!(read(dir.path()), None, "a torn stamp is no stamp: {cut}");
+        }
         std::fs::write(path(dir.path()), full.replace(MAGIC, "other")).unwrap();
         assert_eq!(read(dir.path()), None);
     }
@@ -134,7 +169,11 @@ mod tests {
     #[test]
     fn the_digest_changes_with_any_file_its_size_or_its_time() {
         let s = |size, mtime| Some(Stat { size, mtime });
-        let base = digest(&[src("/a.jsonl", s(10, 5)), src("/b.jsonl", s(20, 6))]);
+        let none = |_: &Source| false;
+        let base = digest(
+            &[src("/a.jsonl", s(10, 5)), src("/b.jsonl", s(20, 6))],
+            &none,
+        );
         for other in [
             vec![src("/a.jsonl", s(11, 5)), src("/b.jsonl", s(20, 6))],
             vec![src("/a.jsonl", s(10, 7)), src("/b.jsonl", s(20, 6))],
@@ -147,11 +186,32 @@ mod tests {
                 src("/d.jsonl", s(1, 1)),
             ],
         ] {
-            assert_ne!(digest(&other), base, "{other:?}");
+            assert_ne!(digest(&other, &none), base, "{other:?}");
         }
         assert_eq!(
-            digest(&[src("/a.jsonl", s(10, 5)), src("/b.jsonl", s(20, 6))]),
+            digest(
+                &[src("/a.jsonl", s(10, 5)), src("/b.jsonl", s(20, 6))],
+                &none
+            ),
             base
+        );
+        // another project's file: only its name counts, whatever its size and time
+        let b_other = |x: &Source| x.path == Path::new("/b.jsonl");
+        let with_other = digest(
+            &[src("/a.jsonl", s(10, 5)), src("/b.jsonl", s(20, 6))],
+            &b_other,
+        );
+        assert_ne!(with_other, base);
+        for b in [s(99, 9), None] {
+            let d = digest(&[src("/a.jsonl", s(10, 5)), src("/b.jsonl", b)], &b_other);
+            assert_eq!(d, with_other);
+        }
+        assert_ne!(
+            digest(
+                &[src("/a.jsonl", s(10, 5)), src("/c.jsonl", s(20, 6))],
+                &b_other
+            ),
+            with_other
         );
     }
 }

@@ -174,8 +174,11 @@ pub fn open(dir: &Path) -> Result<(Index, Fields, Manifest)> {
 /// The index alone, when the stamp beside it says the files as found (`digest`) are all
 /// indexed at its last commit and the manifest is the one that check saw: nothing to read,
 /// and the manifest is not needed. `None` when anything differs (the full check decides).
-pub fn open_fresh(dir: &Path, digest: &str) -> Option<(Index, Fields)> {
-    let stamp = super::fresh::read(dir)?;
+pub fn open_fresh(
+    dir: &Path,
+    stamp: &super::fresh::Stamp,
+    digest: &str,
+) -> Option<(Index, Fields)> {
     if stamp.version != VERSION || stamp.files != digest {
         return None;
     }

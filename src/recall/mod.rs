@@ -399,7 +399,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
     let manifest = index::load(&dir);
     let root = root_of(ws);
     let found = match &ws.config.recall {
-        Some(p) => sources::find(p, &hosts(ws, None), &root),
+        Some(p) => sources::find(p, &hosts(ws, None), &root, &|_| false),
         None => Vec::new(),
     };
     let mut per: Vec<HostStatus> = Vec::new();

@@ -92,7 +92,9 @@ type Listing = (Vec<(PathBuf, Option<Stat>)>, Vec<PathBuf>);
 /// the folders in it, both sorted (none when `dir` cannot be read), from one listing. An entry's type (not
 /// following a symlink) comes from the listing on most file systems, and a file's stat is
 /// taken by name inside the open folder (no walk of the whole path per file).
-fn listing(dir: &Path, suffix: Option<&str>) -> Listing {
+/// `known_other` names files already known to be another project's: never read again, so
+/// not stat'ed.
+fn listing(dir: &Path, suffix: Option<&str>, known_other: &dyn Fn(&Path) -> bool) -> Listing {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return (Vec::new(), Vec::new());
     };
@@ -104,7 +106,12 @@ fn listing(dir: &Path, suffix: Option<&str>) -> Listing {
                 if t.is_file()
                     && suffix.is_some_and(|x| e.file_name().to_string_lossy().ends_with(x)) =>
             {
-                files.push((e.path(), e.metadata().ok().map(|m| Stat::of(&m))))
+                let path = e.path();
+                let stat = match known_other(&path) {
+                    true => None,
+                    false => e.metadata().ok().map(|m| Stat::of(&m)),
+                };
+                files.push((path, stat))
             }
             _ => {}
         }
@@ -114,19 +121,29 @@ fn listing(dir: &Path, suffix: Option<&str>) -> Listing {
     (files, dirs)
 }
 
-fn files(dir: &Path, suffix: &str) -> Vec<(PathBuf, Option<Stat>)> {
-    listing(dir, Some(suffix)).0
+fn files(
+    dir: &Path,
+    suffix: &str,
+    known_other: &dyn Fn(&Path) -> bool,
+) -> Vec<(PathBuf, Option<Stat>)> {
+    listing(dir, Some(suffix), known_other).0
 }
 
 /// The folders in `dir`, sorted (no file is stat'ed).
 fn dirs(dir: &Path) -> Vec<PathBuf> {
-    listing(dir, None).1
+    listing(dir, None, &|_| false).1
 }
 
 /// Every transcript of `hosts` that may hold lines of the workspace at `root`. Claude Code's
 /// are found by folder name; the others name their project inside, so all are listed and each
 /// is matched when read.
-pub fn find(places: &RecallPlaces, hosts: &[Host], root: &Path) -> Vec<Source> {
+/// Files `known_other` names (known to be another project's) are listed without their stat.
+pub fn find(
+    places: &RecallPlaces,
+    hosts: &[Host],
+    root: &Path,
+    known_other: &dyn Fn(&Path) -> bool,
+) -> Vec<Source> {
     let mut out = Vec::new();
     let mut add = |host, paths: Vec<(PathBuf, Option<Stat>)>, own: bool| {
         out.extend((paths.into_iter()).map(|(path, stat)| Source {
@@ -157,10 +174,14 @@ pub fn find(places: &RecallPlaces, hosts: &[Host], root: &Path) -> Vec<Source> {
                         continue;
                     }
                     let own = name == folder;
-                    let (transcripts, sessions) = listing(&d, Some(".jsonl"));
+                    let (transcripts, sessions) = listing(&d, Some(".jsonl"), known_other);
                     add(host, transcripts, own);
                     for session in sessions {
-                        add(host, files(&session.join("subagents"), ".jsonl"), own);
+                        add(
+                            host,
+                            files(&session.join("subagents"), ".jsonl", known_other),
+                            own,
+                        );
                     }
                 }
             }
@@ -169,13 +190,13 @@ pub fn find(places: &RecallPlaces, hosts: &[Host], root: &Path) -> Vec<Source> {
                 for y in dirs(&base.join("sessions")) {
                     for m in dirs(&y) {
                         for d in dirs(&m) {
-                            add(host, files(&d, ".jsonl"), false);
+                            add(host, files(&d, ".jsonl", known_other), false);
                         }
                     }
                 }
                 add(
                     host,
-                    files(&base.join("archived_sessions"), ".jsonl"),
+                    files(&base.join("archived_sessions"), ".jsonl", known_other),
                     false,
                 );
             }
@@ -187,10 +208,10 @@ pub fn find(places: &RecallPlaces, hosts: &[Host], root: &Path) -> Vec<Source> {
                     .collect();
                 for name in names {
                     let chats = base.join("tmp").join(name).join("chats");
-                    let (transcripts, subs) = listing(&chats, Some(".jsonl"));
+                    let (transcripts, subs) = listing(&chats, Some(".jsonl"), known_other);
                     add(host, transcripts, false);
                     for sub in subs {
-                        add(host, files(&sub, ".jsonl"), false);
+                        add(host, files(&sub, ".jsonl", known_other), false);
                     }
                 }
             }

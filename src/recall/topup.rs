@@ -4,6 +4,7 @@
 //! index. A top-up that finds nothing to read leaves a stamp (`fresh`), so the next one whose
 //! files are as they were searches without reading the manifest.
 
+use std::collections::HashSet;
 use std::path::Path;
 
 use tantivy::Index;
@@ -26,10 +27,20 @@ pub fn top_up(
         return Ok((idx, f, Vec::new()));
     };
     let root = root_of(ws);
-    let found = sources::find(&places, &hosts(ws, None), &root);
-    let digest = fresh::digest(&found);
     // the answer of the check below, kept from the last time it found nothing to read
-    if let Some((idx, f)) = index::open_fresh(dir, &digest) {
+    let stamp = fresh::read(dir);
+    let others: HashSet<&str> = (stamp.iter())
+        .flat_map(|s| s.others.iter().map(String::as_str))
+        .collect();
+    let known_other = |p: &Path| !others.is_empty() && others.contains(fresh::key(p).as_str());
+    let found = sources::find(&places, &hosts(ws, None), &root, &known_other);
+    if let Some(stamp) = &stamp
+        && let Some((idx, f)) = index::open_fresh(
+            dir,
+            stamp,
+            &fresh::digest(&found, &|s| known_other(&s.path)),
+        )
+    {
         return Ok((idx, f, Vec::new()));
     }
     // the manifest as it was before it is read: a stamp names what its check read
@@ -41,13 +52,19 @@ pub fn top_up(
             .iter()
             .all(|src| index::unchanged(src, manifest.files.get(&src.path.display().to_string())));
         if let (true, Some(stat)) = (all, stat) {
+            let other = |src: &sources::Source| {
+                (manifest.files.get(&src.path.display().to_string())).is_some_and(|s| s.other)
+            };
             fresh::write(
                 dir,
                 &fresh::Stamp {
                     version: index::VERSION,
                     generation: manifest.generation,
                     manifest: stat,
-                    files: digest.clone(),
+                    files: fresh::digest(&found, &other),
+                    others: (found.iter().filter(|s| other(s)))
+                        .map(|s| fresh::key(&s.path))
+                        .collect(),
                 },
             );
         }
