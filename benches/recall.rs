@@ -174,6 +174,8 @@ impl Fixture {
         };
         let out = fx.cmd(&["init"]).output().unwrap();
         assert!(out.status.success(), "init: {out:?}");
+        // what was just written goes to disk now, not in the background while timing
+        rustix::fs::sync();
         eprintln!(
             "[setup] {} MB of transcripts in {} files",
             total >> 20,
@@ -237,6 +239,7 @@ fn bench(c: &mut Criterion, fx: &Fixture) {
         })
     });
     fx.recall();
+    rustix::fs::sync();
     g.bench_function("warm", |b| b.iter(|| fx.recall()));
     let last = fx.files.last().unwrap().clone();
     let cwd = fx.root.display().to_string();
