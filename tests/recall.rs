@@ -829,3 +829,62 @@ fn a_warm_recall_trusts_its_stamp_only_while_every_file_is_as_it_was() {
     assert_eq!(recall(&ws, &["narwhal"]).len(), 3);
     assert_eq!(ws.json(&["recall", "--status"])["complete"], true);
 }
+
+/// A session of a Gemini CLI release that kept it as one JSON document (recorded from Gemini
+/// CLI 0.20.0 against the scripted model: a shell call refused, then a resumed second turn),
+/// in the folder named by the project's hash: what was said is found by its place in the
+/// session, the tool call is not, and the document rewritten with a new turn is read again
+/// whole, nothing twice.
+#[test]
+fn an_older_gemini_clis_session_document_is_read_whole() {
+    let ws = Ws::init();
+    let chats = ws
+        .home()
+        .join(".gemini/tmp")
+        .join(sha256(&root(&ws)))
+        .join("chats");
+    let file = chats.join("session-2026-12-02T06-27-e40147e1.json");
+    let doc = placed(&ws, "gemini-legacy.json");
+    write(&file, doc.as_bytes());
+    let hits = recall(&ws, &["walrus", "--limit", "20"]);
+    let mut found = said(&hits);
+    found.sort_by_key(|h| h.2);
+    assert_eq!(
+        found,
+        vec![
+            (
+                "gemini".into(),
+                "user".into(),
+                1,
+                "please do WORK on the walrus linker flag".into()
+            ),
+            (
+                "gemini".into(),
+                "user".into(),
+                4,
+                "which walrus answer did you give".into()
+            ),
+        ],
+        "{hits:?}"
+    );
+    assert_eq!(hits[0]["session"], "e40147e1-f8df-455b-88c7-759bdefff802");
+    assert_eq!(said(&recall(&ws, &["stand-in", "model"]))[0].2, 5);
+    assert!(recall(&ws, &["rejected", "parsed", "safely"]).is_empty());
+    // the CLI writes the whole document again with each message
+    let mut v: Value = serde_json::from_str(&doc).unwrap();
+    let messages = v["messages"].as_array_mut().unwrap();
+    messages.push(json!({"id":"x1","timestamp":"2026-12-02T06:30:00.000Z","type":"user","content":"one more walrus question"}));
+    v["lastUpdated"] = json!("2026-12-02T06:30:00.000Z");
+    write(&file, serde_json::to_string_pretty(&v).unwrap().as_bytes());
+    let mut lines: Vec<u64> = said(&recall(&ws, &["walrus", "--limit", "20"]))
+        .iter()
+        .map(|h| h.2)
+        .collect();
+    lines.sort();
+    assert_eq!(lines, vec![1, 4, 6], "each message once");
+    // half written: not a whole document yet, the last good read stays searchable
+    write(&file, &serde_json::to_vec(&v).unwrap()[..200]);
+    assert_eq!(recall(&ws, &["walrus", "--limit", "20"]).len(), 3);
+    let s = ws.json(&["recall", "--status"]);
+    assert_eq!(s["complete"], false, "{s}");
+}

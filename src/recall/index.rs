@@ -374,7 +374,9 @@ pub fn read_new(
             state: st,
         });
     }
-    let restart = rewritten;
+    // a session document is rewritten whole at each message: read again whole when it changed
+    let document = src.host == Host::Gemini && path.extension().is_some_and(|e| e == "json");
+    let restart = rewritten || (document && old.is_some());
     if restart || old.is_none() {
         state = FileState {
             host: src.host.as_str().into(),
@@ -387,52 +389,74 @@ pub fn read_new(
     state.head = head;
     state.head_len = first_bytes.len() as u64;
     let mut said = Vec::new();
-    // chunk by chunk to the end: a chunk that holds no complete line (or frame) ends it
-    loop {
-        let from = state.offset;
-        let want = size.saturating_sub(from).min(CHUNK);
-        if want == 0 {
-            break;
+    if document {
+        if size > CHUNK {
+            return fail(format!("a session document of {size} bytes is over 64 MiB"));
         }
-        if file.seek(SeekFrom::Start(from)).is_err() {
-            return fail("cannot seek".into());
-        }
-        let mut bytes = Vec::with_capacity(want as usize);
-        if let Err(e) = (&mut file).take(want).read_to_end(&mut bytes) {
+        let mut bytes = Vec::with_capacity(size as usize);
+        let read = file
+            .seek(SeekFrom::Start(0))
+            .and_then(|_| (&mut file).take(size).read_to_end(&mut bytes));
+        if let Err(e) = read {
             return fail(e.to_string());
         }
-        let (text, used): (Cow<[u8]>, usize) = match src.host {
-            Host::Dsh => match super::frames::complete(&bytes) {
-                Ok((t, n)) => (Cow::Owned(t.into_bytes()), n),
-                Err((at, why)) => return fail(format!("byte {}: {why}", from + at as u64)),
-            },
-            _ => {
-                // the last line without its line feed is still being written
-                let end = memchr::memrchr(b'\n', &bytes).map_or(0, |i| i + 1);
-                (Cow::Borrowed(&bytes[..end]), end)
-            }
+        let Some(text) = parse::gemini_document(&bytes) else {
+            return fail("not a whole Gemini CLI session document (yet)".into());
         };
-        if used == 0 {
-            if want == CHUNK {
-                return fail(format!(
-                    "a line (or frame) at byte {from} is longer than 64 MiB"
-                ));
+        let read = parse::lines(src.host, text.as_bytes(), 1, &mut state.ctx);
+        state.lines = read.lines;
+        state.offset = size;
+        state.skipped = read.skipped;
+        said = read.said;
+    }
+    // chunk by chunk to the end: a chunk that holds no complete line (or frame) ends it
+    if !document {
+        loop {
+            let from = state.offset;
+            let want = size.saturating_sub(from).min(CHUNK);
+            if want == 0 {
+                break;
             }
-            break;
-        }
-        let first = state.lines + 1;
-        let read = parse::lines(src.host, &text, first, &mut state.ctx);
-        state.lines += read.lines;
-        state.offset = from + used as u64;
-        state.skipped += read.skipped;
-        said.extend(read.said);
-        // a session another project started is not read further
-        if matches!(src.host, Host::Codex | Host::Dsh)
-            && let Some(start) = &state.ctx.start
-            && !belongs(root, Path::new(start))
-        {
-            state.other = true;
-            break;
+            if file.seek(SeekFrom::Start(from)).is_err() {
+                return fail("cannot seek".into());
+            }
+            let mut bytes = Vec::with_capacity(want as usize);
+            if let Err(e) = (&mut file).take(want).read_to_end(&mut bytes) {
+                return fail(e.to_string());
+            }
+            let (text, used): (Cow<[u8]>, usize) = match src.host {
+                Host::Dsh => match super::frames::complete(&bytes) {
+                    Ok((t, n)) => (Cow::Owned(t.into_bytes()), n),
+                    Err((at, why)) => return fail(format!("byte {}: {why}", from + at as u64)),
+                },
+                _ => {
+                    // the last line without its line feed is still being written
+                    let end = memchr::memrchr(b'\n', &bytes).map_or(0, |i| i + 1);
+                    (Cow::Borrowed(&bytes[..end]), end)
+                }
+            };
+            if used == 0 {
+                if want == CHUNK {
+                    return fail(format!(
+                        "a line (or frame) at byte {from} is longer than 64 MiB"
+                    ));
+                }
+                break;
+            }
+            let first = state.lines + 1;
+            let read = parse::lines(src.host, &text, first, &mut state.ctx);
+            state.lines += read.lines;
+            state.offset = from + used as u64;
+            state.skipped += read.skipped;
+            said.extend(read.said);
+            // a session another project started is not read further
+            if matches!(src.host, Host::Codex | Host::Dsh)
+                && let Some(start) = &state.ctx.start
+                && !belongs(root, Path::new(start))
+            {
+                state.other = true;
+                break;
+            }
         }
     }
     state.tail = tail_at(&mut file, state.offset).unwrap_or_default();

@@ -370,6 +370,25 @@ fn split_lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     })
 }
 
+/// A Gemini CLI session kept as one JSON document (`session-*.json`, before the `.jsonl`
+/// logs): `{sessionId, projectHash, startTime, lastUpdated, messages: [...]}`, each message
+/// shaped as a line of the log. Given back as log lines, the messages first (so a hit's line
+/// is the message's place in the session) and the session's own line last; `None` when it is
+/// not such a document (a file still being written is not whole yet).
+pub fn gemini_document(bytes: &[u8]) -> Option<String> {
+    let v: Value = serde_json::from_slice(bytes).ok()?;
+    let (session, project) = (v.get("sessionId")?, v.get("projectHash")?);
+    let mut out = String::new();
+    for m in v.get("messages")?.as_array()? {
+        out.push_str(&m.to_string());
+        out.push('\n');
+    }
+    let own = serde_json::json!({"sessionId": session, "projectHash": project});
+    out.push_str(&own.to_string());
+    out.push('\n');
+    Some(out)
+}
+
 pub fn lines(host: Host, chunk: &[u8], first_line: u64, ctx: &mut Context) -> Read {
     let mut out = Read::default();
     for (i, l) in split_lines(chunk).enumerate() {

@@ -88,13 +88,17 @@ fn base36(mut n: u64) -> String {
 /// A folder's transcripts and subfolders.
 type Listing = (Vec<(PathBuf, Option<Stat>)>, Vec<PathBuf>);
 
-/// The files in `dir` whose names end in `suffix` (none without one), each with its stat, and
+/// The files in `dir` whose names `wanted` takes (none without it), each with its stat, and
 /// the folders in it, both sorted (none when `dir` cannot be read), from one listing. An entry's type (not
 /// following a symlink) comes from the listing on most file systems, and a file's stat is
 /// taken by name inside the open folder (no walk of the whole path per file).
 /// `known_other` names files already known to be another project's: never read again, so
 /// not stat'ed.
-fn listing(dir: &Path, suffix: Option<&str>, known_other: &dyn Fn(&Path) -> bool) -> Listing {
+fn listing(
+    dir: &Path,
+    wanted: Option<&dyn Fn(&str) -> bool>,
+    known_other: &dyn Fn(&Path) -> bool,
+) -> Listing {
     let Ok(rd) = std::fs::read_dir(dir) else {
         return (Vec::new(), Vec::new());
     };
@@ -102,10 +106,7 @@ fn listing(dir: &Path, suffix: Option<&str>, known_other: &dyn Fn(&Path) -> bool
     for e in rd.flatten() {
         match e.file_type() {
             Ok(t) if t.is_dir() => dirs.push(e.path()),
-            Ok(t)
-                if t.is_file()
-                    && suffix.is_some_and(|x| e.file_name().to_string_lossy().ends_with(x)) =>
-            {
+            Ok(t) if t.is_file() && wanted.is_some_and(|w| w(&e.file_name().to_string_lossy())) => {
                 let path = e.path();
                 let stat = match known_other(&path) {
                     true => None,
@@ -126,7 +127,7 @@ fn files(
     suffix: &str,
     known_other: &dyn Fn(&Path) -> bool,
 ) -> Vec<(PathBuf, Option<Stat>)> {
-    listing(dir, Some(suffix), known_other).0
+    listing(dir, Some(&|n| n.ends_with(suffix)), known_other).0
 }
 
 /// The folders in `dir`, sorted (no file is stat'ed).
@@ -174,7 +175,8 @@ pub fn find(
                         continue;
                     }
                     let own = name == folder;
-                    let (transcripts, sessions) = listing(&d, Some(".jsonl"), known_other);
+                    let (transcripts, sessions) =
+                        listing(&d, Some(&|n| n.ends_with(".jsonl")), known_other);
                     add(host, transcripts, own);
                     for session in sessions {
                         add(
@@ -208,7 +210,16 @@ pub fn find(
                     .collect();
                 for name in names {
                     let chats = base.join("tmp").join(name).join("chats");
-                    let (transcripts, subs) = listing(&chats, Some(".jsonl"), known_other);
+                    // `session-*.json`: one JSON document rewritten whole at each message,
+                    // as releases before the `.jsonl` logs kept a session
+                    let (transcripts, subs) = listing(
+                        &chats,
+                        Some(&|n| {
+                            n.ends_with(".jsonl")
+                                || (n.starts_with("session-") && n.ends_with(".json"))
+                        }),
+                        known_other,
+                    );
                     add(host, transcripts, false);
                     for sub in subs {
                         add(host, files(&sub, ".jsonl", known_other), false);
