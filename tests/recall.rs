@@ -48,6 +48,17 @@ fn write(path: &Path, bytes: &[u8]) -> PathBuf {
     path.to_path_buf()
 }
 
+fn append_to(path: &Path, bytes: &[u8]) {
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    std::io::Write::write_all(&mut f, bytes).unwrap();
+}
+
+fn set_mtime(path: &Path, t: std::time::SystemTime) {
+    (std::fs::File::options().write(true).open(path).unwrap())
+        .set_modified(t)
+        .unwrap();
+}
+
 fn claude_file(ws: &Ws) -> PathBuf {
     let slug: String = root(ws)
         .chars()
@@ -295,15 +306,10 @@ fn appended_rewritten_and_half_written_files_and_other_projects() {
         )
     };
     // a turn appended to the live transcript is found at the next query
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&file)
-        .unwrap();
-    std::io::Write::write_all(
-        &mut f,
+    append_to(
+        &file,
         line("the zebra migration failed on staging").as_bytes(),
-    )
-    .unwrap();
+    );
     let hits = recall(&ws, &["zebra", "migration"]);
     assert_eq!(hits.len(), 1);
     assert_eq!(
@@ -313,12 +319,11 @@ fn appended_rewritten_and_half_written_files_and_other_projects() {
     // a half-written last line waits until it is complete
     let whole = line("the quokka cache went stale");
     let (a, b) = whole.split_at(whole.len() / 2);
-    std::io::Write::write_all(&mut f, a.as_bytes()).unwrap();
+    append_to(&file, a.as_bytes());
     assert!(recall(&ws, &["quokka", "cache"]).is_empty());
     let status = ws.json(&["recall", "--status"]);
     assert_eq!(status["complete"], false, "{status}");
-    std::io::Write::write_all(&mut f, b.as_bytes()).unwrap();
-    drop(f);
+    append_to(&file, b.as_bytes());
     assert_eq!(recall(&ws, &["quokka", "cache"]).len(), 1);
     // a rewritten (shorter) file is read again from the start: what it no longer holds is gone
     write(&file, line("only the narwhal remains").as_bytes());
@@ -626,9 +631,7 @@ fn small_rewrites_deleted_files_hosts_turned_off_and_a_manifest_left_behind() {
         (filler + &claude_line(&ws, "user", "jaguar spotted")).as_bytes(),
     );
     let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
-    (std::fs::File::options().write(true).open(&file).unwrap())
-        .set_modified(later)
-        .unwrap();
+    set_mtime(&file, later);
     assert!(recall(&ws, &["ocelot"]).is_empty());
     assert_eq!(recall(&ws, &["jaguar"])[0]["line"], 61);
     write(&file, three.as_bytes());
@@ -639,11 +642,7 @@ fn small_rewrites_deleted_files_hosts_turned_off_and_a_manifest_left_behind() {
         let many: String = (from..from + 40)
             .map(|i| claude_line(&ws, "user", &format!("wombat turn {i}")))
             .collect();
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&file)
-            .unwrap();
-        std::io::Write::write_all(&mut f, many.as_bytes()).unwrap();
+        append_to(&file, many.as_bytes());
     };
     append(0);
     assert_eq!(recall(&ws, &["wombat", "--limit", "20"]).len(), 20);
@@ -781,24 +780,17 @@ fn a_warm_recall_trusts_its_stamp_only_while_every_file_is_as_it_was() {
     let was = std::fs::metadata(manifest).unwrap();
     let garbage = vec![b'x'; was.len() as usize];
     std::fs::write(manifest, &garbage).unwrap();
-    let set_time = |p: &Path, t: std::time::SystemTime| {
-        (std::fs::File::options().write(true).open(p).unwrap())
-            .set_modified(t)
-            .unwrap()
-    };
-    set_time(manifest, was.modified().unwrap());
+    set_mtime(manifest, was.modified().unwrap());
     assert_eq!(recall(&ws, &["narwhal"]).len(), 1);
     assert!(
         std::fs::read(manifest).unwrap() == garbage,
         "the manifest was read and the index built again"
     );
     // the other project's session goes on: it is never read again, so the stamp still holds
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&elsewhere)
-        .unwrap();
-    std::io::Write::write_all(&mut f, theirs.lines().last().unwrap().as_bytes()).unwrap();
-    std::io::Write::write_all(&mut f, b"\n").unwrap();
+    append_to(
+        &elsewhere,
+        format!("{}\n", theirs.lines().last().unwrap()).as_bytes(),
+    );
     assert_eq!(recall(&ws, &["narwhal"]).len(), 1);
     assert!(
         std::fs::read(manifest).unwrap() == garbage,
@@ -807,20 +799,15 @@ fn a_warm_recall_trusts_its_stamp_only_while_every_file_is_as_it_was() {
     // the transcript touched (same bytes, a later time): the full check reads the manifest,
     // finds it unreadable and builds the index again
     let later = std::time::SystemTime::now() + std::time::Duration::from_secs(5);
-    set_time(&file, later);
+    set_mtime(&file, later);
     assert_eq!(recall(&ws, &["narwhal"]).len(), 1);
     let rebuilt = std::fs::read(manifest).unwrap();
     assert!(serde_json::from_slice::<Value>(&rebuilt).is_ok());
     // a turn appended after the stamp was written is found at the next recall
-    let mut f = std::fs::OpenOptions::new()
-        .append(true)
-        .open(&file)
-        .unwrap();
-    std::io::Write::write_all(
-        &mut f,
+    append_to(
+        &file,
         claude_line(&ws, "assistant", "narwhal answered").as_bytes(),
-    )
-    .unwrap();
+    );
     let hits = recall(&ws, &["narwhal"]);
     assert_eq!(hits.len(), 2, "{hits:?}");
     // and a second transcript appearing beside the first

@@ -138,6 +138,7 @@ mod tests {
             path: path.into(),
             own: true,
             stat,
+            known_other: false,
         }
     }
 

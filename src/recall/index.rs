@@ -408,9 +408,8 @@ pub fn read_new(
         state.offset = size;
         state.skipped = read.skipped;
         said = read.said;
-    }
-    // chunk by chunk to the end: a chunk that holds no complete line (or frame) ends it
-    if !document {
+    } else {
+        // chunk by chunk to the end: a chunk that holds no complete line (or frame) ends it
         loop {
             let from = state.offset;
             let want = size.saturating_sub(from).min(CHUNK);

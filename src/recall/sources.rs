@@ -17,8 +17,18 @@ pub struct Source {
     /// that name no working directory are the workspace's.
     pub own: bool,
     /// Its size and modification time when it was listed (`None` when they could not be
-    /// read): what tells whether it changed since it was last read.
+    /// read, or were not taken): what tells whether it changed since it was last read.
     pub stat: Option<Stat>,
+    /// Listed as known to be another project's session (named so in the freshness stamp):
+    /// never read again, so not stat'ed.
+    pub known_other: bool,
+}
+
+/// A file as its folder's listing found it.
+struct Listed {
+    path: PathBuf,
+    stat: Option<Stat>,
+    known_other: bool,
 }
 
 /// A file's size and modification time (nanoseconds).
@@ -86,14 +96,13 @@ fn base36(mut n: u64) -> String {
 }
 
 /// A folder's transcripts and subfolders.
-type Listing = (Vec<(PathBuf, Option<Stat>)>, Vec<PathBuf>);
+type Listing = (Vec<Listed>, Vec<PathBuf>);
 
 /// The files in `dir` whose names `wanted` takes (none without it), each with its stat, and
-/// the folders in it, both sorted (none when `dir` cannot be read), from one listing. An entry's type (not
-/// following a symlink) comes from the listing on most file systems, and a file's stat is
-/// taken by name inside the open folder (no walk of the whole path per file).
-/// `known_other` names files already known to be another project's: never read again, so
-/// not stat'ed.
+/// the folders in it, both sorted (none when `dir` cannot be read), from one listing. An
+/// entry's type (not following a symlink) comes from the listing on most file systems, and a
+/// file's stat is taken by name inside the open folder (no walk of the whole path per file).
+/// Files `known_other` names (another project's, never read again) are not stat'ed.
 fn listing(
     dir: &Path,
     wanted: Option<&dyn Fn(&str) -> bool>,
@@ -108,25 +117,26 @@ fn listing(
             Ok(t) if t.is_dir() => dirs.push(e.path()),
             Ok(t) if t.is_file() && wanted.is_some_and(|w| w(&e.file_name().to_string_lossy())) => {
                 let path = e.path();
-                let stat = match known_other(&path) {
+                let known_other = known_other(&path);
+                let stat = match known_other {
                     true => None,
                     false => e.metadata().ok().map(|m| Stat::of(&m)),
                 };
-                files.push((path, stat))
+                files.push(Listed {
+                    path,
+                    stat,
+                    known_other,
+                })
             }
             _ => {}
         }
     }
-    files.sort_by(|a, b| a.0.cmp(&b.0));
+    files.sort_by(|a, b| a.path.cmp(&b.path));
     dirs.sort();
     (files, dirs)
 }
 
-fn files(
-    dir: &Path,
-    suffix: &str,
-    known_other: &dyn Fn(&Path) -> bool,
-) -> Vec<(PathBuf, Option<Stat>)> {
+fn files(dir: &Path, suffix: &str, known_other: &dyn Fn(&Path) -> bool) -> Vec<Listed> {
     listing(dir, Some(&|n| n.ends_with(suffix)), known_other).0
 }
 
@@ -146,12 +156,13 @@ pub fn find(
     known_other: &dyn Fn(&Path) -> bool,
 ) -> Vec<Source> {
     let mut out = Vec::new();
-    let mut add = |host, paths: Vec<(PathBuf, Option<Stat>)>, own: bool| {
-        out.extend((paths.into_iter()).map(|(path, stat)| Source {
+    let mut add = |host, files: Vec<Listed>, own: bool| {
+        out.extend((files.into_iter()).map(|f| Source {
             host,
-            path,
+            path: f.path,
             own,
-            stat,
+            stat: f.stat,
+            known_other: f.known_other,
         }));
     };
     for &host in hosts {
@@ -231,11 +242,15 @@ pub fn find(
                 for cwd in dirs(&base.join("sessions")) {
                     for s in dirs(&cwd) {
                         let log = s.join("session.jsonl.zstd");
-                        match std::fs::metadata(&log) {
-                            Ok(m) if m.is_file() => {
-                                add(host, vec![(log, Some(Stat::of(&m)))], false)
-                            }
-                            _ => {}
+                        if let Ok(m) = std::fs::metadata(&log)
+                            && m.is_file()
+                        {
+                            let listed = Listed {
+                                known_other: known_other(&log),
+                                stat: Some(Stat::of(&m)),
+                                path: log,
+                            };
+                            add(host, vec![listed], false);
                         }
                     }
                 }

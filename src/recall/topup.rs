@@ -35,39 +35,37 @@ pub fn top_up(
     let known_other = |p: &Path| !others.is_empty() && others.contains(fresh::key(p).as_str());
     let found = sources::find(&places, &hosts(ws, None), &root, &known_other);
     if let Some(stamp) = &stamp
-        && let Some((idx, f)) = index::open_fresh(
-            dir,
-            stamp,
-            &fresh::digest(&found, &|s| known_other(&s.path)),
-        )
+        && let Some((idx, f)) =
+            index::open_fresh(dir, stamp, &fresh::digest(&found, &|s| s.known_other))
     {
         return Ok((idx, f, Vec::new()));
     }
     // the manifest as it was before it is read: a stamp names what its check read
     let seen_stat = index::manifest_stat(dir);
     let (idx, f, seen) = index::open(dir)?;
-    // every file as `manifest` last read it: said in a stamp for the next recall
-    let stamp_if_fresh = |manifest: &index::Manifest, stat: Option<sources::Stat>| {
-        let all = found
-            .iter()
-            .all(|src| index::unchanged(src, manifest.files.get(&src.path.display().to_string())));
-        if let (true, Some(stat)) = (all, stat) {
-            let other = |src: &sources::Source| {
-                (manifest.files.get(&src.path.display().to_string())).is_some_and(|s| s.other)
-            };
-            fresh::write(
-                dir,
-                &fresh::Stamp {
-                    version: index::VERSION,
-                    generation: manifest.generation,
-                    manifest: stat,
-                    files: fresh::digest(&found, &other),
-                    others: (found.iter().filter(|s| other(s)))
-                        .map(|s| fresh::key(&s.path))
-                        .collect(),
-                },
-            );
-        }
+    // every file as `manifest` last read it (by its size and time when listed)
+    let all_unchanged = |m: &index::Manifest| {
+        (found.iter())
+            .all(|src| index::unchanged(src, m.files.get(&src.path.display().to_string())))
+    };
+    // said in a stamp for the next recall, once `all_unchanged(manifest)` holds
+    let stamp = |manifest: &index::Manifest, stat: Option<sources::Stat>| {
+        let Some(stat) = stat else { return };
+        let other = |src: &sources::Source| {
+            (manifest.files.get(&src.path.display().to_string())).is_some_and(|s| s.other)
+        };
+        fresh::write(
+            dir,
+            &fresh::Stamp {
+                version: index::VERSION,
+                generation: manifest.generation,
+                manifest: stat,
+                files: fresh::digest(&found, &other),
+                others: (found.iter().filter(|s| other(s)))
+                    .map(|s| fresh::key(&s.path))
+                    .collect(),
+            },
+        );
     };
     let gemini: Vec<String> = match &places.gemini {
         Some(base) => (sources::gemini_projects(base, &root).iter())
@@ -94,13 +92,8 @@ pub fn top_up(
     let matched = seen.generation == index::committed(&idx);
     let gone = seen.files.keys().any(|k| !keys.contains(k));
     // nothing new (stat alone tells): no writer is taken
-    if matched
-        && !gone
-        && found
-            .iter()
-            .all(|src| index::unchanged(src, seen.files.get(&src.path.display().to_string())))
-    {
-        stamp_if_fresh(&seen, seen_stat);
+    if matched && !gone && all_unchanged(&seen) {
+        stamp(&seen, seen_stat);
         return Ok((idx, f, Vec::new()));
     }
     if matched && !gone {
@@ -120,7 +113,9 @@ pub fn top_up(
                 manifest.files.insert(x.path, x.state);
             }
             index::save(dir, &manifest)?;
-            stamp_if_fresh(&manifest, index::manifest_stat(dir));
+            if all_unchanged(&manifest) {
+                stamp(&manifest, index::manifest_stat(dir));
+            }
             return Ok((idx, f, Vec::new()));
         }
         if quiet && new <= SMALL_TAIL {
@@ -199,6 +194,8 @@ pub fn top_up(
     writer
         .wait_merging_threads()
         .map_err(|e| index_err(dir, e))?;
-    stamp_if_fresh(&manifest, index::manifest_stat(dir));
+    if all_unchanged(&manifest) {
+        stamp(&manifest, index::manifest_stat(dir));
+    }
     Ok((idx, f, Vec::new()))
 }
