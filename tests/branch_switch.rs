@@ -191,8 +191,10 @@ fn a_switch_between_branches_with_equal_files_leaves_later_edits_edits() {
     let ws = with_side();
     git(&ws, &["checkout", "-qb", "copy"]);
     // a read under the new head records it: the person's deletion that follows is an edit
+    // (of the older entry: dropping the newest would give back the very bytes of an older copy,
+    // which is read as that copy put back, keeping what came after it)
     ws.ok(&["status"]);
-    drop_session(&ws, "on side");
+    drop_session(&ws, "on main");
     let s = ws.json(&["status"]);
     assert_eq!(s["restorable"], 1, "{s}");
     assert_eq!(s["elsewhere"], 0, "{s}");

@@ -6,6 +6,8 @@
 //! first when they are not (so every read sees hand edits).
 
 pub mod agents;
+mod alive;
+pub use alive::pid_alive;
 mod fence;
 mod fsio;
 pub use fsio::{MAX_FILE_BYTES, open_regular, read_small_text};
@@ -35,6 +37,7 @@ pub use scaffold::{
     BOOT_END, BOOT_START, BootOutcome, BootPresence, boot_block, boot_presence, ensure_boot_block,
     ensure_region, remove_boot_block, remove_region, template,
 };
+pub use sync::gitlock::{clear_stale as clear_stale_git_lock, stale_lock as stale_git_lock};
 pub use sync::gitop::{PROJECT_DAY_KEY, commit_day, worktrees};
 pub use sync::{
     Broken, ClearedCounts, SyncReport, Tx, Written, crash_point, entry_block, entry_ids,

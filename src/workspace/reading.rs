@@ -29,6 +29,10 @@ impl Workspace {
         f: impl FnOnce(&dyn Reader) -> Result<R>,
     ) -> Result<Written<R>> {
         self.require_memory()?;
+        // a git index lock a killed trilogy left would stop the person's git commands
+        if let Some(root) = self.git() {
+            sync::gitlock::clear_stale(root);
+        }
         let clean = |value| Written {
             value,
             report: SyncReport::default(),

@@ -28,8 +28,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
-use super::group::{fingerprint, lead_round, pid_alive, queue_dir, try_lead};
+use super::group::{fingerprint, lead_round, queue_dir, try_lead};
 use crate::workspace::Workspace;
+use crate::workspace::pid_alive;
 
 /// How long a writer whose batch a server heard of waits for the server's word.
 pub(super) const GRACE: Duration = Duration::from_millis(250);

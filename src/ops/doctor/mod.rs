@@ -189,6 +189,17 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
             "run `trilogy resolve` (it merges the file by entry and stages it); then `trilogy install git` records this binary's path so git finds the driver",
         ));
     }
+    if let Some(lock) = ws.git().and_then(crate::workspace::stale_git_lock) {
+        out.push(finding(
+            Level::Error,
+            "git",
+            format!(
+                "{} was left by a trilogy process that is gone: git refuses every command that needs the index while it is there",
+                lock.display()
+            ),
+            "run `trilogy doctor --fix` (or any trilogy command): it removes a lock of trilogy's whose process is gone, never git's own",
+        ));
+    }
     let store_path = ws.store_path();
     fence::folder_findings(ws, &mut out);
     state_dir_findings(ws, &mut out);
@@ -513,6 +524,12 @@ pub fn doctor(ws: &Workspace, fix: bool) -> Result<Report> {
         });
     }
     let mut fixed = Vec::new();
+    if let Some(lock) = ws.git().and_then(crate::workspace::clear_stale_git_lock) {
+        fixed.push(format!(
+            "removed {}, left by a trilogy process that is gone",
+            lock.display()
+        ));
+    }
     for t in temp_files(&ws.memory_dir()) {
         if std::fs::remove_file(&t).is_ok() {
             fixed.push(format!("deleted {}", t.display()));

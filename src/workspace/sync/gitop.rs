@@ -124,7 +124,7 @@ fn small_text(path: &Path) -> Option<String> {
 
 /// The git directory of the repository holding `root`: the nearest `.git` above it, a folder or
 /// (worktrees, submodules) a file naming the folder.
-fn git_dir(root: &Path) -> Option<PathBuf> {
+pub(super) fn git_dir(root: &Path) -> Option<PathBuf> {
     for dir in root.ancestors() {
         let dot = dir.join(".git");
         let Ok(meta) = std::fs::metadata(&dot) else {
@@ -155,6 +155,16 @@ pub fn in_progress(root: &Path) -> Option<&'static str> {
         .map(|(_, what)| *what)
 }
 
+/// An operation spanning several git commands under way in git folder `dir` (a merge, rebase,
+/// cherry-pick, revert or bisect), apart from the index lock itself.
+pub(super) fn in_progress_besides_index(dir: &Path) -> Option<&'static str> {
+    IN_PROGRESS
+        .iter()
+        .skip(1)
+        .find(|(name, _)| dir.join(name).exists())
+        .map(|(_, what)| *what)
+}
+
 /// True when `bytes` are exactly the version of `path` staged in git's index; `None` when git
 /// did not answer (missing, failing). False when `path` is not tracked or differs.
 fn staged_version(root: &Path, path: &Path, bytes: &[u8]) -> Option<bool> {
@@ -176,6 +186,29 @@ fn staged_version(root: &Path, path: &Path, bytes: &[u8]) -> Option<bool> {
         return Some(false);
     };
     Some(blob_id(bytes) == object)
+}
+
+/// True when `bytes` are the version of `path` that the index or `HEAD` holds: what a
+/// checkout or reset of the file (or of the branch) leaves, a person's doing. False when git
+/// does not answer.
+pub fn is_checked_out(root: &Path, path: &Path, bytes: &[u8]) -> bool {
+    if staged_version(root, path, bytes) == Some(true) {
+        return true;
+    }
+    let Ok(rel) = path.strip_prefix(root) else {
+        return false;
+    };
+    let spec = format!("HEAD:./{}", rel.to_string_lossy());
+    std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["rev-parse", "-q", "--verify", &spec])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .is_some_and(|o| String::from_utf8_lossy(&o.stdout).trim() == blob_id(bytes))
 }
 
 /// True when `bytes` are a version of a file that git holds: staged, committed or stashed (its

@@ -25,6 +25,7 @@ use super::{Workspace, fsio};
 
 mod apply;
 mod base;
+pub(crate) mod gitlock;
 pub(crate) mod gitop;
 mod items;
 pub(in crate::workspace) mod late;
@@ -63,6 +64,8 @@ pub struct Tx<'w> {
     /// files follow the checkout, and what they lack now is `elsewhere`, not removed.
     switched_from: Option<String>,
     moves_of_switch: switch::Moves,
+    /// Git's index lock, taken once a file must be read or written (see `gitlock`).
+    git_lock: GitHold,
     /// Sibling work trees' stores, opened (read-only) once an entry arrives by a merge.
     sibling_stores: Option<Vec<crate::store::Store>>,
     dirty: BTreeSet<FileKind>,
@@ -109,6 +112,18 @@ pub struct Tx<'w> {
     /// This transaction clears the memory: the files are deleted instead of written.
     clearing: bool,
     report: SyncReport,
+}
+
+/// Git's index lock in a transaction.
+#[derive(Debug)]
+enum GitHold {
+    Unasked,
+    /// Held until this is replaced or dropped.
+    Held {
+        _lock: gitlock::IndexLock,
+    },
+    Busy,
+    NoRepo,
 }
 
 /// What the protocol did around the operation.
@@ -167,6 +182,7 @@ impl<'w> Tx<'w> {
             },
             head,
             switched_from: None,
+            git_lock: GitHold::Unasked,
             moves_of_switch: switch::Moves::default(),
             sibling_stores: None,
             dirty: BTreeSet::new(),
@@ -312,6 +328,36 @@ impl<'w> Tx<'w> {
 
     // ---- protocol steps -------------------------------------------------------------------
 
+    /// Hold git's index lock for the rest of this transaction (taken once); the git operation
+    /// under way when it cannot be had, in which case the files are neither read nor written.
+    pub(super) fn hold_git(&mut self) -> Option<&'static str> {
+        // asked again after git was found busy (the files to write, after absorbing): git may
+        // be done by now
+        if matches!(self.git_lock, GitHold::Held { .. } | GitHold::NoRepo) {
+            return None;
+        }
+        let Some(root) = self.ws.git() else {
+            self.git_lock = GitHold::NoRepo;
+            return None;
+        };
+        match gitlock::take(root) {
+            gitlock::Taken::Held(l) => self.git_lock = GitHold::Held { _lock: l },
+            gitlock::Taken::NoRepo => self.git_lock = GitHold::NoRepo,
+            gitlock::Taken::Busy(why) => {
+                self.git_lock = GitHold::Busy;
+                return Some(why);
+            }
+        }
+        None
+    }
+
+    /// Let go of git's index lock: the files are written (or left for later).
+    pub(super) fn release_git(&mut self) {
+        if let GitHold::Held { .. } = self.git_lock {
+            self.git_lock = GitHold::Unasked;
+        }
+    }
+
     /// Step 2: absorb every file whose bytes differ from what the store renders.
     /// `trust_stat`: skip reading a file whose stat matches its stamp (false on a retry, so a
     /// change the stat cannot show is still found).
@@ -351,8 +397,7 @@ impl<'w> Tx<'w> {
                 self.seen.insert(f, Some(s.sha1.clone()));
                 continue;
             }
-            if *git_busy.get_or_insert_with(|| self.ws.git().and_then(gitop::in_progress).is_some())
-            {
+            if *git_busy.get_or_insert_with(|| self.hold_git().is_some()) {
                 continue;
             }
             // someone else wrote the file: read it once they have stopped writing (a program may

@@ -8,9 +8,7 @@ use crate::model::{FileKind, sha1_hex};
 use crate::store::Reader;
 
 use super::super::fsio;
-use super::{
-    SyncReport, Tx, crash_point, gitop, late, pause_point, pending_key, render, written_key,
-};
+use super::{SyncReport, Tx, crash_point, late, pause_point, pending_key, render, written_key};
 
 impl Tx<'_> {
     /// The order files are written in: a file gaining entries before the file losing them,
@@ -95,7 +93,7 @@ impl Tx<'_> {
         }
         let hold = match self.write_order().is_empty() {
             true => None,
-            false => self.ws.git().and_then(gitop::in_progress),
+            false => self.hold_git(),
         };
         if let Some(why) = hold {
             // git is rewriting the work tree (or the folder is read-only): the store takes the
@@ -225,6 +223,9 @@ impl Tx<'_> {
                 None => sw.keep()?,
             }
         }
+        // the files are in place (their folder's sync only makes that durable): git may read
+        // and rewrite them again
+        self.release_git();
         for d in dirs {
             fsio::sync_dir_at(&d);
         }

@@ -105,6 +105,9 @@ pub(super) enum Found {
     NewestHeld,
     /// The newest of the likeliest: the save repeats a deletion trilogy undid and reported.
     Repeated,
+    /// An older copy git put back (a checkout or reset of the file, a stash, a merge that
+    /// rewound the work tree after failing): the very bytes of a kept version.
+    PutBack,
 }
 
 /// The version a save is merged against.
@@ -238,6 +241,37 @@ impl Tx<'_> {
         self.store.set_meta(&next_key(f), next + 1)?;
         self.mark_changed();
         Ok(())
+    }
+
+    /// The kept version of `f` whose bytes hash to `sha1`, when a newer one was kept after it:
+    /// a version git wrote that is an older copy of the file put back, not a new one.
+    pub(super) fn put_back(&self, f: FileKind, sha1: &str) -> Result<Option<Base>> {
+        if !kept_for(f) {
+            return Ok(None);
+        }
+        let records = usable(self.store.versions_from(f, 0)?);
+        let newest = records.last().map(|(n, _)| *n);
+        let mut found = None;
+        replay(&records, |n, rec, state, _, _| {
+            if rec.sha1 == sha1 && Some(n) != newest {
+                found = Some(state.clone());
+            }
+            true
+        });
+        Ok(found.map(|prints| Base {
+            prints,
+            found: Found::PutBack,
+        }))
+    }
+
+    /// Whether `f` on disk is the version the index or `HEAD` holds: a checkout or reset of the
+    /// file (or of the branch) a person made, meant as it is, not a copy git put back from a
+    /// stash or a rewound merge.
+    fn checked_out(&self, f: FileKind) -> bool {
+        let (Some(root), Ok(path)) = (self.ws.git(), self.ws.memory_file(f)) else {
+            return false;
+        };
+        std::fs::read(&path).is_ok_and(|b| super::gitop::is_checked_out(root, &path, &b))
     }
 
     /// The version the save `theirs` of `f` is merged against: the one named by `named`

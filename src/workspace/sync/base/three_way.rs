@@ -95,9 +95,18 @@ impl Tx<'_> {
             scored.extend(edited.keys().map(|id| (id_key(id), 0)));
         }
         // a version git wrote (or one taken whole on purpose) is meant as it is: every entry
-        // it lacks goes, but those git kept from being written
+        // it lacks goes, but those git kept from being written. An older copy git put back
+        // (outside a branch switch, which has its own rule) is merged against itself: what was
+        // recorded after it stays, as with any save made from an old copy
+        let put_back = match (self.from_git.contains(&f), self.switched_from.is_none()) {
+            (true, true) => match self.seen.get(&f).cloned().flatten() {
+                Some(sha1) => self.put_back(f, &sha1)?.filter(|_| !self.checked_out(f)),
+                None => None,
+            },
+            _ => None,
+        };
         let base = match self.from_git.contains(&f) {
-            true => None,
+            true => put_back,
             false => {
                 let named = self.named.get(&f).cloned();
                 match self.base_of(f, &scored, entries, named.as_deref())? {
@@ -205,6 +214,10 @@ impl Tx<'_> {
             ("entries", "them")
         };
         let why = match k.found {
+            Found::PutBack => {
+                " (git put an older copy of the file back: a checkout, reset or stash of it, or a merge that rewound the work tree; edit the file to remove them)"
+                    .to_string()
+            }
             Found::NewestHeld => {
                 " (the save matched no recent version: every entry newer than the newest it holds stays)"
                     .to_string()
