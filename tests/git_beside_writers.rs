@@ -193,4 +193,10 @@ fn a_reset_of_the_file_to_what_head_holds_stays_a_persons_removal() {
     let s = ws.json(&["status"]);
     assert_eq!(s["restorable"], 1, "{s}");
     assert!(!ws.read("SESSIONS.md").contains("uncommitted"));
+    // the log names git as what took it out, not a person's edit
+    let log = ws.json(&["log", "-n", "100"]);
+    let gone = (log["events"].as_array().unwrap().iter())
+        .find(|e| e["op"] == "remove")
+        .expect("the removal is logged");
+    assert_eq!(gone["actor"], "git", "{gone}");
 }

@@ -146,6 +146,9 @@ impl Tx<'_> {
                 self.moves_of_switch.away += 1;
                 continue;
             }
+            // a version git wrote (a checkout or reset of the file, a pull, a merge) took it
+            // out: the log names git, not a person's edit
+            let by_git = rec.file().is_some_and(|f| self.git_read.contains(&f));
             let op = if by.is_some() { "replace" } else { "remove" };
             rec.state = if by.is_some() {
                 State::Replaced
@@ -156,7 +159,14 @@ impl Tx<'_> {
             self.put_entry(&rec)?;
             let mut ids = vec![id];
             ids.extend(by.clone());
-            self.log(op, ids, &rec.heading)?;
+            let actor = match by_git {
+                true => super::GIT.to_string(),
+                false => self.actor.clone(),
+            };
+            let was = std::mem::replace(&mut self.actor, actor);
+            let logged = self.log(op, ids, &rec.heading);
+            self.actor = was;
+            logged?;
             if let Some(new_id) = by {
                 replaced.insert(new_id, rec);
             }

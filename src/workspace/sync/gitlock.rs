@@ -58,6 +58,11 @@ pub(crate) fn take(root: &Path) -> Taken {
     if !dir.is_dir() {
         return Taken::NoRepo;
     }
+    // a rebase or merge under way takes the lock at each of its steps: one taken between two
+    // of them would make the next step fail, so it is looked for first
+    if let Some(why) = gitop::in_progress_besides_index(&dir) {
+        return Taken::Busy(why);
+    }
     let path = dir.join("index.lock");
     let lock = match create(&path) {
         Ok(l) => l,

@@ -286,7 +286,7 @@ impl<'w> Tx<'w> {
     /// Append to the event log; the event's sequence number.
     pub fn log(&mut self, op: &str, ids: Vec<String>, detail: &str) -> Result<u64> {
         self.changed = true;
-        if self.actor == "file-edit" {
+        if self.actor == "file-edit" || self.actor == GIT {
             self.report.absorbed.push(format!("{op} {detail}"));
         }
         self.store.log(&self.now, &self.actor, op, ids, detail)
@@ -632,6 +632,10 @@ pub(crate) const CHECKOUT: &str = "git-checkout";
 /// The actor of an entry first read from a version of its file git holds (not a first import,
 /// not a checkout): recorded in another clone or work tree, it arrived by a merge or a pull.
 pub(crate) const MERGED: &str = "git-merge";
+
+/// The actor of what a version of a file git wrote took out of it (outside a branch switch):
+/// a checkout or reset of the file, a pull or merge.
+pub(crate) const GIT: &str = "git";
 
 /// Store meta key: the first sequence number recorded while git kept `f` from being written.
 pub fn pending_key(f: FileKind) -> String {
