@@ -33,7 +33,7 @@ pub use locate::{
 };
 pub use scaffold::{
     BOOT_END, BOOT_START, BootOutcome, BootPresence, boot_block, boot_presence, ensure_boot_block,
-    ensure_region, remove_boot_block, remove_region, template,
+    ensure_region, remove_boot_block, remove_region, template, with_region, without_region,
 };
 pub use sync::gitop::{PROJECT_DAY_KEY, commit_day, worktrees};
 pub use sync::{

@@ -18,6 +18,7 @@ fn opts(dir: &Path) -> InstallOptions {
         state: Some(dir.join("state")),
         memory_block: String::new(),
         rules: false,
+        force: false,
     }
 }
 
@@ -298,4 +299,32 @@ fn codex_pointer_in_agents_md_stays_when_it_was_there_before() {
     uninstall(&o).unwrap();
     assert!(!agents.exists());
     assert!(!dir.path().join(".codex").exists());
+}
+
+#[test]
+fn a_record_kept_by_an_older_trilogy_still_takes_our_server_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = opts(dir.path());
+    install(&o).unwrap();
+    // an older trilogy kept only the list of items, and noted no server entry
+    let installs = dir.path().join("state/installs");
+    let file = std::fs::read_dir(&installs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let v: Value = serde_json::from_str(&read(&file)).unwrap();
+    let items: Vec<&str> = v["made"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|i| !i.ends_with("mcpServers.trilogy"))
+        .collect();
+    std::fs::write(&file, serde_json::to_string(&items).unwrap()).unwrap();
+    uninstall(&o).unwrap();
+    for made in [".claude", ".mcp.json", "CLAUDE.md"] {
+        assert!(!dir.path().join(made).exists(), "{made} is left behind");
+    }
 }
