@@ -240,18 +240,21 @@ fn still_as_left(snap: &record::Snapshot, now: Option<&str>, bare: Option<&str>)
 }
 
 /// Keep, for every file this install changes, its bytes before the first install (a
-/// snapshot taken earlier holds while the file changed only where we write) and the digests
-/// uninstall checks them by.
+/// snapshot taken earlier holds while the file changed only where we write; else the file as
+/// it is now without what an earlier install left in it) and the digests uninstall checks
+/// them by.
 fn keep_snapshots(opts: &InstallOptions, old: &Record, rec: &mut Record, plan: &Plan) {
     let mut probe = Plan::default();
     let probed = plan_uninstall(opts, old, &mut probe).is_ok();
+    // the file now, with what the last install left in it taken out
+    let bare_now = |step: &plan::Step| match probe.steps.iter().find(|p| p.path == step.path) {
+        Some(p) => p.after.clone(),
+        None => step.before.clone(),
+    };
     for step in &plan.steps {
-        let Some(snap) = old.snapshot(&step.path) else {
-            continue;
-        };
-        let bare = probe.steps.iter().find(|p| p.path == step.path);
-        let bare = bare.map_or(step.before.as_deref(), |p| p.after.as_deref());
-        if !probed || !still_as_left(snap, step.before.as_deref(), bare) {
+        if let Some(snap) = old.snapshot(&step.path)
+            && !(probed && still_as_left(snap, step.before.as_deref(), bare_now(step).as_deref()))
+        {
             rec.drop_snapshot(&step.path);
         }
     }
@@ -259,6 +262,12 @@ fn keep_snapshots(opts: &InstallOptions, old: &Record, rec: &mut Record, plan: &
     let mut undone = Plan::over(plan);
     let undone_ok = plan_uninstall(opts, rec, &mut undone).is_ok();
     for step in plan.steps.iter().filter(|s| s.before != s.after) {
+        let before = match (old.found(), probed) {
+            (false, _) => step.before.clone(),
+            (true, true) => bare_now(step),
+            // what an earlier install left cannot be told apart: uninstall takes ours out
+            (true, false) => continue,
+        };
         let bare = undone.steps.iter().find(|p| p.path == step.path);
         let bare = bare.map_or(step.after.as_deref(), |p| p.after.as_deref());
         // a text uninstall cannot work out matches no file
@@ -267,12 +276,8 @@ fn keep_snapshots(opts: &InstallOptions, old: &Record, rec: &mut Record, plan: &
         } else {
             String::new()
         };
-        rec.take_snapshot(
-            &step.path,
-            step.before.as_deref(),
-            &digest(step.after.as_deref()),
-            &bare,
-        );
+        let after = digest(step.after.as_deref());
+        rec.take_snapshot(&step.path, before.as_deref(), &after, &bare);
     }
 }
 

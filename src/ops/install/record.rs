@@ -230,6 +230,11 @@ impl Record {
         self.found && self.legacy && looks
     }
 
+    /// Was a record on disk?
+    pub fn found(&self) -> bool {
+        self.found
+    }
+
     /// Does the record hold this item?
     pub fn noted(&self, kind: Made, path: &Path, key: &str) -> bool {
         self.data.made.contains(&item(kind, path, key))

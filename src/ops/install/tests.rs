@@ -328,3 +328,30 @@ fn a_record_kept_by_an_older_trilogy_still_takes_our_server_out() {
         assert!(!dir.path().join(made).exists(), "{made} is left behind");
     }
 }
+
+#[test]
+fn a_file_edited_between_two_installs_keeps_the_edit_at_uninstall() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join(".claude/settings.json");
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, FOREIGN).unwrap();
+    let mut o = opts(dir.path());
+    install(&o).unwrap();
+    // the user edits the file, then installs again with another command
+    let edited = read(&p).replacen("\"model\": \"opus\"", "\"model\": \"sonnet\"", 1);
+    std::fs::write(&p, &edited).unwrap();
+    o.command = "/opt/bin/trilogy".into();
+    install(&o).unwrap();
+    uninstall(&o).unwrap();
+    assert_eq!(read(&p), FOREIGN.replace("\"opus\"", "\"sonnet\""));
+    // a block refreshed in place is still only ours: the rules file comes back whole
+    o.target = Target::Vscode;
+    o.memory_block = "<!-- trilogy:memory:start -->\nold\n<!-- trilogy:memory:end -->\n".into();
+    let rules = dir.path().join(".github/copilot-instructions.md");
+    std::fs::create_dir_all(rules.parent().unwrap()).unwrap();
+    std::fs::write(&rules, "Use tabs.").unwrap();
+    install(&o).unwrap();
+    std::fs::write(&rules, read(&rules).replace("old", "refreshed")).unwrap();
+    uninstall(&o).unwrap();
+    assert_eq!(read(&rules), "Use tabs.");
+}
