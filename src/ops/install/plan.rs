@@ -180,11 +180,15 @@ impl Plan {
         let mut done: Vec<(&Step, &PathBuf)> = Vec::new();
         let mut result = Ok(());
         for d in &self.make {
-            if let Err(e) = std::fs::create_dir(d) {
-                result = Err(Error::io(d, e));
-                break;
+            match std::fs::create_dir(d) {
+                Ok(()) => made.push(d),
+                // made meanwhile by someone else: theirs, and kept
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => {
+                    result = Err(Error::io(d, e));
+                    break;
+                }
             }
-            made.push(d);
         }
         for (step, target) in self.steps.iter().zip(targets).filter(|(s, _)| s.changes()) {
             if result.is_err() {
