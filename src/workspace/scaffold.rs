@@ -394,7 +394,7 @@ pub fn remove_region(path: &Path, start: &str, end: &str) -> Result<bool> {
     let Some(text) = read_text(path)? else {
         return Ok(false);
     };
-    let Some(rest) = without_region(path, &text, start, end)? else {
+    let Some(rest) = without_region(path, &text, start, end, None)? else {
         return Ok(false);
     };
     if rest.is_empty() {
@@ -406,19 +406,29 @@ pub fn remove_region(path: &Path, start: &str, end: &str) -> Result<bool> {
 }
 
 /// [`remove_region`] on text, writing nothing: `None` when `text` holds no region, else the
-/// text without it (empty when nothing else is left).
-pub fn without_region(path: &Path, text: &str, start: &str, end: &str) -> Result<Option<String>> {
+/// text without it (empty when nothing else is left). A region that ends the file takes the
+/// blank lines before it along, and the file ends as before the region was appended: with
+/// `tail` (the whitespace it ended with then) when known, else one newline. Text after the
+/// region stays as it is.
+pub fn without_region(
+    path: &Path,
+    text: &str,
+    start: &str,
+    end: &str,
+    tail: Option<&str>,
+) -> Result<Option<String>> {
     let Some((s, e)) = find_region(path, text, start, end)? else {
         return Ok(None);
     };
-    let nl = newline_of(text);
-    let rest = format!("{}{}", text[..s].trim_end(), &text[e..]);
-    let rest = rest.trim_end();
-    if rest.trim().is_empty() {
-        Ok(Some(String::new()))
-    } else {
-        Ok(Some(format!("{rest}{nl}")))
+    let after = &text[e..];
+    if !after.trim().is_empty() {
+        return Ok(Some(format!("{}{after}", &text[..s])));
     }
+    let head = text[..s].trim_end();
+    if head.is_empty() {
+        return Ok(Some(String::new()));
+    }
+    Ok(Some(format!("{head}{}", tail.unwrap_or(newline_of(text)))))
 }
 
 #[cfg(test)]

@@ -320,7 +320,7 @@ fn add_pointer(opts: &InstallOptions, name: &str, rec: &mut Record, plan: &mut P
         &opts.boot_block,
     )?;
     if matches!(outcome, BootOutcome::Created | BootOutcome::Appended) {
-        rec.note(Made::Region, &md, "");
+        rec.note_region(&md, "", text.as_deref());
     }
     plan.put(&md, text, Some(new), rec);
     Ok(())
@@ -342,8 +342,10 @@ fn remove_pointer(
     let Some(text) = plan.read(&md)? else {
         return Ok(());
     };
-    if let Some(rest) = crate::workspace::without_region(&md, &text, BOOT_START, BOOT_END)? {
-        plan.change(&md, Some(text), Some(rest).filter(|r| !r.is_empty()));
+    let tail = rec.tail(&md);
+    if let Some(rest) = crate::workspace::without_region(&md, &text, BOOT_START, BOOT_END, tail)? {
+        let gone = rest.trim().is_empty() && rec.undo(Made::File, &md, "", true);
+        plan.change(&md, Some(text), Some(rest).filter(|_| !gone));
     }
     Ok(())
 }

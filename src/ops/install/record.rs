@@ -75,6 +75,9 @@ struct Data {
     /// `path\tkey` → the user's own entry (JSON) that `--force` replaced.
     #[serde(default)]
     replaced: BTreeMap<String, serde_json::Value>,
+    /// Path → the whitespace the file ended with before a region was appended to it.
+    #[serde(default)]
+    tails: BTreeMap<String, String>,
 }
 
 /// An older trilogy kept only the list of items.
@@ -203,6 +206,28 @@ impl Record {
 
     pub fn note(&mut self, kind: Made, path: &Path, key: &str) {
         self.data.made.insert(item(kind, path, key));
+    }
+
+    /// Note the region `key` appended to `path`, which held `before`: uninstall ends the file
+    /// with the whitespace it ended with then.
+    pub fn note_region(&mut self, path: &Path, key: &str, before: Option<&str>) {
+        self.note(Made::Region, path, key);
+        if let Some(t) = before {
+            let tail = &t[t.trim_end().len()..];
+            let name = path.display().to_string();
+            self.data
+                .tails
+                .entry(name)
+                .or_insert_with(|| tail.to_string());
+        }
+    }
+
+    /// The whitespace `path` ended with before install appended a region to it.
+    pub fn tail(&self, path: &Path) -> Option<&str> {
+        self.data
+            .tails
+            .get(&path.display().to_string())
+            .map(String::as_str)
     }
 
     /// May `uninstall` take this out? What the record says, else `fallback`.

@@ -35,7 +35,7 @@ pub(super) fn add_block(
         }
     };
     if made {
-        rec.note(Made::Region, &path, KEY);
+        rec.note_region(&path, KEY, text.as_deref());
     }
     plan.put(&path, text, Some(new), rec);
     Ok(())
@@ -58,11 +58,12 @@ pub(super) fn remove_block(
     let Some(text) = plan.read(&path)? else {
         return Ok(());
     };
-    let Some(rest) = without_region(&path, &text, BLOCK_START, BLOCK_END)? else {
+    let tail = rec.tail(&path);
+    let Some(rest) = without_region(&path, &text, BLOCK_START, BLOCK_END, tail)? else {
         return Ok(());
     };
-    let only_head = !head.trim().is_empty() && rest.trim() == head.trim();
-    let gone = rest.is_empty() || (only_head && rec.undo(Made::File, &path, "", true));
+    let only_head = rest.trim().is_empty() || rest.trim() == head.trim();
+    let gone = only_head && rec.undo(Made::File, &path, "", true);
     plan.change(&path, Some(text), Some(rest).filter(|_| !gone));
     Ok(())
 }

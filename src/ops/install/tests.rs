@@ -355,3 +355,22 @@ fn a_file_edited_between_two_installs_keeps_the_edit_at_uninstall() {
     uninstall(&o).unwrap();
     assert_eq!(read(&rules), "Use tabs.");
 }
+
+#[test]
+fn a_pointer_file_edited_since_install_ends_as_it_did_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("CLAUDE.md");
+    std::fs::write(&md, "# Notes\r\n\r\nNo final newline.").unwrap();
+    let o = opts(dir.path());
+    install(&o).unwrap();
+    // the user adds a line above, so the file is no longer as install left it
+    std::fs::write(&md, format!("# Top\r\n{}", read(&md))).unwrap();
+    uninstall(&o).unwrap();
+    assert_eq!(read(&md), "# Top\r\n# Notes\r\n\r\nNo final newline.");
+    // text written after the block stays, and is not joined to the line before the block
+    std::fs::write(&md, "# Notes\n").unwrap();
+    install(&o).unwrap();
+    std::fs::write(&md, format!("{}more\n", read(&md))).unwrap();
+    uninstall(&o).unwrap();
+    assert_eq!(read(&md), "# Notes\n\nmore\n");
+}
