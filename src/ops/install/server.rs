@@ -34,7 +34,7 @@ pub(super) fn entry_key(key: &str) -> String {
 /// What the report says beside a file whose own `trilogy` entry install kept.
 pub(super) fn kept_note(key: &str) -> String {
     format!(
-        "kept your own `{MCP_SERVER_NAME}` entry in `{key}` (install did not write it); \
+        "kept your own `{MCP_SERVER_NAME}` entry in `{key}`, which install did not write: \
          `--force` replaces it, and uninstall then gives yours back"
     )
 }
