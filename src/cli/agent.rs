@@ -61,8 +61,11 @@ pub struct HookArgs {
 /// `trilogy install --help`: what each host gets, and where.
 pub const INSTALL_HELP: &str = "\
 Add trilogy's hooks and MCP server to an agent host's settings, merged without touching \
-anything else; run it twice and the files stay as after once. `trilogy uninstall HOST` gives \
-each file back as it was before (a file install created goes).
+anything else; run it twice and the files stay as after once. Every file is checked before \
+any is written: a file that cannot be merged, or is read-only, leaves all of them as they were. \
+A `trilogy` server entry you wrote yourself is kept (`--force` replaces it). `trilogy uninstall \
+HOST` gives each file back as it was before, byte for byte (a file or folder install created \
+goes; a user-level server another project still uses stays).
 
   claude    hooks + allow rule in .claude/settings.json, server in .mcp.json, pointer in CLAUDE.md
   codex     hooks in .codex/hooks.json, server in .codex/config.toml, pointer in AGENTS.md
@@ -101,6 +104,10 @@ pub struct InstallArgs {
     /// absolute path, since git run from a GUI, an IDE or cron may not have it on PATH)
     #[arg(long)]
     command: Option<String>,
+    /// Replace a `trilogy` server entry you wrote yourself (install otherwise leaves it and
+    /// says so); uninstall gives yours back
+    #[arg(long)]
+    force: bool,
     /// dsh: the DeepSeek Harness profile to add the plugin to (web, tui, headless, …)
     #[arg(long, default_value = "web")]
     profile: String,
@@ -312,6 +319,7 @@ fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOp
         scope,
         memory_block,
         rules: a.rules,
+        force: a.force,
         command: a.command(),
         root: env.ws.root.clone(),
         home,
@@ -462,7 +470,10 @@ pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
             return "nothing to change".into();
         }
         c.iter()
-            .map(|f| format!("{:<9} {}", f.action, f.path))
+            .map(|f| match &f.note {
+                Some(note) => format!("{:<9} {} ({note})", f.action, f.path),
+                None => format!("{:<9} {}", f.action, f.path),
+            })
             .collect::<Vec<_>>()
             .join("\n")
     })

@@ -35,7 +35,7 @@ pub use locate::{
 };
 pub use scaffold::{
     BOOT_END, BOOT_START, BootOutcome, BootPresence, boot_block, boot_presence, ensure_boot_block,
-    ensure_region, remove_boot_block, remove_region, template,
+    ensure_region, remove_boot_block, remove_region, template, with_region, without_region,
 };
 pub use sync::gitlock::{clear_stale as clear_stale_git_lock, stale_lock as stale_git_lock};
 pub use sync::gitop::{PROJECT_DAY_KEY, commit_day, worktrees};

@@ -289,34 +289,48 @@ fn newline_of(text: &str) -> &'static str {
 /// replaced in place when present, appended otherwise, with the file's own line ends. Written
 /// only when the bytes change.
 pub fn ensure_region(path: &Path, start: &str, end: &str, block: &str) -> Result<BootOutcome> {
-    let Some(text) = read_text(path)? else {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        }
-        fsio::write_atomic(path, block.as_bytes())?;
-        return Ok(BootOutcome::Created);
-    };
-    let nl = newline_of(&text);
-    let block = block.replace("\r\n", "\n").replace('\n', nl);
-    let (new, outcome) = if let Some((s, e)) = find_region(path, &text, start, end)? {
-        if text[s..e] == block {
-            return Ok(BootOutcome::Unchanged);
-        }
-        (
-            format!("{}{}{}", &text[..s], block, &text[e..]),
-            BootOutcome::Updated,
-        )
-    } else {
-        let head = text.trim_end();
-        let sep = if head.is_empty() {
-            String::new()
-        } else {
-            nl.repeat(2)
-        };
-        (format!("{head}{sep}{block}"), BootOutcome::Appended)
-    };
+    let text = read_text(path)?;
+    let (new, outcome) = with_region(path, text.as_deref(), start, end, block)?;
+    if outcome == BootOutcome::Unchanged {
+        return Ok(outcome);
+    }
+    if text.is_none()
+        && let Some(dir) = path.parent()
+    {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    }
     fsio::write_atomic(path, new.as_bytes())?;
     Ok(outcome)
+}
+
+/// [`ensure_region`] on text, writing nothing: the text of `path` (`None`: the file does not
+/// exist) with `block` in it, and what that did.
+pub fn with_region(
+    path: &Path,
+    text: Option<&str>,
+    start: &str,
+    end: &str,
+    block: &str,
+) -> Result<(String, BootOutcome)> {
+    let Some(text) = text else {
+        return Ok((block.to_string(), BootOutcome::Created));
+    };
+    let nl = newline_of(text);
+    let block = block.replace("\r\n", "\n").replace('\n', nl);
+    if let Some((s, e)) = find_region(path, text, start, end)? {
+        if text[s..e] == block {
+            return Ok((text.to_string(), BootOutcome::Unchanged));
+        }
+        let new = format!("{}{}{}", &text[..s], block, &text[e..]);
+        return Ok((new, BootOutcome::Updated));
+    }
+    let head = text.trim_end();
+    let sep = if head.is_empty() {
+        String::new()
+    } else {
+        nl.repeat(2)
+    };
+    Ok((format!("{head}{sep}{block}"), BootOutcome::Appended))
 }
 
 /// Where the boot block stands in a file: whether the file exists, whether it holds a boot
@@ -380,18 +394,41 @@ pub fn remove_region(path: &Path, start: &str, end: &str) -> Result<bool> {
     let Some(text) = read_text(path)? else {
         return Ok(false);
     };
-    let Some((s, e)) = find_region(path, &text, start, end)? else {
+    let Some(rest) = without_region(path, &text, start, end, None)? else {
         return Ok(false);
     };
-    let nl = newline_of(&text);
-    let rest = format!("{}{}", text[..s].trim_end(), &text[e..]);
-    let rest = rest.trim_end();
-    if rest.trim().is_empty() {
+    if rest.is_empty() {
         std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
     } else {
-        fsio::write_atomic(path, format!("{rest}{nl}").as_bytes())?;
+        fsio::write_atomic(path, rest.as_bytes())?;
     }
     Ok(true)
+}
+
+/// [`remove_region`] on text, writing nothing: `None` when `text` holds no region, else the
+/// text without it (empty when nothing else is left). A region that ends the file takes the
+/// blank lines before it along, and the file ends as before the region was appended: with
+/// `tail` (the whitespace it ended with then) when known, else one newline. Text after the
+/// region stays as it is.
+pub fn without_region(
+    path: &Path,
+    text: &str,
+    start: &str,
+    end: &str,
+    tail: Option<&str>,
+) -> Result<Option<String>> {
+    let Some((s, e)) = find_region(path, text, start, end)? else {
+        return Ok(None);
+    };
+    let after = &text[e..];
+    if !after.trim().is_empty() {
+        return Ok(Some(format!("{}{after}", &text[..s])));
+    }
+    let head = text[..s].trim_end();
+    if head.is_empty() {
+        return Ok(Some(String::new()));
+    }
+    Ok(Some(format!("{head}{}", tail.unwrap_or(newline_of(text)))))
 }
 
 #[cfg(test)]

@@ -89,7 +89,7 @@ pub(super) fn check(root: &Path, home: Option<&Path>, path: Option<&str>) -> Vec
                 }
                 let fix = match &running {
                     Some(exe) => format!(
-                        "run `trilogy install <host> --command {}` again (the absolute path of this trilogy), or put `{program}` on PATH",
+                        "run `trilogy install <host> --command {}` again (the absolute path of this trilogy; add --force where the entry is one you wrote, which install otherwise keeps), or put `{program}` on PATH",
                         exe.display()
                     ),
                     None => format!(

@@ -6,9 +6,10 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
+use super::plan::Plan;
 use super::record::Record;
 use super::settings::{self, HookSpec, Settings};
-use super::{FileChange, InstallOptions, MCP_SERVER_NAME, Scope, Target, shell_quote};
+use super::{InstallOptions, MCP_SERVER_NAME, Scope, Target, server, shell_quote};
 use crate::error::Result;
 
 /// The permission rule that lets every tool of our server run without a prompt (they only
@@ -76,48 +77,39 @@ pub(super) fn handler(opts: &InstallOptions, spec: &HookSpec) -> Value {
     })
 }
 
-pub(super) fn install(
-    opts: &InstallOptions,
-    rec: &mut Record,
-    changes: &mut Vec<FileChange>,
-) -> Result<()> {
-    let s = Settings::load(settings::confine(opts, settings_path(opts))?)?;
+/// Our server entry.
+fn entry(opts: &InstallOptions) -> Value {
+    json!({"type": "stdio", "command": opts.command, "args": ["mcp"]})
+}
+
+pub(super) fn install(opts: &InstallOptions, rec: &mut Record, plan: &mut Plan) -> Result<()> {
+    let s = Settings::load(plan, settings::confine(opts, settings_path(opts))?)?;
     let groups: Vec<_> = SPECS
         .iter()
         .map(|spec| (spec, settings::group(spec, handler(opts, spec))))
         .collect();
     settings::add_hooks(&s, Target::Claude, &groups, rec)?;
     settings::allow(&s, &rule(), rec)?;
-    changes.push(s.save(rec)?);
-    let mcp = Settings::load(settings::confine(opts, mcp_path(opts))?)?;
-    let entry = json!({"type": "stdio", "command": opts.command, "args": ["mcp"]});
-    settings::add_mcp(&mcp, &entry, rec)?;
-    changes.push(mcp.save(rec)?);
+    s.save(plan, rec);
+    let mut mcp = Settings::load(plan, settings::confine(opts, mcp_path(opts))?)?;
+    server::add(opts, &mut mcp, "mcpServers", &entry(opts), rec)?;
+    mcp.save(plan, rec);
     if opts.scope == Scope::Project {
-        changes.push(super::add_pointer(opts, "CLAUDE.md", rec)?);
+        super::add_pointer(opts, "CLAUDE.md", rec, plan)?;
     }
     Ok(())
 }
 
-pub(super) fn uninstall(
-    opts: &InstallOptions,
-    rec: &mut Record,
-    changes: &mut Vec<FileChange>,
-) -> Result<()> {
-    changes.extend(settings::uninstall_server(
-        opts,
-        mcp_path(opts),
-        "mcpServers",
-        rec,
-    )?);
-    let s = Settings::load(settings::confine(opts, settings_path(opts))?)?;
+pub(super) fn uninstall(opts: &InstallOptions, rec: &Record, plan: &mut Plan) -> Result<()> {
+    let s = Settings::load(plan, settings::confine(opts, settings_path(opts))?)?;
     if s.original.is_some() {
         settings::remove_hooks(&s, Target::Claude, &SPECS, rec)?;
         settings::disallow(&s, &rule(), rec)?;
     }
-    changes.extend(s.finish(rec)?);
+    s.finish(plan, rec)?;
+    server::uninstall(opts, plan, mcp_path(opts), "mcpServers", &entry(opts), rec)?;
     if opts.scope == Scope::Project {
-        changes.extend(super::remove_pointer(opts, "CLAUDE.md", true, rec)?);
+        super::remove_pointer(opts, "CLAUDE.md", true, rec, plan)?;
     }
     Ok(())
 }

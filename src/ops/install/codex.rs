@@ -4,13 +4,15 @@
 //! pointer in `AGENTS.md`, which Codex reads (`--scope user`: `~/.codex/`). Codex runs project
 //! hooks only in trusted projects, after the user reviews them once (`/hooks`).
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
+use super::plan::Plan;
 use super::record::{Made, Record};
+use super::server::{self, Decision};
 use super::settings::{self, HookSpec, Settings};
-use super::{FileChange, InstallOptions, MCP_SERVER_NAME, Scope, Target, shell_quote};
+use super::{InstallOptions, MCP_SERVER_NAME, Scope, Target, shell_quote};
 use crate::error::Result;
 
 pub(super) const SPECS: [HookSpec; 4] = [
@@ -55,109 +57,184 @@ fn handler(opts: &InstallOptions, spec: &HookSpec) -> Value {
     })
 }
 
-pub(super) fn install(
-    opts: &InstallOptions,
-    rec: &mut Record,
-    changes: &mut Vec<FileChange>,
-) -> Result<()> {
-    let s = Settings::load(settings::confine(opts, dir(opts).join("hooks.json"))?)?;
+pub(super) fn install(opts: &InstallOptions, rec: &mut Record, plan: &mut Plan) -> Result<()> {
+    let s = Settings::load(plan, settings::confine(opts, dir(opts).join("hooks.json"))?)?;
     let groups: Vec<_> = SPECS
         .iter()
         .map(|spec| (spec, settings::group(spec, handler(opts, spec))))
         .collect();
     settings::add_hooks(&s, Target::Codex, &groups, rec)?;
-    changes.push(s.save(rec)?);
-    changes.extend(config(opts, rec, false)?);
+    s.save(plan, rec);
+    add_config(opts, rec, plan)?;
     if opts.scope == Scope::Project {
-        changes.push(super::add_pointer(opts, "AGENTS.md", rec)?);
+        super::add_pointer(opts, "AGENTS.md", rec, plan)?;
     }
     Ok(())
 }
 
-pub(super) fn uninstall(
-    opts: &InstallOptions,
-    rec: &mut Record,
-    changes: &mut Vec<FileChange>,
-) -> Result<()> {
-    changes.extend(config(opts, rec, true)?);
-    let s = Settings::load(settings::confine(opts, dir(opts).join("hooks.json"))?)?;
+pub(super) fn uninstall(opts: &InstallOptions, rec: &Record, plan: &mut Plan) -> Result<()> {
+    remove_config(opts, rec, plan)?;
+    let s = Settings::load(plan, settings::confine(opts, dir(opts).join("hooks.json"))?)?;
     if s.original.is_some() {
         settings::remove_hooks(&s, Target::Codex, &SPECS, rec)?;
     }
-    changes.extend(s.finish(rec)?);
+    s.finish(plan, rec)?;
     // AGENTS.md is also where a new project's memory pointer goes: without a record, it stays
     if opts.scope == Scope::Project {
-        changes.extend(super::remove_pointer(opts, "AGENTS.md", false, rec)?);
+        super::remove_pointer(opts, "AGENTS.md", false, rec, plan)?;
     }
     Ok(())
 }
 
-/// The `[mcp_servers.trilogy]` table of `config.toml`: set, or taken out (`remove`).
-fn config(opts: &InstallOptions, rec: &mut Record, remove: bool) -> Result<Option<FileChange>> {
-    let path = settings::confine(opts, dir(opts).join("config.toml"))?;
-    let original = settings::read_optional(&path)?;
-    if remove && original.is_none() {
-        return Ok(None);
-    }
-    let crlf = original.as_deref().is_some_and(settings::is_crlf);
-    let mut doc: toml_edit::DocumentMut = original
-        .as_deref()
-        .unwrap_or("")
+/// The table of servers in `config.toml`.
+const SERVERS: &str = "mcp_servers";
+
+/// Our `[mcp_servers.trilogy]`, as JSON (how [`server`] compares entries).
+fn entry(opts: &InstallOptions) -> Value {
+    json!({
+        "command": opts.command,
+        "args": ["mcp"],
+        "default_tools_approval_mode": "approve",
+    })
+}
+
+fn parse(path: &Path, text: Option<&str>) -> Result<toml_edit::DocumentMut> {
+    text.unwrap_or("")
         .parse()
-        .map_err(|e| settings::parse_error(&path, format!("not valid TOML ({e})")))?;
-    if remove {
-        if let Some(t) = doc
-            .get_mut("mcp_servers")
-            .and_then(|i| i.as_table_like_mut())
-        {
-            t.remove(MCP_SERVER_NAME);
-            if t.is_empty() && rec.undo(Made::Key, &path, "mcp_servers", true) {
-                doc.remove("mcp_servers");
-            }
-        }
-    } else {
-        if doc.get("mcp_servers").is_none() {
-            rec.note(Made::Key, &path, "mcp_servers");
-        }
-        let servers = doc
-            .entry("mcp_servers")
-            .or_insert_with(|| {
-                let mut t = toml_edit::Table::new();
-                t.set_implicit(true);
-                toml_edit::Item::Table(t)
-            })
-            .as_table_like_mut()
-            .ok_or_else(|| settings::parse_error(&path, "`mcp_servers` is not a table".into()))?;
-        let mut entry = toml_edit::Table::new();
-        entry.insert("command", toml_edit::value(opts.command.as_str()));
-        let mut args = toml_edit::Array::new();
-        args.push("mcp");
-        entry.insert("args", toml_edit::value(args));
-        entry.insert("default_tools_approval_mode", toml_edit::value("approve"));
-        let same = servers
-            .get(MCP_SERVER_NAME)
-            .and_then(|i| i.as_table_like())
-            .is_some_and(|t| {
-                let s = |k: &str| t.get(k).and_then(|v| v.as_str());
-                s("command") == Some(opts.command.as_str())
-                    && s("default_tools_approval_mode") == Some("approve")
-                    && t.get("args").and_then(|v| v.as_array()).is_some_and(|a| {
-                        a.iter().map(|v| v.as_str()).collect::<Vec<_>>() == vec![Some("mcp")]
-                    })
-            });
-        if !same {
-            servers.insert(MCP_SERVER_NAME, toml_edit::Item::Table(entry));
+        .map_err(|e| settings::parse_error(path, format!("not valid TOML ({e})")))
+}
+
+/// Set `[mcp_servers.trilogy]` in `config.toml` (a user's own entry stays without `--force`).
+fn add_config(opts: &InstallOptions, rec: &mut Record, plan: &mut Plan) -> Result<()> {
+    let path = settings::confine(opts, dir(opts).join("config.toml"))?;
+    let original = plan.read(&path)?;
+    let crlf = original.as_deref().is_some_and(settings::is_crlf);
+    let mut doc = parse(&path, original.as_deref())?;
+    if doc.get(SERVERS).is_none() {
+        rec.note(Made::Key, &path, SERVERS);
+    }
+    let servers = doc
+        .entry(SERVERS)
+        .or_insert_with(|| {
+            let mut t = toml_edit::Table::new();
+            t.set_implicit(true);
+            toml_edit::Item::Table(t)
+        })
+        .as_table_like_mut()
+        .ok_or_else(|| settings::parse_error(&path, "`mcp_servers` is not a table".into()))?;
+    let existing = servers.get(MCP_SERVER_NAME).map(toml_json);
+    let desired = entry(opts);
+    let mut note = None;
+    match server::decide(opts, rec, &path, SERVERS, existing.as_ref(), &desired) {
+        Decision::Leave => {}
+        Decision::Keep => note = Some(server::kept_note(SERVERS)),
+        Decision::Write => {
+            servers.insert(MCP_SERVER_NAME, json_table(&desired));
         }
     }
     let text = settings::line_ends(doc.to_string(), crlf);
-    let change = if remove {
-        let original = original.as_deref().unwrap_or_default();
-        settings::write_or_remove(&path, original, &text, text.trim().is_empty(), rec)?
-    } else {
-        FileChange {
-            action: settings::write_text(&path, original.as_deref(), &text, rec)?,
-            path: path.display().to_string(),
-        }
+    plan.put(&path, original, Some(text), rec);
+    if let Some(n) = note {
+        plan.note(n);
+    }
+    Ok(())
+}
+
+/// Take `[mcp_servers.trilogy]` out of `config.toml` (or put back the user's entry `--force`
+/// replaced); the file goes when install made it and nothing is left.
+fn remove_config(opts: &InstallOptions, rec: &Record, plan: &mut Plan) -> Result<()> {
+    let path = settings::confine(opts, dir(opts).join("config.toml"))?;
+    let Some(original) = plan.read(&path)? else {
+        return Ok(());
     };
-    Ok(Some(change))
+    let crlf = settings::is_crlf(&original);
+    let mut doc = parse(&path, Some(&original))?;
+    if let Some(t) = doc.get_mut(SERVERS).and_then(|i| i.as_table_like_mut()) {
+        let existing = t.get(MCP_SERVER_NAME).map(toml_json);
+        if let Some(v) = existing
+            && server::ours_to_undo(rec, &path, SERVERS, &v, &entry(opts))
+        {
+            match rec.replaced(&path, &server::entry_key(SERVERS)) {
+                Some(users) => {
+                    t.insert(MCP_SERVER_NAME, json_table(users));
+                }
+                None => {
+                    t.remove(MCP_SERVER_NAME);
+                }
+            }
+        }
+        if t.is_empty() && rec.undo(Made::Key, &path, SERVERS, true) {
+            doc.remove(SERVERS);
+        }
+    }
+    let text = settings::line_ends(doc.to_string(), crlf);
+    let empty = text.trim().is_empty();
+    settings::plan_removal(plan, &path, Some(original), text, empty, rec);
+    Ok(())
+}
+
+/// A TOML item as JSON.
+fn toml_json(item: &toml_edit::Item) -> Value {
+    match item {
+        toml_edit::Item::Value(v) => value_json(v),
+        toml_edit::Item::Table(t) => Value::Object(
+            t.iter()
+                .map(|(k, i)| (k.to_string(), toml_json(i)))
+                .collect(),
+        ),
+        toml_edit::Item::ArrayOfTables(a) => Value::Array(
+            a.iter()
+                .map(|t| {
+                    Value::Object(
+                        t.iter()
+                            .map(|(k, i)| (k.to_string(), toml_json(i)))
+                            .collect(),
+                    )
+                })
+                .collect(),
+        ),
+        toml_edit::Item::None => Value::Null,
+    }
+}
+
+fn value_json(v: &toml_edit::Value) -> Value {
+    use toml_edit::Value as T;
+    match v {
+        T::String(s) => Value::String(s.value().clone()),
+        T::Integer(i) => json!(*i.value()),
+        T::Float(f) => json!(*f.value()),
+        T::Boolean(b) => json!(*b.value()),
+        T::Datetime(d) => Value::String(d.value().to_string()),
+        T::Array(a) => Value::Array(a.iter().map(value_json).collect()),
+        T::InlineTable(t) => Value::Object(
+            t.iter()
+                .map(|(k, v)| (k.to_string(), value_json(v)))
+                .collect(),
+        ),
+    }
+}
+
+/// A JSON object as a TOML table (objects inside it as inline tables).
+fn json_table(v: &Value) -> toml_edit::Item {
+    let mut t = toml_edit::Table::new();
+    for (k, x) in v.as_object().into_iter().flatten() {
+        t.insert(k, toml_edit::Item::Value(json_value(x)));
+    }
+    toml_edit::Item::Table(t)
+}
+
+fn json_value(v: &Value) -> toml_edit::Value {
+    match v {
+        Value::Bool(b) => (*b).into(),
+        Value::Number(n) => match n.as_i64() {
+            Some(i) => i.into(),
+            None => n.as_f64().unwrap_or_default().into(),
+        },
+        Value::String(s) => s.as_str().into(),
+        Value::Array(a) => toml_edit::Value::Array(a.iter().map(json_value).collect()),
+        Value::Object(o) => toml_edit::Value::InlineTable(
+            o.iter().map(|(k, x)| (k.clone(), json_value(x))).collect(),
+        ),
+        Value::Null => "".into(),
+    }
 }

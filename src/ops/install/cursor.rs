@@ -12,9 +12,10 @@ use std::path::PathBuf;
 use jsonc_parser::cst::CstInputValue;
 use serde_json::{Value, json};
 
+use super::plan::Plan;
 use super::record::{Made, Record};
 use super::settings::{self, Settings, input_value, is_ours, parse_error};
-use super::{FileChange, InstallOptions, Scope, Target, rules, shell_quote};
+use super::{InstallOptions, Scope, Target, rules, server, shell_quote};
 use crate::error::Result;
 
 /// The rules file `--rules` writes, and the front matter that makes Cursor apply it always.
@@ -47,53 +48,35 @@ fn handler(opts: &InstallOptions, arg: &str) -> Value {
     })
 }
 
-pub(super) fn install(
-    opts: &InstallOptions,
-    rec: &mut Record,
-    changes: &mut Vec<FileChange>,
-) -> Result<()> {
-    let mcp = Settings::load(settings::confine(opts, dir(opts).join("mcp.json"))?)?;
-    let entry = json!({"command": opts.command, "args": ["mcp"]});
-    settings::add_mcp(&mcp, &entry, rec)?;
+/// Our server entry.
+fn entry(opts: &InstallOptions) -> Value {
+    json!({"command": opts.command, "args": ["mcp"]})
+}
+
+pub(super) fn install(opts: &InstallOptions, rec: &mut Record, plan: &mut Plan) -> Result<()> {
+    let mut mcp = Settings::load(plan, settings::confine(opts, dir(opts).join("mcp.json"))?)?;
+    server::add(opts, &mut mcp, "mcpServers", &entry(opts), rec)?;
+    mcp.save(plan, rec);
     if opts.rules {
-        changes.push(mcp.save(rec)?);
-        changes.push(rules::add_block(opts, RULES_FILE, FRONT_MATTER, rec)?);
-        return Ok(());
+        return rules::add_block(opts, RULES_FILE, FRONT_MATTER, rec, plan);
     }
-    // both files are merged before either is written: a refused one leaves both as they were
-    let s = Settings::load(settings::confine(opts, dir(opts).join("hooks.json"))?)?;
+    let s = Settings::load(plan, settings::confine(opts, dir(opts).join("hooks.json"))?)?;
     add_hooks(&s, opts, rec)?;
-    changes.push(mcp.save(rec)?);
-    changes.push(s.save(rec)?);
+    s.save(plan, rec);
     Ok(())
 }
 
-pub(super) fn uninstall(
-    opts: &InstallOptions,
-    rec: &mut Record,
-    changes: &mut Vec<FileChange>,
-) -> Result<()> {
-    let s = Settings::load(settings::confine(opts, dir(opts).join("hooks.json"))?)?;
+pub(super) fn uninstall(opts: &InstallOptions, rec: &Record, plan: &mut Plan) -> Result<()> {
+    let s = Settings::load(plan, settings::confine(opts, dir(opts).join("hooks.json"))?)?;
     if s.original.is_some() {
         remove_hooks(&s, rec)?;
     }
-    changes.extend(s.finish(rec)?);
+    s.finish(plan, rec)?;
     if opts.scope == Scope::Project {
-        changes.extend(rules::remove_block(
-            opts,
-            RULES_FILE,
-            FRONT_MATTER,
-            true,
-            rec,
-        )?);
+        rules::remove_block(opts, RULES_FILE, FRONT_MATTER, true, rec, plan)?;
     }
-    changes.extend(settings::uninstall_server(
-        opts,
-        dir(opts).join("mcp.json"),
-        "mcpServers",
-        rec,
-    )?);
-    Ok(())
+    let mcp = dir(opts).join("mcp.json");
+    server::uninstall(opts, plan, mcp, "mcpServers", &entry(opts), rec)
 }
 
 /// Merge our handlers into `hooks.<event>`, replacing an older handler of ours, and set
@@ -173,15 +156,15 @@ fn remove_hooks(s: &Settings, rec: &Record) -> Result<()> {
             p.remove();
         }
     }
-    // `version` alone says nothing: it goes with the hooks it was written for
+    // `version` goes with the hooks it was written for (without a record: when it is all
+    // that is left, since alone it says nothing)
     let only_version = obj.properties().iter().all(|p| {
         p.name()
             .and_then(|n| n.decoded_value().ok())
             .is_some_and(|n| n == "version")
     });
     if obj.get("hooks").is_none()
-        && only_version
-        && rec.undo(Made::Key, &s.path, "version", true)
+        && rec.undo(Made::Key, &s.path, "version", only_version)
         && let Some(p) = obj.get("version")
     {
         p.remove();

@@ -8,9 +8,10 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
+use super::plan::Plan;
 use super::record::Record;
 use super::settings::{self, HookSpec, Settings};
-use super::{FileChange, InstallOptions, Scope, Target, shell_quote};
+use super::{InstallOptions, Scope, Target, server, shell_quote};
 use crate::error::Result;
 
 /// Gemini's events and the ones `trilogy hook` takes. Not `PreCompress`: Gemini CLI fires it
@@ -66,39 +67,35 @@ fn handler(opts: &InstallOptions, spec: &HookSpec) -> Value {
     })
 }
 
-pub(super) fn install(
-    opts: &InstallOptions,
-    rec: &mut Record,
-    changes: &mut Vec<FileChange>,
-) -> Result<()> {
-    let s = Settings::load(settings::confine(opts, settings_path(opts))?)?;
+/// Our server entry.
+fn entry(opts: &InstallOptions) -> Value {
+    json!({"command": opts.command, "args": ["mcp"], "trust": true})
+}
+
+pub(super) fn install(opts: &InstallOptions, rec: &mut Record, plan: &mut Plan) -> Result<()> {
+    let mut s = Settings::load(plan, settings::confine(opts, settings_path(opts))?)?;
     let groups: Vec<_> = SPECS
         .iter()
         .map(|spec| (spec, settings::group(spec, handler(opts, spec))))
         .collect();
     settings::add_hooks(&s, Target::Gemini, &groups, rec)?;
-    let entry = json!({"command": opts.command, "args": ["mcp"], "trust": true});
-    settings::add_mcp(&s, &entry, rec)?;
-    changes.push(s.save(rec)?);
+    server::add(opts, &mut s, "mcpServers", &entry(opts), rec)?;
+    s.save(plan, rec);
     if opts.scope == Scope::Project {
-        changes.push(super::add_pointer(opts, "GEMINI.md", rec)?);
+        super::add_pointer(opts, "GEMINI.md", rec, plan)?;
     }
     Ok(())
 }
 
-pub(super) fn uninstall(
-    opts: &InstallOptions,
-    rec: &mut Record,
-    changes: &mut Vec<FileChange>,
-) -> Result<()> {
-    let s = Settings::load(settings::confine(opts, settings_path(opts))?)?;
+pub(super) fn uninstall(opts: &InstallOptions, rec: &Record, plan: &mut Plan) -> Result<()> {
+    let s = Settings::load(plan, settings::confine(opts, settings_path(opts))?)?;
     if s.original.is_some() {
         settings::remove_hooks(&s, Target::Gemini, &SPECS, rec)?;
-        settings::remove_mcp(&s, rec)?;
+        server::remove(&s, "mcpServers", &entry(opts), rec)?;
     }
-    changes.extend(s.finish(rec)?);
+    s.finish(plan, rec)?;
     if opts.scope == Scope::Project {
-        changes.extend(super::remove_pointer(opts, "GEMINI.md", true, rec)?);
+        super::remove_pointer(opts, "GEMINI.md", true, rec, plan)?;
     }
     Ok(())
 }

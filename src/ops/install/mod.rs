@@ -5,18 +5,25 @@
 //! session-start block itself in the rules file they read, as a managed region ([`rules`]).
 //!
 //! Our handlers are recognised by their command (`… trilogy hook <host> <event>`), so other
-//! hooks, even on the same events, are left exactly as they were. What install created — a
-//! file, a folder, a key, a rule, a region — is recorded ([`record`]), and `uninstall` takes
-//! out that and nothing else: a user's own empty `"hooks": {}` or `{"mcpServers":{}}` stays,
-//! a folder install made goes when it is empty. Files keep their line ends (CRLF stays CRLF).
+//! hooks, even on the same events, are left exactly as they were; a `trilogy` server entry the
+//! user wrote stays theirs ([`server`]). What install created — a file, a folder, a key, a
+//! rule, a region — and each file's bytes before it are recorded ([`record`]), and `uninstall`
+//! gives every file back byte for byte, or, in a file changed since, takes out that and nothing
+//! else: a user's own empty `"hooks": {}` or `{"mcpServers":{}}` stays, a folder install made
+//! goes when it is empty. Files keep their line ends (CRLF stays CRLF).
+//!
+//! Both work out every file first and write none until all are checked ([`plan`]); the record
+//! is kept before the first write, so a killed install leaves nothing uninstall cannot undo.
 
 mod claude;
 mod codex;
 mod cursor;
 pub mod dsh;
 mod gemini;
+mod plan;
 mod record;
 mod rules;
+mod server;
 mod settings;
 #[cfg(test)]
 mod tests;
@@ -30,7 +37,8 @@ use serde::Serialize;
 
 use crate::error::Result;
 use crate::workspace::{BOOT_END, BOOT_START, BootOutcome};
-use record::{Made, Record};
+use plan::Plan;
+use record::{Made, Record, digest};
 
 /// Hosts `install` knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -136,6 +144,8 @@ pub struct InstallOptions {
     /// Cursor: the always-applied rules file `.cursor/rules/trilogy.mdc` instead of hooks,
     /// for Cursor versions without hooks.
     pub rules: bool,
+    /// Replace a `trilogy` server entry the user wrote (kept to give back at uninstall).
+    pub force: bool,
 }
 
 /// One file `install` looked at.
@@ -144,6 +154,9 @@ pub struct FileChange {
     pub path: String,
     /// `created`, `updated`, `unchanged`, `removed`.
     pub action: &'static str,
+    /// What install left alone in it, and why (a user's own server entry).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// Files Zed's agent would read that `.rules`, the first of its names, takes the place of.
@@ -164,68 +177,153 @@ pub(crate) fn shell_quote(s: &str) -> String {
     }
 }
 
-/// Merge our hooks, MCP server entry and pointer for the host.
+/// Merge our hooks, MCP server entry and pointer for the host: every file is worked out and
+/// checked before any is written, and the record is kept before the first write.
 pub fn install(opts: &InstallOptions) -> Result<Vec<FileChange>> {
     if let Some(why) = opts.target.refuses(opts.scope, opts.rules) {
         return Err(crate::error::Error::bad_input(why));
     }
     let mut rec = Record::load(opts)?;
-    let mut changes = Vec::new();
-    let done = match opts.target {
-        Target::Claude => claude::install(opts, &mut rec, &mut changes),
-        Target::Codex => codex::install(opts, &mut rec, &mut changes),
-        Target::Gemini => gemini::install(opts, &mut rec, &mut changes),
-        Target::Cursor => cursor::install(opts, &mut rec, &mut changes),
-        Target::Vscode => vscode::install(opts, &mut rec, &mut changes),
-        Target::Windsurf => windsurf::install(opts, &mut rec, &mut changes),
-        Target::Zed => zed::install(opts, &mut rec, &mut changes),
-    };
-    // what was made before a failure is recorded too, so uninstall can take it out
-    rec.save();
-    done.map(|()| changes)
+    let old = rec.clone();
+    let mut plan = Plan::default();
+    plan_install(opts, &mut rec, &mut plan)?;
+    let targets = plan.check()?;
+    keep_snapshots(opts, &old, &mut rec, &plan);
+    rec.save()?;
+    plan.apply(&targets).inspect_err(|_| old.put_back())
 }
 
-/// Take our hooks, MCP entry and pointer out again, restoring what was there.
+/// Take our hooks, MCP entry and pointer out again, giving each file back as it was.
 pub fn uninstall(opts: &InstallOptions) -> Result<Vec<FileChange>> {
     if let Some(why) = opts.target.refuses(opts.scope, false) {
         return Err(crate::error::Error::bad_input(why));
     }
-    let mut rec = Record::load(opts)?;
-    let mut changes = Vec::new();
-    match opts.target {
-        Target::Claude => claude::uninstall(opts, &mut rec, &mut changes)?,
-        Target::Codex => codex::uninstall(opts, &mut rec, &mut changes)?,
-        Target::Gemini => gemini::uninstall(opts, &mut rec, &mut changes)?,
-        Target::Cursor => cursor::uninstall(opts, &mut rec, &mut changes)?,
-        Target::Vscode => vscode::uninstall(opts, &mut rec, &mut changes)?,
-        Target::Windsurf => windsurf::uninstall(opts, &mut rec, &mut changes)?,
-        Target::Zed => zed::uninstall(opts, &mut rec, &mut changes)?,
-    }
+    let rec = Record::load(opts)?;
+    let mut plan = Plan::default();
+    plan_uninstall(opts, &rec, &mut plan)?;
+    give_back(&rec, &mut plan)?;
+    plan.drop_dirs = rec.dirs();
+    let targets = plan.check()?;
+    let changes = plan.apply(&targets)?;
     rec.forget();
     Ok(changes)
 }
 
-/// Keep the boot block in the host's pointer file `name` at the project root.
-fn add_pointer(opts: &InstallOptions, name: &str, rec: &mut Record) -> Result<FileChange> {
-    let md = settings::confine(opts, opts.root.join(name))?;
-    let outcome = crate::workspace::ensure_region(&md, BOOT_START, BOOT_END, &opts.boot_block)?;
-    let action = match outcome {
-        BootOutcome::Created => {
-            rec.note(Made::File, &md, "");
-            rec.note(Made::Region, &md, "");
-            "created"
-        }
-        BootOutcome::Appended => {
-            rec.note(Made::Region, &md, "");
-            "updated"
-        }
-        BootOutcome::Unchanged => "unchanged",
-        _ => "updated",
+fn plan_install(opts: &InstallOptions, rec: &mut Record, plan: &mut Plan) -> Result<()> {
+    match opts.target {
+        Target::Claude => claude::install(opts, rec, plan),
+        Target::Codex => codex::install(opts, rec, plan),
+        Target::Gemini => gemini::install(opts, rec, plan),
+        Target::Cursor => cursor::install(opts, rec, plan),
+        Target::Vscode => vscode::install(opts, rec, plan),
+        Target::Windsurf => windsurf::install(opts, rec, plan),
+        Target::Zed => zed::install(opts, rec, plan),
+    }
+}
+
+fn plan_uninstall(opts: &InstallOptions, rec: &Record, plan: &mut Plan) -> Result<()> {
+    match opts.target {
+        Target::Claude => claude::uninstall(opts, rec, plan),
+        Target::Codex => codex::uninstall(opts, rec, plan),
+        Target::Gemini => gemini::uninstall(opts, rec, plan),
+        Target::Cursor => cursor::uninstall(opts, rec, plan),
+        Target::Vscode => vscode::uninstall(opts, rec, plan),
+        Target::Windsurf => windsurf::uninstall(opts, rec, plan),
+        Target::Zed => zed::uninstall(opts, rec, plan),
+    }
+}
+
+/// Does the file (`now`, and `bare`: it with ours taken out) hold only what install wrote, so
+/// that the bytes from before install can come back?
+fn still_as_left(snap: &record::Snapshot, now: Option<&str>, bare: Option<&str>) -> bool {
+    digest(now) == snap.after || digest(bare) == snap.bare
+}
+
+/// Keep, for every file this install changes, its bytes before the first install (a
+/// snapshot taken earlier holds while the file changed only where we write; else the file as
+/// it is now without what an earlier install left in it) and the digests uninstall checks
+/// them by.
+fn keep_snapshots(opts: &InstallOptions, old: &Record, rec: &mut Record, plan: &Plan) {
+    let mut probe = Plan::default();
+    let probed = plan_uninstall(opts, old, &mut probe).is_ok();
+    // the file now, with what the last install left in it taken out
+    let bare_now = |step: &plan::Step| match probe.steps.iter().find(|p| p.path == step.path) {
+        Some(p) => p.after.clone(),
+        None => step.before.clone(),
     };
-    Ok(FileChange {
-        path: md.display().to_string(),
-        action,
-    })
+    for step in &plan.steps {
+        if let Some(snap) = old.snapshot(&step.path)
+            && !(probed && still_as_left(snap, step.before.as_deref(), bare_now(step).as_deref()))
+        {
+            rec.drop_snapshot(&step.path);
+        }
+    }
+    rec.settle();
+    let mut undone = Plan::over(plan);
+    let undone_ok = plan_uninstall(opts, rec, &mut undone).is_ok();
+    for step in plan.steps.iter().filter(|s| s.before != s.after) {
+        let before = match (old.found(), probed) {
+            (false, _) => step.before.clone(),
+            (true, true) => bare_now(step),
+            // what an earlier install left cannot be told apart: uninstall takes ours out
+            (true, false) => continue,
+        };
+        let bare = undone.steps.iter().find(|p| p.path == step.path);
+        let bare = bare.map_or(step.after.as_deref(), |p| p.after.as_deref());
+        // a text uninstall cannot work out matches no file
+        let bare = if undone_ok {
+            digest(bare)
+        } else {
+            String::new()
+        };
+        let after = digest(step.after.as_deref());
+        rec.take_snapshot(&step.path, before.as_deref(), &after, &bare);
+    }
+}
+
+/// Give back the bytes from before install of every file that holds only what install wrote;
+/// a file another project's install still uses stays as it is, left to that project's record.
+fn give_back(rec: &Record, plan: &mut Plan) -> Result<()> {
+    for path in rec.snapshot_paths() {
+        if !plan.steps.iter().any(|s| s.path == path)
+            && let Some(now) = plan.read(&path)?
+        {
+            plan.change(&path, Some(now.clone()), Some(now));
+        }
+    }
+    for step in &mut plan.steps {
+        if let Some(snap) = rec.snapshot(&step.path)
+            && still_as_left(snap, step.before.as_deref(), step.after.as_deref())
+        {
+            step.after = snap.before.clone();
+        }
+    }
+    let mut kept = Vec::new();
+    for step in &plan.steps {
+        if step.before != step.after && rec.hand_over(&step.path)? {
+            kept.push(step.path.clone());
+        }
+    }
+    plan.steps.retain(|s| !kept.contains(&s.path));
+    Ok(())
+}
+
+/// Keep the boot block in the host's pointer file `name` at the project root.
+fn add_pointer(opts: &InstallOptions, name: &str, rec: &mut Record, plan: &mut Plan) -> Result<()> {
+    let md = settings::confine(opts, opts.root.join(name))?;
+    let text = plan.read(&md)?;
+    let (new, outcome) = crate::workspace::with_region(
+        &md,
+        text.as_deref(),
+        BOOT_START,
+        BOOT_END,
+        &opts.boot_block,
+    )?;
+    if matches!(outcome, BootOutcome::Created | BootOutcome::Appended) {
+        rec.note_region(&md, "", text.as_deref());
+    }
+    plan.put(&md, text, Some(new), rec);
+    Ok(())
 }
 
 /// Take the boot block out of `name` when install put it there (without a record:
@@ -235,16 +333,19 @@ fn remove_pointer(
     name: &str,
     fallback: bool,
     rec: &Record,
-) -> Result<Option<FileChange>> {
+    plan: &mut Plan,
+) -> Result<()> {
     let md = settings::confine(opts, opts.root.join(name))?;
     if !rec.undo(Made::Region, &md, "", fallback) {
-        return Ok(None);
+        return Ok(());
     }
-    if !crate::workspace::remove_region(&md, BOOT_START, BOOT_END)? {
-        return Ok(None);
+    let Some(text) = plan.read(&md)? else {
+        return Ok(());
+    };
+    let tail = rec.tail(&md);
+    if let Some(rest) = crate::workspace::without_region(&md, &text, BOOT_START, BOOT_END, tail)? {
+        let gone = rest.trim().is_empty() && rec.undo(Made::File, &md, "", true);
+        plan.change(&md, Some(text), Some(rest).filter(|_| !gone));
     }
-    Ok(Some(FileChange {
-        path: md.display().to_string(),
-        action: if md.exists() { "updated" } else { "removed" },
-    }))
+    Ok(())
 }

@@ -1,7 +1,8 @@
 //! A host's JSON settings file edited in place: only the nodes trilogy adds or removes change,
 //! every other byte (order, spacing, comments, CRLF line ends) stays as the user wrote it. The
-//! pieces every JSON host shares live here: hook groups, the MCP server entry, a permission
-//! rule, and writing or removing the file with what [`Record`] says install made.
+//! pieces every JSON host shares live here: hook groups, a permission rule, and planning the
+//! file's new text or its removal with what [`Record`] says install made (the server entry is
+//! [`super::server`]'s).
 
 use std::path::{Path, PathBuf};
 
@@ -9,10 +10,10 @@ use jsonc_parser::ParseOptions;
 use jsonc_parser::cst::{CstArray, CstInputValue, CstNode, CstObject, CstRootNode};
 use serde_json::{Map, Value};
 
+use super::plan::Plan;
 use super::record::{Made, Record};
-use super::{FileChange, InstallOptions, MCP_SERVER_NAME, Target};
+use super::{InstallOptions, Target};
 use crate::error::{Error, Result};
-use crate::workspace::write_atomic;
 
 /// One hook trilogy registers.
 pub(super) struct HookSpec {
@@ -57,87 +58,21 @@ pub(super) fn confine(opts: &InstallOptions, path: PathBuf) -> Result<PathBuf> {
     }
 }
 
-/// Read `path` as text; `None` when it does not exist.
-pub(super) fn read_optional(path: &Path) -> Result<Option<String>> {
-    match std::fs::read_to_string(path) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io(path, e)),
-    }
-}
-
-/// Write `text` to `path` when it differs from `original`, creating the folder (and noting
-/// what was created). Returns the action.
-pub(super) fn write_text(
-    path: &Path,
-    original: Option<&str>,
-    text: &str,
-    rec: &mut Record,
-) -> Result<&'static str> {
-    if original == Some(text) {
-        return Ok("unchanged");
-    }
-    if let Some(dir) = path.parent()
-        && !dir.exists()
-    {
-        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        rec.note(Made::Dir, dir, "");
-    }
-    write_atomic(path, text.as_bytes())?;
-    if original.is_some() {
-        Ok("updated")
-    } else {
-        rec.note(Made::File, path, "");
-        Ok("created")
-    }
-}
-
-/// After `uninstall`: the file goes when install made it and nothing is left in it (`empty`),
-/// else it is written back; then its folder goes when install made it and it is empty.
-pub(super) fn write_or_remove(
-    path: &Path,
-    original: &str,
-    text: &str,
-    empty: bool,
-    rec: &Record,
-) -> Result<FileChange> {
-    let action = if empty && rec.undo(Made::File, path, "", true) {
-        std::fs::remove_file(path).map_err(|e| Error::io(path, e))?;
-        "removed"
-    } else if original == text {
-        "unchanged"
-    } else {
-        write_atomic(path, text.as_bytes())?;
-        "updated"
-    };
-    remove_made_dir(path, rec);
-    Ok(FileChange {
-        path: path.display().to_string(),
-        action,
-    })
-}
-
-/// Remove the folder of `path` when install made it and it is empty now.
-pub(super) fn remove_made_dir(path: &Path, rec: &Record) {
-    if let Some(dir) = path.parent()
-        && rec.undo(Made::Dir, dir, "", false)
-    {
-        // fails, as it should, when anything is left in it
-        let _ = std::fs::remove_dir(dir);
-    }
-}
-
 /// A JSON settings file.
 pub(super) struct Settings {
     pub path: PathBuf,
     pub original: Option<String>,
     root: CstRootNode,
     crlf: bool,
+    /// The file ended without a newline: it stays so.
+    bare_end: bool,
+    /// Said beside the file in the report.
+    pub note: Option<String>,
 }
 
 impl Settings {
-    pub fn load(path: PathBuf) -> Result<Settings> {
-        let original = read_optional(&path)?;
+    pub fn load(plan: &Plan, path: PathBuf) -> Result<Settings> {
+        let original = plan.read(&path)?;
         let text = original
             .as_deref()
             .filter(|t| !t.trim().is_empty())
@@ -146,9 +81,11 @@ impl Settings {
             .map_err(|e| parse_error(&path, format!("not valid JSON ({e})")))?;
         Ok(Settings {
             crlf: is_crlf(text),
+            bare_end: !text.ends_with('\n'),
             path,
             original,
             root,
+            note: None,
         })
     }
 
@@ -161,7 +98,7 @@ impl Settings {
     fn text(&self) -> String {
         let text = self.root.to_string();
         let nl = if self.crlf { "\r\n" } else { "\n" };
-        let text = if text.ends_with('\n') {
+        let text = if text.ends_with('\n') || self.bare_end {
             text
         } else {
             format!("{text}{nl}")
@@ -169,23 +106,43 @@ impl Settings {
         line_ends(text, self.crlf)
     }
 
-    /// Write the file after `install`.
-    pub fn save(self, rec: &mut Record) -> Result<FileChange> {
+    /// Plan the file after `install`.
+    pub fn save(self, plan: &mut Plan, rec: &mut Record) {
         let text = self.text();
-        Ok(FileChange {
-            action: write_text(&self.path, self.original.as_deref(), &text, rec)?,
-            path: self.path.display().to_string(),
-        })
+        plan.put(&self.path, self.original, Some(text), rec);
+        if let Some(note) = self.note {
+            plan.note(note);
+        }
     }
 
-    /// Write the file after `uninstall`, or remove it when install made it and it is empty.
-    pub fn finish(self, rec: &Record) -> Result<Option<FileChange>> {
-        let Some(original) = self.original.as_deref() else {
-            return Ok(None);
-        };
+    /// Plan the file after `uninstall`: it goes when install made it and it is empty.
+    pub fn finish(self, plan: &mut Plan, rec: &Record) -> Result<()> {
+        if self.original.is_none() {
+            return Ok(());
+        }
         let empty = self.object()?.properties().is_empty();
-        write_or_remove(&self.path, original, &self.text(), empty, rec).map(Some)
+        let text = self.text();
+        plan_removal(plan, &self.path, self.original, text, empty, rec);
+        Ok(())
     }
+}
+
+/// After `uninstall`: the file goes when install made it and nothing is left in it (`empty`),
+/// else it gets `text`.
+pub(super) fn plan_removal(
+    plan: &mut Plan,
+    path: &Path,
+    original: Option<String>,
+    text: String,
+    empty: bool,
+    rec: &Record,
+) {
+    let after = if empty && rec.undo(Made::File, path, "", true) {
+        None
+    } else {
+        Some(text)
+    };
+    plan.change(path, original, after);
 }
 
 pub(super) fn input_value(v: &Value) -> CstInputValue {
@@ -307,72 +264,6 @@ pub(super) fn remove_hooks(
     if hooks.properties().is_empty()
         && rec.undo(Made::Key, &s.path, "hooks", true)
         && let Some(p) = obj.get("hooks")
-    {
-        p.remove();
-    }
-    Ok(())
-}
-
-/// Set our entry in `mcpServers`.
-pub(super) fn add_mcp(s: &Settings, desired: &Value, rec: &mut Record) -> Result<()> {
-    add_server(s, "mcpServers", desired, rec)
-}
-
-/// Take our entry out of `mcpServers`; `mcpServers` goes when install made it and it is empty.
-pub(super) fn remove_mcp(s: &Settings, rec: &Record) -> Result<()> {
-    remove_server(s, "mcpServers", rec)
-}
-
-/// Set our entry in the host's table of servers `key` (`mcpServers`, VS Code's `servers`,
-/// Zed's `context_servers`), leaving the other servers as they are.
-pub(super) fn add_server(s: &Settings, key: &str, desired: &Value, rec: &mut Record) -> Result<()> {
-    let obj = s.object()?;
-    if obj.get(key).is_none() {
-        rec.note(Made::Key, &s.path, key);
-    }
-    let servers = obj.object_value_or_create(key).ok_or_else(|| {
-        parse_error(
-            &s.path,
-            format!("`{key}` is not an object (it maps server names to their settings)"),
-        )
-    })?;
-    match servers.get(MCP_SERVER_NAME) {
-        Some(p) if p.value().and_then(|v| v.to_serde_value()).as_ref() == Some(desired) => {}
-        Some(p) => p.set_value(input_value(desired)),
-        None => {
-            servers.append(MCP_SERVER_NAME, input_value(desired));
-        }
-    }
-    Ok(())
-}
-
-/// Take our entry out of the table `key`; the table goes when install made it and it is empty.
-/// Take trilogy's server entry out of `key` in the settings file at `path` (confined like every
-/// write), and the file back to what it was before install when nothing else changed.
-pub(super) fn uninstall_server(
-    opts: &InstallOptions,
-    path: PathBuf,
-    key: &str,
-    rec: &mut Record,
-) -> Result<Option<FileChange>> {
-    let s = Settings::load(confine(opts, path)?)?;
-    if s.original.is_some() {
-        remove_server(&s, key, rec)?;
-    }
-    s.finish(rec)
-}
-
-pub(super) fn remove_server(s: &Settings, key: &str, rec: &Record) -> Result<()> {
-    let obj = s.object()?;
-    let Some(servers) = obj.object_value(key) else {
-        return Ok(());
-    };
-    if let Some(p) = servers.get(MCP_SERVER_NAME) {
-        p.remove();
-    }
-    if servers.properties().is_empty()
-        && rec.undo(Made::Key, &s.path, key, true)
-        && let Some(p) = obj.get(key)
     {
         p.remove();
     }

@@ -18,6 +18,7 @@ fn opts(dir: &Path) -> InstallOptions {
         state: Some(dir.join("state")),
         memory_block: String::new(),
         rules: false,
+        force: false,
     }
 }
 
@@ -298,4 +299,78 @@ fn codex_pointer_in_agents_md_stays_when_it_was_there_before() {
     uninstall(&o).unwrap();
     assert!(!agents.exists());
     assert!(!dir.path().join(".codex").exists());
+}
+
+#[test]
+fn a_record_kept_by_an_older_trilogy_still_takes_our_server_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = opts(dir.path());
+    install(&o).unwrap();
+    // an older trilogy kept only the list of items, and noted no server entry
+    let installs = dir.path().join("state/installs");
+    let file = std::fs::read_dir(&installs)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let v: Value = serde_json::from_str(&read(&file)).unwrap();
+    let items: Vec<&str> = v["made"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|i| !i.ends_with("mcpServers.trilogy"))
+        .collect();
+    std::fs::write(&file, serde_json::to_string(&items).unwrap()).unwrap();
+    uninstall(&o).unwrap();
+    for made in [".claude", ".mcp.json", "CLAUDE.md"] {
+        assert!(!dir.path().join(made).exists(), "{made} is left behind");
+    }
+}
+
+#[test]
+fn a_file_edited_between_two_installs_keeps_the_edit_at_uninstall() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join(".claude/settings.json");
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(&p, FOREIGN).unwrap();
+    let mut o = opts(dir.path());
+    install(&o).unwrap();
+    // the user edits the file, then installs again with another command
+    let edited = read(&p).replacen("\"model\": \"opus\"", "\"model\": \"sonnet\"", 1);
+    std::fs::write(&p, &edited).unwrap();
+    o.command = "/opt/bin/trilogy".into();
+    install(&o).unwrap();
+    uninstall(&o).unwrap();
+    assert_eq!(read(&p), FOREIGN.replace("\"opus\"", "\"sonnet\""));
+    // a block refreshed in place is still only ours: the rules file comes back whole
+    o.target = Target::Vscode;
+    o.memory_block = "<!-- trilogy:memory:start -->\nold\n<!-- trilogy:memory:end -->\n".into();
+    let rules = dir.path().join(".github/copilot-instructions.md");
+    std::fs::create_dir_all(rules.parent().unwrap()).unwrap();
+    std::fs::write(&rules, "Use tabs.").unwrap();
+    install(&o).unwrap();
+    std::fs::write(&rules, read(&rules).replace("old", "refreshed")).unwrap();
+    uninstall(&o).unwrap();
+    assert_eq!(read(&rules), "Use tabs.");
+}
+
+#[test]
+fn a_pointer_file_edited_since_install_ends_as_it_did_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let md = dir.path().join("CLAUDE.md");
+    std::fs::write(&md, "# Notes\r\n\r\nNo final newline.").unwrap();
+    let o = opts(dir.path());
+    install(&o).unwrap();
+    // the user adds a line above, so the file is no longer as install left it
+    std::fs::write(&md, format!("# Top\r\n{}", read(&md))).unwrap();
+    uninstall(&o).unwrap();
+    assert_eq!(read(&md), "# Top\r\n# Notes\r\n\r\nNo final newline.");
+    // text written after the block stays, and is not joined to the line before the block
+    std::fs::write(&md, "# Notes\n").unwrap();
+    install(&o).unwrap();
+    std::fs::write(&md, format!("{}more\n", read(&md))).unwrap();
+    uninstall(&o).unwrap();
+    assert_eq!(read(&md), "# Notes\n\nmore\n");
 }

@@ -4,11 +4,12 @@
 //! `.github/copilot-instructions.md`, which Copilot adds to every chat request. Project scope
 //! only: VS Code keeps user-level servers in its profile (`code --add-mcp`).
 
-use serde_json::json;
+use serde_json::{Value, json};
 
+use super::plan::Plan;
 use super::record::Record;
 use super::settings::{self, Settings};
-use super::{FileChange, InstallOptions, rules};
+use super::{InstallOptions, rules, server};
 use crate::error::Result;
 
 /// The rules file Copilot reads in every chat of the workspace.
@@ -16,27 +17,21 @@ pub(super) const RULES_FILE: &str = ".github/copilot-instructions.md";
 
 const SERVERS: &str = "servers";
 
-pub(super) fn install(
-    opts: &InstallOptions,
-    rec: &mut Record,
-    changes: &mut Vec<FileChange>,
-) -> Result<()> {
-    let path = settings::confine(opts, opts.root.join(".vscode").join("mcp.json"))?;
-    let s = Settings::load(path)?;
-    let entry = json!({"type": "stdio", "command": opts.command, "args": ["mcp"]});
-    settings::add_server(&s, SERVERS, &entry, rec)?;
-    changes.push(s.save(rec)?);
-    changes.push(rules::add_block(opts, RULES_FILE, "", rec)?);
-    Ok(())
+/// Our server entry.
+fn entry(opts: &InstallOptions) -> Value {
+    json!({"type": "stdio", "command": opts.command, "args": ["mcp"]})
 }
 
-pub(super) fn uninstall(
-    opts: &InstallOptions,
-    rec: &mut Record,
-    changes: &mut Vec<FileChange>,
-) -> Result<()> {
+pub(super) fn install(opts: &InstallOptions, rec: &mut Record, plan: &mut Plan) -> Result<()> {
+    let path = settings::confine(opts, opts.root.join(".vscode").join("mcp.json"))?;
+    let mut s = Settings::load(plan, path)?;
+    server::add(opts, &mut s, SERVERS, &entry(opts), rec)?;
+    s.save(plan, rec);
+    rules::add_block(opts, RULES_FILE, "", rec, plan)
+}
+
+pub(super) fn uninstall(opts: &InstallOptions, rec: &Record, plan: &mut Plan) -> Result<()> {
     let path = opts.root.join(".vscode").join("mcp.json");
-    changes.extend(settings::uninstall_server(opts, path, SERVERS, rec)?);
-    changes.extend(rules::remove_block(opts, RULES_FILE, "", true, rec)?);
-    Ok(())
+    server::uninstall(opts, plan, path, SERVERS, &entry(opts), rec)?;
+    rules::remove_block(opts, RULES_FILE, "", true, rec, plan)
 }

@@ -4,15 +4,17 @@
 //! session-start block in this project's `.windsurfrules`, which Cascade reads in every
 //! conversation. Windsurf keeps at most 6,000 characters of a rules file
 //! (docs.windsurf.com/windsurf/cascade/memories), so the block there is cut to fit
-//! ([`crate::ops::block`]).
+//! ([`crate::ops::block`]). The server entry is shared by every project installed: uninstalling
+//! one leaves it while another project's install still uses it ([`super::record`]).
 
 use std::path::PathBuf;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
+use super::plan::Plan;
 use super::record::Record;
 use super::settings::{self, Settings};
-use super::{FileChange, InstallOptions, rules};
+use super::{InstallOptions, rules, server};
 use crate::error::Result;
 
 /// The rules file Cascade reads at the project root.
@@ -25,30 +27,26 @@ fn config_path(opts: &InstallOptions) -> PathBuf {
         .join("mcp_config.json")
 }
 
-pub(super) fn install(
-    opts: &InstallOptions,
-    rec: &mut Record,
-    changes: &mut Vec<FileChange>,
-) -> Result<()> {
-    let s = Settings::load(settings::confine(opts, config_path(opts))?)?;
-    let entry = json!({"command": opts.command, "args": ["mcp"]});
-    settings::add_mcp(&s, &entry, rec)?;
-    changes.push(s.save(rec)?);
-    changes.push(rules::add_block(opts, RULES_FILE, "", rec)?);
-    Ok(())
+/// Our server entry.
+fn entry(opts: &InstallOptions) -> Value {
+    json!({"command": opts.command, "args": ["mcp"]})
 }
 
-pub(super) fn uninstall(
-    opts: &InstallOptions,
-    rec: &mut Record,
-    changes: &mut Vec<FileChange>,
-) -> Result<()> {
-    changes.extend(settings::uninstall_server(
+pub(super) fn install(opts: &InstallOptions, rec: &mut Record, plan: &mut Plan) -> Result<()> {
+    let mut s = Settings::load(plan, settings::confine(opts, config_path(opts))?)?;
+    server::add(opts, &mut s, "mcpServers", &entry(opts), rec)?;
+    s.save(plan, rec);
+    rules::add_block(opts, RULES_FILE, "", rec, plan)
+}
+
+pub(super) fn uninstall(opts: &InstallOptions, rec: &Record, plan: &mut Plan) -> Result<()> {
+    server::uninstall(
         opts,
+        plan,
         config_path(opts),
         "mcpServers",
+        &entry(opts),
         rec,
-    )?);
-    changes.extend(rules::remove_block(opts, RULES_FILE, "", true, rec)?);
-    Ok(())
+    )?;
+    rules::remove_block(opts, RULES_FILE, "", true, rec, plan)
 }

@@ -13,11 +13,12 @@
 
 use std::path::PathBuf;
 
-use serde_json::json;
+use serde_json::{Value, json};
 
+use super::plan::Plan;
 use super::record::Record;
 use super::settings::{self, Settings};
-use super::{FileChange, InstallOptions, Scope, rules};
+use super::{InstallOptions, Scope, rules, server};
 use crate::error::Result;
 
 /// The rules file Zed's agent reads first.
@@ -44,39 +45,30 @@ fn settings_path(opts: &InstallOptions) -> PathBuf {
     }
 }
 
-pub(super) fn install(
-    opts: &InstallOptions,
-    rec: &mut Record,
-    changes: &mut Vec<FileChange>,
-) -> Result<()> {
-    let s = Settings::load(settings::confine(opts, settings_path(opts))?)?;
-    let entry = json!({
+/// Our server entry.
+fn entry(opts: &InstallOptions) -> Value {
+    json!({
         "source": "custom",
         "command": opts.command,
         "args": ["mcp"],
         "env": {},
-    });
-    settings::add_server(&s, SERVERS, &entry, rec)?;
-    changes.push(s.save(rec)?);
+    })
+}
+
+pub(super) fn install(opts: &InstallOptions, rec: &mut Record, plan: &mut Plan) -> Result<()> {
+    let mut s = Settings::load(plan, settings::confine(opts, settings_path(opts))?)?;
+    server::add(opts, &mut s, SERVERS, &entry(opts), rec)?;
+    s.save(plan, rec);
     if opts.scope == Scope::Project {
-        changes.push(rules::add_block(opts, RULES_FILE, "", rec)?);
+        rules::add_block(opts, RULES_FILE, "", rec, plan)?;
     }
     Ok(())
 }
 
-pub(super) fn uninstall(
-    opts: &InstallOptions,
-    rec: &mut Record,
-    changes: &mut Vec<FileChange>,
-) -> Result<()> {
-    changes.extend(settings::uninstall_server(
-        opts,
-        settings_path(opts),
-        SERVERS,
-        rec,
-    )?);
+pub(super) fn uninstall(opts: &InstallOptions, rec: &Record, plan: &mut Plan) -> Result<()> {
+    server::uninstall(opts, plan, settings_path(opts), SERVERS, &entry(opts), rec)?;
     if opts.scope == Scope::Project {
-        changes.extend(rules::remove_block(opts, RULES_FILE, "", true, rec)?);
+        rules::remove_block(opts, RULES_FILE, "", true, rec, plan)?;
     }
     Ok(())
 }
