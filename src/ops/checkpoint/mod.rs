@@ -23,8 +23,8 @@ mod group;
 mod propose;
 mod validate;
 
-pub use propose::proposal_id;
 pub(crate) use propose::user_lines;
+pub use propose::{proposal_id, proposed_from};
 
 pub use validate::{MAX_BATCH_BYTES, MAX_FIELD_BYTES, MAX_SECTION_BYTES, parse_input, validate};
 
