@@ -242,6 +242,9 @@ impl MemoryServer {
         };
         let (ws, _, _) =
             crate::workspace::open_located(&wanted, &self.setup.env, &self.setup.overrides)?;
+        for key in &ws.config.ignored {
+            tracing::warn!("setting {key} is unknown to this trilogy and was ignored");
+        }
         if ws.has_memory() {
             crate::registry::touch_quietly(&self.setup.env, &ws, false);
         }
