@@ -503,6 +503,37 @@ fn memory_recall_answers_over_mcp_and_masks_secrets() {
 }
 
 #[test]
+fn a_codex_session_in_a_folder_beside_the_workspace_is_not_the_workspaces() {
+    let ws = Ws::init();
+    let cwd = root(&ws);
+    let session = |id: &str, dir: &str, said: &str| {
+        format!(
+            "{}\n{}\n",
+            json!({"timestamp":"2026-11-30T10:00:00Z","type":"session_meta","payload":{"id":id,"cwd":dir}}),
+            json!({"timestamp":"2026-11-30T10:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":said}]}})
+        )
+    };
+    let day = ws.home().join(".codex/sessions/2026/11/30");
+    // `<ws>/../other` is a folder beside the workspace; `<ws>/src/..` is the workspace
+    write(
+        &day.join("rollout-beside.jsonl"),
+        session(
+            "b1",
+            &format!("{cwd}/../other"),
+            "the ocelot of the project beside",
+        )
+        .as_bytes(),
+    );
+    write(
+        &day.join("rollout-here.jsonl"),
+        session("h1", &format!("{cwd}/src/.."), "the ocelot of this project").as_bytes(),
+    );
+    let hits = recall(&ws, &["ocelot", "--limit", "20"]);
+    let texts: Vec<String> = said(&hits).into_iter().map(|s| s.3).collect();
+    assert_eq!(texts, ["the ocelot of this project"], "{hits:?}");
+}
+
+#[test]
 fn every_line_of_a_pasted_private_key_is_masked_in_recall() {
     let ws = Ws::init();
     let cwd = root(&ws);
