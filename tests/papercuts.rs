@@ -266,3 +266,39 @@ fn everyday_commands_record_the_workspace_for_the_panel_once_a_day() {
     let _ = empty.run(&["status"]);
     assert!(!registered(&empty));
 }
+
+/// Regression: twenty `init`s at once left 13 of their 20 rows in the workspace registry (each
+/// read it, added its row, and wrote it whole over the others'); now writers hold its lock.
+#[test]
+fn twenty_inits_at_once_each_leave_their_row_in_the_registry() {
+    let shared = tempfile::tempdir().unwrap();
+    let data = shared.path().join("data");
+    let workspaces: Vec<Ws> = (0..20).map(|_| Ws::new()).collect();
+    let running: Vec<std::process::Child> = (workspaces.iter())
+        .map(|ws| {
+            let mut c = ws.std_cmd();
+            c.env("XDG_DATA_HOME", &data)
+                .arg("init")
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped());
+            c.spawn().unwrap()
+        })
+        .collect();
+    for child in running {
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    let registry = data.join("trilogy").join("registry.json");
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(&registry).unwrap()).unwrap();
+    let rows = v["workspaces"].as_object().unwrap();
+    let missing: Vec<String> = (workspaces.iter())
+        .map(|ws| ws.root().display().to_string())
+        .filter(|root| !rows.contains_key(root))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{} of 20 rows missing: {missing:?}",
+        missing.len()
+    );
+    assert_eq!(rows.len(), 20, "{v}");
+}
