@@ -66,6 +66,12 @@ fn a_newer_key_in_trilogy_toml_is_a_warning_for_the_cli_hooks_and_mcp_never_an_e
         Some(1),
         "{r}"
     );
+    let status = ws.mcp_tool("s1", "memory_status", json!({}));
+    let said = status["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        said.contains("settings ignored") && said.contains("`review_mode.projekt` in trilogy.toml"),
+        "memory_status names them: {status}"
+    );
 
     let block = session_start(&ws);
     assert!(

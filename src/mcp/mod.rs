@@ -439,6 +439,13 @@ impl MemoryServer {
                     String::new()
                 } else {
                     format!(" · {} due for review", s.due.len())
+                } + &if ws.config.ignored.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " · settings ignored (unknown to this trilogy, perhaps from a newer one): {}",
+                        ws.config.ignored.join(", ")
+                    )
                 };
                 Ok((serde_json::to_value(&s).unwrap_or(Value::Null), text))
             }
