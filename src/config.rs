@@ -2,7 +2,9 @@
 //! built-in defaults → user file → workspace `trilogy.toml` → `TRILOGY_*` environment →
 //! command-line `--set key=value`. TOML, snake_case, the original camelCase names accepted.
 //!
-//! An unknown key or a wrong type is an error naming the file (or variable) and the key.
+//! A wrong type or value is an error naming the file (or variable) and the key. An unknown key
+//! is a warning in a repository's `trilogy.toml` and an error in the user's own file
+//! (`unknown`).
 //! This module reads files and the environment handed to it; it never prints.
 
 use std::collections::BTreeMap;
@@ -15,9 +17,11 @@ use crate::model::Lang;
 
 mod recall;
 mod review;
+mod unknown;
 mod user;
 pub use recall::{RECALL_HOSTS, RecallPlaces};
 pub use review::{Mode, ReviewMode};
+use unknown::Unknown;
 pub use user::{USER_MAX_BYTES, USER_ONLY, UserScope};
 
 /// How the workspace root is found from the current directory.
@@ -255,37 +259,35 @@ pub fn canonical_key(key: &str) -> Option<&'static str> {
         .map(|(snake, _)| *snake)
 }
 
-/// Unknown keys of a layer: refused, or (lenient) collected here as ``` `key` in file ```.
-enum Unknown<'a> {
-    Refuse,
-    Skip(&'a mut Vec<String>),
-}
-
 /// Validate one layer (types, unknown keys) and return it with canonical key names.
 fn layer(table: toml::Table, source: &str, mut unknown: Unknown) -> Result<toml::Table> {
     let cfg_err = |message: String| Error::Config {
         source_name: source.to_string(),
         message,
     };
+    let names: Vec<&str> = KEYS.iter().map(|(s, _)| *s).collect();
     let mut out = toml::Table::new();
-    for (k, v) in table {
+    for (k, mut v) in table {
         let Some(canon) = canonical_key(&k) else {
-            if let Unknown::Skip(ignored) = &mut unknown {
-                let file = Path::new(source)
-                    .file_name()
-                    .map_or(source.into(), |f| f.to_string_lossy());
-                ignored.push(format!("`{k}` in {file}"));
-                continue;
-            }
-            let valid = KEYS.iter().map(|(s, _)| *s).collect::<Vec<_>>().join(", ");
-            return Err(cfg_err(format!("unknown key `{k}`; valid keys: {valid}")));
+            unknown.meet(&k, source, &names).map_err(cfg_err)?;
+            continue;
         };
+        if canon == "review_mode"
+            && let toml::Value::Table(t) = &mut v
+        {
+            for sub in review::unknown_keys(t) {
+                unknown
+                    .meet(&format!("{k}.{sub}"), source, &review::KEYS)
+                    .map_err(cfg_err)?;
+                t.remove(&sub);
+            }
+        }
         // type check each key on its own, so the error names this source and key
         let mut one = toml::Table::new();
         one.insert(canon.to_string(), v.clone());
         Config::deserialize(toml::Value::Table(one)).map_err(|e| {
             cfg_err(format!(
-                "key `{k}`: {}",
+                "key `{k}`: {}; give it a value of that kind, or delete the line",
                 e.to_string().trim().replace('\n', " ")
             ))
         })?;
@@ -519,11 +521,13 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
             source_name: name.clone(),
             message: e.to_string().trim().replace('\n', " "),
         })?;
-        let unknown = match args.lenient {
+        let of_workspace = Some(file) == args.workspace_file.as_ref();
+        // a repository's file may come from a newer trilogy: what this one does not know is
+        // skipped with a warning; the user's own file is refused unless the load is lenient
+        let unknown = match args.lenient || of_workspace {
             true => Unknown::Skip(&mut ignored),
             false => Unknown::Refuse,
         };
-        let of_workspace = Some(file) == args.workspace_file.as_ref();
         let mut table = table;
         if of_workspace {
             warnings.extend(user::drop_user_only(&mut table, &name));
@@ -760,12 +764,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let f = write(dir.path(), "t.toml", "sessions_max = 3\n");
         let e = load(&LoadArgs {
-            workspace_file: Some(f.clone()),
+            user_file: Some(f.clone()),
             ..Default::default()
         })
         .unwrap_err()
         .to_string();
         assert!(e.contains("t.toml") && e.contains("sessions_max"), "{e}");
+        assert!(e.contains("did you mean `sessions_max_entries`?"), "{e}");
         let f = write(dir.path(), "u.toml", "inject_budget_bytes = \"big\"\n");
         let e = load(&LoadArgs {
             workspace_file: Some(f),
@@ -775,6 +780,55 @@ mod tests {
         .to_string();
         assert!(
             e.contains("u.toml") && e.contains("inject_budget_bytes"),
+            "{e}"
+        );
+        assert!(e.contains("delete the line"), "says how to fix it: {e}");
+    }
+
+    #[test]
+    fn a_repositorys_unknown_keys_are_warnings_at_any_depth_and_the_users_own_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = "lang = \"en\"\nsesions_max_entries = 3\n[review_mode]\ndecisions = \"propose\"\nprojects = \"propose\"\n";
+        let f = write(dir.path(), "trilogy.toml", text);
+        let loaded = load(&LoadArgs {
+            workspace_file: Some(f),
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(loaded.config.lang, Lang::En);
+        assert_eq!(loaded.config.review_mode.decisions, Mode::Propose);
+        assert_eq!(
+            loaded.config.ignored,
+            [
+                "`review_mode.projects` in trilogy.toml (did you mean `review_mode.project`?)",
+                "`sesions_max_entries` in trilogy.toml (did you mean `sessions_max_entries`?)",
+            ]
+        );
+        let mine = write(dir.path(), "config.toml", text);
+        let e = load(&LoadArgs {
+            user_file: Some(mine),
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("config.toml") && e.contains("unknown key `review_mode.projects`"),
+            "{e}"
+        );
+        // a known key's bad value stays an error in a repository's file
+        let bad = write(
+            dir.path(),
+            "trilogy.toml",
+            "[review_mode]\ndecisions = \"later\"\n",
+        );
+        let e = load(&LoadArgs {
+            workspace_file: Some(bad),
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("trilogy.toml") && e.contains("review_mode"),
             "{e}"
         );
     }
@@ -788,7 +842,7 @@ mod tests {
             "lang = \"en\"\nnewer_setting = 1\n[newer_table]\nx = 2\n",
         );
         let strict = load(&LoadArgs {
-            workspace_file: Some(f.clone()),
+            user_file: Some(f.clone()),
             ..Default::default()
         })
         .unwrap_err()
@@ -798,7 +852,7 @@ mod tests {
             "{strict}"
         );
         let loaded = load(&LoadArgs {
-            workspace_file: Some(f),
+            user_file: Some(f),
             lenient: true,
             ..Default::default()
         })

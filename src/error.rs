@@ -119,7 +119,10 @@ pub enum Error {
     #[error("{0}")]
     NotFound(String),
     /// A memory file that cannot be parsed.
-    #[error("{}:{line}: {reason}; the file was left untouched: fix it by hand, then rerun", path.display())]
+    #[error(
+        "{}:{line}: {reason}; the file was left untouched: fix it by hand, then rerun",
+        shown_path(path)
+    )]
     Unparseable {
         path: PathBuf,
         line: usize,
@@ -128,7 +131,7 @@ pub enum Error {
     /// A write that would overwrite an unparseable file.
     #[error(
         "refusing to write {}: it does not parse ({reason} at line {line}); nothing was changed. If a program is still saving it, wait until it is done; otherwise fix the file by hand (`trilogy doctor` shows what is wrong), then rerun",
-        path.display()
+        shown_path(path)
     )]
     WouldOverwrite {
         path: PathBuf,
@@ -145,25 +148,25 @@ pub enum Error {
     /// Lock wait exceeded.
     #[error(
         "workspace busy: another trilogy process held {} for more than {waited_ms} ms; nothing was changed, retry (or raise lock_timeout_ms)",
-        path.display()
+        shown_path(path)
     )]
     Busy { path: PathBuf, waited_ms: u64 },
     /// The memory files kept changing while trilogy tried to write them.
     #[error(
         "the files in {} kept changing while trilogy was writing them ({attempts} attempts); nothing was changed: retry when the other writer is done",
-        path.display()
+        shown_path(path)
     )]
     FilesChanging { path: PathBuf, attempts: usize },
     /// A filesystem failure on a named path.
-    #[error("{}: {message}", path.display())]
+    #[error("{}: {message}", shown_path(path))]
     Io { path: PathBuf, message: String },
     /// A failure inside the store.
-    #[error("store {}: {message}", path.display())]
+    #[error("store {}: {message}", shown_path(path))]
     Store { path: PathBuf, message: String },
     /// The store file is damaged (cut short, pages overwritten).
     #[error(
         "store {} is damaged ({detail}); run `trilogy doctor --fix`: it keeps the damaged file aside, rebuilds the store from the Markdown and recovers what history it can",
-        path.display()
+        shown_path(path)
     )]
     StoreDamaged { path: PathBuf, detail: String },
     /// A bug.
@@ -173,6 +176,33 @@ pub enum Error {
     /// applying its batch), passed on as it was said, with its kind.
     #[error("{message}")]
     Relayed { kind: ErrorKind, message: String },
+}
+
+/// `text` (a path, a file name) as it may be printed to a terminal: a control character (an
+/// escape sequence, a line break) or a character that reorders text (a bidi override) is
+/// written as its escape (`\u{1b}`, `\n`), so a file named to look like something else, or to
+/// drive the terminal, is shown as what it is. Everything else is kept as it is.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| {
+        c.is_control()
+            || matches!(c as u32, 0x61C | 0x200E | 0x200F | 0x202A..=0x202E | 0x2066..=0x2069)
+    };
+    if !text.chars().any(hidden) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match hidden(c) {
+            true => out.extend(c.escape_debug()),
+            false => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// A path as it may be printed to a terminal (see [`printable`]).
+pub fn shown_path(path: &std::path::Path) -> String {
+    printable(&path.display().to_string()).into_owned()
 }
 
 impl Error {
@@ -210,5 +240,22 @@ impl Error {
     /// Shorthand for [`Error::BadInput`].
     pub fn bad_input(msg: impl Into<String>) -> Error {
         Error::BadInput(msg.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_is_printed_with_its_control_and_reordering_characters_escaped() {
+        assert_eq!(printable("memory/项目 notes.md"), "memory/项目 notes.md");
+        assert_eq!(
+            printable("a\u{1b}[31mred\u{7}\nb.md"),
+            "a\\u{1b}[31mred\\u{7}\\nb.md"
+        );
+        assert_eq!(printable("x\u{202e}dm.exe"), "x\\u{202e}dm.exe");
+        let e = Error::io("/w/\u{1b}]0;pwned\u{7}.md", std::io::Error::other("gone"));
+        assert_eq!(e.to_string(), "/w/\\u{1b}]0;pwned\\u{7}.md: gone");
     }
 }

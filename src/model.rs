@@ -337,11 +337,6 @@ pub fn area_name(raw: &str) -> String {
         .collect()
 }
 
-/// The key a topic is matched by: composed (NFC), lowercase, inner white space one space.
-pub fn topic_key(raw: &str) -> String {
-    area_name(raw).to_lowercase()
-}
-
 /// Longest topic, in characters.
 pub const MAX_TOPIC_CHARS: usize = 80;
 

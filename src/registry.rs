@@ -1,7 +1,8 @@
 //! The workspace registry: which workspaces trilogy has seen (`init`, a session-start hook,
 //! an MCP server, the panel's init and import), for the panel's list. Never memory: a lost or
 //! corrupt registry loses only the list, so it reads as empty and is rewritten whole (temp file
-//! + rename, no fsync) on the next write.
+//! then rename, no fsync) on the next write. A write holds the registry's lock file
+//! (`registry.json.lock` beside it) from its read to its rename, so writers at once merge.
 //!
 //! Ours lives at `$TRILOGY_REGISTRY`, else `$XDG_DATA_HOME/trilogy/registry.json`, else
 //! `~/.local/share/trilogy/registry.json`. The original plugin's (`$DSH_HOME/trilogy/
@@ -158,8 +159,38 @@ pub fn touch(
     touch_at(&path, root, memory_dir, boot_block_file, always)
 }
 
+/// Hold the lock of the registry at `path` (`registry.json.lock` beside it) while `f` reads,
+/// changes and writes it: processes recording workspaces at once (twenty `init`s) each add
+/// their row to what the one before wrote, none writes over another's.
+fn locked<T>(path: &Path, f: impl FnOnce() -> Result<T>) -> Result<T> {
+    let dir = path.parent().ok_or_else(|| {
+        Error::bad_input(format!("registry path {} has no folder", path.display()))
+    })?;
+    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".lock");
+    let lock_path = dir.join(name);
+    let lock = crate::workspace::open_lock_file(&lock_path)?;
+    lock.lock().map_err(|e| Error::io(&lock_path, e))?;
+    // the lock is let go when `lock` is closed, on return or on a panic
+    f()
+}
+
 /// [`touch`] in the registry at `path`.
 fn touch_at(
+    path: &Path,
+    root: &Path,
+    memory_dir: &Path,
+    boot_block_file: &str,
+    always: bool,
+) -> Result<bool> {
+    locked(path, || {
+        touch_locked(path, root, memory_dir, boot_block_file, always)
+    })
+}
+
+/// [`touch_at`] with the registry's lock held.
+fn touch_locked(
     path: &Path,
     root: &Path,
     memory_dir: &Path,
@@ -322,11 +353,18 @@ pub fn find(env: &[(String, String)], root: &str) -> Option<Row> {
 pub fn forget(env: &[(String, String)], root: &str) -> Result<Option<Row>> {
     let mut found = None;
     for p in [path(env), original_path(env)].into_iter().flatten() {
-        let mut reg = load(&p);
-        if let Some(row) = reg.workspaces.remove(root) {
-            save(&p, &reg)?;
-            found = found.or(Some(row));
+        if !p.exists() {
+            continue;
         }
+        let removed = locked(&p, || {
+            let mut reg = load(&p);
+            let row = reg.workspaces.remove(root);
+            if row.is_some() {
+                save(&p, &reg)?;
+            }
+            Ok(row)
+        })?;
+        found = found.or(removed);
     }
     Ok(found)
 }

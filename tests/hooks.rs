@@ -196,6 +196,40 @@ fn host_sequence_start_prompt_tool_stop_prompt_compact() {
     assert_eq!(shown["source"], "compact");
 }
 
+/// Regression: a session whose working directory a host reported as `<ws>/../beside` was
+/// given `<ws>`'s memory (the walk up went through `<ws>/..` to `<ws>`).
+#[test]
+fn a_session_in_a_folder_beside_the_workspace_is_not_given_its_memory() {
+    let parent = tempfile::tempdir().unwrap();
+    let ws = Ws {
+        dir: tempfile::Builder::new()
+            .prefix("ws-")
+            .tempdir_in(parent.path())
+            .unwrap(),
+        ..Ws::new()
+    };
+    ws.ok(&["init"]);
+    ws.ok(&[
+        "checkpoint",
+        "--session-done",
+        "OWL-ENTRY of this workspace; tested",
+    ]);
+    std::fs::create_dir(parent.path().join("beside")).unwrap();
+    let start = |session: &str, cwd: String| {
+        let p = json!({"session_id": session, "hook_event_name": "SessionStart", "source": "startup",
+            "cwd": cwd, "transcript_path": "/nonexistent"});
+        let (out, code) = hook(&ws, "claude", "session-start", &p.to_string(), &[]);
+        assert_eq!(code, 0, "hooks always exit 0");
+        out
+    };
+    let root = ws.root().display().to_string();
+    let beside = start("s-beside", format!("{root}/../beside"));
+    assert!(!beside.contains("OWL-ENTRY"), "{beside}");
+    // through a `.` or a `..` that comes back, it is the workspace
+    let here = start("s-here", format!("{root}/./memory/.."));
+    assert!(here.contains("OWL-ENTRY"), "{here}");
+}
+
 #[test]
 fn hook_input_that_is_wrong_exits_zero_prints_nothing_and_writes_nothing() {
     let ws = Ws::new();

@@ -264,6 +264,37 @@ fn cline_dry_run_lists_where_each_file_goes_and_writes_nothing() {
     );
 }
 
+/// Regression: a source file named with terminal escape sequences drove the terminal of the
+/// person previewing the import; its name is printed with them escaped.
+#[test]
+fn a_source_file_name_with_terminal_escapes_is_printed_escaped() {
+    let (_dir, root) = fixture("cline");
+    let bank = root.join("memory-bank");
+    let odd = "notes\u{1b}]0;owned\u{7}\u{1b}[2J.md";
+    std::fs::rename(bank.join("notes-from-call.md"), bank.join(odd)).unwrap();
+    let ws = Ws::init();
+    let out = ws.run(&[
+        "import",
+        "--from",
+        "cline",
+        bank.to_str().unwrap(),
+        "--dry-run",
+    ]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let shown = text(&out.stdout);
+    assert!(
+        !shown.contains('\u{1b}') && !shown.contains('\u{7}'),
+        "raw escapes printed: {shown:?}"
+    );
+    assert!(
+        shown.contains("notes\\u{1b}]0;owned\\u{7}\\u{1b}[2J.md"),
+        "the name, escaped: {shown}"
+    );
+    // the JSON keeps the name as it is (JSON escapes it itself)
+    let v = import(&ws, "cline", &bank, &["--dry-run"]);
+    assert!(v.to_string().contains("notes\\u001b]0;owned"), "{v}");
+}
+
 #[test]
 fn cline_import_puts_each_piece_where_the_mapping_says() {
     let (_d, root) = fixture("cline");

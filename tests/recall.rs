@@ -502,6 +502,83 @@ fn memory_recall_answers_over_mcp_and_masks_secrets() {
     assert_eq!(bad["isError"], true, "{bad}");
 }
 
+#[test]
+fn a_codex_session_in_a_folder_beside_the_workspace_is_not_the_workspaces() {
+    let ws = Ws::init();
+    let cwd = root(&ws);
+    let session = |id: &str, dir: &str, said: &str| {
+        format!(
+            "{}\n{}\n",
+            json!({"timestamp":"2026-11-30T10:00:00Z","type":"session_meta","payload":{"id":id,"cwd":dir}}),
+            json!({"timestamp":"2026-11-30T10:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":said}]}})
+        )
+    };
+    let day = ws.home().join(".codex/sessions/2026/11/30");
+    // `<ws>/../other` is a folder beside the workspace; `<ws>/src/..` is the workspace
+    write(
+        &day.join("rollout-beside.jsonl"),
+        session(
+            "b1",
+            &format!("{cwd}/../other"),
+            "the ocelot of the project beside",
+        )
+        .as_bytes(),
+    );
+    write(
+        &day.join("rollout-here.jsonl"),
+        session("h1", &format!("{cwd}/src/.."), "the ocelot of this project").as_bytes(),
+    );
+    let hits = recall(&ws, &["ocelot", "--limit", "20"]);
+    let texts: Vec<String> = said(&hits).into_iter().map(|s| s.3).collect();
+    assert_eq!(texts, ["the ocelot of this project"], "{hits:?}");
+}
+
+#[test]
+fn every_line_of_a_pasted_private_key_is_masked_in_recall() {
+    let ws = Ws::init();
+    let cwd = root(&ws);
+    let body: Vec<String> = (0..6)
+        .map(|i| {
+            format!("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ{i}AAAAAAAABAAAAMwAAAAtzc2gtZW")
+        })
+        .collect();
+    let key = format!(
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n{}\n-----END OPENSSH PRIVATE KEY-----",
+        body.join("\n")
+    );
+    // a key pasted whole, then the rest of one whose BEGIN line went in an earlier message
+    let lines = [
+        json!({"type":"user","cwd":cwd,"sessionId":"k1","message":{"content":format!("the deploy key for walrus staging is\n{key}\nuse it once")}}),
+        json!({"type":"user","cwd":cwd,"sessionId":"k1","message":{"content":format!("and the walrus backup key ends with\n{}\n-----END OPENSSH PRIVATE KEY-----", body[2..].join("\n"))}}),
+        json!({"type":"user","cwd":cwd,"sessionId":"k1","message":{"content":"walrus rotation is due"}}),
+    ];
+    let transcript: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    write(
+        &claude_file(&ws).with_file_name("k1.jsonl"),
+        transcript.as_bytes(),
+    );
+    let leaked = |shown: &str| {
+        body.iter().any(|l| shown.contains(l.as_str())) || shown.contains("-----END OPENSSH")
+    };
+    let hits = recall(&ws, &["walrus", "--limit", "10"]);
+    assert_eq!(hits.len(), 3, "{hits:?}");
+    let json = Value::Array(hits).to_string();
+    assert!(!leaked(&json), "--json: {json}");
+    assert!(
+        json.contains("use it once") && json.contains("rotation is due"),
+        "{json}"
+    );
+    let human = ws.ok(&["recall", "walrus", "--limit", "10"]);
+    assert!(!leaked(&human), "{human}");
+    assert!(
+        human.contains("the deploy key for walrus staging is"),
+        "{human}"
+    );
+    let r = ws.mcp_tool("s1", "memory_recall", json!({"query":"walrus","limit":10}));
+    assert_ne!(r["isError"], true, "{r}");
+    assert!(!leaked(&r.to_string()), "memory_recall: {r}");
+}
+
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let Ok(rd) = std::fs::read_dir(dir) else {

@@ -55,12 +55,30 @@ fn a_checkpoint_in_the_home_folder_is_refused_and_creates_nothing() {
     assert_eq!(names(home.path()), before);
 }
 
+/// What a first command writes in a workspace's root: the memory folder, the store's folder,
+/// the settings and the instructions file the boot block goes into.
+const OURS: [&str; 5] = [
+    "memory",
+    ".trilogy",
+    "trilogy.toml",
+    "AGENTS.md",
+    ".gitattributes",
+];
+
+/// Which of [`OURS`] are in `dir` (a shared folder is never listed whole: other programs and
+/// tests create and delete their own files there meanwhile).
+fn ours_in(dir: &Path) -> Vec<&'static str> {
+    OURS.into_iter()
+        .filter(|n| dir.join(n).symlink_metadata().is_ok())
+        .collect()
+}
+
 #[test]
 fn the_filesystem_root_and_system_folders_are_refused() {
     let home = tempfile::tempdir().unwrap();
     let state = tempfile::tempdir().unwrap();
     for root in ["/", "/etc", "/usr", "/tmp"] {
-        let before = names(Path::new(root));
+        let before = ours_in(Path::new(root));
         let out = trilogy(home.path(), state.path(), state.path())
             .args(["--root", root, "checkpoint", "--session-done", "x; tested"])
             .output()
@@ -70,8 +88,24 @@ fn the_filesystem_root_and_system_folders_are_refused() {
             text(&out.stderr).contains("trilogy keeps no memory in"),
             "{root}"
         );
-        assert_eq!(names(Path::new(root)), before, "{root}");
+        assert_eq!(ours_in(Path::new(root)), before, "{root}");
     }
+    // nothing at all is created: the refusal comes before any file is touched, as a folder
+    // of this test's own shows (the folder above the home folder is refused the same way)
+    let private = tempfile::tempdir().unwrap();
+    let above = private.path().join("above");
+    let inner_home = above.join("home");
+    std::fs::create_dir_all(&inner_home).unwrap();
+    let before = names(&above);
+    let out = trilogy(&inner_home, state.path(), state.path())
+        .arg("--root")
+        .arg(&above)
+        .args(["checkpoint", "--session-done", "x; tested"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("trilogy keeps no memory in"));
+    assert_eq!(names(&above), before);
 }
 
 #[test]

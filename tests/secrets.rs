@@ -5,6 +5,7 @@
 mod common;
 
 use common::{Ws, text};
+use serde_json::json;
 
 /// A GitHub token shaped like a real one, built at run time from a fixed seed.
 fn token() -> String {
@@ -74,9 +75,11 @@ fn a_hand_written_token_is_reported_kept_out_of_search_and_injection_until_remov
     );
     assert!(!report.contains(&token), "{report}");
 
-    // kept: the file and the store still hold what the person wrote
+    // kept: the file and the store still hold what the person wrote; `read` shows it masked
     assert!(ws.read("SESSIONS.md").contains(&token));
-    assert!(ws.ok(&["read", "SESSIONS.md"]).contains(&token));
+    let read = ws.ok(&["read", "SESSIONS.md"]);
+    assert!(read.contains("release pushed with ghp_…"), "{read}");
+    assert!(!read.contains(&token), "{read}");
 
     // but search and the session-start block leave that entry out
     let found = hits(&ws, "lighthouse");
@@ -118,6 +121,98 @@ fn a_token_in_a_project_section_is_reported_and_left_out() {
     assert_eq!(v["secrets"][0]["file"], "PROJECT.md", "{v}");
     assert!(!ws.ok(&["inject"]).contains(&token));
     assert!(hits(&ws, "deploy").iter().all(|h| !h.contains("ghp_")));
+}
+
+/// A private key block shaped like an OpenSSH one, generated: the block and its body lines.
+fn key_block() -> (String, Vec<String>) {
+    let alphabet: Vec<char> = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+        .chars()
+        .collect();
+    let mut x: u64 = 0x51_7cc1_b727_220a;
+    let body: Vec<String> = (0..5)
+        .map(|_| {
+            (0..70)
+                .map(|_| {
+                    x = x
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    alphabet[((x >> 33) % 64) as usize]
+                })
+                .collect()
+        })
+        .collect();
+    let block = format!(
+        "-----BEGIN OPENSSH PRIVATE KEY-----\n{}\n-----END OPENSSH PRIVATE KEY-----",
+        body.join("\n")
+    );
+    (block, body)
+}
+
+/// Whether `shown` holds none of `secrets`.
+fn holds_none(shown: &str, secrets: &[String]) -> bool {
+    secrets.iter().all(|s| !shown.contains(s.as_str()))
+}
+
+#[test]
+fn a_credential_written_into_user_md_or_a_memory_file_is_masked_wherever_an_agent_reads_it() {
+    let ws = Ws::init();
+    ws.ok(&[
+        "user",
+        "add",
+        "--section",
+        "环境",
+        "--line",
+        "gh is logged in as alice",
+    ]);
+    let token = token();
+    let (key, body) = key_block();
+    let mut secrets = body.clone();
+    secrets.push(token.clone());
+    secrets.push("-----END OPENSSH".into());
+    // typed into USER.md and PROJECT.md by hand
+    let user = std::fs::read_to_string(ws.user_md()).unwrap();
+    let user = user.replace(
+        "gh is logged in as alice",
+        &format!("gh is logged in as alice with {token}\n{key}"),
+    );
+    std::fs::write(ws.user_md(), user).unwrap();
+    let project = ws.read("PROJECT.md");
+    let edited = project.replacen("暂无", &format!("deploy key:\n{key}"), 1);
+    assert_ne!(edited, project);
+    ws.write("PROJECT.md", &edited);
+
+    for (args, what) in [
+        (json!({"file":"USER.md"}), "USER.md"),
+        (json!({"file":"USER.md","section":"环境"}), "USER.md § 环境"),
+        (json!({"file":"PROJECT.md"}), "PROJECT.md"),
+    ] {
+        let r = ws.mcp_tool("s1", "memory_read", args);
+        assert_ne!(r["isError"], true, "{what}: {r}");
+        let shown = r.to_string();
+        assert!(holds_none(&shown, &secrets), "{what}: {shown}");
+        // the rest of the file is there, the credential's place marked
+        assert!(shown.contains("gh is logged in as alice") || what == "PROJECT.md");
+        assert!(
+            shown.contains("ghp_…") || what == "PROJECT.md",
+            "{what}: {shown}"
+        );
+    }
+    for args in [
+        vec!["read", "USER.md"],
+        vec!["read", "USER.md", "--section", "环境"],
+        vec!["read", "USER.md", "--json"],
+        vec!["read", "PROJECT.md"],
+        vec!["read", "--json"],
+        vec!["user", "show"],
+        vec!["user", "show", "--json"],
+    ] {
+        let shown = ws.ok(&args);
+        assert!(holds_none(&shown, &secrets), "{args:?}: {shown}");
+    }
+    // the files keep what the person wrote
+    let kept = std::fs::read_to_string(ws.user_md()).unwrap();
+    assert!(kept.contains(&token) && kept.contains(&body[3]));
+    assert!(ws.read("PROJECT.md").contains(&body[3]));
 }
 
 #[test]

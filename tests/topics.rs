@@ -76,6 +76,116 @@ fn a_second_live_decision_on_a_topic_is_refused_naming_the_first_and_accepted_wh
     assert_eq!(new["fields"]["topic"], "storage engine", "{new}");
 }
 
+/// The live decisions in DECISIONS.md: (heading, topic).
+fn live(ws: &Ws) -> Vec<(String, String)> {
+    let read = ws.json(&["read", "DECISIONS.md", "-n", "50"]);
+    (read["entries"].as_array().unwrap().iter())
+        .filter(|e| e["state"] == "live")
+        .map(|e| {
+            (
+                e["heading"].as_str().unwrap().to_string(),
+                e["fields"]["topic"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_decision_never_supersedes_itself() {
+    let ws = Ws::init();
+    let choice = serde_json::json!({"choice": "Keep the cache in memory", "because": "restarts are rare", "topic": "cache"});
+    let first = decide(&ws, serde_json::json!({"decisions": [choice]}));
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    let id = serde_json::from_slice::<serde_json::Value>(&first.stdout).unwrap()["ids"][0]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let heading = live(&ws)[0].0.clone();
+    // the same decision naming itself, by id, heading or choice: refused, nothing written
+    for needle in [id.as_str(), heading.as_str(), "keep the cache in memory"] {
+        let before = ws.snapshot();
+        let mut d = choice.clone();
+        d["supersedes"] = needle.into();
+        let out = decide(&ws, serde_json::json!({"decisions": [d]}));
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{needle}: {}",
+            text(&out.stdout)
+        );
+        let err = text(&out.stderr);
+        assert!(err.contains("cannot supersede itself"), "{needle}: {err}");
+        assert_eq!(ws.snapshot(), before, "{needle}: nothing was written");
+        assert_eq!(
+            live(&ws).len(),
+            1,
+            "{needle}: the decision is still in force"
+        );
+    }
+    // a new decision naming its own choice when no other decision has it: refused as well
+    let out = decide(
+        &ws,
+        serde_json::json!({"decisions": [{"choice": "Log to stderr", "supersedes": "Log to stderr"}]}),
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("cannot supersede itself"));
+
+    // a new decision of the same choice, better argued, supersedes the first; its retry is a
+    // no-op that leaves the new one in force
+    let mut better = choice.clone();
+    better["because"] = "restarts are rare and the data is rebuilt in a second".into();
+    better["supersedes"] = "Keep the cache in memory".into();
+    for attempt in 0..2 {
+        let out = decide(&ws, serde_json::json!({"decisions": [better.clone()]}));
+        assert!(
+            out.status.success(),
+            "attempt {attempt}: {}",
+            text(&out.stderr)
+        );
+        let now = live(&ws);
+        assert_eq!(now.len(), 1, "attempt {attempt}: {now:?}");
+        assert_eq!(now[0].1, "cache");
+    }
+    assert!(ws.read("DECISIONS.md").contains("rebuilt in a second"));
+}
+
+#[test]
+fn invisible_characters_or_full_width_letters_do_not_open_a_second_decision_on_a_topic() {
+    let ws = Ws::init();
+    let first = decide(
+        &ws,
+        serde_json::json!({"decisions": [{"choice": "Use redb", "topic": "Storage engine"}]}),
+    );
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    for (i, topic) in [
+        "Storage\u{200B} engine",
+        "Sto\u{200D}rage engine",
+        "Stor\u{AD}age engine",
+        "\u{200F}Storage engine\u{202C}",
+        "\u{FEFF}Storage engine",
+        "Ｓｔｏｒａｇｅ　ｅｎｇｉｎｅ",
+    ]
+    .iter()
+    .enumerate()
+    {
+        let out = decide(
+            &ws,
+            serde_json::json!({"decisions": [{"choice": format!("Use sqlite {i}"), "topic": topic}]}),
+        );
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{topic:?}: {}",
+            text(&out.stdout)
+        );
+        assert!(text(&out.stderr).contains("Use redb"), "{topic:?}");
+    }
+    assert_eq!(live(&ws).len(), 1, "{:?}", live(&ws));
+}
+
 #[test]
 fn one_call_cannot_hold_two_live_decisions_on_one_topic() {
     let ws = Ws::init();

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, printable};
 use crate::ops::bundle::{self, ImportMode, ImportOutcome};
 use crate::ops::clear::ClearOutcome;
 use crate::ops::import::{Outcome as SourceOutcome, Source};
@@ -221,6 +221,8 @@ pub fn import(env: &Env, a: ImportArgs) -> Result<()> {
     format::print(env, &out, import_summary)
 }
 
+/// What an import from another tool's files did (or would do): its source files' names are
+/// the person's own, printed with their control characters escaped.
 fn source_summary(o: &SourceOutcome) -> String {
     let mut lines = vec![format!(
         "{} from {}{}",
@@ -229,7 +231,7 @@ fn source_summary(o: &SourceOutcome) -> String {
         } else {
             "imported"
         },
-        o.path,
+        printable(&o.path),
         if o.dry_run {
             " (dry run: nothing written)"
         } else {
@@ -253,13 +255,15 @@ fn source_summary(o: &SourceOutcome) -> String {
         };
         lines.push(format!(
             "  {mark} {}: {}{state}{note}  ← {}",
-            i.to, i.text, i.from
+            i.to,
+            i.text,
+            printable(&i.from)
         ));
     }
     if !o.skipped.is_empty() {
         lines.push("skipped:".into());
         for s in &o.skipped {
-            lines.push(format!("  - {}: {}", s.from, s.reason));
+            lines.push(format!("  - {}: {}", printable(&s.from), s.reason));
         }
     }
     let tail = if o.dry_run {

@@ -341,6 +341,11 @@ fn build_env(cli: &Cli) -> Result<Env> {
         lenient: false,
     };
     let (ws, loaded, _) = crate::workspace::open_located(&wanted, &env, &cli.g.set)?;
+    for key in &loaded.config.ignored {
+        eprintln!(
+            "trilogy: warning: setting {key} is unknown to this trilogy (perhaps from a newer one) and was ignored"
+        );
+    }
     // a fresh clone's first command rebuilds the store from the Markdown, its first search the
     // index: show how far it is
     let mut bar = progress::Bar::stderr("reading the memory files", cli.g.json);

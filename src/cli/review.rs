@@ -14,14 +14,18 @@ pub const REVIEW_HELP: &str = "\
 Where `review_mode` says `propose` (e.g. `[review_mode] decisions = \"propose\"` in
 trilogy.toml), an agent's checkpoint of that kind is checked as a direct write and kept as a
 proposal: not in the memory files, not in the block as fact. This is a workflow gate, not a
-security boundary: an agent's file tools can edit the memory files as a person can.
+security boundary: an agent's file tools can edit the memory files as a person can. Lines an
+agent proposes for USER.md (your memory in every project) can come from any repository's
+agent: `--all` leaves them for you to name (`--user`, or their id).
 
 Examples:
   trilogy review list                 pending proposals and open reports
   trilogy review show p1a2b3c         one proposal, whole
   trilogy review accept p1a2b3c       write it as the agent's checkpoint would have
   trilogy review accept p1a2 --edit   change its text in $EDITOR first
-  trilogy review accept --all         accept every pending proposal, oldest first
+  trilogy review accept --all         accept this workspace's pending proposals, oldest first
+  trilogy review accept --user        accept the pending USER.md lines (any repository's agents'),
+                                      each shown with the repository and session it came from
   trilogy review reject p1a2 --why \"we keep the old cache\"
   trilogy review close 3              mark report #3 as dealt with";
 
@@ -43,11 +47,14 @@ enum ReviewCmd {
     /// Write a proposal as a direct write would have (its date kept, you as the actor)
     Accept {
         /// The proposal's id (or its first characters)
-        #[arg(required_unless_present = "all")]
+        #[arg(required_unless_present_any = ["all", "user"])]
         id: Option<String>,
-        /// Accept every pending proposal, oldest first
+        /// Accept this workspace's pending proposals, oldest first (USER.md lines only with --user)
         #[arg(long, conflicts_with_all = ["id", "edit", "text"])]
         all: bool,
+        /// Accept the pending USER.md lines, from whichever repository's agent proposed them
+        #[arg(long, conflicts_with_all = ["id", "edit", "text"])]
+        user: bool,
         /// Edit its text (a choice, a Done, a PROJECT line) in $EDITOR first
         #[arg(long, conflicts_with = "text")]
         edit: bool,
@@ -78,8 +85,15 @@ fn line(p: &Proposal) -> String {
         .as_deref()
         .map(|w| format!("\n    not accepted last time: {w}"))
         .unwrap_or_default();
+    // a USER.md line can come from any repository: where from is said beside it
+    let from = match p.kind {
+        crate::model::ProposalKind::User => gate::origin(p)
+            .map(|o| format!("\n    from {o}"))
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
     format!(
-        "{}  {:<8} {}{times}  (proposed {}{}){problem}",
+        "{}  {:<8} {}{times}  (proposed {}{}){from}{problem}",
         p.id,
         p.kind.as_str(),
         first,
@@ -89,6 +103,18 @@ fn line(p: &Proposal) -> String {
             s => format!(", {}", s.as_str()),
         }
     )
+}
+
+/// An accepted proposal in a line (with where a USER.md line came from).
+fn accepted(a: &gate::Accepted) -> String {
+    let mut s = format!("accepted {}: {}", a.id, a.written.join("; "));
+    if a.kind == "user" {
+        s.push_str(&format!(" — {}", a.text));
+        if let Some(from) = gate::origin_of(a.repository.as_deref(), a.session.as_deref()) {
+            s.push_str(&format!(" (from {from})"));
+        }
+    }
+    s
 }
 
 /// The main text of a proposal, for `--edit`.
@@ -177,44 +203,7 @@ pub fn review(env: &Env, a: ReviewArgs) -> Result<()> {
                 )
             })
         }
-        ReviewCmd::Accept { all: true, .. } => {
-            let pending = gate::list(&env.ws, false)?.proposals;
-            let mut done = Vec::new();
-            let mut failed = Vec::new();
-            for p in pending {
-                match gate::accept(&env.ws, "cli", &p.id, None) {
-                    Ok(w) => {
-                        format::warn_sync(&w.report);
-                        done.push(w.value);
-                    }
-                    Err(e) => failed.push(serde_json::json!({"id": p.id, "error": e.to_string()})),
-                }
-            }
-            let v = serde_json::json!({"accepted": done, "left_pending": failed});
-            format::print(env, &v, |_| {
-                let mut out: Vec<String> = done
-                    .iter()
-                    .map(|a| format!("accepted {}: {}", a.id, a.written.join("; ")))
-                    .collect();
-                out.extend(
-                    failed
-                        .iter()
-                        .map(|f| format!("left pending {}: {}", f["id"], f["error"])),
-                );
-                if out.is_empty() {
-                    out.push("(no pending proposals)".into());
-                }
-                out.join("\n")
-            })?;
-            if failed.is_empty() {
-                Ok(())
-            } else {
-                Err(Error::bad_input(format!(
-                    "{} proposal(s) left pending",
-                    failed.len()
-                )))
-            }
-        }
+        ReviewCmd::Accept { all, user, .. } if all || user => accept_many(env, all, user),
         ReviewCmd::Accept {
             id, edit: e, text, ..
         } => {
@@ -226,7 +215,7 @@ pub fn review(env: &Env, a: ReviewArgs) -> Result<()> {
             let w = gate::accept(&env.ws, "cli", &id, text.as_deref())?;
             format::warn_sync(&w.report);
             format::print(env, &w.value, |a| {
-                let mut s = format!("accepted {}: {}", a.id, a.written.join("; "));
+                let mut s = accepted(a);
                 for warning in &a.warnings {
                     s.push_str(&format!("\nwarning: {warning}"));
                 }
@@ -247,5 +236,60 @@ pub fn review(env: &Env, a: ReviewArgs) -> Result<()> {
             let r = ops::close_report(&env.ws, "cli", n)?;
             format::print(env, &r, format::closed_report)
         }
+    }
+}
+
+/// `accept --all` (this workspace's pending proposals) and `--user` (the pending USER.md
+/// lines), oldest first; USER.md lines not asked for are named, with where they came from.
+fn accept_many(env: &Env, all: bool, user: bool) -> Result<()> {
+    let (take, unnamed) = gate::pending_to_accept(&env.ws, all, user)?;
+    let mut done = Vec::new();
+    let mut failed = Vec::new();
+    for p in take {
+        match gate::accept(&env.ws, "cli", &p.id, None) {
+            Ok(w) => {
+                format::warn_sync(&w.report);
+                done.push(w.value);
+            }
+            Err(e) => failed.push(serde_json::json!({"id": p.id, "error": e.to_string()})),
+        }
+    }
+    let not_named: Vec<serde_json::Value> = (unnamed.iter())
+        .map(|p| {
+            serde_json::json!({
+                "id": p.id,
+                "text": p.text.lines().next().unwrap_or_default(),
+                "repository": ops::proposed_from(p),
+                "session": p.session,
+            })
+        })
+        .collect();
+    let v = serde_json::json!({"accepted": done, "left_pending": failed, "user_not_accepted": not_named});
+    format::print(env, &v, |_| {
+        let mut out: Vec<String> = done.iter().map(accepted).collect();
+        out.extend(
+            failed
+                .iter()
+                .map(|f| format!("left pending {}: {}", f["id"], f["error"])),
+        );
+        if !unnamed.is_empty() {
+            out.push(format!(
+                "not accepted: {} USER.md line(s) proposed by agents (your memory in every project); read each, then `trilogy review accept ID` or `trilogy review accept --user`:",
+                unnamed.len()
+            ));
+            out.extend(unnamed.iter().map(|p| format!("  {}", line(p))));
+        }
+        if out.is_empty() {
+            out.push("(no pending proposals)".into());
+        }
+        out.join("\n")
+    })?;
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::bad_input(format!(
+            "{} proposal(s) left pending",
+            failed.len()
+        )))
     }
 }

@@ -26,6 +26,17 @@ pub struct ReviewMode {
     pub user: Mode,
 }
 
+/// The keys of `[review_mode]`.
+pub(super) const KEYS: [&str; 4] = ["decisions", "project", "sessions", "user"];
+
+/// The keys of a `[review_mode]` table this trilogy does not know.
+pub(super) fn unknown_keys(t: &toml::Table) -> Vec<String> {
+    (t.keys())
+        .filter(|k| !KEYS.contains(&k.as_str()))
+        .cloned()
+        .collect()
+}
+
 impl Default for ReviewMode {
     fn default() -> ReviewMode {
         ReviewMode {

@@ -280,8 +280,10 @@ pub(crate) fn open_session(
     reply: &mut Reply,
 ) -> Result<(Workspace, bool)> {
     let host_dirs = crate::workspace::host_dirs(env);
+    // `<ws>/../other` is `other`, whatever folders its parts name on the way
     let cwd = cwd
         .or_else(|| host_dirs.first().cloned())
+        .map(|c| crate::workspace::lexical(&c))
         .ok_or_else(|| Error::bad_input("no cwd in the hook input"))?;
     let fixed = pinned::root(env, host, id);
     if fixed.is_none() && !cwd.is_dir() {

@@ -242,6 +242,9 @@ impl MemoryServer {
         };
         let (ws, _, _) =
             crate::workspace::open_located(&wanted, &self.setup.env, &self.setup.overrides)?;
+        for key in &ws.config.ignored {
+            tracing::warn!("setting {key} is unknown to this trilogy and was ignored");
+        }
         if ws.has_memory() {
             crate::registry::touch_quietly(&self.setup.env, &ws, false);
         }
@@ -436,6 +439,13 @@ impl MemoryServer {
                     String::new()
                 } else {
                     format!(" · {} due for review", s.due.len())
+                } + &if ws.config.ignored.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " · settings ignored (unknown to this trilogy, perhaps from a newer one): {}",
+                        ws.config.ignored.join(", ")
+                    )
                 };
                 Ok((serde_json::to_value(&s).unwrap_or(Value::Null), text))
             }

@@ -35,7 +35,7 @@ pub use checkpoint::drain;
 pub use checkpoint::{
     CheckpointInput, CheckpointOutcome, DecisionInput, MAX_BATCH_BYTES, MAX_FIELD_BYTES,
     MAX_SECTION_BYTES, ProjectInput, SessionInput, archive_overflow, checkpoint, parse_input,
-    proposal_id, validate,
+    proposal_id, proposed_from, validate,
 };
 pub(crate) use checkpoint::{apply_direct, user_lines};
 pub use query::{

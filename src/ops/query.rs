@@ -79,10 +79,13 @@ pub enum ReadOutput {
     },
 }
 
-/// Read part of the memory.
+/// Read part of the memory, as an agent (or a person at the terminal) is given it: a
+/// credential written into a file by hand is masked, every line of a key block (the file keeps
+/// it, and `status` names it; see [`super::secrets`]).
 pub fn read(ws: &Workspace, target: &ReadTarget) -> Result<Written<ReadOutput>> {
     let lang = ws.lang();
-    let out = ws.read(|r| read_in(r, ws, target, lang))?;
+    let mut out = ws.read(|r| read_in(r, ws, target, lang))?;
+    mask_credentials(&mut out.value);
     let file = match target {
         ReadTarget::File(f) => Some(*f),
         ReadTarget::Section(_) => Some(FileKind::Project),
@@ -96,6 +99,33 @@ pub fn read(ws: &Workspace, target: &ReadTarget) -> Result<Written<ReadOutput>> 
         });
     }
     Ok(out)
+}
+
+/// Mask what looks like a credential in what `read` returns.
+fn mask_credentials(out: &mut ReadOutput) {
+    // masks `s` in place; whether it held a credential
+    let mask = |s: &mut String| {
+        let m = crate::secrets::masked(s);
+        let changed = m != *s;
+        *s = m;
+        changed
+    };
+    match out {
+        ReadOutput::File(f) => {
+            mask(&mut f.content);
+        }
+        ReadOutput::Section(s) => {
+            mask(&mut s.heading);
+            mask(&mut s.text);
+        }
+        ReadOutput::Entries { entries, .. } => {
+            for e in entries {
+                if mask(&mut e.heading) | mask(&mut e.body) {
+                    e.fields = crate::model::read_fields(&e.body);
+                }
+            }
+        }
+    }
 }
 
 /// Read from an open snapshot (also what benchmarks call in-process).
@@ -428,6 +458,10 @@ pub fn log(ws: &Workspace, q: &LogQuery) -> Result<LogView> {
                 let mut revisions = r.section_history(&key)?;
                 revisions.reverse();
                 revisions.truncate(q.limit);
+                // as `read` shows the section: a credential in it masked
+                for v in &mut revisions {
+                    v.body = crate::secrets::masked(&v.body);
+                }
                 return Ok(LogView::History { key, revisions });
             }
             let events = match &q.id {

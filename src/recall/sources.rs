@@ -287,9 +287,11 @@ pub fn gemini_projects(base: &Path, root: &Path) -> Vec<(PathBuf, Option<String>
 }
 
 /// Whether a line whose working directory is `cwd` belongs to the workspace at `root`: `cwd`
-/// is `root` or inside it, and no folder between them is a project of its own (a nested
+/// (its `.` and `..` parts taken off) is `root` or inside it, and no folder between them is a project of its own (a nested
 /// repository, or a folder trilogy keeps memory in).
 pub fn belongs(root: &Path, cwd: &Path) -> bool {
+    // `<root>/../other` is not inside the root
+    let cwd = crate::workspace::lexical(cwd);
     let Ok(rest) = cwd.strip_prefix(root) else {
         return false;
     };
@@ -325,6 +327,9 @@ mod tests {
         assert!(!belongs(root, &root.join("vendor/lib")));
         assert!(!belongs(root, &root.join("vendor/lib/x")));
         assert!(!belongs(root, Path::new("/elsewhere")));
+        assert!(!belongs(root, &root.join("../other")));
+        assert!(!belongs(root, &root.join("src/../../other")));
+        assert!(belongs(root, &root.join("src/../src/./deep")));
         assert_eq!(
             claude_slug(Path::new("/home/a/my proj_1")),
             "-home-a-my-proj-1"

@@ -5,8 +5,9 @@
 //! It must never say "clean" of text a rule would flag. Every token rule matches inside one
 //! run of at least 15 token characters holding the rule's literal part (`ghp_`, `AKIA`, `xox`,
 //! …); the other rules need a URL with a password (`://` and `@`), an authorization header,
-//! a private key header, or a secret-sounding name with a long value holding a digit. Text
-//! with disguising characters (zero-width, full-width letters) always goes to the patterns.
+//! a private key's BEGIN or END line, or a secret-sounding name with a long value holding a
+//! digit. Text with disguising characters (zero-width, full-width letters) always goes to the
+//! patterns.
 
 /// Literal parts of the token formats (see `rules`): a run holding none of them and too plain
 /// to be an unlabelled key cannot match a token rule.
@@ -124,6 +125,7 @@ pub(super) fn may_hold(text: &str) -> bool {
     }
     let lower = text.to_ascii_lowercase();
     if text.contains("-----BEGIN")
+        || text.contains("-----END")
         || lower.contains("authoriz")
         || (text.contains("://") && text.contains('@'))
     {

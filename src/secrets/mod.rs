@@ -6,8 +6,10 @@
 //! Pure: no I/O. The text is normalised before matching (invisible format characters removed,
 //! full-width and other compatibility forms folded) so light obfuscation does not get
 //! through, and findings are located in the text as written. The families are in `rules`;
-//! what tells a real value from a placeholder or a name is in `entropy`.
+//! what tells a real value from a placeholder or a name is in `entropy`; a private key is a
+//! finding over every line of its block (`block`).
 
+mod block;
 mod entropy;
 mod gate;
 mod normalize;
@@ -20,7 +22,7 @@ use std::sync::OnceLock;
 use regex::{Regex, RegexSet};
 
 use crate::model::{EntryRecord, SectionRecord};
-use rules::{Check, MIN_ASSIGNED, RULES};
+use rules::{Check, KEY_BEGIN, KEY_END, MIN_ASSIGNED, RULES};
 
 /// A credential found in some input text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -185,15 +187,21 @@ fn located(text: &str) -> Vec<(std::ops::Range<usize>, Finding)> {
     if hay != text {
         hits = c.set.matches(hay);
     }
-    // (start, rule, end) in the normalised text
-    let mut spans: Vec<(usize, usize, usize)> = Vec::new();
+    // (start, rule, end, masked) in the normalised text
+    let mut spans: Vec<(usize, usize, usize, String)> = Vec::new();
     for i in hits.iter().filter(|i| *i < RULES.len()) {
         for caps in c.rule(i).captures_iter(hay) {
             let Some(m) = caps.name("s").or_else(|| caps.get(0)) else {
                 continue;
             };
             if passes(RULES[i].check, m.as_str()) && !local_default(RULES[i].check, &caps) {
-                spans.push((m.start(), i, m.end()));
+                // a key's marker line stands for its whole block, every line of it masked
+                let (start, end) = match i {
+                    KEY_BEGIN => (m.start(), block::end_of(hay, m.end())),
+                    KEY_END => (block::start_of(hay, m.start()), m.end()),
+                    _ => (m.start(), m.end()),
+                };
+                spans.push((start, i, end, mask(m.as_str())));
             }
         }
     }
@@ -201,7 +209,7 @@ fn located(text: &str) -> Vec<(std::ops::Range<usize>, Finding)> {
     let mut out = Vec::new();
     let mut covered = 0;
     let mut prev_line_end = (0, 1); // (byte offset of a line start, its number)
-    for (start, i, end) in spans {
+    for (start, i, end, masked) in spans {
         if start < covered {
             continue;
         }
@@ -220,7 +228,7 @@ fn located(text: &str) -> Vec<(std::ops::Range<usize>, Finding)> {
             kind: RULES[i].kind,
             line,
             column: text[line_start..at].chars().count() + 1,
-            masked: mask(&hay[start..end]),
+            masked,
         };
         out.push((at..until, f));
     }

@@ -50,6 +50,8 @@ pub(super) const RULES: &[Rule] = &[
         r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
         Always,
     ),
+    // the END line alone: the rest of a key whose BEGIN line is not in the text
+    rule("a private key block", super::block::END, Always),
     rule(
         "an AWS access key id",
         r"\b(?P<s>(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)[A-Z2-7]{16})\b",
@@ -326,6 +328,10 @@ pub(super) const RULES: &[Rule] = &[
         Assigned,
     ),
 ];
+
+/// The rules whose finding is widened to the whole key block (see `block`).
+pub(super) const KEY_BEGIN: usize = 0;
+pub(super) const KEY_END: usize = 1;
 
 /// Shortest assigned value reported (characters).
 pub(super) const MIN_ASSIGNED: usize = 16;

@@ -552,3 +552,54 @@ fn masked_replaces_every_credential_and_keeps_the_rest() {
     let end = format!("token {a}");
     assert!(!masked(&end).contains(&a[8..]), "{}", masked(&end));
 }
+
+/// A private key block of `lines` body lines, generated: its BEGIN line, body, END line.
+fn key_block(kind: &str, lines: usize, seed: u64) -> (String, Vec<String>) {
+    let body: Vec<String> = (0..lines).map(|i| r(B64, 70, seed + i as u64)).collect();
+    let text = format!(
+        "-----BEGIN {kind}PRIVATE KEY-----\n{}\n-----END {kind}PRIVATE KEY-----",
+        body.join("\n")
+    );
+    (text, body)
+}
+
+#[test]
+fn every_line_of_a_private_key_block_is_masked() {
+    for kind in ["", "RSA ", "OPENSSH ", "ENCRYPTED "] {
+        let (key, body) = key_block(kind, 6, 910);
+        let text = format!("here it is:\n{key}\nand then run ssh-add");
+        let out = masked(&text);
+        for line in &body {
+            assert!(!out.contains(line.as_str()), "{kind}: body shown: {out}");
+        }
+        assert!(!out.contains("-----END"), "{kind}: END line shown: {out}");
+        assert!(
+            out.starts_with("here it is:\n") && out.ends_with("\nand then run ssh-add"),
+            "{kind}: the text around it is kept: {out}"
+        );
+        // one finding for the block, on its BEGIN line
+        let all = find_all(&text);
+        assert_eq!(all.len(), 1, "{all:?}");
+        assert_eq!((all[0].kind, all[0].line), ("a private key block", 2));
+    }
+}
+
+#[test]
+fn a_key_block_cut_short_or_without_its_begin_line_is_masked_too() {
+    let (key, body) = key_block("OPENSSH ", 5, 920);
+    // no END line: the body lines after the BEGIN line
+    let cut = &key[..key.find("-----END").unwrap()];
+    let out = masked(&format!("{cut}Thanks, that is all of it"));
+    assert!(body.iter().all(|l| !out.contains(l.as_str())), "{out}");
+    assert!(out.ends_with("\nThanks, that is all of it"), "{out}");
+    // no BEGIN line (a message holding the rest of a key): the body lines above its END
+    let rest = &key[key.find('\n').unwrap() + 1..];
+    let text = format!("the rest of the key:\n{rest}\nthat is it");
+    let out = masked(&text);
+    assert!(body.iter().all(|l| !out.contains(l.as_str())), "{out}");
+    assert!(!out.contains("-----END"), "{out}");
+    assert!(out.starts_with("the rest of the key:\n"), "{out}");
+    assert!(out.ends_with("\nthat is it"), "{out}");
+    let f = find(&text).expect("the rest of a key is a finding");
+    assert_eq!((f.kind, f.line, f.column), ("a private key block", 2, 1));
+}

@@ -99,9 +99,12 @@ pub fn show(ws: &Workspace) -> Result<Shown> {
             .filter(|s| !s.removed)
             .map(|s| ShownSection {
                 heading: s.heading.clone(),
+                // a credential in it masked, as `read` shows it
                 lines: match crate::model::is_empty_body(s.text()) {
                     true => Vec::new(),
-                    false => s.text().lines().map(str::to_string).collect(),
+                    false => (crate::secrets::masked(s.text()).lines())
+                        .map(str::to_string)
+                        .collect(),
                 },
             })
             .collect();

@@ -111,6 +111,28 @@ pub fn refused_root(root: &Path, home: Option<&Path>) -> Option<&'static str> {
     None
 }
 
+/// `path` with its `.` parts dropped and each `..` taking off the part before it, without
+/// asking the filesystem: a working directory a host reports as `<ws>/../other` is `other`,
+/// not a folder inside `<ws>`. A `..` above the root stays at the root.
+pub fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                let popped =
+                    matches!(out.components().next_back(), Some(Component::Normal(_))) && out.pop();
+                if !popped && !out.has_root() {
+                    out.push("..");
+                }
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 fn same(a: &Path, b: &Path) -> bool {
     match (a.canonicalize(), b.canonicalize()) {
         (Ok(x), Ok(y)) => x == y,
@@ -299,6 +321,16 @@ mod tests {
         let root = outer.join("t");
         std::fs::create_dir_all(&root).unwrap();
         (t, root, Ceilings::of([outer]))
+    }
+
+    #[test]
+    fn dot_and_dot_dot_parts_are_taken_off_without_the_filesystem() {
+        let l = |p: &str| lexical(Path::new(p)).display().to_string();
+        assert_eq!(l("/w/ws/../other"), "/w/other");
+        assert_eq!(l("/w/ws/./src/../lib/"), "/w/ws/lib");
+        assert_eq!(l("/w/ws/.."), "/w");
+        assert_eq!(l("/../.."), "/");
+        assert_eq!(l("a/../../b"), "../b");
     }
 
     #[test]

@@ -30,7 +30,7 @@ use crate::store::{Reader, Store};
 pub use fence::{Fence, beneath, is_under};
 pub use fsio::{open_lock_file, write_atomic};
 pub use locate::{
-    CEILING_VAR, Ceilings, Found, Located, find_memory, holds_memory, locate, path_of_uri,
+    CEILING_VAR, Ceilings, Found, Located, find_memory, holds_memory, lexical, locate, path_of_uri,
     repository_root,
 };
 pub use scaffold::{

@@ -23,8 +23,8 @@ mod group;
 mod propose;
 mod validate;
 
-pub use propose::proposal_id;
 pub(crate) use propose::user_lines;
+pub use propose::{proposal_id, proposed_from};
 
 pub use validate::{MAX_BATCH_BYTES, MAX_FIELD_BYTES, MAX_SECTION_BYTES, parse_input, validate};
 
@@ -438,7 +438,7 @@ fn plan_decisions(tx: &Tx, decisions: &[DecisionInput]) -> Result<Vec<Planned>> 
         let heading = decision_heading(tx.today, &one_line(&d.choice));
         let body = decision_body(d, lang, tx.today);
         let target = match &d.supersedes {
-            Some(s) => find_decision(tx, s, i, &heading)?,
+            Some(s) => find_decision(tx, s, i, &heading, &body)?,
             None => None,
         };
         out.push((heading, body, target));
@@ -499,24 +499,24 @@ fn record(
 }
 
 /// The live decision `needle` names; `None` when this very call already superseded it (a retry).
+/// A decision never supersedes itself: naming the decision being written (it is stored
+/// already, or its choice is the same text) is refused, unless this is a retry.
 fn find_decision(
     tx: &Tx,
     needle: &str,
     i: usize,
     new_heading: &str,
+    new_body: &str,
 ) -> Result<Option<crate::model::EntryRecord>> {
     let live = tx
         .store()
         .file_entries(FileKind::Decisions, 0, usize::MAX)?;
+    let itself = model::entry_id(EntryKind::Decision, new_heading, new_body);
     let n = needle.trim();
     let lower = n.to_lowercase();
-    let hit = live.iter().find(|e| {
-        e.id == n
-            || e.heading == n
-            || e.heading
-                .split_once(" — ")
-                .is_some_and(|(_, choice)| choice.to_lowercase() == lower)
-    });
+    let names = |e: &&crate::model::EntryRecord| e.id == n || names_self(n, &lower, &e.heading);
+    // the decision being written (a retry finds it stored) is not a decision it can supersede
+    let hit = live.iter().filter(|e| e.id != itself).find(names);
     match hit {
         Some(e) if e.state == State::Live => Ok(Some(e.clone())),
         Some(e) if e.superseded_by.as_deref() == Some(new_heading) => Ok(None),
@@ -524,6 +524,11 @@ fn find_decision(
             "decisions[{i}].supersedes: `{n}` is already superseded by {}",
             e.superseded_by.as_deref().unwrap_or("another decision")
         ))),
+        None if n == itself || names_self(n, &lower, new_heading) => {
+            Err(Error::bad_input(format!(
+                "decisions[{i}].supersedes: `{n}` names this decision itself; a decision cannot supersede itself: name the earlier decision it replaces (its id or heading from `trilogy read DECISIONS.md`), or leave `supersedes` out"
+            )))
+        }
         None => {
             let list = live
                 .iter()
@@ -537,6 +542,15 @@ fn find_decision(
             )))
         }
     }
+}
+
+/// Whether a `supersedes` of `n` (`lower` lowercased) names the decision whose heading is
+/// `heading`, by the heading or by its choice.
+fn names_self(n: &str, lower: &str, heading: &str) -> bool {
+    n == heading
+        || heading
+            .split_once(" — ")
+            .is_some_and(|(_, choice)| choice.to_lowercase() == lower)
 }
 
 /// Apply one PROJECT edit; `dry`: only check it (a proposal), writing nothing.

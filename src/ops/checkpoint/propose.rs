@@ -106,9 +106,20 @@ pub(crate) fn user_lines(
             Some(r) => format!("USER.md § {}: `{r}` becomes `{}`", l.section.trim(), l.line),
             None => format!("USER.md § {}: add `{}`", l.section.trim(), l.line),
         };
-        out_stage(tx, l, format!("{what}\nfrom {from}"), out)?;
+        out_stage(tx, l, format!("{what}\n{FROM}{from}"), out)?;
     }
     Ok(())
+}
+
+/// How a USER.md proposal's text names the repository it came from, on its last line.
+const FROM: &str = "from ";
+
+/// The repository a USER.md proposal came from, as its text names it.
+pub fn proposed_from(p: &Proposal) -> Option<&str> {
+    if p.kind != ProposalKind::User {
+        return None;
+    }
+    p.text.lines().last()?.strip_prefix(FROM)
 }
 
 fn out_stage(tx: &mut Tx, l: &UserLine, text: String, out: &mut CheckpointOutcome) -> Result<()> {

@@ -120,6 +120,56 @@ pub struct Accepted {
     pub written: Vec<String>,
     pub entries: Vec<String>,
     pub warnings: Vec<String>,
+    /// What was proposed, in a line (the proposal's first line).
+    pub text: String,
+    /// Where a USER.md line came from: the repository and the agent session that proposed it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repository: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<String>,
+}
+
+/// Where a proposal came from, for a person deciding on it: `repository R, session S` (a
+/// USER.md line names its repository; any proposal its session when known).
+pub fn origin(p: &Proposal) -> Option<String> {
+    origin_of(crate::ops::proposed_from(p), p.session.as_deref())
+}
+
+/// [`origin`] from its parts.
+pub fn origin_of(repository: Option<&str>, session: Option<&str>) -> Option<String> {
+    let parts: Vec<String> = [
+        repository.map(|r| format!("repository {r}")),
+        session.map(|s| format!("session {s}")),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    (!parts.is_empty()).then(|| parts.join(", "))
+}
+
+/// The pending proposals `review accept --all` (`workspace`) and `--user` (`user`) take:
+/// the workspace's own, and USER.md lines only when asked for by name. The second list holds
+/// the USER.md lines left for the person to name.
+pub fn pending_to_accept(
+    ws: &Workspace,
+    workspace: bool,
+    user: bool,
+) -> Result<(Vec<Proposal>, Vec<Proposal>)> {
+    let pending = list(ws, false)?.proposals;
+    let (theirs, ours): (Vec<Proposal>, Vec<Proposal>) =
+        (pending.into_iter()).partition(|p| p.kind == ProposalKind::User);
+    let mut take = match workspace {
+        true => ours,
+        false => Vec::new(),
+    };
+    match user {
+        true => {
+            take.extend(theirs);
+            take.sort_by(|a, b| a.proposed_at.cmp(&b.proposed_at).then(a.id.cmp(&b.id)));
+            Ok((take, Vec::new()))
+        }
+        false => Ok((take, theirs)),
+    }
 }
 
 /// The checkpoint a proposal makes, its main text replaced by `text` when given (a choice,
@@ -230,6 +280,9 @@ pub fn accept(
                 written: out.written,
                 entries: out.ids,
                 warnings: out.warnings,
+                text: p.text.lines().next().unwrap_or_default().to_string(),
+                repository: crate::ops::proposed_from(&p).map(str::to_string),
+                session: p.session.clone(),
             })
         })
     });

@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use crate::model::{EntryKind, EntryRecord, FileKind, State, read_fields, topic_key};
+use unicode_normalization::UnicodeNormalization;
+
+use crate::model::{EntryKind, EntryRecord, FileKind, State, read_fields};
 use crate::ops::DecisionInput;
 use crate::store::Reader;
 
@@ -16,6 +18,27 @@ pub struct TopicConflict {
     pub topic: String,
     /// The live decisions on it, newest first: `id date — choice`.
     pub decisions: Vec<String>,
+}
+
+/// The key a topic is matched by: what it reads as, whatever a keyboard or a paste put in it.
+/// Invisible characters are dropped (zero-width space and joiners, soft hyphen, bidi marks,
+/// variation selectors: Unicode's default-ignorable code points), compatibility forms folded
+/// (NFKC: full-width letters, ligatures, the ideographic space), case folded to lowercase,
+/// white space runs made one space.
+pub fn topic_key(raw: &str) -> String {
+    let visible: String = raw.chars().filter(|c| !default_ignorable(*c)).collect();
+    let lower = visible.nfkc().collect::<String>().to_lowercase();
+    let folded: String = lower.nfkc().collect();
+    folded.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Unicode's Default_Ignorable_Code_Point: characters that render as nothing.
+fn default_ignorable(c: char) -> bool {
+    matches!(c as u32,
+        0xAD | 0x34F | 0x61C | 0x115F..=0x1160 | 0x17B4..=0x17B5 | 0x180B..=0x180F
+        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F
+        | 0xFEFF | 0xFFA0 | 0xFFF0..=0xFFF8 | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A
+        | 0xE0000..=0xE0FFF)
 }
 
 /// The topic a decision names, as written (`None` for sessions and decisions without one).
@@ -127,4 +150,28 @@ pub fn check(
         }));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn invisible_characters_and_compatibility_forms_do_not_make_another_topic() {
+        let plain = topic_key("Cache Policy");
+        for disguised in [
+            "Cache\u{200B} Policy",         // zero-width space
+            "Ca\u{200D}che Policy",         // zero-width joiner
+            "Cac\u{AD}he Policy",           // soft hyphen
+            "\u{200E}Cache Policy\u{202C}", // bidi marks
+            "\u{FEFF}cache  policy",        // BOM, case, double space
+            "Ｃａｃｈｅ Ｐｏｌｉｃｙ",      // full-width letters
+            "Cache\u{3000}Policy",          // ideographic space
+            "Cache Polic\u{FE0F}y",         // variation selector
+        ] {
+            assert_eq!(topic_key(disguised), plain, "{disguised:?}");
+        }
+        assert_ne!(topic_key("Cache Policies"), plain);
+        assert_eq!(topic_key("缓存　策略"), topic_key("缓存 策略"));
+    }
 }
