@@ -25,7 +25,14 @@ pub(super) fn set_aside(path: &Path) -> Result<std::path::PathBuf> {
 
 /// Keep the damaged store aside, rebuild the store from the Markdown, and fold into it what
 /// history can still be read from the damaged copy. Returns what was done, and what was lost.
+/// A store another process has open is left where it is: that process may be writing it.
 pub(super) fn rebuild_store(ws: &Workspace, store_path: &Path) -> Result<Vec<String>> {
+    if crate::store::held_open(store_path) {
+        return Ok(vec![format!(
+            "left {} where it is: another process has it open (an MCP server, the panel, a command still running); stop it, then run `trilogy doctor --fix` again",
+            store_path.display()
+        )]);
+    }
     let mut fixed = Vec::new();
     let aside = set_aside(store_path)?;
     fixed.push(format!(
@@ -48,8 +55,8 @@ pub(super) fn rebuild_store(ws: &Workspace, store_path: &Path) -> Result<Vec<Str
     fixed.push("rebuilt the store from the Markdown".into());
     if let Some(m) = merged {
         fixed.push(format!(
-            "recovered from the damaged store: {} entries no longer in the Markdown (restorable), {} section revisions, {} events, {} notes",
-            m.entries, m.section_revisions, m.events, m.reports
+            "recovered from the damaged store: {} entries no longer in the Markdown (restorable), the provenance of {} entries, {} section revisions, {} events, {} notes, {} proposals",
+            m.entries, m.provenance, m.section_revisions, m.events, m.reports, m.proposals
         ));
     }
     for lost in &salvage.lost {
