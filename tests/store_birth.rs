@@ -208,7 +208,7 @@ fn a_first_command_publishing_second_opens_the_store_published_first() {
     let mark = ws.state.path().join("whole-not-published");
     // the first command (a read, as a session start's) stops with its store whole but not yet
     // published
-    let mut first = ws
+    let first = ws
         .std_cmd()
         .env("TRILOGY_PAUSE_AT", "store-born-synced:5000")
         // stopped below while the other runs: its open is given time for that

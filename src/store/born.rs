@@ -30,12 +30,15 @@ const STALE: std::time::Duration = std::time::Duration::from_secs(600);
 /// Open the store at `path` for reading and writing, making it first when there is none.
 pub(super) fn open_or_create(path: &Path, builder: &dyn Fn() -> Builder) -> Result<Database> {
     for _ in 0..ATTEMPTS {
-        match std::fs::metadata(path) {
+        // the name itself: a link whose target is gone is there, and is not made again
+        match std::fs::symlink_metadata(path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => publish_new(path, builder)?,
             Err(e) => return Err(Error::io(path, e)),
             // an empty file is no store yet (an older trilogy stopped before growing it): redb
             // makes the store in it, under its own lock
-            Ok(m) if m.len() == 0 => return builder().create(path).map_err(|e| store_err(path, e)),
+            Ok(_) if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) => {
+                return builder().create(path).map_err(|e| store_err(path, e));
+            }
             Ok(_) => return builder().open(path).map_err(|e| store_err(path, e)),
         }
     }
