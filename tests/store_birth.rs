@@ -13,7 +13,8 @@ use std::path::{Path, PathBuf};
 use common::{Ws, text};
 
 /// The steps of making a store, in order (see `store::born`).
-const STEPS: [&str; 4] = [
+const STEPS: [&str; 5] = [
+    "store-born-named",
     "store-born-created",
     "store-born-committed",
     "store-born-synced",
@@ -103,7 +104,7 @@ fn assert_none_or_whole(store: &Path, step: &str) {
 #[test]
 fn a_first_command_killed_at_each_step_of_making_the_store_leaves_none_or_a_whole_one() {
     for step in STEPS {
-        for then in ["checkpoint", "doctor --fix"] {
+        for then in ["checkpoint", "status", "doctor --fix"] {
             let ws = fresh_clone();
             let files = ws.snapshot();
             killed_at(
@@ -123,6 +124,9 @@ fn a_first_command_killed_at_each_step_of_making_the_store_leaves_none_or_a_whol
             if then == "checkpoint" {
                 ws.ok(&["checkpoint", "--session-done", "after the kill; tested"]);
                 want += 1;
+            } else if then == "status" {
+                ws.ok(&["status"]);
+                assert_eq!(ws.snapshot(), files, "{step}: a read writes no file");
             } else {
                 let fixed = ws.run(&["doctor", "--fix"]);
                 assert!(

@@ -9,8 +9,10 @@
 //! neither ever overwrites a store the other has committed to. A process killed at any step
 //! leaves at most its private file, swept by the next creation once its maker is gone.
 //!
-//! Fault points (`TRILOGY_CRASH_AT`), in order: `store-born-created`, `store-born-committed`,
-//! `store-born-synced` (also a pause point, `TRILOGY_PAUSE_AT`), `store-born-published`.
+//! Fault points (`TRILOGY_CRASH_AT`), in order: `store-born-named` (the private file made,
+//! empty), `store-born-created` (redb made its store in it), `store-born-committed` (the first
+//! commit), `store-born-synced` (closed and durable; also a pause point, `TRILOGY_PAUSE_AT`),
+//! `store-born-published`.
 
 use std::path::Path;
 
@@ -78,6 +80,7 @@ fn publish_new(path: &Path, builder: &dyn Fn() -> Builder) -> Result<()> {
             // closed here, deleted when dropped: on every way out but a publish by link
             .into_temp_path()
     };
+    crash_point("store-born-named");
     let db = builder()
         .create(&private)
         .map_err(|e| store_err(&private, e))?;
