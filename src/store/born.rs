@@ -3,11 +3,12 @@
 //! redb makes a new database in place in steps — the file is grown, its header written, and the
 //! magic number last — so a process killed in between (a host's hook timeout on a fresh clone)
 //! leaves a file at the store's name that no redb opens. Here a new store is made under a
-//! private name beside its place, given its first commit, closed, made durable (file and
-//! folder), and only then published under the store's name without replacing anything there: of
-//! two first commands racing, one publishes and the other opens what the first published, so
-//! neither ever overwrites a store the other has committed to. A process killed at any step
-//! leaves at most its private file, swept by the next creation once its maker is gone.
+//! private name beside its place, given its first commit (this trilogy's layout and the store's
+//! identity), closed, made durable (file and folder), and only then published under the store's
+//! name without replacing anything there: of two first commands racing, one publishes and the
+//! other opens what the first published, so neither ever overwrites a store the other has
+//! committed to. A process killed at any step leaves at most its private file, swept by the
+//! next creation once its maker is gone.
 //!
 //! Fault points (`TRILOGY_CRASH_AT`), in order: `store-born-named` (the private file made,
 //! empty), `store-born-created` (redb made its store in it), `store-born-committed` (the first
@@ -19,7 +20,7 @@ use std::path::Path;
 use redb::{Builder, Database};
 use rustix::fs::{CWD, RenameFlags, renameat_with};
 
-use super::store_err;
+use super::{WriteTx, store_err};
 use crate::error::{Error, Result};
 use crate::workspace::{crash_point, pause_point};
 
@@ -85,8 +86,15 @@ fn publish_new(path: &Path, builder: &dyn Fn() -> Builder) -> Result<()> {
         .create(&private)
         .map_err(|e| store_err(&private, e))?;
     crash_point("store-born-created");
-    let first = db.begin_write().map_err(|e| store_err(&private, e))?;
-    first.commit().map_err(|e| store_err(&private, e))?;
+    // the first commit gives it this trilogy's layout and its own identity
+    let first = WriteTx {
+        txn: db.begin_write().map_err(|e| store_err(&private, e))?,
+        path: private.to_path_buf(),
+        meta_cache: Default::default(),
+        migrated: Default::default(),
+    };
+    super::migrate::migrate(&first)?;
+    first.commit()?;
     crash_point("store-born-committed");
     db.close().map_err(|e| store_err(&private, e))?;
     std::fs::File::open(&private)
@@ -159,6 +167,7 @@ fn gone(pid: i32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use redb::ReadableDatabase;
 
     fn builder() -> Builder {
         Database::builder()
@@ -169,6 +178,13 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("store.redb");
         let db = open_or_create(&path, &builder).unwrap();
+        // born with this trilogy's layout
+        let version = {
+            let r = db.begin_read().unwrap();
+            let t = r.open_table(super::super::tables::META).unwrap();
+            t.get("schema_version").unwrap().unwrap().value()
+        };
+        assert_eq!(version, super::super::SCHEMA_VERSION);
         drop(db);
         let names: Vec<String> = std::fs::read_dir(dir.path())
             .unwrap()
