@@ -192,6 +192,17 @@ fn overwrite(ws: &Ws, at: usize, with: &[u8]) {
 }
 
 #[test]
+fn a_store_with_zeroed_pages_is_a_store_error_and_doctor_fix_rebuilds_it() {
+    let ws = populated();
+    let len = std::fs::metadata(store(&ws)).unwrap().len() as usize;
+    // whole pages in the middle of the file, as a lost write leaves them
+    let (from, to) = (len / 4 / 4096 * 4096, len * 3 / 4 / 4096 * 4096);
+    overwrite(&ws, from, &vec![0; to - from]);
+    let report = assert_recovers(&ws, "zeroed pages");
+    assert!(report.contains("recover"), "{report}");
+}
+
+#[test]
 fn a_store_without_its_header_is_a_store_error_and_doctor_fix_rebuilds_it() {
     for (what, at, with) in [
         ("first 16 bytes zeroed", 0, vec![0u8; 16]),
@@ -210,10 +221,26 @@ fn a_store_without_its_header_is_a_store_error_and_doctor_fix_rebuilds_it() {
     }
 }
 
+/// Each live session's id with what only the store knows of it: when it was first seen, by
+/// whom, from where.
+fn provenance(ws: &Ws) -> Vec<String> {
+    let read = ws.json(&["read", "SESSIONS.md", "-n", "1000"]);
+    (read["entries"].as_array().unwrap().iter())
+        .map(|e| {
+            format!(
+                "{} {} {} {}",
+                e["id"], e["created_at"], e["actor"], e["provenance"]
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn doctor_fix_brings_back_the_history_of_a_store_it_sets_aside() {
     let ws = populated();
     let events = ws.event_count();
+    let known = provenance(&ws);
+    assert!(known[0].contains("\"cli\""), "{known:?}");
     // the start of the header overwritten: the rest of the file still holds every record
     overwrite(&ws, 0, &[0u8; 16]);
     let out = ws.run(&["status"]);
@@ -243,6 +270,7 @@ fn doctor_fix_brings_back_the_history_of_a_store_it_sets_aside() {
     assert_eq!(bodies, ["second state", "first state", "暂无"], "{history}");
     assert!(ws.event_count() >= events, "{report}");
     assert!(report.contains("the provenance of 12 entries"), "{report}");
+    assert_eq!(provenance(&ws), known);
     let log = ws.json(&["log", "-n", "1000"]);
     let ops: Vec<&str> = log["events"]
         .as_array()
