@@ -111,9 +111,11 @@ fn publish_new(path: &Path, builder: &dyn Fn() -> Builder) -> Result<()> {
 
 /// Give the store at `private` the name `path` unless `path` exists (then the store there is the
 /// one: `Ok` too). A rename that refuses to replace; a hard link where the filesystem has none.
+/// A private file swept meanwhile (its maker looked gone from another process's view) is `Ok`
+/// as well: nothing is published, and the caller makes another.
 fn publish(private: &Path, path: &Path) -> Result<()> {
     match renameat_with(CWD, private, CWD, path, RenameFlags::NOREPLACE) {
-        Ok(()) | Err(rustix::io::Errno::EXIST) => Ok(()),
+        Ok(()) | Err(rustix::io::Errno::EXIST | rustix::io::Errno::NOENT) => Ok(()),
         Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS | rustix::io::Errno::NOTSUP) => {
             match std::fs::hard_link(private, path) {
                 Ok(()) => Ok(()),
@@ -204,6 +206,10 @@ mod tests {
         std::fs::write(&private, b"mine").unwrap();
         publish(&private, &path).unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"published first");
+        // a private file swept meanwhile publishes nothing, and is no error
+        let fresh = dir.path().join("fresh.redb");
+        publish(&dir.path().join("swept"), &fresh).unwrap();
+        assert!(!fresh.exists());
     }
 
     #[test]
