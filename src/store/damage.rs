@@ -129,7 +129,7 @@ const RECOVERY_REQUIRED: u8 = 2;
 /// Where the two commit slots begin; each starts with the file format's version.
 const SLOTS: [usize; 2] = [64, 192];
 /// The file format redb 4.6 writes.
-const FORMAT: u8 = 3;
+pub(super) const FORMAT: u8 = 3;
 
 /// `Some(version)` when the store file at `path` is a redb file of a later format than this
 /// trilogy's redb reads (a newer trilogy made it): its magic number is whole and both commit

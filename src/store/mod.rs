@@ -13,7 +13,9 @@
 //! - `versions`: the recent versions of SESSIONS.md and DECISIONS.md, as entry ids.
 //!
 //! Layout: `tables` (definitions, keys, encoding), `reader` (reads and the read snapshot),
-//! `write` (the write transaction), `migrate` (older layouts).
+//! `write` (the write transaction), `migrate` (older layouts), `born` (a new store file, made
+//! whole before it is published), `damage` (damage told from refusals and from a newer
+//! trilogy's file), `salvage` (what a damaged file still gives).
 
 mod born;
 mod damage;
@@ -183,7 +185,10 @@ impl Store {
 /// write, see [`migrate`].) Such a store is never damage: it is for the newer trilogy.
 pub fn newer_format(path: &Path) -> Option<String> {
     damage::newer_format(path).map(|v| {
-        format!("the store was written by a newer trilogy (file format {v}, this one reads 3)")
+        format!(
+            "the store was written by a newer trilogy (file format {v}, this one reads {})",
+            damage::FORMAT
+        )
     })
 }
 

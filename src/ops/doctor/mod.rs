@@ -23,7 +23,7 @@ pub use hosts::resolves;
 mod repair;
 mod user;
 
-use repair::{rebuild_store, set_aside};
+use repair::{fix_damaged, set_aside};
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -545,18 +545,22 @@ pub fn doctor(ws: &Workspace, fix: bool) -> Result<Report> {
         ));
     }
     let store_path = ws.store_path();
-    if let StoreState::Damaged(_) = store_state(ws, &store_path) {
-        fixed.extend(rebuild_store(ws, &store_path)?);
-    }
+    // a newer trilogy's store, or one that cannot be used as it is, is left for the person
+    let usable = match store_state(ws, &store_path) {
+        StoreState::Damaged(_) => {
+            let (done, usable) = fix_damaged(ws, &store_path)?;
+            fixed.extend(done);
+            usable
+        }
+        StoreState::Healthy(_) | StoreState::Missing | StoreState::NeedsRepair(_) => true,
+        StoreState::Newer(_) | StoreState::Unusable(..) => false,
+    };
     // a memory file that must not be read (a link out, a FIFO, over the size cap) is left for
     // the person: the findings say what to do, and nothing is read or written through it
     let fenced = (FileKind::ALL.iter())
         .any(|f| fence::file_problem(ws, &ws.file_path(*f), false).is_some())
         || fence::file_problem(ws, &store_path, true).is_some()
-        || !matches!(
-            store_state(ws, &store_path),
-            StoreState::Healthy(_) | StoreState::Missing | StoreState::NeedsRepair(_)
-        );
+        || !usable;
     if !fenced {
         let synced = ws.write("doctor", |_| Ok(()))?;
         for w in &synced.report.written {

@@ -140,7 +140,7 @@ pub(super) fn fix(ws: &Workspace) -> Result<Vec<String>> {
     };
     let store = u.store_path();
     match store_state(u, &store) {
-        StoreState::Damaged(_) => repair::rebuild_store(u, &store),
+        StoreState::Damaged(_) => repair::fix_damaged(u, &store).map(|(done, _)| done),
         _ => Ok(Vec::new()),
     }
 }
