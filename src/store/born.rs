@@ -104,6 +104,8 @@ fn publish_new(path: &Path, builder: &dyn Fn() -> Builder) -> Result<()> {
     crash_point("store-born-synced");
     pause_point("store-born-synced");
     publish(&private, path)?;
+    // gone at once: after a publish by link, the store has a second name until then
+    drop(private);
     sync_dir(dir);
     crash_point("store-born-published");
     Ok(())
