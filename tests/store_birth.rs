@@ -294,3 +294,24 @@ fn first_commands_started_together_all_land_in_one_store() {
     assert_eq!(private_files(&state), Vec::<PathBuf>::new());
     assert!(ws.run(&["doctor"]).status.success());
 }
+
+#[test]
+fn an_empty_store_file_an_older_trilogy_left_is_made_into_the_store() {
+    for then in ["status", "doctor --fix"] {
+        let ws = fresh_clone();
+        let state = ws.root().join(".trilogy");
+        std::fs::create_dir_all(&state).unwrap();
+        std::fs::write(state.join("store.redb"), b"").unwrap();
+        let doctor = ws.run(&["doctor"]);
+        assert!(
+            text(&doctor.stdout).contains("no store at"),
+            "{then}: {}",
+            text(&doctor.stdout)
+        );
+        let args: Vec<&str> = then.split(' ').collect();
+        let out = ws.run(&args);
+        assert!(out.status.success(), "{then}: {}", text(&out.stderr));
+        assert_eq!(live(&ws, "SESSIONS.md").len(), 5, "{then}");
+        assert!(ws.run(&["doctor"]).status.success(), "{then}");
+    }
+}

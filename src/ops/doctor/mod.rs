@@ -123,6 +123,11 @@ fn store_state(ws: &Workspace, path: &Path) -> StoreState {
     if let Some((message, action)) = fence::file_problem(ws, path, true) {
         return StoreState::Unusable(message, action);
     }
+    // an empty file is no store yet (an older trilogy stopped before growing it): any command
+    // makes the store in it
+    if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+        return StoreState::Missing;
+    }
     if let Some(newer) = crate::store::newer_format(path) {
         return StoreState::Newer(newer);
     }
