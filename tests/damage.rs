@@ -1,7 +1,8 @@
-//! Damaged state: a store cut short or with pages overwritten, a store from a newer trilogy, a
-//! directory or a file where trilogy expects the other, and a search racing a rebuild of the
-//! index. Every command answers with a clear error naming the fix, `doctor` says what is wrong,
-//! `doctor --fix` recovers without throwing anything away, and searches never fail.
+//! Damaged state: a store cut short, with pages overwritten or without its header, a store from
+//! a newer trilogy, a directory or a file where trilogy expects the other, and a search racing a
+//! rebuild of the index. Every command answers with a clear error naming the fix, `doctor` says
+//! what is wrong, `doctor --fix` recovers without throwing anything away (and leaves a newer
+//! trilogy's store alone), and searches never fail.
 
 mod common;
 
@@ -182,32 +183,72 @@ fn a_store_with_garbage_pages_is_a_store_error_and_doctor_fix_rebuilds_it() {
     );
 }
 
+/// Overwrite `len` bytes of the store at `at` with `with`.
+fn overwrite(ws: &Ws, at: usize, with: &[u8]) {
+    let path = store(ws);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes[at..at + with.len()].copy_from_slice(with);
+    std::fs::write(&path, &bytes).unwrap();
+}
+
+#[test]
+fn a_store_with_zeroed_pages_is_a_store_error_and_doctor_fix_rebuilds_it() {
+    let ws = populated();
+    let len = std::fs::metadata(store(&ws)).unwrap().len() as usize;
+    // whole pages in the middle of the file, as a lost write leaves them
+    let (from, to) = (len / 4 / 4096 * 4096, len * 3 / 4 / 4096 * 4096);
+    overwrite(&ws, from, &vec![0; to - from]);
+    let report = assert_recovers(&ws, "zeroed pages");
+    assert!(report.contains("recover"), "{report}");
+}
+
+#[test]
+fn a_store_without_its_header_is_a_store_error_and_doctor_fix_rebuilds_it() {
+    for (what, at, with) in [
+        ("first 16 bytes zeroed", 0, vec![0u8; 16]),
+        ("wrong magic", 0, b"SQLite format 3\0".to_vec()),
+        // both commit slots and the start of the header overwritten: nothing can be read back
+        ("torn header", 0, vec![0xA5; 320]),
+        // the magic number whole, both commit slots torn
+        ("commit slots torn", 64, vec![0xA5; 256]),
+        // a grown file whose header was never written, as a killed first command left it
+        ("header never written", 0, vec![0; 4096]),
+    ] {
+        let ws = populated();
+        overwrite(&ws, at, &with);
+        let report = assert_recovers(&ws, what);
+        assert!(report.contains("recover"), "{what}: {report}");
+    }
+}
+
+/// Each live session's id with what only the store knows of it: when it was first seen, by
+/// whom, from where.
+fn provenance(ws: &Ws) -> Vec<String> {
+    let read = ws.json(&["read", "SESSIONS.md", "-n", "1000"]);
+    (read["entries"].as_array().unwrap().iter())
+        .map(|e| {
+            format!(
+                "{} {} {} {}",
+                e["id"], e["created_at"], e["actor"], e["provenance"]
+            )
+        })
+        .collect()
+}
+
 #[test]
 fn doctor_fix_brings_back_the_history_of_a_store_it_sets_aside() {
-    use trilogy::store::Store;
     let ws = populated();
     let events = ws.event_count();
-    let path = store(&ws);
-    {
-        // a store written by a newer trilogy: readable, but not by this one
-        let s = Store::open(&path, std::time::Duration::from_secs(5)).unwrap();
-        let w = s.write(std::time::Duration::from_secs(5)).unwrap();
-        w.set_meta("schema_version", 99).unwrap();
-        w.commit().unwrap();
-    }
+    let known = provenance(&ws);
+    assert!(known[0].contains("\"cli\""), "{known:?}");
+    // the start of the header overwritten: the rest of the file still holds every record
+    overwrite(&ws, 0, &[0u8; 16]);
     let out = ws.run(&["status"]);
     assert_eq!(out.status.code(), Some(8), "{}", text(&out.stderr));
     assert!(
-        text(&out.stderr).contains("doctor --fix"),
+        text(&out.stderr).contains("trilogy doctor --fix"),
         "{}",
         text(&out.stderr)
-    );
-    let doctor = ws.run(&["doctor"]);
-    assert_eq!(doctor.status.code(), Some(9), "{}", text(&doctor.stdout));
-    assert!(
-        text(&doctor.stdout).contains("newer trilogy"),
-        "{}",
-        text(&doctor.stdout)
     );
 
     let fixed = ws.run(&["doctor", "--fix"]);
@@ -216,7 +257,7 @@ fn doctor_fix_brings_back_the_history_of_a_store_it_sets_aside() {
     assert!(!report.contains("could not recover"), "{report}");
     assert_eq!(kept(&ws, "store.redb.damaged-").len(), 1, "{report}");
     // the entry deleted by hand is restorable again, the section keeps its revisions, the
-    // old events come before the rebuild's
+    // old events come before the rebuild's, every entry keeps its provenance
     let status = ws.json(&["status"]);
     assert_eq!(status["restorable"], 1, "{status}");
     let history = ws.json(&["log", "--section", "现状"]);
@@ -228,6 +269,8 @@ fn doctor_fix_brings_back_the_history_of_a_store_it_sets_aside() {
         .collect();
     assert_eq!(bodies, ["second state", "first state", "暂无"], "{history}");
     assert!(ws.event_count() >= events, "{report}");
+    assert!(report.contains("the provenance of 12 entries"), "{report}");
+    assert_eq!(provenance(&ws), known);
     let log = ws.json(&["log", "-n", "1000"]);
     let ops: Vec<&str> = log["events"]
         .as_array()
@@ -239,6 +282,55 @@ fn doctor_fix_brings_back_the_history_of_a_store_it_sets_aside() {
     let restored = ws.run(&["restore", &removed_id(&ws)]);
     assert!(restored.status.success(), "{}", text(&restored.stderr));
     assert!(ws.read("SESSIONS.md").contains("kestrel10"));
+}
+
+#[test]
+fn a_store_from_a_newer_trilogy_is_never_set_aside() {
+    use trilogy::store::{Reader, Store};
+    for newer in ["schema", "file format"] {
+        let ws = populated();
+        let path = store(&ws);
+        let mut entries = 0;
+        if newer == "schema" {
+            let s = Store::open(&path, std::time::Duration::from_secs(5)).unwrap();
+            let w = s.write(std::time::Duration::from_secs(5)).unwrap();
+            w.set_meta("schema_version", 99).unwrap();
+            w.commit().unwrap();
+            entries = s.read().unwrap().all_entries().unwrap().len();
+        } else {
+            // both commit slots name a later format of redb's file
+            overwrite(&ws, 64, &[4]);
+            overwrite(&ws, 192, &[4]);
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let out = ws.run(&["status"]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(8), "{newer}: {err}");
+        assert!(
+            err.contains("newer trilogy") && err.contains("upgrade trilogy"),
+            "{newer}: {err}"
+        );
+        for args in [&["doctor"][..], &["doctor", "--fix"]] {
+            let doctor = ws.run(args);
+            let report = text(&doctor.stdout);
+            assert_eq!(doctor.status.code(), Some(9), "{newer}: {args:?}: {report}");
+            assert!(report.contains("newer trilogy"), "{newer}: {report}");
+            assert!(report.contains("upgrade trilogy"), "{newer}: {report}");
+        }
+        assert!(kept(&ws, "store.redb.damaged-").is_empty(), "{newer}");
+        if newer == "schema" {
+            // opened by redb (which keeps its own bookkeeping in the file), never written to
+            let s = Store::open_read_only(&path).unwrap();
+            let r = s.read().unwrap();
+            assert_eq!(r.meta("schema_version").unwrap(), 99);
+            assert_eq!(r.all_entries().unwrap().len(), entries);
+        } else {
+            assert!(
+                std::fs::read(&path).unwrap() == bytes,
+                "{newer}: left as it was"
+            );
+        }
+    }
 }
 
 fn removed_id(ws: &Ws) -> String {
@@ -269,27 +361,27 @@ fn doctor_names_a_directory_where_a_memory_file_should_be() {
 }
 
 /// `trilogy doctor` run by a user the permissions bind: this one, or `nobody` through
-/// `setpriv` when this one is root (then the workspace is opened up to everyone first).
-fn doctor_as_a_bound_user(ws: &Ws, unreadable: &Path) -> Option<std::process::Output> {
+/// `setpriv` when this one is root (then the workspace is opened up to everyone first). Root
+/// without `setpriv` fails the test: permissions cannot be observed without it.
+fn doctor_as_a_bound_user(ws: &Ws, unreadable: &Path) -> std::process::Output {
     use std::os::unix::fs::PermissionsExt;
     let cmd = ws.std_cmd();
-    let mut run = if std::fs::read(unreadable).is_err() {
+    let bound = std::fs::read(unreadable).is_err();
+    let mut run = if bound {
         let mut c = std::process::Command::new(cmd.get_program());
         c.args(cmd.get_args());
         c
-    } else if Path::new("/usr/bin/setpriv").exists() {
+    } else {
         for entry in walk(ws.root()) {
             if entry != unreadable {
                 let mode = if entry.is_dir() { 0o777 } else { 0o666 };
                 std::fs::set_permissions(&entry, std::fs::Permissions::from_mode(mode)).unwrap();
             }
         }
-        let mut c = std::process::Command::new("/usr/bin/setpriv");
+        let mut c = std::process::Command::new("setpriv");
         c.args(["--reuid", "65534", "--regid", "65534", "--clear-groups"]);
         c.arg(cmd.get_program()).args(cmd.get_args());
         c
-    } else {
-        return None;
     };
     for (k, v) in cmd.get_envs() {
         match v {
@@ -297,7 +389,11 @@ fn doctor_as_a_bound_user(ws: &Ws, unreadable: &Path) -> Option<std::process::Ou
             None => run.env_remove(k),
         };
     }
-    Some(run.arg("doctor").output().unwrap())
+    run.arg("doctor").output().unwrap_or_else(|e| {
+        panic!(
+            "running as root, this test needs setpriv to run doctor as `nobody` ({e}): apt-get install util-linux"
+        )
+    })
 }
 
 fn walk(dir: &Path) -> Vec<PathBuf> {
@@ -319,10 +415,7 @@ fn doctor_names_an_unreadable_memory_file() {
     let ws = populated();
     let path = ws.path("DECISIONS.md");
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o000)).unwrap();
-    let Some(doctor) = doctor_as_a_bound_user(&ws, &path) else {
-        eprintln!("skipped: running as root without setpriv, permissions cannot be observed");
-        return;
-    };
+    let doctor = doctor_as_a_bound_user(&ws, &path);
     let report = text(&doctor.stdout);
     std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
     assert_eq!(
@@ -435,4 +528,60 @@ fn searches_during_a_reindex_loop_all_answer() {
         failures.len()
     );
     assert!(reindex_failures.is_empty(), "{reindex_failures:#?}");
+}
+
+#[test]
+fn a_store_another_process_holds_open_is_never_set_aside() {
+    use std::io::{BufRead, BufReader, Write};
+    let ws = populated();
+    // an MCP server keeps the store open between calls
+    let mut server = ws
+        .std_cmd()
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = server.stdin.take().unwrap();
+    for line in [
+        serde_json::json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"host","version":"1"}}}),
+        serde_json::json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+        serde_json::json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_checkpoint","arguments":{"sessions":[{"done":"written through the server; tested"}]}}}),
+    ] {
+        writeln!(input, "{line}").unwrap();
+    }
+    let mut frames = BufReader::new(server.stdout.take().unwrap()).lines();
+    let answered = frames
+        .by_ref()
+        .map(|l| l.unwrap())
+        .find(|l| serde_json::from_str::<serde_json::Value>(l).is_ok_and(|f| f["id"] == 2));
+    assert!(answered.is_some(), "the server answered the checkpoint");
+
+    overwrite(&ws, 0, &[0u8; 16]);
+    let damaged = std::fs::read(store(&ws)).unwrap();
+    let fixed = ws.run(&["doctor", "--fix"]);
+    let report = text(&fixed.stdout);
+    assert_eq!(
+        fixed.status.code(),
+        Some(9),
+        "{report}{}",
+        text(&fixed.stderr)
+    );
+    assert!(report.contains("another process has it open"), "{report}");
+    assert!(kept(&ws, "store.redb.damaged-").is_empty(), "{report}");
+    assert_eq!(std::fs::read(store(&ws)).unwrap(), damaged, "left in place");
+
+    // once the server is gone (its close may write the header again), a damaged store is set
+    // aside and rebuilt
+    drop(input);
+    assert!(server.wait().unwrap().success());
+    overwrite(&ws, 0, &[0u8; 16]);
+    let fixed = ws.run(&["doctor", "--fix"]);
+    assert!(fixed.status.success(), "{}", text(&fixed.stdout));
+    assert_eq!(kept(&ws, "store.redb.damaged-").len(), 1);
+    assert!(
+        ws.read("SESSIONS.md")
+            .contains("written through the server")
+    );
 }

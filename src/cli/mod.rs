@@ -34,7 +34,7 @@ Exit codes:
   5  a memory file does not parse (left untouched; the message names file and line)
   6  workspace busy (another writer held the lock past lock_timeout_ms; nothing changed)
   7  filesystem refused (permissions, symlink leaving the workspace)
-  8  store damaged or from a newer trilogy (run `trilogy doctor --fix`: it keeps it aside and rebuilds it)
+  8  store damaged (run `trilogy doctor --fix`: it keeps it aside and rebuilds it) or from a newer trilogy (upgrade)
   9  `trilogy doctor` found an error-level problem (each finding names the action to take)
 
 Environment:

@@ -82,10 +82,13 @@ pub(super) fn damaged(path: &Path, detail: impl Into<String>) -> Error {
 /// Whether a redb error message describes a damaged file rather than a refusal (locks,
 /// permissions, a full disk).
 pub(super) fn is_damage(message: &str) -> bool {
-    const SIGNS: [&str; 3] = [
+    const SIGNS: [&str; 5] = [
         "DB corrupted",
         "failed to fill whole buffer",
         "unexpected end of file",
+        // the magic number is gone: a header torn or overwritten, or never finished
+        "Not a redb database",
+        "Database file is empty",
     ];
     SIGNS.iter().any(|s| message.contains(s))
 }
@@ -105,8 +108,6 @@ pub(super) fn cut_short(path: &Path) -> Option<String> {
     if f.read_exact(&mut h).is_err() {
         return Some(format!("the file is {len} bytes, shorter than its header"));
     }
-    const MAGIC: [u8; 9] = [b'r', b'e', b'd', b'b', 0x1A, 0x0A, 0xA9, 0x0D, 0x0A];
-    const RECOVERY_REQUIRED: u8 = 2;
     if h[..9] != MAGIC || h[9] & RECOVERY_REQUIRED != 0 {
         return None;
     }
@@ -119,4 +120,78 @@ pub(super) fn cut_short(path: &Path) -> Option<String> {
     };
     let expected = page + full * (header_pages + max_data) * page + trailing_len;
     (len < expected).then(|| format!("the file is {len} bytes; its header says {expected}"))
+}
+
+/// redb's magic number, the first bytes of every store file it finished making.
+const MAGIC: [u8; 9] = [b'r', b'e', b'd', b'b', 0x1A, 0x0A, 0xA9, 0x0D, 0x0A];
+/// Flags of the byte after it (redb 4.6's "god byte").
+const RECOVERY_REQUIRED: u8 = 2;
+/// Where the two commit slots begin; each starts with the file format's version.
+const SLOTS: [usize; 2] = [64, 192];
+/// The file format redb 4.6 writes.
+pub(super) const FORMAT: u8 = 3;
+
+/// `Some(version)` when the store file at `path` is a redb file of a later format than this
+/// trilogy's redb reads (a newer trilogy made it): its magic number is whole and both commit
+/// slots name the same later format, which a torn header does not.
+pub(super) fn newer_format(path: &Path) -> Option<u8> {
+    use std::io::Read;
+    let mut h = [0u8; 256];
+    std::fs::File::open(path).ok()?.read_exact(&mut h).ok()?;
+    let [a, b] = SLOTS.map(|at| h[at]);
+    (h[..9] == MAGIC && a == b && a > FORMAT && a < 64).then_some(a)
+}
+
+/// Whether another open of the file at `path` holds one of redb's locks on it: every handle
+/// on a store (reading or writing, in any process) holds one while it is open. Probed with a
+/// whole-file write lock taken and given back at once, without waiting (this process must hold
+/// no handle on it). A filesystem without locks holds none.
+pub(super) fn held_open(path: &Path) -> bool {
+    use rustix::fs::{FlockOperation, fcntl_lock};
+    use rustix::io::Errno;
+    // a write lock needs a handle opened for writing; nothing is written through it
+    let Ok(f) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+    else {
+        return false;
+    };
+    match fcntl_lock(&f, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => {
+            let _ = fcntl_lock(&f, FlockOperation::NonBlockingUnlock);
+            false
+        }
+        Err(e) => e == Errno::AGAIN || e == Errno::ACCESS,
+    }
+}
+
+/// Give a copy of a store file whose first bytes are gone (the magic number, the flags, the page
+/// size: a header torn or overwritten at its start) what redb needs to read the rest: the magic
+/// number, "recovery required" (so redb takes the newer commit slot whose checksum holds and
+/// reckons the layout from the file's length), and redb's page size where that is not one.
+/// The region geometry after them is kept: when it is gone too, nothing can be read. Only ever
+/// called on a copy; returns whether it changed anything.
+pub(super) fn mend_header(copy: &Path) -> std::io::Result<bool> {
+    use std::io::{Read, Seek, SeekFrom, Write};
+    const PAGE: u32 = 4096;
+    let mut f = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(copy)?;
+    let mut h = [0u8; 16];
+    f.read_exact(&mut h)?;
+    if h[..9] == MAGIC {
+        return Ok(false);
+    }
+    h[..9].copy_from_slice(&MAGIC);
+    h[9] = RECOVERY_REQUIRED;
+    h[10..12].fill(0);
+    let page = u32::from_le_bytes([h[12], h[13], h[14], h[15]]);
+    if !page.is_power_of_two() || page < 512 {
+        h[12..16].copy_from_slice(&PAGE.to_le_bytes());
+    }
+    f.seek(SeekFrom::Start(0))?;
+    f.write_all(&h)?;
+    Ok(true)
 }

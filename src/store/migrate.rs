@@ -21,7 +21,7 @@ pub(super) fn migrate(w: &WriteTx) -> Result<()> {
         newer if newer > SCHEMA_VERSION => Err(Error::Store {
             path: w.path.clone(),
             message: format!(
-                "schema {newer} is newer than this trilogy understands ({SCHEMA_VERSION}); upgrade trilogy, or run `trilogy doctor --fix` to keep this store aside and rebuild one from the Markdown"
+                "the store was written by a newer trilogy (schema {newer}, this one understands {SCHEMA_VERSION}): upgrade trilogy to use it"
             ),
         }),
         older => {

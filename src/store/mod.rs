@@ -13,8 +13,11 @@
 //! - `versions`: the recent versions of SESSIONS.md and DECISIONS.md, as entry ids.
 //!
 //! Layout: `tables` (definitions, keys, encoding), `reader` (reads and the read snapshot),
-//! `write` (the write transaction), `migrate` (older layouts).
+//! `write` (the write transaction), `migrate` (older layouts), `born` (a new store file, made
+//! whole before it is published), `damage` (damage told from refusals and from a newer
+//! trilogy's file), `salvage` (what a damaged file still gives).
 
+mod born;
 mod damage;
 mod migrate;
 mod reader;
@@ -67,26 +70,29 @@ fn regular_or_absent(path: &Path) -> Result<()> {
     }
 }
 
+/// How every handle opens the store: multi-process, with [`CACHE_BYTES`] of cache.
+fn builder() -> redb::Builder {
+    let mut b = Database::builder();
+    b.set_concurrency_mode(ConcurrencyMode::MultiWriter)
+        .set_cache_size(CACHE_BYTES);
+    b
+}
+
 /// The least time an open of the store is given, whatever the lock timeout says.
 const OPEN_FLOOR: Duration = Duration::from_secs(1);
 
 impl Store {
-    /// Open (creating if missing) for reading and writing; waits at most `timeout` when
-    /// another process is inside a write transaction. The open itself is given at least
-    /// [`OPEN_FLOOR`]: a timeout of zero means "do not wait for others", not "fail at once".
+    /// Open for reading and writing, creating the store whole when missing (see [`born`]);
+    /// waits at most `timeout` when another process is inside a write transaction. The open
+    /// itself is given at least [`OPEN_FLOOR`]: a timeout of zero means "do not wait for
+    /// others", not "fail at once".
     pub fn open(path: &Path, timeout: Duration) -> Result<Store> {
         regular_or_absent(path)?;
         let timeout = timeout.max(OPEN_FLOOR);
         let (tx, rx) = std::sync::mpsc::channel();
         let p = path.to_path_buf();
         std::thread::spawn(move || {
-            let r = damage::guard(&p, || {
-                Database::builder()
-                    .set_concurrency_mode(ConcurrencyMode::MultiWriter)
-                    .set_cache_size(CACHE_BYTES)
-                    .create(&p)
-                    .map_err(|e| store_err(&p, e))
-            });
+            let r = damage::guard(&p, || born::open_or_create(&p, &builder));
             let _ = tx.send(r);
         });
         match rx.recv_timeout(timeout) {
@@ -113,9 +119,7 @@ impl Store {
             return Err(damage::damaged(path, detail));
         }
         let db = damage::guard(path, || {
-            Database::builder()
-                .set_concurrency_mode(ConcurrencyMode::MultiWriter)
-                .set_cache_size(CACHE_BYTES)
+            builder()
                 .open_read_only(path)
                 .map_err(|e| store_err(path, e))
         })?;
@@ -176,9 +180,33 @@ impl Store {
     }
 }
 
+/// What a newer trilogy's store file says of itself, when the store file at `path` is one:
+/// a later file format than this trilogy reads. (A later table layout is found by the first
+/// write, see [`migrate`].) Such a store is never damage: it is for the newer trilogy.
+pub fn newer_format(path: &Path) -> Option<String> {
+    damage::newer_format(path).map(|v| {
+        format!(
+            "the store was written by a newer trilogy (file format {v}, this one reads {})",
+            damage::FORMAT
+        )
+    })
+}
+
+/// Whether another handle (in this or another process) has the store file at `path` open:
+/// such a store is in use, and never set aside.
+pub fn held_open(path: &Path) -> bool {
+    damage::held_open(path)
+}
+
 fn store_err(path: &Path, e: impl std::fmt::Display) -> Error {
     let msg = e.to_string();
     if damage::is_damage(&msg) {
+        if let Some(newer) = newer_format(path) {
+            return Error::Store {
+                path: path.to_path_buf(),
+                message: format!("{newer}: upgrade trilogy to use it"),
+            };
+        }
         return damage::damaged(path, msg);
     }
     let message = if msg.contains("lock protocol") || msg.contains("LockProtocol") {

@@ -42,6 +42,9 @@ pub struct Merged {
     pub events: usize,
     pub reports: usize,
     pub proposals: usize,
+    /// Entries the Markdown still shows whose provenance (when first seen, by whom, from which
+    /// agent session and branch) came back from the damaged store.
+    pub provenance: usize,
 }
 
 /// Read what can be read from the store file at `path`. The reading is done on a copy at
@@ -54,11 +57,14 @@ pub fn salvage(path: &Path, scratch: &Path) -> Salvage {
         let f = std::fs::OpenOptions::new().write(true).open(scratch)?;
         f.set_len(len.max(1 << 20) * 2)
     });
+    // a header whose start is gone is given back what redb needs to read the rest
+    let copied = copied.and_then(|()| damage::mend_header(scratch).map(drop));
     if let Err(e) = copied {
         out.lost.push(format!(
             "nothing could be read from the damaged store: copying it to {} failed: {e}",
             scratch.display()
         ));
+        let _ = std::fs::remove_file(scratch);
         return out;
     }
     let read_only = || -> Result<Box<dyn ReadableDatabase>> {
@@ -194,12 +200,23 @@ fn records<K: redb::Key + 'static, T: DeserializeOwned>(
 
 impl WriteTx {
     /// Fold history salvaged from a damaged store into this (rebuilt) store: entries the
-    /// Markdown no longer shows come back as removed (restorable), old section revisions come
-    /// before the rebuilt ones, old events and reports before the new ones.
+    /// Markdown no longer shows come back as removed (restorable), the entries it shows get
+    /// their provenance back, old section revisions come before the rebuilt ones, old events and
+    /// reports before the new ones, and proposals come back as they were.
     pub fn merge_salvage(&self, s: &Salvage) -> Result<Merged> {
         let mut merged = Merged::default();
         for old in &s.entries {
-            if self.entry(&old.id)?.is_some() {
+            if let Some(mut rebuilt) = self.entry(&old.id)? {
+                // the same text: what the store alone knew of it is the old record's
+                if (&rebuilt.created_at, &rebuilt.actor, &rebuilt.origin)
+                    != (&old.created_at, &old.actor, &old.origin)
+                {
+                    rebuilt.created_at = old.created_at.clone();
+                    rebuilt.actor = old.actor.clone();
+                    rebuilt.origin = old.origin.clone();
+                    self.put_entry(&rebuilt)?;
+                    merged.provenance += 1;
+                }
                 continue;
             }
             let mut rec = old.clone();

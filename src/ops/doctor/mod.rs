@@ -23,7 +23,7 @@ pub use hosts::resolves;
 mod repair;
 mod user;
 
-use repair::{rebuild_store, set_aside};
+use repair::{fix_damaged, set_aside};
 
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -74,6 +74,9 @@ fn finding(
     }
 }
 
+/// The action for a store a newer trilogy wrote.
+const NEWER: &str = "upgrade trilogy: this one leaves the store as it is (doctor --fix too), so what only it holds is kept for the trilogy that wrote it";
+
 /// The action for a damaged store.
 const FIX_DAMAGED: &str = "run `trilogy doctor --fix`: it keeps the damaged file aside (store.redb.damaged-<time>), rebuilds the store from the Markdown and recovers what history it can";
 
@@ -103,7 +106,7 @@ enum StoreState {
     Missing,
     /// Cut short, pages overwritten, records that do not decode: `--fix` sets it aside.
     Damaged(String),
-    /// Written by a newer trilogy: `--fix` sets it aside too (the Markdown rebuilds it).
+    /// Written by a newer trilogy: left as it is, for that trilogy (`--fix` never sets it aside).
     Newer(String),
     /// redb marks a file whose last commit failed or was cut short; opening it for writing
     /// repairs it, which a read-only look cannot do.
@@ -119,6 +122,14 @@ fn store_state(ws: &Workspace, path: &Path) -> StoreState {
     }
     if let Some((message, action)) = fence::file_problem(ws, path, true) {
         return StoreState::Unusable(message, action);
+    }
+    // an empty file is no store yet (an older trilogy stopped before growing it): any command
+    // makes the store in it
+    if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+        return StoreState::Missing;
+    }
+    if let Some(newer) = crate::store::newer_format(path) {
+        return StoreState::Newer(newer);
     }
     let store = match Store::open_read_only(path) {
         Ok(s) => s,
@@ -237,7 +248,7 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
                 Level::Error,
                 "store",
                 format!("{}: {message}", store_path.display()),
-                "upgrade trilogy, or run doctor --fix: it keeps this store aside and rebuilds one from the Markdown",
+                NEWER,
             ));
             return Ok(out);
         }
@@ -556,14 +567,22 @@ pub fn doctor(ws: &Workspace, fix: bool) -> Result<Report> {
         ));
     }
     let store_path = ws.store_path();
-    if let StoreState::Damaged(_) | StoreState::Newer(_) = store_state(ws, &store_path) {
-        fixed.extend(rebuild_store(ws, &store_path)?);
-    }
+    // a newer trilogy's store, or one that cannot be used as it is, is left for the person
+    let usable = match store_state(ws, &store_path) {
+        StoreState::Damaged(_) => {
+            let (done, usable) = fix_damaged(ws, &store_path)?;
+            fixed.extend(done);
+            usable
+        }
+        StoreState::Healthy(_) | StoreState::Missing | StoreState::NeedsRepair(_) => true,
+        StoreState::Newer(_) | StoreState::Unusable(..) => false,
+    };
     // a memory file that must not be read (a link out, a FIFO, over the size cap) is left for
     // the person: the findings say what to do, and nothing is read or written through it
     let fenced = (FileKind::ALL.iter())
         .any(|f| fence::file_problem(ws, &ws.file_path(*f), false).is_some())
-        || fence::file_problem(ws, &store_path, true).is_some();
+        || fence::file_problem(ws, &store_path, true).is_some()
+        || !usable;
     if !fenced {
         let synced = ws.write("doctor", |_| Ok(()))?;
         for w in &synced.report.written {

@@ -23,9 +23,23 @@ pub(super) fn set_aside(path: &Path) -> Result<std::path::PathBuf> {
     Ok(aside)
 }
 
+/// `--fix` for the damaged store at `store_path`: set aside and rebuilt (see
+/// [`rebuild_store`]), unless another process has it open — that process may be writing it,
+/// so it is left where it is. Returns what was done, and whether there is a usable store now.
+pub(super) fn fix_damaged(ws: &Workspace, store_path: &Path) -> Result<(Vec<String>, bool)> {
+    if crate::store::held_open(store_path) {
+        let left = format!(
+            "left {} where it is: another process has it open (an MCP server, the panel, a command still running); stop it, then run `trilogy doctor --fix` again",
+            store_path.display()
+        );
+        return Ok((vec![left], false));
+    }
+    Ok((rebuild_store(ws, store_path)?, true))
+}
+
 /// Keep the damaged store aside, rebuild the store from the Markdown, and fold into it what
 /// history can still be read from the damaged copy. Returns what was done, and what was lost.
-pub(super) fn rebuild_store(ws: &Workspace, store_path: &Path) -> Result<Vec<String>> {
+fn rebuild_store(ws: &Workspace, store_path: &Path) -> Result<Vec<String>> {
     let mut fixed = Vec::new();
     let aside = set_aside(store_path)?;
     fixed.push(format!(
@@ -48,8 +62,8 @@ pub(super) fn rebuild_store(ws: &Workspace, store_path: &Path) -> Result<Vec<Str
     fixed.push("rebuilt the store from the Markdown".into());
     if let Some(m) = merged {
         fixed.push(format!(
-            "recovered from the damaged store: {} entries no longer in the Markdown (restorable), {} section revisions, {} events, {} notes",
-            m.entries, m.section_revisions, m.events, m.reports
+            "recovered from the damaged store: {} entries no longer in the Markdown (restorable), the provenance of {} entries, {} section revisions, {} events, {} notes, {} proposals",
+            m.entries, m.provenance, m.section_revisions, m.events, m.reports, m.proposals
         ));
     }
     for lost in &salvage.lost {

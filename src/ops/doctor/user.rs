@@ -42,7 +42,7 @@ fn check_scope(ws: &Workspace) -> Vec<Finding> {
     let path = u.file_path(FileKind::Project);
     let store = u.store_path();
     match store_state(u, &store) {
-        StoreState::Damaged(why) | StoreState::Newer(why) => {
+        StoreState::Damaged(why) => {
             return vec![finding(
                 Level::Error,
                 "user",
@@ -51,6 +51,14 @@ fn check_scope(ws: &Workspace) -> Vec<Finding> {
                     store.display()
                 ),
                 "run `trilogy doctor --fix`: it keeps the damaged store aside and rebuilds it from USER.md",
+            )];
+        }
+        StoreState::Newer(why) => {
+            return vec![finding(
+                Level::Error,
+                "user",
+                format!("the user memory's store {}: {why}", store.display()),
+                super::NEWER,
             )];
         }
         StoreState::Unusable(why, action) => {
@@ -124,14 +132,15 @@ fn check_scope(ws: &Workspace) -> Vec<Finding> {
     }
 }
 
-/// With `--fix`: a damaged (or newer) user store set aside and rebuilt from USER.md.
+/// With `--fix`: a damaged user store set aside and rebuilt from USER.md (one a newer trilogy
+/// wrote is left as it is).
 pub(super) fn fix(ws: &Workspace) -> Result<Vec<String>> {
     let Some(u) = scope(ws) else {
         return Ok(Vec::new());
     };
     let store = u.store_path();
     match store_state(u, &store) {
-        StoreState::Damaged(_) | StoreState::Newer(_) => repair::rebuild_store(u, &store),
+        StoreState::Damaged(_) => repair::fix_damaged(u, &store).map(|(done, _)| done),
         _ => Ok(Vec::new()),
     }
 }
