@@ -31,6 +31,7 @@ pub(in crate::workspace) mod late;
 mod merged;
 mod project;
 mod render;
+mod sections;
 mod switch;
 mod wholesale;
 
@@ -95,6 +96,8 @@ pub struct Tx<'w> {
     as_read: BTreeSet<FileKind>,
     /// Per file, the SHA-1 of the version a whole-file writer says its text was made from.
     named: HashMap<FileKind, String>,
+    /// A save of PROJECT.md being merged: a hash of its lines, and the store's lines it lacks.
+    section_save: Option<(u64, Vec<u64>)>,
     /// Per file parsed by the last `apply_docs`, its entries as read.
     prints_read: HashMap<FileKind, Vec<crate::store::Print>>,
     /// Versions found on disk and absorbed: (file, SHA-1, entries), recorded at the end.
@@ -183,6 +186,7 @@ impl<'w> Tx<'w> {
             archive_other: false,
             as_read: BTreeSet::new(),
             named: HashMap::new(),
+            section_save: None,
             prints_read: HashMap::new(),
             read_versions: Vec::new(),
             absorbed: HashMap::new(),
@@ -474,12 +478,12 @@ impl<'w> Tx<'w> {
                         self.store.set_meta(gitop::PROJECT_DAY_KEY, day)?;
                     }
                     // a version git holds (a checkout, a pull, a reset, a file restored from
-                    // history) is meant as it is: its removals are honoured
-                    if f != FileKind::Project
-                        && self
-                            .ws
-                            .git()
-                            .is_some_and(|g| gitop::is_git_version(g, &bytes))
+                    // history) is meant as it is: its removals are honoured (PROJECT.md's
+                    // sections are taken as they are, not merged with the store's lines)
+                    if self
+                        .ws
+                        .git()
+                        .is_some_and(|g| gitop::is_git_version(g, &bytes))
                     {
                         self.from_git.insert(f);
                         self.git_read.insert(f);
