@@ -387,7 +387,7 @@ fn log_of(ws: &Workspace) -> String {
 
 fn model(scope: Scope, salt: u64) {
     let seed = env_or("TRILOGY_SECTION_SEED", 41) ^ salt;
-    let cases = env_or("TRILOGY_SECTION_CASES", 1200);
+    let cases = env_or("TRILOGY_SECTION_CASES", 1000);
     // memory-backed when the machine has it: the model is about interleavings, not syncs
     let shm = Path::new("/dev/shm");
     let scratch = match shm.is_dir() {
@@ -483,7 +483,13 @@ fn race(writers: Vec<std::process::Command>, n: usize, file: PathBuf, mine: &str
     }
     done.store(true, Ordering::SeqCst);
     person.join().unwrap();
-    Arc::try_unwrap(raced).ok().unwrap().into_inner().unwrap()
+    let raced = Arc::try_unwrap(raced).ok().unwrap().into_inner().unwrap();
+    eprintln!(
+        "{} lines acknowledged to agents, {} saves by the person",
+        raced.agents.len(),
+        raced.person.len()
+    );
+    raced
 }
 
 /// A new command like `cmd`: its program, arguments and environment.
@@ -517,7 +523,7 @@ fn with_line(text: &str, heading: &str, line: &str) -> Option<String> {
 }
 
 fn race_size() -> usize {
-    env_or("TRILOGY_SECTION_RACE_LINES", 12) as usize
+    env_or("TRILOGY_SECTION_RACE_LINES", 30) as usize
 }
 
 #[test]

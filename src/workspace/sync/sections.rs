@@ -22,9 +22,6 @@ use super::items::keep_readable;
 /// Clashes kept for `status` at most (the newest).
 const CLASHES_KEPT: usize = 64;
 
-/// Lines a `kept` event names at most (it counts them all).
-const KEPT_NAMED: usize = 8;
-
 /// The version a save of PROJECT.md was made from, by section: key hash → its lines' hashes.
 pub(super) struct SectionBase {
     sections: HashMap<u32, Vec<u32>>,
@@ -146,12 +143,9 @@ impl Tx<'_> {
         if !b.kept.is_empty() {
             let n = b.kept.len();
             let what = if n == 1 { "line" } else { "lines" };
-            let mut named = b.kept[..n.min(KEPT_NAMED)].join(" · ");
-            if n > KEPT_NAMED {
-                named.push_str(&format!(" · and {} more", n - KEPT_NAMED));
-            }
             let detail = format!(
-                "{n} {what} in {file} written after the copy this save was made from: {named}"
+                "{n} {what} in {file} written after the copy this save was made from: {}",
+                b.kept.join(" · ")
             );
             self.log("kept", Vec::new(), &detail)?;
         }
