@@ -275,6 +275,40 @@ mod tests {
         assert!(m.clashes.is_empty());
     }
 
+    fn count(lines: &[String], l: &str) -> usize {
+        lines.iter().filter(|x| *x == l).count()
+    }
+
+    fn added(side: &[&str], base: &[&str], l: &str) -> usize {
+        let n = |v: &[&str]| v.iter().filter(|x| **x == l).count();
+        n(side).saturating_sub(n(base))
+    }
+
+    proptest::proptest! {
+        /// A side left as it was takes the other; what either side added is never dropped; a
+        /// line neither side has stays out.
+        #[test]
+        fn merging_lines_keeps_what_either_side_added(
+            base in proptest::collection::vec(0u8..6, 0..8),
+            ours in proptest::collection::vec(0u8..6, 0..8),
+            theirs in proptest::collection::vec(0u8..6, 0..8),
+        ) {
+            let text = |v: &[u8]| v.iter().map(|k| ["", "a", "b", "c", "d", "暂无"][*k as usize]).collect::<Vec<_>>();
+            let (b, o, t) = (text(&base), text(&ours), text(&theirs));
+            let m = merge(&b, &o, &t);
+            proptest::prop_assert_eq!(&merge(&b, &b, &t).lines, &t);
+            proptest::prop_assert_eq!(&merge(&b, &o, &b).lines, &o);
+            proptest::prop_assert_eq!(&merge(&b, &o, &o).lines, &o);
+            for l in o.iter().chain(&t) {
+                let want = added(&o, &b, l).max(added(&t, &b, l));
+                proptest::prop_assert!(count(&m.lines, l) >= want, "{l:?} in {:?}", m.lines);
+            }
+            for l in &m.lines {
+                proptest::prop_assert!(o.contains(&l.as_str()) || t.contains(&l.as_str()));
+            }
+        }
+    }
+
     #[test]
     fn repeated_lines_are_counted() {
         let m = merge(&["", "a", "", "a"], &["", "a", "", "a", "z"], &["", "a"]);
