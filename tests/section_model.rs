@@ -251,11 +251,11 @@ fn run_case(seed: u64, dir: &Path, scope: Scope, reported: &mut Vec<bool>) -> us
                 case.clashes.retain(|(j, _, a)| !(*j == k && *a == old));
                 case.gone.push((k, old.clone()));
                 case.agents.push((k, t.clone()));
-                match edited.iter().find(|(j, l, _)| *j == k && *l == old) {
-                    // the person changed the same line: both stay
-                    Some((_, _, Some(p))) => case.clashes.push((k, p.clone(), t)),
-                    // the person deleted it: the agent's new line stays
-                    _ => {}
+                // the person changed the same line: both stay (deleted it: the agent's new
+                // line stays)
+                if let Some((_, _, Some(p))) = edited.iter().find(|(j, l, _)| *j == k && *l == old)
+                {
+                    case.clashes.push((k, p.clone(), t));
                 }
             } else {
                 let (k, t) = (rng.below(hs.len()), fresh("agent"));

@@ -38,7 +38,7 @@ fn copy_of(id: u64) -> u16 {
 pub(in crate::workspace::sync) fn body_lines(body: &str) -> Vec<&str> {
     let empty = is_empty_body(body);
     body.split('\n')
-        .filter(|l| !(empty && !l.trim().is_empty()))
+        .filter(|l| !empty || l.trim().is_empty())
         .collect()
 }
 
