@@ -1,5 +1,6 @@
 //! Absorbing parsed files into the store: the three-way comparison of a file's entries with the
-//! store's, entries that left a file marked (never dropped), PROJECT sections by revision.
+//! store's, entries that left a file marked (never dropped), PROJECT sections by revision (a
+//! section's save merged line by line, see `sections`).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 

@@ -8,7 +8,8 @@
 //!
 //! Children: `apply` turns parsed files into store changes, `render` projects the store back
 //! into file bytes, `project` writes the files and commits (steps 4 and 5), `late` keeps what
-//! a writer saved into a file after trilogy replaced it.
+//! a writer saved into a file after trilogy replaced it, `sections` merges a save of PROJECT.md
+//! (or USER.md) by section and line.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
