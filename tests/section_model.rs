@@ -588,3 +588,24 @@ fn user_add_from_two_projects_while_a_person_saves_user_md_loses_nothing() {
         );
     }
 }
+
+#[test]
+fn agents_and_a_person_adding_to_the_same_section_keep_every_line() {
+    let ws = Ws::init();
+    let writers = (0..2)
+        .map(|_| {
+            let mut c = ws.std_cmd();
+            c.args(["checkpoint", "--section", "现状", "--line"]);
+            c
+        })
+        .collect();
+    let raced = race(writers, race_size(), ws.path("PROJECT.md"), "现状");
+    ws.ok(&["checkpoint", "--session-done", "after the race; tested"]);
+    let file = ws.read("PROJECT.md");
+    assert!(raced.person.len() >= 3, "{} saves", raced.person.len());
+    for l in raced.agents.iter().chain(&raced.person) {
+        assert_eq!(file.matches(&format!("{l}\n")).count(), 1, "{l}:\n{file}");
+    }
+    let st: serde_json::Value = ws.json(&["status"]);
+    assert_eq!(st["section_conflicts"], serde_json::json!([]), "{st}");
+}
