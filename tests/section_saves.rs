@@ -376,3 +376,38 @@ fn a_plain_edit_of_the_newest_line_is_taken() {
         "{file}"
     );
 }
+
+#[test]
+fn a_store_that_kept_no_version_of_project_md_yet_merges_its_first_stale_save() {
+    // a store from before PROJECT.md's versions were kept (made with the history off)
+    let ws = Ws::new();
+    for args in [
+        &["init"][..],
+        &["checkpoint", "--section", "现状", "--line", "an older line"],
+    ] {
+        let out = ws
+            .cmd()
+            .env("TRILOGY_BENCH_NO_VERSIONS", "1")
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    let copy = ws.read("PROJECT.md");
+    state_line(&ws, "the agent's line, the first write with versions kept");
+    save(
+        &ws.path("PROJECT.md"),
+        &with_section(&copy, "坑", "the person's trap"),
+    );
+    ws.ok(&["checkpoint", "--session-done", "after the save; tested"]);
+    let file = ws.read("PROJECT.md");
+    assert_eq!(
+        section_lines(&file, "现状"),
+        [
+            "an older line",
+            "the agent's line, the first write with versions kept"
+        ],
+        "{file}"
+    );
+    assert_eq!(section_lines(&file, "坑"), ["the person's trap"], "{file}");
+}

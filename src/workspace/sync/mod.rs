@@ -573,7 +573,8 @@ impl<'w> Tx<'w> {
             }
         }
         self.prints_read.clear();
-        result
+        result?;
+        self.begin_section_versions()
     }
 
     /// Record the versions read from disk in this transaction (before any written in their place).

@@ -15,7 +15,9 @@ use crate::model::{FileKind, SectionClash, SectionRecord, empty_marker, is_empty
 use crate::store::{Print, Reader};
 
 use super::Tx;
-use super::base::lines::{body_lines, edited_lines, lines_in, printed_lines, sections_of};
+use super::base::lines::{
+    body_lines, edited_lines, lines_in, printed_lines, section_prints, sections_of,
+};
 use super::base::{Held, Prints, set_hash};
 use super::items::keep_readable;
 
@@ -85,6 +87,33 @@ impl Tx<'_> {
             kept: Vec::new(),
             clashes: Vec::new(),
         }))
+    }
+
+    /// A store that has kept no version of PROJECT.md yet (made before they were kept) keeps
+    /// the one on disk now, untouched since trilogy wrote it, before anything changes it: an
+    /// editor may hold a copy of it, and its save is then merged against it.
+    pub(super) fn begin_section_versions(&mut self) -> Result<()> {
+        let f = FileKind::Project;
+        // the file must be the store's own rendering: not read in this transaction (it
+        // changed), not broken, not owed a write
+        let changed = self.absorbed.contains_key(&f)
+            || self.broken.contains_key(&f)
+            || self.deferred.contains(&f)
+            || self.pending.contains_key(&f);
+        if changed || !super::base::kept_for(f) || self.versions_begun(f)? {
+            return Ok(());
+        }
+        let Some(Some(sha1)) = self.seen.get(&f).cloned() else {
+            return Ok(());
+        };
+        let sections = self.store.sections()?;
+        let prints = section_prints(
+            (sections.iter())
+                .filter(|s| !s.removed)
+                .map(|s| (s.key.as_str(), s.body.as_str())),
+        );
+        self.read_versions.push((f, sha1, prints));
+        Ok(())
     }
 
     /// The body of section `cur` once the save's text of it, `theirs`, is merged in.

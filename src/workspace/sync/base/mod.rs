@@ -102,6 +102,14 @@ fn next_key(f: FileKind) -> String {
     format!("version_next:{}", f.file_name())
 }
 
+impl Tx<'_> {
+    /// Whether any version of `f` was ever recorded (a store made before its versions were
+    /// kept has none).
+    pub(super) fn versions_begun(&self, f: FileKind) -> Result<bool> {
+        Ok(self.store.meta(&next_key(f))? > 0)
+    }
+}
+
 /// How a save's base was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Found {
