@@ -156,6 +156,14 @@ fn a_line_changed_two_ways_keeps_both_and_status_shows_it_until_one_goes() {
         c["other"],
         serde_json::json!(["the server listens on 9090"])
     );
+    // an agent asking for the status is told too
+    let r = ws.mcp_tool("s1", "memory_status", serde_json::json!({}));
+    assert_eq!(
+        r["structuredContent"]["section_conflicts"][0]["other"],
+        serde_json::json!(["the server listens on 9090"]),
+        "{r}"
+    );
+    assert!(r.to_string().contains("changed two ways, both kept"), "{r}");
     // the person keeps one: settled, no longer shown
     let now = ws.read("PROJECT.md");
     save(

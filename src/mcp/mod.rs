@@ -436,6 +436,11 @@ impl MemoryServer {
                     String::new()
                 } else {
                     format!(" · {} due for review", s.due.len())
+                } + &match s.section_conflicts.len() {
+                    0 => String::new(),
+                    n => format!(
+                        " · {n} section line(s) changed two ways, both kept (`section_conflicts`)"
+                    ),
                 };
                 Ok((serde_json::to_value(&s).unwrap_or(Value::Null), text))
             }
