@@ -419,3 +419,55 @@ fn a_store_that_kept_no_version_of_project_md_yet_merges_its_first_stale_save() 
     );
     assert_eq!(section_lines(&file, "坑"), ["the person's trap"], "{file}");
 }
+
+#[test]
+fn lines_saved_into_project_md_after_trilogy_replaced_it_are_taken_in() {
+    use std::io::Write;
+    let ws = Ws::init();
+    state_line(&ws, "a state line");
+    let copy = ws.read("PROJECT.md");
+    let whole = with_section(
+        &with_section(&copy, "现状", "a state line\nthe person's state line"),
+        "坑",
+        "the person's trap",
+    );
+    // an editor saves in two writes; a command absorbs the first part (Traps looks deleted)
+    // and replaces the file before the rest lands in the version it replaced
+    let cut = whole.find("## 坑").unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(ws.path("PROJECT.md"))
+        .unwrap();
+    f.write_all(&whole.as_bytes()[..cut]).unwrap();
+    f.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    state_line(&ws, "the agent's line between the writes");
+    assert!(
+        !ws.read("PROJECT.md").contains("## 坑"),
+        "the first part was taken"
+    );
+    f.write_all(&whole.as_bytes()[cut..]).unwrap();
+    drop(f);
+    ws.ok(&[
+        "checkpoint",
+        "--session-done",
+        "after the late save; tested",
+    ]);
+    let file = ws.read("PROJECT.md");
+    assert_eq!(
+        section_lines(&file, "现状"),
+        [
+            "a state line",
+            "the person's state line",
+            "the agent's line between the writes"
+        ],
+        "{file}"
+    );
+    assert_eq!(section_lines(&file, "坑"), ["the person's trap"], "{file}");
+    let log = ws.ok(&["log", "-n", "20"]);
+    assert!(
+        log.contains("saved after trilogy replaced the file"),
+        "{log}"
+    );
+}

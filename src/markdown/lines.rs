@@ -20,6 +20,11 @@ pub fn line_hash(line: &str) -> u32 {
     (h ^ (h >> 32)) as u32
 }
 
+/// The hashes of `lines`, in order.
+pub fn line_hashes(lines: &[&str]) -> Vec<u32> {
+    lines.iter().map(|l| line_hash(l)).collect()
+}
+
 /// A place both sides changed differently: the lines each put there (both kept).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Clash {
@@ -57,8 +62,7 @@ fn matching(base: &[u32], side: &[u32]) -> Vec<Option<usize>> {
 /// Merge `theirs` (a save) and `ours` (the store's lines) against `base` (hashes of the lines
 /// of the version the save was made from).
 pub fn merge_lines(base: &[u32], ours: &[&str], theirs: &[&str]) -> LineMerge {
-    let oh: Vec<u32> = ours.iter().map(|l| line_hash(l)).collect();
-    let th: Vec<u32> = theirs.iter().map(|l| line_hash(l)).collect();
+    let (oh, th) = (line_hashes(ours), line_hashes(theirs));
     let (mo, mt) = (matching(base, &oh), matching(base, &th));
     let mut out = LineMerge::default();
     // the places between base lines both sides kept, each merged on its own
@@ -90,8 +94,8 @@ struct Chunk<'a> {
     theirs_h: &'a [u32],
 }
 
-/// How many times each hash occurs.
-fn counts(hashes: &[u32]) -> HashMap<u32, usize> {
+/// How many times each line hash occurs.
+pub fn line_counts(hashes: &[u32]) -> HashMap<u32, usize> {
     let mut m = HashMap::new();
     for h in hashes {
         *m.entry(*h).or_insert(0) += 1;
@@ -99,8 +103,8 @@ fn counts(hashes: &[u32]) -> HashMap<u32, usize> {
     m
 }
 
-/// Take one `h` from `m`; whether there was one.
-fn take(m: &mut HashMap<u32, usize>, h: u32) -> bool {
+/// Take one `h` from `m` (see [`line_counts`]); whether there was one.
+pub fn take_line(m: &mut HashMap<u32, usize>, h: u32) -> bool {
     match m.get_mut(&h) {
         Some(n) if *n > 0 => {
             *n -= 1;
@@ -118,9 +122,9 @@ impl Chunk<'_> {
             return;
         }
         if self.theirs_h == self.base {
-            let mut base = counts(self.base);
+            let mut base = line_counts(self.base);
             for (l, h) in self.ours.iter().zip(self.ours_h) {
-                if !take(&mut base, *h) {
+                if !take_line(&mut base, *h) {
                     out.kept.push(l.to_string());
                 }
             }
@@ -133,8 +137,9 @@ impl Chunk<'_> {
     /// Both sides changed this place: a base line stays when both kept it, every line either
     /// side added stays (once), in the order of the base lines each follows.
     fn both_changed(&self, out: &mut LineMerge) {
-        let base = counts(self.base);
-        let (mut kept_by_ours, mut kept_by_theirs) = (counts(self.ours_h), counts(self.theirs_h));
+        let base = line_counts(self.base);
+        let (mut kept_by_ours, mut kept_by_theirs) =
+            (line_counts(self.ours_h), line_counts(self.theirs_h));
         kept_by_ours.retain(|h, n| {
             *n = (*n).min(base.get(h).copied().unwrap_or(0));
             *n > 0
@@ -145,7 +150,7 @@ impl Chunk<'_> {
         });
         // each line of a side with the index of the base line above it there (0: none)
         let anchored = |lines: &[u32]| -> Vec<usize> {
-            let mut free = counts(self.base);
+            let mut free = line_counts(self.base);
             let mut at = 0;
             let mut pos: HashMap<u32, Vec<usize>> = HashMap::new();
             for (i, h) in self.base.iter().enumerate() {
@@ -155,7 +160,7 @@ impl Chunk<'_> {
                 .iter()
                 .map(|h| {
                     let here = at;
-                    if take(&mut free, *h)
+                    if take_line(&mut free, *h)
                         && let Some(p) = pos.get(h).and_then(|v| v.iter().find(|p| **p > at))
                     {
                         at = *p;
@@ -171,18 +176,18 @@ impl Chunk<'_> {
         let (mut t_added, mut o_added) = (Vec::new(), Vec::new());
         let mut t_left = kept_by_theirs.clone();
         for (i, (l, h)) in self.theirs.iter().zip(self.theirs_h).enumerate() {
-            let from_base = take(&mut t_left, *h);
+            let from_base = take_line(&mut t_left, *h);
             if !from_base {
                 t_added.push(*l);
                 placed.push((t_at[i], 0, i, l));
-            } else if take(&mut both, *h) {
+            } else if take_line(&mut both, *h) {
                 placed.push((t_at[i], 0, i, l));
             }
         }
-        let mut theirs_new = counts(&t_added.iter().map(|l| line_hash(l)).collect::<Vec<_>>());
+        let mut theirs_new = line_counts(&line_hashes(&t_added));
         let mut o_left = kept_by_ours.clone();
         for (i, (l, h)) in self.ours.iter().zip(self.ours_h).enumerate() {
-            if take(&mut o_left, *h) || take(&mut theirs_new, *h) {
+            if take_line(&mut o_left, *h) || take_line(&mut theirs_new, *h) {
                 continue;
             }
             o_added.push(*l);
@@ -192,7 +197,7 @@ impl Chunk<'_> {
         placed.sort_by_key(|(at, side, i, _)| (*at, *side, *i));
         out.lines.extend(placed.iter().map(|p| p.3.to_string()));
         // a base line neither side kept, replaced by both: the same line changed two ways
-        let mut dropped = counts(self.base);
+        let mut dropped = line_counts(self.base);
         for (h, n) in kept_by_ours.iter().chain(kept_by_theirs.iter()) {
             if let Some(m) = dropped.get_mut(h) {
                 *m = m.saturating_sub(*n);

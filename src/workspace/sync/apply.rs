@@ -401,7 +401,7 @@ impl Tx<'_> {
 
     /// The sections of a saved PROJECT.md in file order: key (a repeated heading's with `~N`),
     /// heading (a legacy one renamed), body, and the block's text as read.
-    fn saved_sections(&mut self, doc: &Doc) -> Result<Vec<SavedSection>> {
+    pub(super) fn saved_sections(&mut self, doc: &Doc) -> Result<Vec<SavedSection>> {
         let lang = self.lang();
         let mut seen: HashSet<String> = HashSet::new();
         let mut out = Vec::with_capacity(doc.blocks.len());
@@ -442,11 +442,12 @@ impl Tx<'_> {
 }
 
 /// One section of a saved PROJECT.md (see `saved_sections`).
-struct SavedSection {
-    key: String,
-    heading: String,
-    body: String,
-    read: String,
+pub(super) struct SavedSection {
+    pub key: String,
+    pub heading: String,
+    pub body: String,
+    /// The block's text as read.
+    pub read: String,
 }
 
 /// A unit of a file for its layout: key, the text the parser read, the store's text.

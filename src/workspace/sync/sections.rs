@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 
 use crate::error::{Error, Result};
-use crate::markdown::{line_hash, merge_lines};
+use crate::markdown::{self, line_counts, line_hash, line_hashes, merge_lines, take_line};
 use crate::model::{FileKind, SectionClash, SectionRecord, empty_marker, is_empty_body};
 use crate::store::{Print, Reader};
 
@@ -35,7 +35,7 @@ pub(super) struct SectionBase {
 impl SectionBase {
     /// Whether the save's writer saw section `cur` as it is now (it may then delete it).
     pub(super) fn saw(&self, cur: &SectionRecord) -> bool {
-        let now: Vec<u32> = body_lines(&cur.body).iter().map(|l| line_hash(l)).collect();
+        let now = line_hashes(&body_lines(&cur.body));
         lines_in(&self.sections, &cur.key) == Some(now.as_slice())
     }
 
@@ -149,6 +149,69 @@ impl Tx<'_> {
                 other: c.ours,
             }));
         keep_readable(body)
+    }
+
+    /// Take in what a late save of PROJECT.md (one written into the version trilogy replaced,
+    /// see `late`) added against the version it was made from: its new lines, each after the
+    /// line it follows there. Nothing is removed on its evidence. Returns how many lines.
+    pub(super) fn absorb_late_sections(&mut self, doc: &markdown::Doc) -> Result<usize> {
+        let saved = self.saved_sections(doc)?;
+        let printed = printed_lines(saved.iter().map(|s| (s.key.as_str(), s.body.as_str())));
+        let from = match self.section_base(&printed, false)? {
+            Some(b) => b.sections,
+            None => HashMap::new(),
+        };
+        self.section_save = None;
+        let current: HashMap<String, SectionRecord> = (self.store.sections()?.into_iter())
+            .map(|s| (s.key.clone(), s))
+            .collect();
+        let mut taken = 0;
+        for s in &saved {
+            let theirs = body_lines(&s.body);
+            let mut base = line_counts(lines_in(&from, &s.key).unwrap_or_default());
+            let cur = current.get(&s.key).filter(|c| !c.removed);
+            let ours = cur.map_or_else(Vec::new, |c| body_lines(&c.body));
+            let mut in_ours = line_counts(&line_hashes(&ours));
+            // the save's lines the store has, and the ones it added, in the save's order: merged
+            // against those it shares with the store, every line of the store's stays
+            let (mut kept, mut common, mut added) = (Vec::new(), Vec::new(), 0);
+            for l in &theirs {
+                let h = line_hash(l);
+                if take_line(&mut in_ours, h) {
+                    kept.push(*l);
+                    common.push(h);
+                } else if !take_line(&mut base, h) && !l.trim().is_empty() {
+                    kept.push(*l);
+                    added += 1;
+                }
+            }
+            if added == 0 {
+                continue;
+            }
+            let m = merge_lines(&common, &ours, &kept);
+            let mut body = m.lines.join("\n");
+            body.truncate(body.trim_end().len());
+            if !body.starts_with('\n') {
+                // a section's body starts under a blank line
+                body.insert(0, '\n');
+            }
+            let rec = SectionRecord {
+                key: s.key.clone(),
+                heading: cur.map_or_else(|| s.heading.clone(), |c| c.heading.clone()),
+                body: keep_readable(body),
+                order: cur.map_or(current.len() as u32, |c| c.order),
+                removed: false,
+                revision: current.get(&s.key).map_or(1, |c| c.revision + 1),
+            };
+            self.put_section(&rec)?;
+            self.log(
+                "section",
+                vec![s.key.clone()],
+                &format!("{}{}", rec.heading, super::late::LATE),
+            )?;
+            taken += added;
+        }
+        Ok(taken)
     }
 
     /// Log what the merge of a save kept and the clashes it found, and keep the clashes that
