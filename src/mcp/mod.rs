@@ -417,6 +417,12 @@ impl MemoryServer {
                         " · waiting for a person: {p} proposals, {r} open reports (`trilogy review list`)"
                     ),
                 };
+                let waiting = match s.section_conflicts.len() {
+                    0 => waiting,
+                    n => format!(
+                        "{waiting} · {n} section line(s) changed two ways, both kept (`section_conflicts`)"
+                    ),
+                };
                 let text = format!(
                     "{} · sessions {} live, {} archived · decisions {}{waiting}{}",
                     s.root,
@@ -436,11 +442,6 @@ impl MemoryServer {
                     String::new()
                 } else {
                     format!(" · {} due for review", s.due.len())
-                } + &match s.section_conflicts.len() {
-                    0 => String::new(),
-                    n => format!(
-                        " · {n} section line(s) changed two ways, both kept (`section_conflicts`)"
-                    ),
                 };
                 Ok((serde_json::to_value(&s).unwrap_or(Value::Null), text))
             }
