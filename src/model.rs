@@ -5,7 +5,9 @@
 //! Done/Open/Next are *views* read out of the body, so text nobody can place in a field is
 //! never dropped. Nothing here does I/O or knows about redb, comrak or the clock.
 
+mod clash;
 mod proposal;
+pub use clash::SectionClash;
 pub use proposal::{Proposal, ProposalKind, ProposalState};
 
 use chrono::NaiveDate;

@@ -299,6 +299,17 @@ pub fn status(s: &Status) -> String {
             out.push_str(&format!("  {d}\n"));
         }
     }
+    for c in &s.section_conflicts {
+        out.push_str(&format!(
+            "\nCONFLICT: {} `{}` ({}): a save and another writer changed the same line; both are kept:\n  the save:         {}\n  the other writer: {}\n  delete the one that is no longer true from {}\n",
+            c.file,
+            c.section,
+            c.at,
+            c.saved.join(" / "),
+            c.other.join(" / "),
+            c.path
+        ));
+    }
     for e in &s.kept {
         out.push_str(&format!(
             "\nKEPT: {} {}: a save was made from an older copy; trilogy kept {} (`trilogy log` shows them; remove them again if that was meant)\n",

@@ -9,10 +9,12 @@
 //! This module is pure: no I/O, no store, no clock.
 
 mod layout;
+mod lines;
 mod merge;
 mod parse;
 
 pub use layout::{Layout, Piece, Unit, text_hash};
+pub use lines::{Clash, LineMerge, line_counts, line_hash, line_hashes, merge_lines, take_line};
 pub use merge::{MergeOutcome, merge_entries, merge_sections};
 pub use parse::{ParseError, Parsed, Region, Shape, Unclosed, is_pointer_line, parse, parse_bytes};
 

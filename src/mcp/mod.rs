@@ -420,6 +420,12 @@ impl MemoryServer {
                         " · waiting for a person: {p} proposals, {r} open reports (`trilogy review list`)"
                     ),
                 };
+                let waiting = match s.section_conflicts.len() {
+                    0 => waiting,
+                    n => format!(
+                        "{waiting} · {n} section line(s) changed two ways, both kept (`section_conflicts`)"
+                    ),
+                };
                 let text = format!(
                     "{} · sessions {} live, {} archived · decisions {}{waiting}{}",
                     s.root,

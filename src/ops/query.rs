@@ -274,6 +274,49 @@ pub struct SectionStatus {
     pub revision: u64,
 }
 
+/// A clash in a section (see [`crate::model::SectionClash`]), as `status` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct SectionConflict {
+    /// `PROJECT.md` or `USER.md`.
+    pub file: &'static str,
+    pub path: String,
+    pub section: String,
+    /// When the save was taken in.
+    pub at: String,
+    /// The save's lines.
+    pub saved: Vec<String>,
+    /// The other writer's lines, which the save's writer never saw.
+    pub other: Vec<String>,
+}
+
+/// The clashes of `ws`'s sections that still stand.
+fn section_conflicts(ws: &Workspace, r: &dyn crate::store::Reader) -> Result<Vec<SectionConflict>> {
+    let f = FileKind::Project;
+    let sections = r.sections()?;
+    Ok((r.section_clashes()?.into_iter())
+        .filter(|c| (sections.iter()).any(|s| s.key == c.key && !s.removed && c.stands_in(&s.body)))
+        .map(|c| SectionConflict {
+            file: ws.file_name(f),
+            path: ws.file_path(f).display().to_string(),
+            section: c.heading,
+            at: c.at,
+            saved: c.saved,
+            other: c.other,
+        })
+        .collect())
+}
+
+/// The clashes standing in USER.md, when there is a user memory (one that cannot be read now
+/// has none to show: `trilogy user` says why).
+fn user_conflicts(ws: &Workspace) -> Vec<SectionConflict> {
+    let Some(u) = ws.user_scope().filter(|u| u.store_path().exists()) else {
+        return Vec::new();
+    };
+    u.read(|r| section_conflicts(u, r))
+        .map(|w| w.value)
+        .unwrap_or_default()
+}
+
 /// What `status` reports.
 #[derive(Debug, Clone, Serialize)]
 pub struct Status {
@@ -309,6 +352,9 @@ pub struct Status {
     pub unmerged: Vec<String>,
     /// Saves made from an older copy, whose missing entries trilogy kept (each shown once).
     pub kept: Vec<Event>,
+    /// Lines of a PROJECT.md or USER.md section that a save and another writer changed
+    /// differently: both are in the section until a person deletes one.
+    pub section_conflicts: Vec<SectionConflict>,
     /// Topics holding more than one live decision (a hand edit or a merge brought them).
     pub topic_conflicts: Vec<crate::ops::truth::topic::TopicConflict>,
     /// Decisions and sections whose review date has come (`trilogy due`).
@@ -382,6 +428,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             kept: (r.events(KEPT_LOOKBACK)?.into_iter())
                 .filter(|e| e.op == "kept")
                 .collect(),
+            section_conflicts: section_conflicts(ws, r)?,
             topic_conflicts: crate::ops::truth::topic::conflicts(r)?,
             due: crate::ops::truth::review::due(r, today)?,
             siblings: Vec::new(),
@@ -394,6 +441,9 @@ pub fn status(ws: &Workspace) -> Result<Status> {
     status.unclosed = unclosed_fences(ws)?;
     status.unmerged = super::gitmerge::unmerged(ws);
     status.siblings = crate::ops::sibling::list(ws);
+    if !ws.is_user() {
+        status.section_conflicts.extend(user_conflicts(ws));
+    }
     status.area_line = area_line(&status.areas, ws.lang());
     Ok(status)
 }

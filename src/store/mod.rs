@@ -8,9 +8,11 @@
 //! - `near`: the same key → the record, for SESSIONS.md and DECISIONS.md (read together);
 //! - `sections` / `section_history`: PROJECT.md sections and every revision of them;
 //! - `preambles`: text above the first entry of each file;
-//! - `files`: stamp of what was last written to (or absorbed from) each file;
+//! - `files`: stamp of what was last written to (or absorbed from) each file, and the clashes
+//!   found in PROJECT.md's sections that may still stand;
 //! - `events`: the append-only log; `reports`: `notes` left for the user;
-//! - `versions`: the recent versions of SESSIONS.md and DECISIONS.md, as entry ids.
+//! - `versions`: the recent versions of SESSIONS.md and DECISIONS.md, as entry ids, and of
+//!   PROJECT.md, as the lines of its sections.
 //!
 //! Layout: `tables` (definitions, keys, encoding), `reader` (reads and the read snapshot),
 //! `write` (the write transaction), `migrate` (older layouts), `born` (a new store file, made

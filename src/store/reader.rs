@@ -159,6 +159,16 @@ pub trait Reader {
             .and_then(|b| String::from_utf8(b).ok()))
     }
 
+    /// The clashes found in the sections' lines that may still stand, oldest first (see
+    /// [`SectionClash`](crate::model::SectionClash)).
+    fn section_clashes(&self) -> Result<Vec<crate::model::SectionClash>> {
+        Ok(self
+            .raw_get(BytesTable::Files, super::tables::CLASHES)?
+            .map(|b| decode_at(self.path(), &b))
+            .transpose()?
+            .unwrap_or_default())
+    }
+
     /// Entries a branch switch took out of the files (state `elsewhere`).
     fn elsewhere_count(&self) -> Result<u64> {
         self.meta(super::tables::ELSEWHERE)

@@ -76,6 +76,8 @@ pub(super) const LIVE_DECISIONS: &str = "count:live_decisions";
 pub(super) const ELSEWHERE: &str = "count:elsewhere";
 /// `files` key: the git head the files were last looked at under.
 pub(super) const GIT_HEAD: &str = "git:head";
+/// `files` key: the clashes found in PROJECT.md's (or USER.md's) sections that may still stand.
+pub(super) const CLASHES: &str = "section:clashes";
 
 pub(super) fn live_decision(rec: &EntryRecord) -> bool {
     rec.file() == Some(FileKind::Decisions) && rec.state == crate::model::State::Live

@@ -1,6 +1,8 @@
 //! The recent versions of SESSIONS.md and DECISIONS.md as trilogy last wrote or read them: for
 //! each, the entries it held (an entry's id and a hash of its rendered block), so a save made
-//! from an older copy can be merged against the copy it was made from (DESIGN §3).
+//! from an older copy can be merged against the copy it was made from (DESIGN §3). PROJECT.md's
+//! (and USER.md's) are kept the same way, a print per line of its sections (see
+//! `workspace::sync::base::lines`).
 //!
 //! Versions are numbered per file. Every sixteenth is stored whole, the others as the entries
 //! added and dropped since the one before, so recording a version of a file with thousands of

@@ -187,6 +187,21 @@ impl WriteTx {
         })
     }
 
+    /// Keep `clashes` as the sections' clashes that may still stand (none: forget them).
+    pub fn set_section_clashes(&self, clashes: &[crate::model::SectionClash]) -> Result<()> {
+        damage::guard(&self.path, || {
+            let mut t = self.txn.open_table(FILES).map_err(self.w())?;
+            if clashes.is_empty() {
+                t.remove(super::tables::CLASHES).map_err(self.w())?;
+            } else {
+                let bytes = encode(&clashes)?;
+                t.insert(super::tables::CLASHES, bytes.as_slice())
+                    .map_err(self.w())?;
+            }
+            Ok(())
+        })
+    }
+
     /// Remember the git head the files were last looked at under (see `Reader::git_head`).
     pub fn set_git_head(&self, head: &str) -> Result<()> {
         damage::guard(&self.path, || {

@@ -1,5 +1,6 @@
 //! Absorbing parsed files into the store: the three-way comparison of a file's entries with the
-//! store's, entries that left a file marked (never dropped), PROJECT sections by revision.
+//! store's, entries that left a file marked (never dropped), PROJECT sections by revision (a
+//! section's save merged line by line, see `sections`).
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -11,6 +12,7 @@ use crate::model::{
 };
 use crate::store::Reader;
 
+use super::base::lines::{body_lines, printed_lines};
 use super::base::{Base, Kept, Prints, block_hash, id_key};
 use super::items::{Item, items_drain, keep_readable};
 use super::{Tx, render};
@@ -318,22 +320,102 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// Absorb PROJECT.md; returns each block's section key and the store's rendering of it.
+    /// Absorb PROJECT.md (merged by section and line against the version it was made from,
+    /// see `sections`); returns each block's section key and the store's rendering of it.
     pub(super) fn apply_project(
         &mut self,
         doc: &Doc,
         fresh: bool,
     ) -> Result<Vec<(String, String)>> {
         let mut keyed = Vec::with_capacity(doc.blocks.len());
-        let lang = self.lang();
         let current: HashMap<String, SectionRecord> = self
             .store
             .sections()?
             .into_iter()
             .map(|s| (s.key.clone(), s))
             .collect();
+        let saved = self.saved_sections(doc)?;
+        let printed = printed_lines(saved.iter().map(|s| (s.key.as_str(), s.body.as_str())));
+        let mut base = self.section_base(&printed, fresh)?;
+        let prints = printed.into_iter().map(|(p, _)| p).collect();
+        self.prints_read.insert(FileKind::Project, prints);
         let mut seen: HashSet<String> = HashSet::new();
-        for (i, block) in doc.blocks.iter().enumerate() {
+        for (order, s) in saved.into_iter().enumerate() {
+            let SavedSection {
+                key,
+                heading,
+                body,
+                read,
+            } = s;
+            seen.insert(key.clone());
+            let order = order as u32;
+            keyed.push((key.clone(), read));
+            let Some(cur) = current.get(&key) else {
+                let rec = SectionRecord {
+                    key: key.clone(),
+                    heading: heading.clone(),
+                    body,
+                    order,
+                    removed: false,
+                    revision: 1,
+                };
+                self.put_section(&rec)?;
+                if !fresh {
+                    self.log("section-add", vec![key], &heading)?;
+                }
+                continue;
+            };
+            let body = match &mut base {
+                Some(b) if !cur.removed => self.merge_section(b, cur, &heading, &body),
+                _ => body,
+            };
+            if cur.removed || cur.heading != heading || cur.body != body {
+                let rec = SectionRecord {
+                    heading: heading.clone(),
+                    body,
+                    order,
+                    removed: false,
+                    revision: cur.revision + 1,
+                    key: key.clone(),
+                };
+                self.put_section(&rec)?;
+                self.log("section", vec![key], &heading)?;
+            } else if cur.order != order {
+                let mut rec = cur.clone();
+                rec.order = order;
+                self.put_section(&rec)?;
+            }
+        }
+        for (key, cur) in current {
+            if seen.contains(&key) || cur.removed {
+                continue;
+            }
+            // a section its writer never saw as it is now stays (the save lacks what was
+            // written into it since)
+            if let Some(b) = &mut base
+                && !b.saw(&cur)
+            {
+                let lines = body_lines(&cur.body).into_iter().filter(|l| !l.is_empty());
+                b.kept_lines(&cur.heading, lines);
+                continue;
+            }
+            let mut rec = cur.clone();
+            rec.removed = true;
+            rec.revision += 1;
+            self.put_section(&rec)?;
+            self.log("section-remove", vec![key], &rec.heading)?;
+        }
+        self.settle_sections(base)?;
+        Ok(keyed)
+    }
+
+    /// The sections of a saved PROJECT.md in file order: key (a repeated heading's with `~N`),
+    /// heading (a legacy one renamed), body, and the block's text as read.
+    pub(super) fn saved_sections(&mut self, doc: &Doc) -> Result<Vec<SavedSection>> {
+        let lang = self.lang();
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut out = Vec::with_capacity(doc.blocks.len());
+        for block in &doc.blocks {
             let mut key = section_key(&block.heading);
             let mut n = 2;
             while seen.contains(&key) {
@@ -355,59 +437,27 @@ impl Tx<'_> {
                     &format!("{} → {heading}", block.heading),
                 )?;
             }
-            let order = i as u32;
             // a renamed legacy heading is not how the person wrote it: the file takes the new
             // name the next time it is written
-            keyed.push((
-                key.clone(),
-                markdown::Block::new(block.heading.clone(), body.clone()).text(),
-            ));
-            match current.get(&key) {
-                None => {
-                    let rec = SectionRecord {
-                        key: key.clone(),
-                        heading: heading.clone(),
-                        body: body.clone(),
-                        order,
-                        removed: false,
-                        revision: 1,
-                    };
-                    self.put_section(&rec)?;
-                    if !fresh {
-                        self.log("section-add", vec![key], &heading)?;
-                    }
-                }
-                Some(cur) if cur.removed || cur.heading != heading || cur.body != body => {
-                    let rec = SectionRecord {
-                        heading: heading.clone(),
-                        body: body.clone(),
-                        order,
-                        removed: false,
-                        revision: cur.revision + 1,
-                        key: key.clone(),
-                    };
-                    self.put_section(&rec)?;
-                    self.log("section", vec![key], &heading)?;
-                }
-                Some(cur) if cur.order != order => {
-                    let mut rec = cur.clone();
-                    rec.order = order;
-                    self.put_section(&rec)?;
-                }
-                Some(_) => {}
-            }
+            let read = markdown::Block::new(block.heading.clone(), body.clone()).text();
+            out.push(SavedSection {
+                key,
+                heading,
+                body,
+                read,
+            });
         }
-        for (key, cur) in current {
-            if !seen.contains(&key) && !cur.removed {
-                let mut rec = cur.clone();
-                rec.removed = true;
-                rec.revision += 1;
-                self.put_section(&rec)?;
-                self.log("section-remove", vec![key], &rec.heading)?;
-            }
-        }
-        Ok(keyed)
+        Ok(out)
     }
+}
+
+/// One section of a saved PROJECT.md (see `saved_sections`).
+pub(super) struct SavedSection {
+    pub key: String,
+    pub heading: String,
+    pub body: String,
+    /// The block's text as read.
+    pub read: String,
 }
 
 /// A unit of a file for its layout: key, the text the parser read, the store's text.

@@ -6,8 +6,9 @@
 //! is not deleted: it is moved to `.trilogy/displaced/`, named after the stat it had when it was
 //! absorbed. Each later write command looks there first. Bytes written into a displaced file
 //! since are absorbed as additions only: an entry it holds that the store lacks is added, one the
-//! store marked removed or replaced is live again. Nothing is ever removed on its evidence (it is
-//! an older version of the file). After a grace period an unchanged displaced file is deleted.
+//! store marked removed or replaced is live again; a PROJECT.md line it added against the copy
+//! it was made from is added to its section. Nothing is ever removed on its evidence (it is an
+//! older version of the file). After a grace period an unchanged displaced file is deleted.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -22,7 +23,7 @@ use super::Tx;
 use super::items::items_of;
 
 /// Appended to the log lines of entries taken from a late save.
-const LATE: &str = " (saved after trilogy replaced the file)";
+pub(super) const LATE: &str = " (saved after trilogy replaced the file)";
 
 /// How long a displaced version is kept for a writer that still holds it.
 const GRACE: Duration = Duration::from_secs(120);
@@ -133,9 +134,23 @@ impl Tx<'_> {
     ) -> Result<()> {
         let strip = matches!(f, FileKind::Sessions | FileKind::Archive);
         let parsed = match markdown::parse_bytes(bytes, strip) {
-            Ok(p) if f != FileKind::Project => p,
-            // PROJECT sections are edited in place: a late version cannot be merged entry by
-            // entry, so it is kept whole for the person to look at
+            Ok(p) if f == FileKind::Project => {
+                // PROJECT sections are edited in place: the lines it added are taken in
+                let saved_actor = std::mem::replace(&mut self.actor, "file-edit".to_string());
+                let taken = self.absorb_late_sections(&p.doc);
+                self.actor = saved_actor;
+                let taken = taken?;
+                if taken > 0 {
+                    self.report.absorbed.push(format!(
+                        "{}: {taken} lines saved after trilogy replaced the file were kept",
+                        self.ws.file_name(f)
+                    ));
+                }
+                self.changed = true;
+                return Ok(());
+            }
+            Ok(p) => p,
+            // a version that does not parse is kept whole for the person to look at
             _ => {
                 let rescue = self.ws.rescue_dir()?;
                 let to = super::fsio::rescue_path(&rescue, Path::new(f.file_name()), Some("late"))?;

@@ -8,7 +8,8 @@
 //!
 //! Children: `apply` turns parsed files into store changes, `render` projects the store back
 //! into file bytes, `project` writes the files and commits (steps 4 and 5), `late` keeps what
-//! a writer saved into a file after trilogy replaced it.
+//! a writer saved into a file after trilogy replaced it, `sections` merges a save of PROJECT.md
+//! (or USER.md) by section and line.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -32,6 +33,7 @@ pub(in crate::workspace) mod late;
 mod merged;
 mod project;
 mod render;
+mod sections;
 mod switch;
 mod wholesale;
 
@@ -98,6 +100,8 @@ pub struct Tx<'w> {
     as_read: BTreeSet<FileKind>,
     /// Per file, the SHA-1 of the version a whole-file writer says its text was made from.
     named: HashMap<FileKind, String>,
+    /// A save of PROJECT.md being merged: a hash of its lines, and the store's lines it lacks.
+    section_save: Option<(u64, Vec<u64>)>,
     /// Per file parsed by the last `apply_docs`, its entries as read.
     prints_read: HashMap<FileKind, Vec<crate::store::Print>>,
     /// Versions found on disk and absorbed: (file, SHA-1, entries), recorded at the end.
@@ -199,6 +203,7 @@ impl<'w> Tx<'w> {
             archive_other: false,
             as_read: BTreeSet::new(),
             named: HashMap::new(),
+            section_save: None,
             prints_read: HashMap::new(),
             read_versions: Vec::new(),
             absorbed: HashMap::new(),
@@ -519,12 +524,12 @@ impl<'w> Tx<'w> {
                         self.store.set_meta(gitop::PROJECT_DAY_KEY, day)?;
                     }
                     // a version git holds (a checkout, a pull, a reset, a file restored from
-                    // history) is meant as it is: its removals are honoured
-                    if f != FileKind::Project
-                        && self
-                            .ws
-                            .git()
-                            .is_some_and(|g| gitop::is_git_version(g, &bytes))
+                    // history) is meant as it is: its removals are honoured (PROJECT.md's
+                    // sections are taken as they are, not merged with the store's lines)
+                    if self
+                        .ws
+                        .git()
+                        .is_some_and(|g| gitop::is_git_version(g, &bytes))
                     {
                         self.from_git.insert(f);
                         self.git_read.insert(f);
@@ -613,7 +618,8 @@ impl<'w> Tx<'w> {
             }
         }
         self.prints_read.clear();
-        result
+        result?;
+        self.begin_section_versions()
     }
 
     /// Record the versions read from disk in this transaction (before any written in their place).

@@ -259,8 +259,8 @@ pub fn render_laid(r: &dyn Reader, f: FileKind, lang: Lang) -> Result<(String, O
     Ok((text, laid))
 }
 
-/// [`render_laid`], with the prints of the entries rendered (none for PROJECT.md): what a
-/// version of the file holds.
+/// [`render_laid`], with the prints of the entries rendered (of the sections' lines for
+/// PROJECT.md): what a version of the file holds.
 pub(super) fn render_printed(
     r: &dyn Reader,
     f: FileKind,
@@ -268,6 +268,14 @@ pub(super) fn render_printed(
 ) -> Result<(String, Option<Layout>, Vec<crate::store::Print>)> {
     let parts = parts(r, f, lang)?;
     let prints = match super::base::kept_for(f) {
+        true if f == FileKind::Project => {
+            let sections = r.sections()?;
+            super::base::lines::section_prints(
+                (sections.iter())
+                    .filter(|s| !s.removed)
+                    .map(|s| (s.key.as_str(), s.body.as_str())),
+            )
+        }
         true => (parts.pieces.iter())
             .map(|p| {
                 (

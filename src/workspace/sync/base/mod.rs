@@ -14,10 +14,14 @@
 //! against exactly that one. A save that matches no kept version keeps every entry recorded
 //! after the newest entry it holds.
 //!
+//! PROJECT.md (and USER.md) keeps its versions the same way, as the lines of its sections
+//! (`lines`), and a save of it is merged section by section, line by line, against the version
+//! chosen by the same rule.
+//!
 //! Children: `three_way` reads a save against its base, `pair` tells an edited entry from a
-//! new one.
+//! new one, `lines` gives a version of PROJECT.md its prints and reads them back.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::error::Result;
 use crate::model::{EntryRecord, FileKind, Lang};
@@ -25,6 +29,7 @@ use crate::store::{Print, Reader, VersionRecord};
 
 use super::Tx;
 
+pub(super) mod lines;
 pub(super) mod pair;
 mod three_way;
 
@@ -41,11 +46,14 @@ const WHOLE_EVERY: u64 = 16;
 /// The entries of a version: id key → block hash.
 pub(super) type Prints = HashMap<u64, u32>;
 
-/// Whether `f`'s versions are kept (the entry files a person saves). `TRILOGY_BENCH_NO_VERSIONS`
-/// turns the history off, for the bench that measures what it costs (`benches/absorb.rs`).
+/// Whether `f`'s versions are kept (the files a person saves; PROJECT.md's, and USER.md's, as
+/// the lines of their sections: see `lines`). `TRILOGY_BENCH_NO_VERSIONS` turns the history
+/// off, for the bench that measures what it costs (`benches/absorb.rs`).
 pub(super) fn kept_for(f: FileKind) -> bool {
-    matches!(f, FileKind::Sessions | FileKind::Decisions)
-        && std::env::var_os("TRILOGY_BENCH_NO_VERSIONS").is_none()
+    matches!(
+        f,
+        FileKind::Sessions | FileKind::Decisions | FileKind::Project
+    ) && std::env::var_os("TRILOGY_BENCH_NO_VERSIONS").is_none()
 }
 
 /// An entry id as a version stores it.
@@ -92,6 +100,14 @@ pub(super) fn set_hash(prints: &Prints) -> u64 {
 
 fn next_key(f: FileKind) -> String {
     format!("version_next:{}", f.file_name())
+}
+
+impl Tx<'_> {
+    /// Whether any version of `f` was ever recorded (a store made before its versions were
+    /// kept has none).
+    pub(super) fn versions_begun(&self, f: FileKind) -> Result<bool> {
+        Ok(self.store.meta(&next_key(f))? > 0)
+    }
 }
 
 /// How a save's base was found.
@@ -143,6 +159,53 @@ fn replay(
         }
     }
     state
+}
+
+/// What a file holds now, as the base of a save of it is chosen.
+pub(super) enum Held<'a> {
+    /// The store's entries of an entry file, in file order.
+    Entries(&'a [EntryRecord]),
+    /// The prints of the lines of PROJECT.md's sections (see `lines`): lines have no age.
+    Lines(&'a Prints),
+}
+
+impl Held<'_> {
+    /// The keys of what it holds.
+    fn keys(&self) -> HashSet<u64> {
+        match self {
+            Held::Entries(current) => current.iter().map(|e| id_key(&e.id)).collect(),
+            Held::Lines(prints) => prints.keys().copied().collect(),
+        }
+    }
+
+    /// Its prints, of those no newer than the newest the save `theirs` holds (every one with
+    /// `None`, and every line: lines have no age).
+    fn prints(&self, lang: Lang, theirs: Option<&Prints>) -> Prints {
+        match self {
+            Held::Entries(current) => {
+                let newest = theirs.map_or(u64::MAX, |t| newest_held(current, t));
+                (current.iter())
+                    .filter(|e| e.seq <= newest)
+                    .map(|e| print_of(e, lang))
+                    .collect()
+            }
+            Held::Lines(prints) => (*prints).clone(),
+        }
+    }
+
+    /// The keys of what is newer than everything the save `theirs` holds.
+    fn newer_than(&self, theirs: &Prints) -> Vec<u64> {
+        match self {
+            Held::Entries(current) => {
+                let newest = newest_held(current, theirs);
+                (current.iter())
+                    .filter(|e| e.seq > newest)
+                    .map(|e| id_key(&e.id))
+                    .collect()
+            }
+            Held::Lines(_) => Vec::new(),
+        }
+    }
 }
 
 /// The sequence number of the newest entry of `current` the save holds (0: none).
@@ -275,14 +338,14 @@ impl Tx<'_> {
     }
 
     /// The version the save `theirs` of `f` is merged against: the one named by `named`
-    /// (SHA-1 of the bytes its writer read), else the likeliest kept one, else the entries of
-    /// `current` (the store's, in file order) up to the newest one the save holds. `None`
-    /// when the named version is not kept.
+    /// (SHA-1 of the bytes its writer read), else the likeliest kept one, else what the file
+    /// holds now (`held`) up to the newest entry the save holds. `None` when the named version
+    /// is not kept.
     pub(super) fn base_of(
         &self,
         f: FileKind,
         theirs: &Prints,
-        current: &[EntryRecord],
+        held: &Held,
         named: Option<&str>,
     ) -> Result<Option<Base>> {
         let records = match kept_for(f) {
@@ -300,8 +363,7 @@ impl Tx<'_> {
             // the very version on disk when this transaction read it, which no version records
             // (a store that only read it, or rebuilt since): the store's entries are its entries
             if found.is_none() && self.seen.get(&f).and_then(|s| s.as_deref()) == Some(sha) {
-                let lang = self.lang();
-                found = Some(current.iter().map(|e| print_of(e, lang)).collect());
+                found = Some(held.prints(self.lang(), None));
             }
             return Ok(found.map(|prints| Base {
                 prints,
@@ -310,7 +372,7 @@ impl Tx<'_> {
         }
         // what the save lacks counts only while it is in the file: an entry someone removed since
         // is no entry the choice of base could take away
-        let live: std::collections::HashSet<u64> = current.iter().map(|e| id_key(&e.id)).collect();
+        let live = held.keys();
         // score every kept version in one pass: entries shared with the save, entries it lacks,
         // entries shared block for block
         let (mut shared, mut missing, mut same) = (0i64, 0i64, 0i64);
@@ -345,7 +407,15 @@ impl Tx<'_> {
         // of those sharing the most, the one lacking the fewest entries keeps the most; then the
         // one whose blocks match, then the oldest (keeping data wins a tie)
         let likeliest = (ties.iter())
-            .max_by_key(|(n, _, missing, same)| (-missing, *same, std::cmp::Reverse(*n)))
+            .max_by_key(|(n, _, missing, same)| {
+                // lines have no age: of versions alike, the newest knows the most about what
+                // the save's writer changed (a line since changed by someone else is a clash)
+                let age = match held {
+                    Held::Entries(_) => std::cmp::Reverse(*n),
+                    Held::Lines(_) => std::cmp::Reverse(u64::MAX - *n),
+                };
+                (-missing, *same, age)
+            })
             .map(|s| (s.0, s.2));
         let oldest = records.first().map(|(n, _)| *n);
         let complete = oldest == Some(0);
@@ -382,9 +452,8 @@ impl Tx<'_> {
             // older versions are gone: the save may have been made from one of them, so of the
             // entries the chosen one holds, those newer than every entry the save holds stay
             if !complete {
-                let newest = newest_held(current, theirs);
-                for e in current.iter().filter(|e| e.seq > newest) {
-                    prints.remove(&id_key(&e.id));
+                for k in held.newer_than(theirs) {
+                    prints.remove(&k);
                 }
             }
             return Ok(Some(Base {
@@ -392,14 +461,8 @@ impl Tx<'_> {
                 found: Found::Likeliest,
             }));
         }
-        let lang = self.lang();
-        let newest = newest_held(current, theirs);
-        let prints = (current.iter())
-            .filter(|e| e.seq <= newest)
-            .map(|e| print_of(e, lang))
-            .collect();
         Ok(Some(Base {
-            prints,
+            prints: held.prints(self.lang(), Some(theirs)),
             found: Found::NewestHeld,
         }))
     }
@@ -465,22 +528,22 @@ mod tests {
             }
             // a copy of version 2 with an entry of its own: based on version 2
             let theirs: Prints = [(1, 1), (2, 1), (99, 1)].into_iter().collect();
-            let b = tx.base_of(f, &theirs, &[], None)?.unwrap();
+            let b = tx.base_of(f, &theirs, &Held::Entries(&[]), None)?.unwrap();
             assert_eq!(b.found, Found::Likeliest);
             let mut ids: Vec<u64> = b.prints.keys().copied().collect();
             ids.sort();
             assert_eq!(ids, vec![1, 2]);
             // a copy of version 5 less entry 2: based on version 5
             let theirs: Prints = [(1, 1), (3, 1), (4, 1), (5, 1)].into_iter().collect();
-            let b = tx.base_of(f, &theirs, &[], None)?.unwrap();
+            let b = tx.base_of(f, &theirs, &Held::Entries(&[]), None)?.unwrap();
             assert_eq!(b.prints.len(), 5);
             // a named version is that one, or none
             let b = tx
-                .base_of(f, &theirs, &[], Some(&format!("{:040}", 3)))?
+                .base_of(f, &theirs, &Held::Entries(&[]), Some(&format!("{:040}", 3)))?
                 .unwrap();
             assert_eq!((b.found, b.prints.len()), (Found::Named, 3));
             assert!(
-                tx.base_of(f, &theirs, &[], Some(&"f".repeat(40)))?
+                tx.base_of(f, &theirs, &Held::Entries(&[]), Some(&"f".repeat(40)))?
                     .is_none()
             );
             Ok(())

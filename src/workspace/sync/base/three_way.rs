@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::pair::{Side, Sure, pair};
-use super::{Base, Found, Prints, id_key, print_of, set_hash};
+use super::{Base, Found, Held, Prints, id_key, print_of, set_hash};
 use crate::error::{Error, Result};
 use crate::model::{EntryRecord, FileKind};
 use crate::store::{Print, Reader};
@@ -109,7 +109,7 @@ impl Tx<'_> {
             true => put_back,
             false => {
                 let named = self.named.get(&f).cloned();
-                match self.base_of(f, &scored, entries, named.as_deref())? {
+                match self.base_of(f, &scored, &Held::Entries(entries), named.as_deref())? {
                     Some(b) => Some(b),
                     None => {
                         return Err(Error::Conflict(format!(
