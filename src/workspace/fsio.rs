@@ -10,6 +10,7 @@ use crate::model::{FileStamp, sha1_hex};
 
 /// Replace `path` with `bytes` atomically and durably.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    refuse_special(path)?;
     let dir = path
         .parent()
         .ok_or_else(|| Error::Internal(format!("{} has no parent", path.display())))?;
@@ -115,17 +116,28 @@ pub fn read_small_text(path: &Path, max: u64) -> Option<String> {
 /// Open a memory file and stat the open file ([`open_regular`], at most [`MAX_FILE_BYTES`]);
 /// `None` when it does not exist.
 fn open_stat(path: &Path) -> Result<Option<(std::fs::File, std::fs::Metadata)>> {
+    open_fenced(
+        path,
+        MAX_FILE_BYTES,
+        "replace it with the memory file, or delete it and trilogy writes it again",
+    )
+}
+
+/// [`open_regular`] with its refusals as errors naming the file: `instead` says what to do
+/// with something that is not a regular file. `None` when the file does not exist.
+fn open_fenced(
+    path: &Path,
+    max: u64,
+    instead: &str,
+) -> Result<Option<(std::fs::File, std::fs::Metadata)>> {
     use std::io::ErrorKind;
     let advice = |e: std::io::Error, what: &str| {
         Error::io(path, std::io::Error::other(format!("{e}; {what}")))
     };
-    match open_regular(path, MAX_FILE_BYTES) {
+    match open_regular(path, max) {
         Ok(opened) => Ok(Some(opened)),
         Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-        Err(e) if e.kind() == ErrorKind::InvalidInput => Err(advice(
-            e,
-            "replace it with the memory file, or delete it and trilogy writes it again",
-        )),
+        Err(e) if e.kind() == ErrorKind::InvalidInput => Err(advice(e, instead)),
         Err(e) if e.kind() == ErrorKind::FileTooLarge => Err(advice(
             e,
             "move it out of the workspace and keep what you need of it in smaller files",
@@ -134,14 +146,78 @@ fn open_stat(path: &Path) -> Result<Option<(std::fs::File, std::fs::Metadata)>> 
     }
 }
 
-/// Open (creating it) a file that only serves as a lock, for `flock`-style locking.
+/// The bytes of the file at `path`, through the one fence every file trilogy reads goes
+/// through: opened without waiting, a regular file only, at most `max` bytes (read no
+/// further, should it grow meanwhile). `None` when it does not exist; anything else that
+/// keeps it from being read is an error naming the file and what to do.
+pub fn read_file(path: &Path, max: u64) -> Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let instead =
+        "trilogy reads and writes regular files only: replace it with a file, or delete it";
+    let Some((f, meta)) = open_fenced(path, max, instead)? else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::with_capacity(meta.len().min(max) as usize);
+    f.take(max)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(Some(bytes))
+}
+
+/// [`read_file`] of a file that must be there: a missing one is an error naming it.
+pub fn read_existing(path: &Path, max: u64) -> Result<Vec<u8>> {
+    read_file(path, max)?.ok_or_else(|| Error::io(path, std::io::ErrorKind::NotFound.into()))
+}
+
+/// [`read_file`] as UTF-8 text: bytes that are not are an error naming the file and line.
+pub fn read_text_file(path: &Path, max: u64) -> Result<Option<String>> {
+    let Some(bytes) = read_file(path, max)? else {
+        return Ok(None);
+    };
+    String::from_utf8(bytes).map(Some).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        Error::Unparseable {
+            path: path.to_path_buf(),
+            line: 1 + valid.iter().filter(|b| **b == b'\n').count(),
+            reason: "not UTF-8 text; save the file as UTF-8".into(),
+        }
+    })
+}
+
+/// Refuse to write over something at `path` that is not a regular file (a FIFO, a device, a
+/// folder): trilogy writes regular files only, and never replaces what a person put there.
+fn refuse_special(path: &Path) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => Err(Error::io(
+            path,
+            std::io::Error::other(
+                "not a regular file (a FIFO, a device or a folder); trilogy writes regular files only: delete it, or replace it with a file",
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Open (creating it) a file that only serves as a lock, for `flock`-style locking: without
+/// waiting on a FIFO left at its name, and refused when it is not a regular file.
 pub fn open_lock_file(path: &Path) -> Result<std::fs::File> {
-    std::fs::OpenOptions::new()
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
         .open(path)
-        .map_err(|e| Error::io(path, e))
+        .map_err(|e| Error::io(path, e))?;
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(Error::io(
+            path,
+            std::io::Error::other(
+                "not a regular file (a FIFO, a device or a folder); delete it and trilogy makes the lock file again",
+            ),
+        ));
+    }
+    Ok(file)
 }
 
 /// Two writes to a file within this span may leave the same size and mtime (coarse or 2-second
@@ -206,7 +282,7 @@ pub fn in_flight(path: &Path) -> bool {
         return true;
     }
     let mut last = [0u8; 1];
-    let read = std::fs::File::open(path).and_then(|mut f| {
+    let read = open_regular(path, MAX_FILE_BYTES).and_then(|(mut f, _)| {
         f.seek(SeekFrom::End(-1))?;
         f.read_exact(&mut last)
     });
@@ -355,9 +431,10 @@ impl Swapped {
                 return Ok(Undone::KeptTheirSave);
             }
             // the file did not exist before: remove ours unless it was saved into
-            let untouched = match std::fs::read(&self.path) {
-                Ok(b) => sha1_hex(&b) == ours,
-                Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+            let untouched = match read_file(&self.path, MAX_FILE_BYTES) {
+                Ok(Some(b)) => sha1_hex(&b) == ours,
+                Ok(None) => true,
+                Err(_) => false,
             };
             if !untouched {
                 return Ok(Undone::KeptTheirSave);
@@ -371,7 +448,7 @@ impl Swapped {
             return Ok(Undone::Restored);
         };
         exchange(prev, &self.path)?;
-        let new_bytes = std::fs::read(prev).map_err(|e| Error::io(prev, e))?;
+        let new_bytes = read_existing(prev, MAX_FILE_BYTES)?;
         if sha1_hex(&new_bytes) == ours {
             std::fs::remove_file(prev).map_err(|e| Error::io(prev, e))?;
             sync_dir(&self.path);
@@ -379,7 +456,7 @@ impl Swapped {
         }
         // a save landed in our version after the swap: it is the newest content, keep it
         exchange(prev, &self.path)?;
-        let displaced = std::fs::read(prev).map_err(|e| Error::io(prev, e))?;
+        let displaced = read_existing(prev, MAX_FILE_BYTES)?;
         let outcome = if Some(sha1_hex(&displaced).as_str()) == expected {
             std::fs::remove_file(prev).map_err(|e| Error::io(prev, e))?;
             Undone::KeptTheirSave

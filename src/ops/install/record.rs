@@ -82,16 +82,15 @@ impl Record {
             .map(|b| format!("{b:02x}"))
             .collect();
         let path = state.join("installs").join(format!("{name}.json"));
-        let made = match std::fs::read_to_string(&path) {
-            Ok(text) => Some(serde_json::from_str::<Vec<String>>(&text).map_err(|e| {
+        let made = match super::settings::read_optional(&path)? {
+            Some(text) => Some(serde_json::from_str::<Vec<String>>(&text).map_err(|e| {
                 Error::Unparseable {
                     path: path.clone(),
                     line: 1,
                     reason: format!("not an install record ({e}); delete it to go on"),
                 }
             })?),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(Error::io(&path, e)),
+            None => None,
         };
         Ok(Record {
             found: made.is_some(),

@@ -57,13 +57,10 @@ pub(super) fn confine(opts: &InstallOptions, path: PathBuf) -> Result<PathBuf> {
     }
 }
 
-/// Read `path` as text; `None` when it does not exist.
+/// Read `path` as text through the fence (a FIFO or a device there is refused, naming it,
+/// never waited on); `None` when it does not exist.
 pub(super) fn read_optional(path: &Path) -> Result<Option<String>> {
-    match std::fs::read_to_string(path) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io(path, e)),
-    }
+    crate::workspace::read_text_file(path, crate::workspace::MAX_FILE_BYTES)
 }
 
 /// Write `text` to `path` when it differs from `original`, creating the folder (and noting
