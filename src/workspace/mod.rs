@@ -8,6 +8,7 @@
 pub mod agents;
 mod fence;
 mod fsio;
+mod open;
 pub use fsio::{
     MAX_FILE_BYTES, open_regular, read_existing, read_file, read_small_text, read_text_file,
 };
