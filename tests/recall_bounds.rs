@@ -1,6 +1,7 @@
 //! Recall reads the hosts' transcripts within bounds: a DeepSeek Harness log whose zstd frames
-//! say far more than they weigh is marked unreadable (never decompressed whole), and a line
-//! longer than 64 MiB is skipped while the lines after it stay searchable.
+//! say far more than they weigh is never decompressed whole (a frame over 64 MiB is skipped, a
+//! log over 1 GiB marked unreadable), and a line longer than 64 MiB is skipped while the lines
+//! after it stay searchable.
 
 mod common;
 
@@ -42,17 +43,24 @@ fn claude_line(ws: &Ws, text: &str) -> String {
     format!("{v}\n")
 }
 
-/// The start of a DeepSeek Harness session in this workspace, in which the person says
-/// `text`: one zstd frame per event, as the harness writes them.
+/// One DeepSeek Harness event, as the harness writes it: a zstd frame of its own.
+fn frame(event: &Value) -> Vec<u8> {
+    zstd::stream::encode_all(format!("{event}\n").as_bytes(), 3).unwrap()
+}
+
+/// The frame of a DeepSeek Harness event in which the person says `text`.
+fn dsh_said(text: &str) -> Vec<u8> {
+    frame(
+        &json!({"type":"user/message","seq":7,"time":1796157678157u64,"data":{"content":[{"type":"text","text":text}],"source":{"kind":"user"},"role":"user","id":"e755a4c9"},"surfaceOp":"append"}),
+    )
+}
+
+/// The start of a DeepSeek Harness session in this workspace, in which the person says `text`.
 fn dsh_session(ws: &Ws, text: &str) -> Vec<u8> {
-    let events = [
-        json!({"type":"session","version":0,"id":"session-26c79d9c-35bb-4de2-bead-33fd58cb9b88","createdAt":1796157678021u64,"cwd":root(ws),"delegationDepth":0}),
-        json!({"type":"user/message","seq":7,"time":1796157678157u64,"data":{"content":[{"type":"text","text":text}],"source":{"kind":"user"},"role":"user","id":"e755a4c9"},"surfaceOp":"append"}),
-    ];
-    let mut out = Vec::new();
-    for e in events {
-        out.extend(zstd::stream::encode_all(format!("{e}\n").as_bytes(), 3).unwrap());
-    }
+    let mut out = frame(
+        &json!({"type":"session","version":0,"id":"session-26c79d9c-35bb-4de2-bead-33fd58cb9b88","createdAt":1796157678021u64,"cwd":root(ws),"delegationDepth":0}),
+    );
+    out.extend(dsh_said(text));
     out
 }
 
@@ -85,31 +93,24 @@ fn unreadable_why(s: &Value, file: &Path) -> Option<String> {
 }
 
 #[test]
-fn a_zstd_frame_that_says_more_than_64_mib_marks_its_log_unreadable() {
+fn a_zstd_frame_that_says_more_than_64_mib_is_skipped_and_the_frames_after_it_are_found() {
     let ws = Ws::init();
-    write(
-        &claude_file(&ws),
-        claude_line(&ws, "walrus beside").as_bytes(),
-    );
     let mut log = dsh_session(&ws, "narwhal before the bomb");
-    // 65 MiB of line feeds in one frame of a few kilobytes
+    // 65 MiB of line feeds in one frame of a few kilobytes, then the session goes on
     let nothing = vec![b'\n'; 65 << 20];
-    log.extend(zstd::stream::encode_all(&nothing[..], 19).unwrap());
+    log.extend(zstd::stream::encode_all(&nothing[..], 3).unwrap());
     drop(nothing);
+    log.extend(dsh_said("beluga after the bomb"));
     let log_path = write(&dsh_file(&ws), &log);
-    assert_eq!(hits(&ws, "walrus").len(), 1);
+    assert_eq!(hits(&ws, "narwhal")[0]["line"], 2);
+    // the skipped frame is one line, not sixty-five million
+    let after = hits(&ws, "beluga");
+    assert_eq!(after.len(), 1, "the frame after the skipped one is found");
+    assert_eq!(after[0]["line"], 4);
     let s = ws.json(&["recall", "--status"]);
-    let why = unreadable_why(&s, &log_path).unwrap_or_else(|| panic!("{s}"));
-    assert!(why.contains("more than 64 MiB"), "{why}");
-    assert_eq!(host_row(&s, "dsh")["unreadable"], 1, "{s}");
-    assert_eq!(s["complete"], false);
-    // marked, not read again while it stays as it is: the next recall says the same
-    assert_eq!(hits(&ws, "walrus").len(), 1);
-    let again = ws.json(&["recall", "--status"]);
-    assert_eq!(
-        unreadable_why(&again, &log_path).as_deref(),
-        Some(why.as_str())
-    );
+    assert!(unreadable_why(&s, &log_path).is_none(), "{s}");
+    assert_eq!(host_row(&s, "dsh")["indexed"], 1, "{s}");
+    assert!(s["skipped"].as_u64().unwrap() >= 1, "{s}");
 }
 
 #[test]
@@ -121,9 +122,9 @@ fn a_zstd_log_whose_frames_say_more_than_a_gigabyte_is_marked_unreadable() {
     );
     let mut log = dsh_session(&ws, "narwhal before the bomb");
     // each frame under the frame cap, all of them together over the file's
-    let frame = zstd::stream::encode_all(&vec![b'\n'; 63 << 20][..], 19).unwrap();
+    let bomb = zstd::stream::encode_all(&vec![b'\n'; 63 << 20][..], 3).unwrap();
     for _ in 0..17 {
-        log.extend_from_slice(&frame);
+        log.extend_from_slice(&bomb);
     }
     assert!(log.len() < 4 << 20, "{} bytes", log.len());
     let log_path = write(&dsh_file(&ws), &log);
@@ -133,6 +134,11 @@ fn a_zstd_log_whose_frames_say_more_than_a_gigabyte_is_marked_unreadable() {
     let why = unreadable_why(&s, &log_path).unwrap_or_else(|| panic!("{s}"));
     assert!(why.contains("more than 1024 MiB"), "{why}");
     assert_eq!(host_row(&s, "claude")["indexed"], 1, "{s}");
+    assert_eq!(host_row(&s, "dsh")["unreadable"], 1, "{s}");
+    // marked, and so it stays while the log is as it was
+    assert_eq!(hits(&ws, "walrus").len(), 1);
+    let again = ws.json(&["recall", "--status"]);
+    assert_eq!(unreadable_why(&again, &log_path), Some(why));
 }
 
 #[test]

@@ -1,8 +1,9 @@
 //! Reading what a transcript holds past where the last read ended, bounded: chunk by chunk
 //! (at most [`CHUNK`] bytes held at once), complete lines only (or complete frames). A line
 //! longer than a chunk is skipped — counted as a line not understood — and what follows it is
-//! read on, so one huge line never hides the rest of its file. A DeepSeek Harness log is read
-//! only while what its frames say stays under the caps of [`super::frames`].
+//! read on, so one huge line never hides the rest of its file (a DeepSeek Harness frame that
+//! says more than a line may is skipped the same way). A DeepSeek Harness log is read only
+//! while what its frames say together stays under [`frames::FILE_MAX`].
 
 use std::borrow::Cow;
 use std::io::{Read, Seek, SeekFrom};
@@ -23,17 +24,6 @@ pub enum Stop {
     Failed(String),
     /// The file says more than trilogy reads of one file: not read again until it changes.
     OverCap(String),
-}
-
-impl From<frames::Bad> for Stop {
-    fn from(b: frames::Bad) -> Stop {
-        let why = format!("byte {}: {}", b.at, b.why);
-        if b.over_cap {
-            Stop::OverCap(why)
-        } else {
-            Stop::Failed(why)
-        }
-    }
 }
 
 /// Read `file` (of `size` bytes) from `state.offset` to its last complete line (or frame),
@@ -61,12 +51,11 @@ pub fn read(
             .map_err(|e| Stop::Failed(e.to_string()))?;
         let (text, used): (Cow<[u8]>, usize) = match src.host {
             Host::Dsh => {
-                let (t, n) = frames::complete(&bytes, CHUNK).map_err(|mut b| {
-                    b.at += from as usize;
-                    Stop::from(b)
-                })?;
-                state.inflated += t.len() as u64;
-                (Cow::Owned(t.into_bytes()), n)
+                let c = frames::complete(&bytes, CHUNK)
+                    .map_err(|b| Stop::Failed(format!("byte {}: {}", from + b.at as u64, b.why)))?;
+                state.inflated += c.said;
+                state.skipped += c.skipped;
+                (Cow::Owned(c.text.into_bytes()), c.used)
             }
             _ => {
                 // the last line without its line feed is still being written
@@ -115,7 +104,7 @@ pub fn read(
 /// to past [`frames::FILE_MAX`]: counted before anything is parsed or held.
 fn check_inflated(file: &mut std::fs::File, size: u64, state: &FileState) -> Result<(), Stop> {
     let left = frames::FILE_MAX.saturating_sub(state.inflated);
-    let said = frames::inflated(file, state.offset, size, left)?;
+    let said = frames::inflated(file, state.offset, size, left);
     if said > left {
         return Err(Stop::OverCap(format!(
             "its zstd frames decompress to more than {} MiB; trilogy does not read it",
