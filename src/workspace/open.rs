@@ -146,3 +146,51 @@ pub fn open_lock_file(path: &Path) -> Result<std::fs::File> {
     }
     Ok(file)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::FileTypeExt;
+
+    /// A FIFO where a file belongs: every read of it is refused at once, naming it, and a
+    /// write refuses to replace it.
+    #[test]
+    fn a_fifo_is_refused_by_name_for_reading_and_writing_and_left_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("AGENTS.md");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let e = read_file(&fifo, MAX_FILE_BYTES).unwrap_err().to_string();
+        assert!(
+            e.contains("AGENTS.md") && e.contains("not a regular file"),
+            "{e}"
+        );
+        assert!(read_text_file(&fifo, MAX_FILE_BYTES).is_err());
+        assert!(read_small_text(&fifo, MAX_FILE_BYTES).is_none());
+        let e = crate::workspace::write_atomic(&fifo, b"x")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("AGENTS.md") && e.contains("regular files only"),
+            "{e}"
+        );
+        let e = open_lock_file(&fifo).unwrap_err().to_string();
+        assert!(e.contains("AGENTS.md"), "{e}");
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+        // a missing file is no error, a file over the cap is one
+        assert!(read_file(&dir.path().join("none"), 8).unwrap().is_none());
+        std::fs::write(dir.path().join("big"), b"123456789").unwrap();
+        let e = read_file(&dir.path().join("big"), 8)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("more than"), "{e}");
+    }
+}
