@@ -259,18 +259,28 @@ impl Grown {
         }
     }
 
-    /// Whether `chunk`'s lines stand in the text, whole and in a row.
+    /// Whether `chunk`'s lines stand in the text, whole and in a row: looked for only where its
+    /// rarest line is (a line of it the text lacks settles it at once).
     fn contains(&self, chunk: &str) -> bool {
         let want: Vec<&str> = chunk.split('\n').collect();
-        let Some(starts) = self.at.get(want[0]) else {
+        let mut rarest: Option<(usize, &Vec<usize>)> = None;
+        for (k, l) in want.iter().enumerate() {
+            let Some(places) = self.at.get(*l) else {
+                return false;
+            };
+            if rarest.is_none_or(|(_, r)| places.len() < r.len()) {
+                rarest = Some((k, places));
+            }
+        }
+        let Some((k, places)) = rarest else {
             return false;
         };
-        starts.iter().any(|&p| {
+        places.iter().filter_map(|q| q.checked_sub(k)).any(|p| {
             p + want.len() <= self.lines.len()
                 && want
                     .iter()
                     .enumerate()
-                    .all(|(k, l)| self.lines[p + k] == *l)
+                    .all(|(i, l)| self.lines[p + i] == *l)
         })
     }
 
@@ -512,6 +522,22 @@ mod tests {
         let (_, h, b) = entry_text(&s, Lang::Zh).unwrap();
         assert_eq!(h, "2025-03-02");
         assert_eq!(b, "完成：wrote it（未验证）\n下一步：ship");
+    }
+
+    #[test]
+    fn a_chunk_is_present_only_as_whole_lines_in_a_row() {
+        let mut g = Grown::new("intro\n\n```sh\ncargo test\n```".into());
+        assert!(g.contains("```sh\ncargo test\n```"));
+        assert!(g.contains("cargo test"));
+        assert!(!g.contains("cargo"), "part of a line");
+        assert!(!g.contains("intro\ncargo test"), "lines not in a row");
+        g.push("```sh\ncargo build\n```");
+        assert!(g.contains("```\n\n```sh\ncargo build"));
+        assert!(!g.contains("```sh\ncargo build\ncargo test"));
+        assert_eq!(
+            g.text,
+            "intro\n\n```sh\ncargo test\n```\n\n```sh\ncargo build\n```"
+        );
     }
 
     #[test]
