@@ -81,7 +81,8 @@ pub fn original_path(env: &[(String, String)]) -> Option<PathBuf> {
 
 /// Read a registry file; missing, unreadable or corrupt reads as empty.
 pub fn load(path: &Path) -> Registry {
-    let Ok(text) = std::fs::read_to_string(path) else {
+    let Some(text) = crate::workspace::read_small_text(path, crate::workspace::MAX_FILE_BYTES)
+    else {
         return Registry::default();
     };
     let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {

@@ -428,3 +428,48 @@ fn a_dsh_session_hears_a_sibling_at_its_next_step() {
         "told once: {again}"
     );
 }
+
+/// Sibling entries by the ten thousand, most of them in two work trees at once: each is
+/// named once in the block (shown, by heading, or in the count of the rest).
+#[test]
+fn ten_thousand_sibling_entries_held_twice_are_named_once_each() {
+    use std::fmt::Write as _;
+    let base = tempfile::tempdir().unwrap();
+    let state = tempfile::tempdir().unwrap();
+    let (main, a, b) = (
+        base.path().join("main"),
+        base.path().join("feat-a"),
+        base.path().join("feat-b"),
+    );
+    repo(&main, state.path(), &[(&a, "feat-a"), (&b, "feat-b")]);
+    let mut shared = String::new();
+    for k in 0..10_000 {
+        let _ = write!(
+            shared,
+            "\n## 2026-11-28 · cli\n完成：shared session {k} of the merge（已验证）\n"
+        );
+    }
+    for (tree, own) in [(&a, "only in feat-a"), (&b, "only in feat-b")] {
+        let path = tree.join("memory/SESSIONS.md");
+        let head = std::fs::read_to_string(&path).unwrap();
+        let text = format!(
+            "{}\n\n## 2026-11-29 · cli\n完成：{own}（已验证）\n{shared}",
+            head.trim_end()
+        );
+        std::fs::write(&path, text).unwrap();
+    }
+    let block = ok(&main, state.path(), &["inject"]);
+    let named = block
+        .lines()
+        .filter(|l| l.starts_with("[feat-") || l.starts_with("- [feat-"))
+        .count();
+    let rest: usize = block
+        .lines()
+        .find_map(|l| l.strip_prefix("另有 ")?.split(' ').next()?.parse().ok())
+        .unwrap_or(0);
+    assert_eq!(named + rest, 10_002, "{block}");
+    assert!(
+        block.contains("only in feat-a") && block.contains("only in feat-b"),
+        "{block}"
+    );
+}

@@ -338,11 +338,14 @@ pub fn write_log(root: Option<&Path>, line: &str) {
         return;
     }
     let stamp = chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false);
+    // never waiting on a FIFO left there, and writing into nothing but a regular file
+    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
     if let Ok(mut f) = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
-        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        .custom_flags(flags.bits() as i32)
         .open(log)
+        && f.metadata().is_ok_and(|m| m.is_file())
     {
         let _ = writeln!(f, "{stamp} {line}");
     }

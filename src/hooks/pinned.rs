@@ -25,7 +25,7 @@ fn file(env: &[(String, String)], host: &str, id: &str) -> Option<PathBuf> {
 
 /// The root the session was pinned to, when it is still a folder.
 pub fn root(env: &[(String, String)], host: &str, id: &str) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(file(env, host, id)?).ok()?;
+    let text = crate::workspace::read_small_text(&file(env, host, id)?, 64 << 10)?;
     let root = PathBuf::from(text.trim_end_matches('\n'));
     (root.is_absolute() && root.is_dir()).then_some(root)
 }

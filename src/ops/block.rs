@@ -124,10 +124,12 @@ pub const DEFAULT_BLOCK_FILE: &str = "AGENTS.local.md";
 /// in with `trilogy block` or `trilogy install dsh`). Returns whether it was rewritten.
 pub fn refresh_if_present(ws: &Workspace, file: &Path) -> Result<bool> {
     let path = target(ws, file)?;
-    let Ok(text) = std::fs::read_to_string(&path) else {
+    // a FIFO or a device in its place is an error naming it, never waited on
+    let Some(bytes) = crate::workspace::read_file(&path, crate::workspace::MAX_FILE_BYTES)? else {
         return Ok(false);
     };
-    if !text.contains(BLOCK_START) {
+    // a file that is not text never held the region
+    if !String::from_utf8_lossy(&bytes).contains(BLOCK_START) {
         return Ok(false);
     }
     Ok(write_block(ws, file)?.outcome != BootOutcome::Unchanged)

@@ -21,7 +21,9 @@ use crate::model::{
     FileKind, SectionRecord, is_empty_body, section_heading, section_key, section_slot,
 };
 use crate::store::Reader;
-use crate::workspace::{SyncReport, Tx, Workspace, entry_ids, render_file};
+use crate::workspace::{
+    MAX_FILE_BYTES, SyncReport, Tx, Workspace, entry_ids, read_text_file, render_file,
+};
 
 /// The `kind` of a bundle.
 pub const BUNDLE_KIND: &str = "dsh-trilogy/memory-bundle";
@@ -123,21 +125,9 @@ pub fn export(ws: &Workspace) -> Result<Bundle> {
     let mut files = BTreeMap::new();
     for f in BUNDLE_FILES.into_iter().filter(|f| ws.files().contains(f)) {
         let path = ws.memory_file(f)?;
-        match std::fs::read(&path) {
-            Ok(bytes) => {
-                let text = String::from_utf8(bytes).map_err(|e| Error::Unparseable {
-                    path: path.clone(),
-                    line: 1 + e.as_bytes()[..e.utf8_error().valid_up_to()]
-                        .iter()
-                        .filter(|b| **b == b'\n')
-                        .count(),
-                    reason: "not UTF-8 text; a bundle holds text only (save the file as UTF-8)"
-                        .into(),
-                })?;
-                files.insert(ws.file_name(f).to_string(), text);
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Error::io(&path, e)),
+        // through the fence: a FIFO or a device in its place is refused, never waited on
+        if let Some(text) = read_text_file(&path, MAX_FILE_BYTES)? {
+            files.insert(ws.file_name(f).to_string(), text);
         }
     }
     let proposals = ws.read(|r| r.proposals())?.value;

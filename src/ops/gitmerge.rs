@@ -26,7 +26,7 @@ pub struct MergeReport {
 }
 
 fn read_doc(path: &Path, strip: bool) -> Result<(Doc, Vec<String>)> {
-    let bytes = std::fs::read(path).map_err(|e| Error::io(path, e))?;
+    let bytes = crate::workspace::read_existing(path, crate::workspace::MAX_FILE_BYTES)?;
     let p = markdown::parse_bytes(&bytes, strip)
         .and_then(|p| p.require_closed().map(|()| p))
         .map_err(|e| Error::Unparseable {
@@ -324,7 +324,7 @@ pub fn resolve(ws: &Workspace, only: &[String]) -> Result<Vec<Resolved>> {
             Ok(r) => (r.conflicts, false),
             Err(_) => (fallback_merge(&b, &o, &t) as usize, true),
         };
-        let merged = std::fs::read(&o).map_err(|e| Error::io(&o, e))?;
+        let merged = crate::workspace::read_existing(&o, crate::workspace::MAX_FILE_BYTES)?;
         let target = ws.inside(&ws.root.join(&path))?;
         write_atomic(&target, &merged)?;
         if conflicts == 0 {

@@ -245,11 +245,8 @@ pub fn init(ws: &Workspace) -> Result<InitOutcome> {
 /// left alone. Returns whether the file was written.
 pub fn persist_lang(ws: &Workspace) -> Result<bool> {
     let path = ws.inside(&ws.root.join("trilogy.toml"))?;
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(crate::error::Error::io(&path, e)),
-    };
+    let text = crate::workspace::read_text_file(&path, crate::workspace::MAX_FILE_BYTES)?
+        .unwrap_or_default();
     let mut doc: toml_edit::DocumentMut =
         text.parse().map_err(|e| crate::error::Error::Config {
             source_name: path.display().to_string(),

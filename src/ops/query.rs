@@ -458,8 +458,7 @@ fn kept_unshown(ws: &Workspace, kept: Vec<Event>) -> Vec<Event> {
     let Ok(marker) = ws.inside(&marker) else {
         return kept;
     };
-    let shown: u64 = std::fs::read_to_string(&marker)
-        .ok()
+    let shown: u64 = crate::workspace::read_small_text(&marker, 64)
         .and_then(|t| t.trim().parse().ok())
         .unwrap_or(0);
     let fresh: Vec<Event> = kept.into_iter().filter(|e| e.seq > shown).collect();
@@ -614,7 +613,8 @@ pub fn unclosed_fences(ws: &Workspace) -> Result<Vec<Broken>> {
         if f == FileKind::Archive && meta.len() > FENCE_SCAN_LIMIT {
             continue;
         }
-        let Ok(bytes) = std::fs::read(&path) else {
+        let Ok(Some(bytes)) = crate::workspace::read_file(&path, crate::workspace::MAX_FILE_BYTES)
+        else {
             continue;
         };
         let strip = matches!(f, FileKind::Sessions | FileKind::Archive);

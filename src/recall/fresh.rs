@@ -69,7 +69,7 @@ fn path(dir: &Path) -> PathBuf {
 
 /// The stamp beside the index, if there is a well-formed one.
 pub fn read(dir: &Path) -> Option<Stamp> {
-    let text = std::fs::read_to_string(path(dir)).ok()?;
+    let text = crate::workspace::read_small_text(&path(dir), 1 << 20)?;
     let mut lines = text.lines();
     let mut words = lines.next()?.split_ascii_whitespace();
     if words.next()? != MAGIC {

@@ -9,7 +9,6 @@
 //! index's writer, what it has not indexed yet is read into an index in memory for this one
 //! answer: a query never waits on another build.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -24,6 +23,7 @@ use tantivy::{Index, TantivyDocument, Term, doc};
 use crate::error::{Error, Result};
 
 use super::Host;
+use super::chunks::{CHUNK, Stop};
 use super::parse::{self, Context, Said};
 use super::sources::{Source, Stat, belongs};
 
@@ -31,8 +31,6 @@ use super::sources::{Source, Stat, belongs};
 pub const VERSION: u64 = 1;
 /// Bytes of a file's head its fingerprint covers.
 const HEAD: usize = 4096;
-/// The most of one file read per top-up (a huge file is indexed over several queries).
-const CHUNK: u64 = 64 << 20;
 
 /// How far one file has been read, and what it said about itself.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -69,6 +67,17 @@ pub struct FileState {
     /// Why it could not be read (it stays pending).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unreadable: Option<String>,
+    /// It says more than trilogy reads of one file (see `chunks::Stop::OverCap`): not read
+    /// again while its size and time stay as they were.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub over_cap: bool,
+    /// Bytes its zstd frames decompressed to up to `offset` (DeepSeek Harness logs).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub inflated: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// The manifest beside the index.
@@ -144,7 +153,9 @@ pub fn open(dir: &Path) -> Result<(Index, Fields, Manifest)> {
         message: format!("recall index: {e}"),
     };
     make_private(dir)?;
-    let bytes = std::fs::read(manifest_path(dir)).ok();
+    let bytes = crate::workspace::read_file(&manifest_path(dir), crate::workspace::MAX_FILE_BYTES)
+        .ok()
+        .flatten();
     let manifest: Option<Manifest> = bytes.as_ref().and_then(|b| serde_json::from_slice(b).ok());
     // a manifest that is there but unreadable, or of another layout, marks the index stale
     let stale = |i: &Index| {
@@ -236,8 +247,9 @@ fn manifest_path(dir: &Path) -> PathBuf {
 
 /// The manifest (an empty one when missing or unreadable: everything is read again).
 pub fn load(dir: &Path) -> Manifest {
-    std::fs::read(manifest_path(dir))
+    crate::workspace::read_file(&manifest_path(dir), crate::workspace::MAX_FILE_BYTES)
         .ok()
+        .flatten()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default()
 }
@@ -284,7 +296,7 @@ pub struct Fresh {
 
 /// Whether `src` is as `old` saw it, by its size and time when listed alone.
 pub fn unchanged(src: &Source, old: Option<&FileState>) -> bool {
-    let Some(old) = old.filter(|o| o.unreadable.is_none()) else {
+    let Some(old) = old.filter(|o| o.unreadable.is_none() || o.over_cap) else {
         return false;
     };
     if old.other {
@@ -328,9 +340,16 @@ pub fn read_new(
     // a read that fails leaves the file as the last good read saw it: it is tried again from
     // there, with nothing of this read taken (and so nothing of it lost, nor read twice)
     let initial = state.clone();
-    let fail = |why: String| {
+    let fail = |stop: Stop| {
         let mut st = initial.clone();
-        st.unreadable = Some(why);
+        st.over_cap = matches!(stop, Stop::OverCap(_));
+        if st.over_cap {
+            // as it is now: not read again until it changes
+            (st.size, st.mtime) = (size, mtime);
+        }
+        st.unreadable = Some(match stop {
+            Stop::Failed(why) | Stop::OverCap(why) => why,
+        });
         Some(Fresh {
             path: path.display().to_string(),
             restart: false,
@@ -338,13 +357,14 @@ pub fn read_new(
             state: st,
         })
     };
+    let failed = |e: std::io::Error| fail(Stop::Failed(e.to_string()));
     let mut file = match crate::workspace::open_regular(path, u64::MAX) {
         Ok((f, _)) => f,
-        Err(e) => return fail(e.to_string()),
+        Err(e) => return failed(e),
     };
     let mut first_bytes = vec![0u8; HEAD.min(size as usize)];
     if let Err(e) = file.read_exact(&mut first_bytes) {
-        return fail(e.to_string());
+        return failed(e);
     }
     let head = fingerprint(&first_bytes);
     // the same bytes the last read's fingerprint covered: changed, the file was rewritten
@@ -384,80 +404,20 @@ pub fn read_new(
         };
     }
     state.unreadable = None;
+    state.over_cap = false;
     state.size = size;
     state.mtime = mtime;
     state.head = head;
     state.head_len = first_bytes.len() as u64;
-    let mut said = Vec::new();
-    if document {
-        if size > CHUNK {
-            return fail(format!("a session document of {size} bytes is over 64 MiB"));
-        }
-        let mut bytes = Vec::with_capacity(size as usize);
-        let read = file
-            .seek(SeekFrom::Start(0))
-            .and_then(|_| (&mut file).take(size).read_to_end(&mut bytes));
-        if let Err(e) = read {
-            return fail(e.to_string());
-        }
-        let Some(text) = parse::gemini_document(&bytes) else {
-            return fail("not a whole Gemini CLI session document (yet)".into());
-        };
-        let read = parse::lines(src.host, text.as_bytes(), 1, &mut state.ctx);
-        state.lines = read.lines;
-        state.offset = size;
-        state.skipped = read.skipped;
-        said = read.said;
+    let read = if document {
+        read_document(&mut file, size, &mut state)
     } else {
-        // chunk by chunk to the end: a chunk that holds no complete line (or frame) ends it
-        loop {
-            let from = state.offset;
-            let want = size.saturating_sub(from).min(CHUNK);
-            if want == 0 {
-                break;
-            }
-            if file.seek(SeekFrom::Start(from)).is_err() {
-                return fail("cannot seek".into());
-            }
-            let mut bytes = Vec::with_capacity(want as usize);
-            if let Err(e) = (&mut file).take(want).read_to_end(&mut bytes) {
-                return fail(e.to_string());
-            }
-            let (text, used): (Cow<[u8]>, usize) = match src.host {
-                Host::Dsh => match super::frames::complete(&bytes) {
-                    Ok((t, n)) => (Cow::Owned(t.into_bytes()), n),
-                    Err((at, why)) => return fail(format!("byte {}: {why}", from + at as u64)),
-                },
-                _ => {
-                    // the last line without its line feed is still being written
-                    let end = memchr::memrchr(b'\n', &bytes).map_or(0, |i| i + 1);
-                    (Cow::Borrowed(&bytes[..end]), end)
-                }
-            };
-            if used == 0 {
-                if want == CHUNK {
-                    return fail(format!(
-                        "a line (or frame) at byte {from} is longer than 64 MiB"
-                    ));
-                }
-                break;
-            }
-            let first = state.lines + 1;
-            let read = parse::lines(src.host, &text, first, &mut state.ctx);
-            state.lines += read.lines;
-            state.offset = from + used as u64;
-            state.skipped += read.skipped;
-            said.extend(read.said);
-            // a session another project started is not read further
-            if matches!(src.host, Host::Codex | Host::Dsh)
-                && let Some(start) = &state.ctx.start
-                && !belongs(root, Path::new(start))
-            {
-                state.other = true;
-                break;
-            }
-        }
-    }
+        super::chunks::read(src, &mut file, size, root, &mut state)
+    };
+    let said = match read {
+        Ok(said) => said,
+        Err(stop) => return fail(stop),
+    };
     state.tail = tail_at(&mut file, state.offset).unwrap_or_default();
     let project = state.ctx.project.clone();
     // each line as of the working directory its file named by then; a Claude Code file that
@@ -499,6 +459,34 @@ pub fn read_new(
         docs,
         state,
     })
+}
+
+/// A session document (rewritten whole at each message) read whole, up to [`CHUNK`] bytes.
+fn read_document(
+    file: &mut std::fs::File,
+    size: u64,
+    state: &mut FileState,
+) -> std::result::Result<Vec<Said>, Stop> {
+    if size > CHUNK {
+        return Err(Stop::OverCap(format!(
+            "a session document of {size} bytes is over {} MiB; trilogy does not read it",
+            CHUNK >> 20
+        )));
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    file.seek(SeekFrom::Start(0))
+        .and_then(|_| (&mut *file).take(size).read_to_end(&mut bytes))
+        .map_err(|e| Stop::Failed(e.to_string()))?;
+    let Some(text) = parse::gemini_document(&bytes) else {
+        return Err(Stop::Failed(
+            "not a whole Gemini CLI session document (yet)".into(),
+        ));
+    };
+    let read = parse::lines(Host::Gemini, text.as_bytes(), 1, &mut state.ctx);
+    state.lines = read.lines;
+    state.offset = size;
+    state.skipped = read.skipped;
+    Ok(read.said)
 }
 
 /// The documents of `file` in the index, deleted (the file is read again from the start).

@@ -6,9 +6,11 @@
 //! first recall and topped up before each one from where each file was last read (`index`).
 //! Transcripts are read-only input in formats internal to each host: parsed line by line,
 //! what is not understood is counted and skipped (`parse`); each host's files and which of
-//! their lines belong to the workspace (`sources`); DeepSeek Harness's zstd frames (`frames`).
+//! their lines belong to the workspace (`sources`); DeepSeek Harness's zstd frames (`frames`);
+//! each file's new part read a bounded chunk at a time (`chunks`).
 //! Hits carry where they came from (host, session, line) and are masked by the secret rules.
 
+mod chunks;
 mod frames;
 mod fresh;
 mod index;
@@ -428,7 +430,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             }
         };
         entry.found += 1;
-        let bad = std::fs::File::open(&src.path)
+        let bad = crate::workspace::open_regular(&src.path, u64::MAX)
             .err()
             .map(|e| e.to_string())
             .or_else(|| st.and_then(|s| s.unreadable.clone()));

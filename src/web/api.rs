@@ -170,13 +170,17 @@ fn workspaces(app: &App) -> ApiResult {
                 meta.map_or(Value::Null, |m| json!({ "bytes": m.len() })),
             );
         }
-        let project = std::fs::read_to_string(mem.join("PROJECT.md")).ok();
+        let project = crate::workspace::read_small_text(
+            &mem.join("PROJECT.md"),
+            crate::workspace::MAX_FILE_BYTES,
+        );
         // empty means all three: a PROJECT.md still at its template beside recorded sessions
         // is not an empty memory
         let has_entries = ["DECISIONS.md", "SESSIONS.md"].iter().any(|f| {
             use std::io::BufRead;
             // read up to the first entry's heading only (a log can be megabytes)
-            std::fs::File::open(mem.join(f)).is_ok_and(|file| {
+            let max = crate::workspace::MAX_FILE_BYTES;
+            crate::workspace::open_regular(&mem.join(f), max).is_ok_and(|(file, _)| {
                 std::io::BufReader::new(file)
                     .lines()
                     .map_while(std::result::Result::ok)
@@ -277,10 +281,15 @@ fn files(app: &App, req: &Request) -> ApiResult {
     let archive_text = req.param("archive") != Some("0");
     for f in FileKind::ALL {
         let path = ws.memory_file(f)?;
-        let read = std::fs::metadata(&path)
+        let read = crate::workspace::open_regular(&path, crate::workspace::MAX_FILE_BYTES)
             .ok()
-            .filter(|m| m.is_file())
-            .and_then(|m| Some((std::fs::read(&path).ok()?, m)));
+            .and_then(|(file, m)| {
+                use std::io::Read;
+                let mut bytes = Vec::with_capacity(m.len() as usize);
+                let max = crate::workspace::MAX_FILE_BYTES;
+                file.take(max).read_to_end(&mut bytes).ok()?;
+                Some((bytes, m))
+            });
         let v = match read {
             Some((bytes, meta)) => {
                 let mtime = millis(&meta);
@@ -311,7 +320,7 @@ fn files(app: &App, req: &Request) -> ApiResult {
     let itext = ws
         .inside(&ipath)
         .ok()
-        .and_then(|p| std::fs::read(p).ok())
+        .and_then(|p| crate::workspace::read_file(&p, crate::workspace::MAX_FILE_BYTES).ok()?)
         .map(|b| String::from_utf8_lossy(&b).into_owned());
     Ok(json!({
         "root": ws.root.display().to_string(),

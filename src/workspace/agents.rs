@@ -51,14 +51,13 @@ pub fn lock(ws: &Workspace) -> Result<AgentsLock> {
 /// The record of session `id`: its file, else what an older version kept in the store.
 pub fn load(ws: &Workspace, r: &dyn Reader, id: &str) -> Result<Option<AgentSession>> {
     let path = dir(ws)?.join(file_name(id));
-    match std::fs::read(&path) {
+    match super::read_file(&path, super::MAX_FILE_BYTES)? {
         // a record cut short or from another layout is treated as unknown: the session gets
         // the whole block again
-        Ok(bytes) => Ok(serde_json::from_slice::<AgentSession>(&bytes)
+        Some(bytes) => Ok(serde_json::from_slice::<AgentSession>(&bytes)
             .ok()
             .filter(|s| s.id == id)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => r.agent_session(id),
-        Err(e) => Err(Error::io(&path, e)),
+        None => r.agent_session(id),
     }
 }
 
@@ -89,7 +88,7 @@ pub fn list(ws: &Workspace, r: &dyn Reader) -> Result<Vec<AgentSession>> {
             if !name.ends_with(".json") || name.starts_with('.') {
                 continue;
             }
-            if let Ok(bytes) = std::fs::read(e.path())
+            if let Ok(Some(bytes)) = super::read_file(&e.path(), super::MAX_FILE_BYTES)
                 && let Ok(s) = serde_json::from_slice::<AgentSession>(&bytes)
             {
                 out.push(s);

@@ -1,5 +1,6 @@
 //! File primitives of the sync protocol: atomic replace (temp file in the same directory,
-//! fsync, rename, fsync the directory), stat stamps, and the symlink fence.
+//! fsync, rename, fsync the directory) and stat stamps; files are opened through the fence of
+//! `open`.
 
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
@@ -8,8 +9,15 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 use crate::model::{FileStamp, sha1_hex};
 
+pub use super::open::{
+    MAX_FILE_BYTES, open_lock_file, open_regular, read_existing, read_file, read_small_text,
+    read_text_file,
+};
+use super::open::{open_fenced, refuse_special};
+
 /// Replace `path` with `bytes` atomically and durably.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    refuse_special(path)?;
     let dir = path
         .parent()
         .ok_or_else(|| Error::Internal(format!("{} has no parent", path.display())))?;
@@ -68,80 +76,14 @@ pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
     meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128
 }
 
-/// The largest file of the workspace trilogy reads: far above a 100k-entry archive (about
-/// 20 MB), far below what would exhaust memory.
-pub const MAX_FILE_BYTES: u64 = 256 << 20;
-
-/// Open `path` for reading and stat the open file, without ever waiting (a FIFO where a file
-/// belongs would hang the reader): anything but a regular file is an `InvalidInput` error, a
-/// file over `max` bytes a `FileTooLarge` one, each saying so.
-pub fn open_regular(path: &Path, max: u64) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
-    use std::io::{Error as IoError, ErrorKind};
-    use std::os::unix::fs::OpenOptionsExt;
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
-        .open(path)?;
-    let meta = f.metadata()?;
-    if !meta.is_file() {
-        return Err(IoError::new(
-            ErrorKind::InvalidInput,
-            "not a regular file (a FIFO, a device or a folder)",
-        ));
-    }
-    if meta.len() > max {
-        return Err(IoError::new(
-            ErrorKind::FileTooLarge,
-            format!(
-                "it is {} MiB, more than the {} MiB trilogy reads",
-                meta.len() >> 20,
-                max >> 20
-            ),
-        ));
-    }
-    Ok((f, meta))
-}
-
-/// The text of a regular file of at most `max` bytes ([`open_regular`]: never waits on a FIFO
-/// or a device); `None` when it is missing, not regular, larger, or not UTF-8.
-pub fn read_small_text(path: &Path, max: u64) -> Option<String> {
-    use std::io::Read;
-    let (file, _) = open_regular(path, max).ok()?;
-    let mut text = String::new();
-    file.take(max).read_to_string(&mut text).ok()?;
-    Some(text)
-}
-
 /// Open a memory file and stat the open file ([`open_regular`], at most [`MAX_FILE_BYTES`]);
 /// `None` when it does not exist.
 fn open_stat(path: &Path) -> Result<Option<(std::fs::File, std::fs::Metadata)>> {
-    use std::io::ErrorKind;
-    let advice = |e: std::io::Error, what: &str| {
-        Error::io(path, std::io::Error::other(format!("{e}; {what}")))
-    };
-    match open_regular(path, MAX_FILE_BYTES) {
-        Ok(opened) => Ok(Some(opened)),
-        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-        Err(e) if e.kind() == ErrorKind::InvalidInput => Err(advice(
-            e,
-            "replace it with the memory file, or delete it and trilogy writes it again",
-        )),
-        Err(e) if e.kind() == ErrorKind::FileTooLarge => Err(advice(
-            e,
-            "move it out of the workspace and keep what you need of it in smaller files",
-        )),
-        Err(e) => Err(Error::io(path, e)),
-    }
-}
-
-/// Open (creating it) a file that only serves as a lock, for `flock`-style locking.
-pub fn open_lock_file(path: &Path) -> Result<std::fs::File> {
-    std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .map_err(|e| Error::io(path, e))
+    open_fenced(
+        path,
+        MAX_FILE_BYTES,
+        "replace it with the memory file, or delete it and trilogy writes it again",
+    )
 }
 
 /// Two writes to a file within this span may leave the same size and mtime (coarse or 2-second
@@ -206,7 +148,7 @@ pub fn in_flight(path: &Path) -> bool {
         return true;
     }
     let mut last = [0u8; 1];
-    let read = std::fs::File::open(path).and_then(|mut f| {
+    let read = open_regular(path, MAX_FILE_BYTES).and_then(|(mut f, _)| {
         f.seek(SeekFrom::End(-1))?;
         f.read_exact(&mut last)
     });
@@ -355,9 +297,10 @@ impl Swapped {
                 return Ok(Undone::KeptTheirSave);
             }
             // the file did not exist before: remove ours unless it was saved into
-            let untouched = match std::fs::read(&self.path) {
-                Ok(b) => sha1_hex(&b) == ours,
-                Err(e) => e.kind() == std::io::ErrorKind::NotFound,
+            let untouched = match read_file(&self.path, MAX_FILE_BYTES) {
+                Ok(Some(b)) => sha1_hex(&b) == ours,
+                Ok(None) => true,
+                Err(_) => false,
             };
             if !untouched {
                 return Ok(Undone::KeptTheirSave);
@@ -371,7 +314,7 @@ impl Swapped {
             return Ok(Undone::Restored);
         };
         exchange(prev, &self.path)?;
-        let new_bytes = std::fs::read(prev).map_err(|e| Error::io(prev, e))?;
+        let new_bytes = read_existing(prev, MAX_FILE_BYTES)?;
         if sha1_hex(&new_bytes) == ours {
             std::fs::remove_file(prev).map_err(|e| Error::io(prev, e))?;
             sync_dir(&self.path);
@@ -379,7 +322,7 @@ impl Swapped {
         }
         // a save landed in our version after the swap: it is the newest content, keep it
         exchange(prev, &self.path)?;
-        let displaced = std::fs::read(prev).map_err(|e| Error::io(prev, e))?;
+        let displaced = read_existing(prev, MAX_FILE_BYTES)?;
         let outcome = if Some(sha1_hex(&displaced).as_str()) == expected {
             std::fs::remove_file(prev).map_err(|e| Error::io(prev, e))?;
             Undone::KeptTheirSave

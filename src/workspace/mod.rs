@@ -10,7 +10,10 @@ mod alive;
 pub use alive::pid_alive;
 mod fence;
 mod fsio;
-pub use fsio::{MAX_FILE_BYTES, open_regular, read_small_text};
+mod open;
+pub use fsio::{
+    MAX_FILE_BYTES, open_regular, read_existing, read_file, read_small_text, read_text_file,
+};
 mod locate;
 mod reading;
 mod scaffold;
@@ -579,7 +582,9 @@ impl Workspace {
         // a file that is no plain file inside the workspace holds no pointer of ours
         let has_block = |name: &str| {
             self.inside(&self.root.join(name)).is_ok_and(|path| {
-                std::fs::read_to_string(path).is_ok_and(|t| t.contains(BOOT_START))
+                fsio::read_file(&path, MAX_FILE_BYTES).is_ok_and(|t| {
+                    t.is_some_and(|t| String::from_utf8_lossy(&t).contains(BOOT_START))
+                })
             })
         };
         !has_block(&self.config.boot_block_file)

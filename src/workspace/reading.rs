@@ -118,7 +118,7 @@ impl Workspace {
     fn load_settled(&self) -> Vec<Settled> {
         self.inside(&self.settled_path())
             .ok()
-            .and_then(|p| std::fs::read(p).ok())
+            .and_then(|p| fsio::read_file(&p, fsio::MAX_FILE_BYTES).ok()?)
             .and_then(|b| serde_json::from_slice(&b).ok())
             .unwrap_or_default()
     }

@@ -103,9 +103,9 @@ impl Workspace {
         }
         let shown = self.template_path(name);
         let path = self.inside(&shown)?;
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        let bytes = match fsio::read_file(&path, fsio::MAX_FILE_BYTES) {
+            Ok(Some(b)) => b,
+            Ok(None) => return Ok(None),
             Err(e) => {
                 return Err(Error::Io {
                     path: shown,
@@ -230,18 +230,10 @@ fn rescue(rescue_dir: &Path, path: &Path, removed: &str) -> Result<std::path::Pa
     Ok(to)
 }
 
+/// The file's text through the fence ([`fsio::read_text_file`]: a FIFO or a device in its
+/// place is refused, never waited on); `None` when it does not exist.
 fn read_text(path: &Path) -> Result<Option<String>> {
-    match std::fs::read(path) {
-        Ok(b) => Ok(Some(String::from_utf8(b).map_err(|_| {
-            Error::Unparseable {
-                path: path.to_path_buf(),
-                line: 1,
-                reason: "not UTF-8 text".into(),
-            }
-        })?)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io(path, e)),
-    }
+    fsio::read_text_file(path, fsio::MAX_FILE_BYTES)
 }
 
 /// Byte range of the region `start`…`end` (with the newline after `end`), if present.

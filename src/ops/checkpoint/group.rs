@@ -252,17 +252,14 @@ pub fn submit(
 }
 
 fn take_outcome(done: &Path) -> Result<Option<Outcome>> {
-    match std::fs::read(done) {
-        Ok(bytes) => {
-            let _ = std::fs::remove_file(done);
-            let out = serde_json::from_slice(&bytes).map_err(|e| {
-                Error::Internal(format!("{}: outcome does not decode: {e}", done.display()))
-            })?;
-            Ok(Some(out))
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(Error::io(done, e)),
-    }
+    let Some(bytes) = crate::workspace::read_file(done, crate::workspace::MAX_FILE_BYTES)? else {
+        return Ok(None);
+    };
+    let _ = std::fs::remove_file(done);
+    let out = serde_json::from_slice(&bytes).map_err(|e| {
+        Error::Internal(format!("{}: outcome does not decode: {e}", done.display()))
+    })?;
+    Ok(Some(out))
 }
 
 /// Lead groups until `own` is answered.
@@ -341,7 +338,9 @@ fn claim(ws: &Workspace, dir: &Path) -> Result<BTreeMap<String, Option<Spooled>>
         }
         if !was_claimed {
             let batch = dir.join(format!("{t}.batch"));
-            let Ok(bytes) = std::fs::read(&batch) else {
+            let Ok(Some(bytes)) =
+                crate::workspace::read_file(&batch, crate::workspace::MAX_FILE_BYTES)
+            else {
                 continue;
             };
             let parsed: Option<Spooled> = serde_json::from_slice(&bytes).ok();
@@ -354,9 +353,11 @@ fn claim(ws: &Workspace, dir: &Path) -> Result<BTreeMap<String, Option<Spooled>>
             }
             out.insert(t, parsed);
         } else {
-            let parsed: Option<Spooled> = std::fs::read(&claimed)
-                .ok()
-                .and_then(|b| serde_json::from_slice(&b).ok());
+            let parsed: Option<Spooled> =
+                crate::workspace::read_file(&claimed, crate::workspace::MAX_FILE_BYTES)
+                    .ok()
+                    .flatten()
+                    .and_then(|b| serde_json::from_slice(&b).ok());
             if parsed.as_ref().is_some_and(|p| p.config != mine) {
                 continue;
             }

@@ -161,7 +161,7 @@ pub(super) fn read_instructions(
         out.push(finding(Level::Error, "managed block", message, action));
         return None;
     }
-    std::fs::read_to_string(path).ok()
+    crate::workspace::read_small_text(path, crate::workspace::MAX_FILE_BYTES)
 }
 
 #[cfg(test)]

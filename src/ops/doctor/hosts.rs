@@ -80,7 +80,9 @@ pub(super) fn check(root: &Path, home: Option<&Path>, path: Option<&str>) -> Vec
     for base in std::iter::once(root).chain(home) {
         for rel in SETTINGS {
             let file = base.join(rel);
-            let Ok(text) = std::fs::read_to_string(&file) else {
+            let Some(text) =
+                crate::workspace::read_small_text(&file, crate::workspace::MAX_FILE_BYTES)
+            else {
                 continue;
             };
             for program in programs(&text) {

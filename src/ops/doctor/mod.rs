@@ -353,14 +353,13 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
             continue;
         }
         let path = ws.file_path(f);
-        let disk = match std::fs::read(&path) {
-            Ok(b) => Some(b),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        let disk = match crate::workspace::read_file(&path, crate::workspace::MAX_FILE_BYTES) {
+            Ok(b) => b,
             Err(e) => {
                 out.push(finding(
                     Level::Error,
                     "files",
-                    format!("{} cannot be read: {e}", path.display()),
+                    format!("cannot be read: {e}"),
                     "make it a readable file again",
                 ));
                 continue;

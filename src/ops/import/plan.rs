@@ -6,7 +6,7 @@
 //! a decision or session is an entry dated by the source (never today), so its content id is
 //! the same on every later run and an entry the store knows (in any state) is not added again.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use chrono::NaiveDate;
 use serde::Serialize;
@@ -228,8 +228,81 @@ impl Changes {
     }
 }
 
-fn contains_chunk(text: &str, chunk: &str) -> bool {
-    format!("\n{text}\n").contains(&format!("\n{chunk}\n"))
+/// A PROJECT section's text as an import grows it, its lines indexed by content: whether a
+/// chunk is already there (as whole lines, in a row) is found without scanning the text, so an
+/// import of tens of thousands of pieces stays linear.
+#[derive(Default)]
+struct Grown {
+    text: String,
+    lines: Vec<String>,
+    at: HashMap<String, Vec<usize>>,
+    changed: bool,
+}
+
+impl Grown {
+    fn new(text: String) -> Grown {
+        let mut g = Grown::default();
+        if !text.is_empty() {
+            g.index(&text);
+        }
+        g.text = text;
+        g
+    }
+
+    fn index(&mut self, text: &str) {
+        for l in text.split('\n') {
+            self.at
+                .entry(l.to_string())
+                .or_default()
+                .push(self.lines.len());
+            self.lines.push(l.to_string());
+        }
+    }
+
+    /// Whether `chunk`'s lines stand in the text, whole and in a row: looked for only where its
+    /// rarest line is (a line of it the text lacks settles it at once).
+    fn contains(&self, chunk: &str) -> bool {
+        let want: Vec<&str> = chunk.split('\n').collect();
+        let mut rarest: Option<(usize, &Vec<usize>)> = None;
+        for (k, l) in want.iter().enumerate() {
+            let Some(places) = self.at.get(*l) else {
+                return false;
+            };
+            if rarest.is_none_or(|(_, r)| places.len() < r.len()) {
+                rarest = Some((k, places));
+            }
+        }
+        let Some((k, places)) = rarest else {
+            return false;
+        };
+        places.iter().filter_map(|q| q.checked_sub(k)).any(|p| {
+            p + want.len() <= self.lines.len()
+                && want
+                    .iter()
+                    .enumerate()
+                    .all(|(i, l)| self.lines[p + i] == *l)
+        })
+    }
+
+    /// Add `chunk` at the end: on the next line when both are items of one list, else after a
+    /// blank line.
+    fn push(&mut self, chunk: &str) {
+        if !self.text.is_empty() {
+            let item =
+                |l: &str| crate::ops::import::text::strip_marker(l).len() != l.trim_start().len();
+            let last = self.text.lines().next_back().unwrap_or("");
+            let next = chunk.lines().next().unwrap_or("");
+            if item(last) && item(next) {
+                self.text.push('\n');
+            } else {
+                self.text.push_str("\n\n");
+                self.index("");
+            }
+        }
+        self.text.push_str(chunk);
+        self.index(chunk);
+        self.changed = true;
+    }
 }
 
 /// Weigh `plan` against the store `r` (`None`: no memory yet): what each piece would do.
@@ -238,7 +311,7 @@ pub fn weigh(r: Option<&dyn Reader>, plan: &Plan, lang: Lang) -> Result<(Vec<Ite
         Some(r) => r.sections()?,
         None => Vec::new(),
     };
-    let mut texts: HashMap<usize, String> = HashMap::new();
+    let mut texts: BTreeMap<usize, Grown> = BTreeMap::new();
     let mut changes = Changes::default();
     let mut items = Vec::new();
     // headings by source handle, for superseded links
@@ -251,35 +324,23 @@ pub fn weigh(r: Option<&dyn Reader>, plan: &Plan, lang: Lang) -> Result<(Vec<Ite
             handles.insert(h.clone(), heading);
         }
     }
-    let mut seen_ids: Vec<String> = Vec::new();
+    let mut seen_ids: HashSet<String> = HashSet::new();
     for p in &plan.pieces {
         match &p.target {
             Target::Section { slot, text } => {
                 let key = format!("{}", slot + 1);
                 let cur = texts.entry(*slot).or_insert_with(|| {
-                    sections
-                        .iter()
-                        .find(|s| s.key == key && !s.removed && !is_empty_body(&s.body))
-                        .map(|s| s.text().to_string())
-                        .unwrap_or_default()
+                    Grown::new(
+                        sections
+                            .iter()
+                            .find(|s| s.key == key && !s.removed && !is_empty_body(&s.body))
+                            .map(|s| s.text().to_string())
+                            .unwrap_or_default(),
+                    )
                 });
-                let present = contains_chunk(cur, text);
+                let present = cur.contains(text);
                 if !present {
-                    if !cur.is_empty() {
-                        // items of one list stay one list
-                        let item = |l: &str| {
-                            crate::ops::import::text::strip_marker(l).len() != l.trim_start().len()
-                        };
-                        let last = cur.lines().last().unwrap_or("");
-                        let next = text.lines().next().unwrap_or("");
-                        cur.push_str(if item(last) && item(next) {
-                            "\n"
-                        } else {
-                            "\n\n"
-                        });
-                    }
-                    cur.push_str(text);
-                    changes.sections.insert(*slot, cur.clone());
+                    cur.push(text);
                 }
                 items.push(Item {
                     from: p.from.clone(),
@@ -312,7 +373,7 @@ pub fn weigh(r: Option<&dyn Reader>, plan: &Plan, lang: Lang) -> Result<(Vec<Ite
                     None => None,
                 };
                 let status = match &known {
-                    _ if seen_ids.contains(&id) => "present",
+                    _ if seen_ids.contains(id.as_str()) => "present",
                     Some(e) if matches!(e.state, State::Removed | State::Replaced) => {
                         "removed-here"
                     }
@@ -324,7 +385,7 @@ pub fn weigh(r: Option<&dyn Reader>, plan: &Plan, lang: Lang) -> Result<(Vec<Ite
                         .entries
                         .push((kind, heading.clone(), body, state, by));
                 }
-                seen_ids.push(id.clone());
+                seen_ids.insert(id.clone());
                 items.push(Item {
                     from: p.from.clone(),
                     to: match kind {
@@ -341,6 +402,11 @@ pub fn weigh(r: Option<&dyn Reader>, plan: &Plan, lang: Lang) -> Result<(Vec<Ite
                     id: Some(id),
                 });
             }
+        }
+    }
+    for (slot, grown) in texts {
+        if grown.changed {
+            changes.sections.insert(slot, grown.text);
         }
     }
     for (slot, text) in &changes.sections {
@@ -456,6 +522,22 @@ mod tests {
         let (_, h, b) = entry_text(&s, Lang::Zh).unwrap();
         assert_eq!(h, "2025-03-02");
         assert_eq!(b, "完成：wrote it（未验证）\n下一步：ship");
+    }
+
+    #[test]
+    fn a_chunk_is_present_only_as_whole_lines_in_a_row() {
+        let mut g = Grown::new("intro\n\n```sh\ncargo test\n```".into());
+        assert!(g.contains("```sh\ncargo test\n```"));
+        assert!(g.contains("cargo test"));
+        assert!(!g.contains("cargo"), "part of a line");
+        assert!(!g.contains("intro\ncargo test"), "lines not in a row");
+        g.push("```sh\ncargo build\n```");
+        assert!(g.contains("```\n\n```sh\ncargo build"));
+        assert!(!g.contains("```sh\ncargo build\ncargo test"));
+        assert_eq!(
+            g.text,
+            "intro\n\n```sh\ncargo test\n```\n\n```sh\ncargo build\n```"
+        );
     }
 
     #[test]

@@ -122,7 +122,16 @@ fn unquote(v: &str) -> String {
     v.to_string()
 }
 
-/// Read the frontmatter block at the top of `text` (`file` names it in errors).
+/// Whether a frontmatter line belongs to the field above it (an item of its block list, a
+/// line of its nested map, or a blank line) rather than starting a field of its own.
+fn continues(line: &str) -> bool {
+    let t = line.trim_end();
+    t.trim().is_empty() || t.starts_with([' ', '\t']) || t.starts_with("- ") || t == "-"
+}
+
+/// Read the frontmatter block at the top of `text` (`file` names it in errors). Each line is
+/// looked at once or twice (a field's block lines are read with it and not again): linear in
+/// the lines, however many there are.
 pub fn front(text: &str, file: &str) -> Result<Front> {
     let Some(rest) = text.strip_prefix("---\n") else {
         return Ok(Front {
@@ -147,11 +156,8 @@ pub fn front(text: &str, file: &str) -> Result<Front> {
         let n = i + 2; // 1-based, after the opening `---`
         i += 1;
         let t = line.trim_end();
-        if t.trim().is_empty() || t.trim_start().starts_with('#') {
-            continue;
-        }
-        if t.starts_with([' ', '\t']) || t.starts_with("- ") || t == "-" {
-            // belongs to the field above (a block list or a nested map): read with it
+        if continues(t) || t.trim_start().starts_with('#') {
+            // a comment, or what belongs to the field above (read with it)
             continue;
         }
         let Some((k, v)) = t.split_once(':') else {
@@ -166,8 +172,7 @@ pub fn front(text: &str, file: &str) -> Result<Front> {
             let mut items = Vec::new();
             let mut nested = false;
             let mut j = i;
-            while j < end && (lines[j].starts_with([' ', '\t', '-']) || lines[j].trim().is_empty())
-            {
+            while j < end && continues(lines[j]) {
                 let item = lines[j].trim();
                 if let Some(x) = item
                     .strip_prefix("- ")
@@ -179,6 +184,8 @@ pub fn front(text: &str, file: &str) -> Result<Front> {
                 }
                 j += 1;
             }
+            // the block's lines are this field's: not looked at again
+            i = j;
             if nested {
                 Value::Nested
             } else if items.is_empty() {
@@ -413,6 +420,21 @@ mod tests {
         assert_eq!(f.body, "\nbody\n");
         assert_eq!(f.body_line, 14);
         assert_eq!(f.line("status"), 4);
+    }
+
+    #[test]
+    fn keys_that_start_with_a_dash_are_fields_not_items_of_the_list_above() {
+        let mut text = "---\ntags:\n  - a\n- b\n".to_string();
+        for k in 0..20_000 {
+            text.push_str(&format!("-k{k}:\n"));
+        }
+        text.push_str("key: last\n---\nbody\n");
+        let f = front(&text, "f.md").unwrap();
+        assert_eq!(f.list("tags"), vec!["a", "b"]);
+        assert_eq!(f.fields.len(), 20_002);
+        assert_eq!(f.get("-k19999").unwrap(), (&Value::Null, 20_004));
+        assert_eq!(f.text("key").as_deref(), Some("last"));
+        assert_eq!(f.body, "body\n");
     }
 
     #[test]

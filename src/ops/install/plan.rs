@@ -13,33 +13,11 @@ use std::path::{Path, PathBuf};
 use super::FileChange;
 use super::record::{Made, Record};
 use crate::error::{Error, Result};
-use crate::workspace::{MAX_FILE_BYTES, open_regular, write_atomic};
+use crate::workspace::{MAX_FILE_BYTES, write_atomic};
 
 /// The text of the file at `path`; `None` when it does not exist.
 pub(super) fn read_text(path: &Path) -> Result<Option<String>> {
-    use std::io::Read;
-    let (file, _) = match open_regular(path, MAX_FILE_BYTES) {
-        Ok(opened) => opened,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => {
-            return Err(refused(
-                path,
-                "is not a regular file (a FIFO, a device or a folder)",
-            ));
-        }
-        Err(e) => return Err(Error::io(path, e)),
-    };
-    let mut bytes = Vec::new();
-    file.take(MAX_FILE_BYTES)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::io(path, e))?;
-    String::from_utf8(bytes)
-        .map(Some)
-        .map_err(|_| Error::Unparseable {
-            path: path.to_path_buf(),
-            line: 1,
-            reason: "not UTF-8 text; nothing was changed".into(),
-        })
+    crate::workspace::read_text_file(path, MAX_FILE_BYTES)
 }
 
 fn refused(path: &Path, why: &str) -> Error {

@@ -131,10 +131,8 @@ fn read_data(path: &Path) -> Result<Option<Data>> {
 
 /// The record at `path`, and whether an older trilogy kept it.
 fn read_on_disk(path: &Path) -> Result<Option<(Data, bool)>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io(path, e)),
+    let Some(text) = super::plan::read_text(path)? else {
+        return Ok(None);
     };
     let parsed = serde_json::from_str::<OnDisk>(&text).map_err(|e| Error::Unparseable {
         path: path.to_path_buf(),

@@ -13,6 +13,7 @@
 
 mod cache;
 
+use std::collections::HashSet;
 use std::path::PathBuf;
 
 use chrono::{Days, NaiveDate};
@@ -84,6 +85,9 @@ pub fn recent(ws: &Workspace, r: &dyn Reader) -> Result<Vec<SiblingEntry>> {
     let mut cache = cache::Cache::load(&state);
     let mut seen: Vec<PathBuf> = Vec::new();
     let mut out: Vec<SiblingEntry> = Vec::new();
+    // ids already taken: an entry several siblings hold is named once (a set, not a scan of
+    // `out`: tens of thousands of recent entries merge in linear time)
+    let mut taken: HashSet<String> = HashSet::new();
     for (root, branch) in worktrees(&ws.root) {
         let memory = root.join(&ws.config.memory_dir_name);
         for f in [FileKind::Decisions, FileKind::Sessions] {
@@ -104,9 +108,10 @@ pub fn recent(ws: &Workspace, r: &dyn Reader) -> Result<Vec<SiblingEntry>> {
             });
             seen.push(path);
             for (id, heading, body, date) in found.unwrap_or_default() {
-                if out.iter().any(|e| e.id == id) || r.entry(&id)?.is_some() {
+                if taken.contains(&id) || r.entry(&id)?.is_some() {
                     continue;
                 }
+                taken.insert(id.clone());
                 out.push(SiblingEntry {
                     branch: branch.clone(),
                     worktree: root.display().to_string(),
@@ -155,7 +160,11 @@ pub fn notice(
     now: &[SiblingEntry],
     seen: &mut Vec<String>,
 ) -> Option<String> {
-    let new: Vec<&SiblingEntry> = now.iter().filter(|e| !seen.contains(&e.id)).collect();
+    let shown: HashSet<&str> = seen.iter().map(String::as_str).collect();
+    let new: Vec<&SiblingEntry> = now
+        .iter()
+        .filter(|e| !shown.contains(e.id.as_str()))
+        .collect();
     // what is gone (merged here, or past the window) leaves the list, so it stays small
     *seen = now.iter().map(|e| e.id.clone()).collect();
     if new.is_empty() {

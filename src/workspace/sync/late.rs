@@ -106,7 +106,7 @@ impl Tx<'_> {
                 continue;
             }
             // written since it was displaced: take what it adds, then remember its new stat
-            let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+            let bytes = super::fsio::read_existing(&path, super::fsio::MAX_FILE_BYTES)?;
             let next = d.join(name(f, meta.len(), m));
             self.absorb_additions(f, &bytes, &path)?;
             self.late_taken.push((path, next));

@@ -558,7 +558,7 @@ impl<'w> Tx<'w> {
         // not hold) learns it once here, so no session start has to ask git
         if self.store.meta(gitop::PROJECT_DAY_KEY)? == 0
             && let Ok(path) = self.ws.memory_file(FileKind::Project)
-            && let Ok(bytes) = std::fs::read(&path)
+            && let Ok(Some(bytes)) = fsio::read_file(&path, fsio::MAX_FILE_BYTES)
         {
             let day = self
                 .ws

@@ -61,8 +61,8 @@ impl Tx<'_> {
         if !trusted {
             return Ok(None);
         }
-        let mut src = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
-        let meta = src.metadata().map_err(|e| Error::io(path, e))?;
+        let (mut src, meta) =
+            fsio::open_regular(path, fsio::MAX_FILE_BYTES).map_err(|e| Error::io(path, e))?;
         let mtime = super::fsio::mtime_ns(&meta);
         if meta.len() != stamp.len || meta.ino() != stamp.ino || mtime != stamp.mtime_ns {
             return Ok(None);

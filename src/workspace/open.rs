@@ -1,0 +1,196 @@
+//! The fence every file trilogy reads or writes goes through: opened without ever waiting
+//! (a FIFO or a device where a file belongs would hang the command), regular files only, and
+//! no more than a cap of bytes; what is refused is an error naming the file and what to do.
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// The largest file of the workspace trilogy reads: far above a 100k-entry archive (about
+/// 20 MB), far below what would exhaust memory.
+pub const MAX_FILE_BYTES: u64 = 256 << 20;
+
+/// Open `path` for reading and stat the open file, without ever waiting (a FIFO where a file
+/// belongs would hang the reader): anything but a regular file is an `InvalidInput` error, a
+/// file over `max` bytes a `FileTooLarge` one, each saying so.
+pub fn open_regular(path: &Path, max: u64) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
+    use std::io::{Error as IoError, ErrorKind};
+    use std::os::unix::fs::OpenOptionsExt;
+    let f = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)?;
+    let meta = f.metadata()?;
+    if !meta.is_file() {
+        return Err(IoError::new(
+            ErrorKind::InvalidInput,
+            "not a regular file (a FIFO, a device or a folder)",
+        ));
+    }
+    if meta.len() > max {
+        return Err(IoError::new(
+            ErrorKind::FileTooLarge,
+            format!(
+                "it is {} MiB, more than the {} MiB trilogy reads",
+                meta.len() >> 20,
+                max >> 20
+            ),
+        ));
+    }
+    Ok((f, meta))
+}
+
+/// The text of a regular file of at most `max` bytes ([`open_regular`]: never waits on a FIFO
+/// or a device); `None` when it is missing, not regular, larger, or not UTF-8.
+pub fn read_small_text(path: &Path, max: u64) -> Option<String> {
+    use std::io::Read;
+    let (file, _) = open_regular(path, max).ok()?;
+    let mut text = String::new();
+    file.take(max).read_to_string(&mut text).ok()?;
+    Some(text)
+}
+
+/// [`open_regular`] with its refusals as errors naming the file: `instead` says what to do
+/// with something that is not a regular file. `None` when the file does not exist.
+pub(super) fn open_fenced(
+    path: &Path,
+    max: u64,
+    instead: &str,
+) -> Result<Option<(std::fs::File, std::fs::Metadata)>> {
+    use std::io::ErrorKind;
+    let advice = |e: std::io::Error, what: &str| {
+        Error::io(path, std::io::Error::other(format!("{e}; {what}")))
+    };
+    match open_regular(path, max) {
+        Ok(opened) => Ok(Some(opened)),
+        Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
+        Err(e) if e.kind() == ErrorKind::InvalidInput => Err(advice(e, instead)),
+        Err(e) if e.kind() == ErrorKind::FileTooLarge => Err(advice(
+            e,
+            "move it out of the workspace and keep what you need of it in smaller files",
+        )),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// The bytes of the file at `path`, through the one fence every file trilogy reads goes
+/// through: opened without waiting, a regular file only, at most `max` bytes (read no
+/// further, should it grow meanwhile). `None` when it does not exist; anything else that
+/// keeps it from being read is an error naming the file and what to do.
+pub fn read_file(path: &Path, max: u64) -> Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let instead =
+        "trilogy reads and writes regular files only: replace it with a file, or delete it";
+    let Some((f, meta)) = open_fenced(path, max, instead)? else {
+        return Ok(None);
+    };
+    let mut bytes = Vec::with_capacity(meta.len().min(max) as usize);
+    f.take(max)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    Ok(Some(bytes))
+}
+
+/// [`read_file`] of a file that must be there: a missing one is an error naming it.
+pub fn read_existing(path: &Path, max: u64) -> Result<Vec<u8>> {
+    read_file(path, max)?.ok_or_else(|| Error::io(path, std::io::ErrorKind::NotFound.into()))
+}
+
+/// [`read_file`] as UTF-8 text: bytes that are not are an error naming the file and line.
+pub fn read_text_file(path: &Path, max: u64) -> Result<Option<String>> {
+    let Some(bytes) = read_file(path, max)? else {
+        return Ok(None);
+    };
+    String::from_utf8(bytes).map(Some).map_err(|e| {
+        let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
+        Error::Unparseable {
+            path: path.to_path_buf(),
+            line: 1 + valid.iter().filter(|b| **b == b'\n').count(),
+            reason: "not UTF-8 text; save the file as UTF-8".into(),
+        }
+    })
+}
+
+/// Refuse to write over something at `path` that is not a regular file (a FIFO, a device, a
+/// folder): trilogy writes regular files only, and never replaces what a person put there.
+pub(super) fn refuse_special(path: &Path) -> Result<()> {
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => Err(Error::io(
+            path,
+            std::io::Error::other(
+                "not a regular file (a FIFO, a device or a folder); trilogy writes regular files only: delete it, or replace it with a file",
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Open (creating it) a file that only serves as a lock, for `flock`-style locking: without
+/// waiting on a FIFO left at its name, and refused when it is not a regular file.
+pub fn open_lock_file(path: &Path) -> Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)
+        .map_err(|e| Error::io(path, e))?;
+    if !file.metadata().is_ok_and(|m| m.is_file()) {
+        return Err(Error::io(
+            path,
+            std::io::Error::other(
+                "not a regular file (a FIFO, a device or a folder); delete it and trilogy makes the lock file again",
+            ),
+        ));
+    }
+    Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::FileTypeExt;
+
+    /// A FIFO where a file belongs: every read of it is refused at once, naming it, and a
+    /// write refuses to replace it.
+    #[test]
+    fn a_fifo_is_refused_by_name_for_reading_and_writing_and_left_in_place() {
+        let dir = tempfile::tempdir().unwrap();
+        let fifo = dir.path().join("AGENTS.md");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let e = read_file(&fifo, MAX_FILE_BYTES).unwrap_err().to_string();
+        assert!(
+            e.contains("AGENTS.md") && e.contains("not a regular file"),
+            "{e}"
+        );
+        assert!(read_text_file(&fifo, MAX_FILE_BYTES).is_err());
+        assert!(read_small_text(&fifo, MAX_FILE_BYTES).is_none());
+        let e = crate::workspace::write_atomic(&fifo, b"x")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("AGENTS.md") && e.contains("regular files only"),
+            "{e}"
+        );
+        let e = open_lock_file(&fifo).unwrap_err().to_string();
+        assert!(e.contains("AGENTS.md"), "{e}");
+        assert!(
+            std::fs::symlink_metadata(&fifo)
+                .unwrap()
+                .file_type()
+                .is_fifo()
+        );
+        // a missing file is no error, a file over the cap is one
+        assert!(read_file(&dir.path().join("none"), 8).unwrap().is_none());
+        std::fs::write(dir.path().join("big"), b"123456789").unwrap();
+        let e = read_file(&dir.path().join("big"), 8)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("more than"), "{e}");
+    }
+}
