@@ -200,3 +200,21 @@ fn a_reset_of_the_file_to_what_head_holds_stays_a_persons_removal() {
         .expect("the removal is logged");
     assert_eq!(gone["actor"], "git", "{gone}");
 }
+
+#[test]
+fn an_older_copy_of_project_md_git_puts_back_keeps_the_lines_written_after_it() {
+    let ws = repo();
+    let line = |text: &str| ws.ok(&["checkpoint", "--section", "现状", "--line", text]);
+    line("before the stash");
+    let stash = git_ok(&ws, &["stash", "create"]).trim().to_string();
+    assert!(!stash.is_empty());
+    line("between stash and rewind");
+    git_ok(&ws, &["read-tree", "--reset", "-u", "HEAD"]);
+    git_ok(&ws, &["stash", "apply", "--quiet", &stash]);
+    assert!(!ws.read("PROJECT.md").contains("between stash and rewind"));
+    line("later");
+    let file = ws.read("PROJECT.md");
+    for l in ["before the stash", "between stash and rewind", "later"] {
+        assert!(file.contains(l), "{l} lost: {file}");
+    }
+}

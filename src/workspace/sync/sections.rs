@@ -55,8 +55,17 @@ impl Tx<'_> {
     ) -> Result<Option<SectionBase>> {
         let f = FileKind::Project;
         let sections = self.store.sections()?;
-        if fresh || self.from_git.contains(&f) || sections.iter().all(|s| s.removed) {
+        if fresh || sections.iter().all(|s| s.removed) {
             return Ok(None);
+        }
+        if self.from_git.contains(&f) {
+            // a version git wrote is taken as it is, but an older copy git put back (a stash, a
+            // merge that rewound the work tree), which keeps the lines written after it
+            return Ok(self.put_back_of_git(f)?.map(|base| SectionBase {
+                sections: sections_of(&base.prints),
+                kept: Vec::new(),
+                clashes: Vec::new(),
+            }));
         }
         let stored = printed_lines(
             (sections.iter())

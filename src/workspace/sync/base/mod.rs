@@ -327,6 +327,19 @@ impl Tx<'_> {
         }))
     }
 
+    /// The kept version a version of `f` git wrote is merged against: an older copy git put
+    /// back, neither what the index nor `HEAD` holds, outside a branch switch (see
+    /// [`Tx::put_back`]); `None` when git's version is taken as it is.
+    pub(super) fn put_back_of_git(&self, f: FileKind) -> Result<Option<Base>> {
+        if self.switched_from.is_some() {
+            return Ok(None);
+        }
+        let Some(sha1) = self.seen.get(&f).cloned().flatten() else {
+            return Ok(None);
+        };
+        Ok(self.put_back(f, &sha1)?.filter(|_| !self.checked_out(f)))
+    }
+
     /// Whether `f` on disk is the version the index or `HEAD` holds: a checkout or reset of the
     /// file (or of the branch) a person made, meant as it is, not a copy git put back from a
     /// stash or a rewound merge.

@@ -98,15 +98,8 @@ impl Tx<'_> {
         // it lacks goes, but those git kept from being written. An older copy git put back
         // (outside a branch switch, which has its own rule) is merged against itself: what was
         // recorded after it stays, as with any save made from an old copy
-        let put_back = match (self.from_git.contains(&f), self.switched_from.is_none()) {
-            (true, true) => match self.seen.get(&f).cloned().flatten() {
-                Some(sha1) => self.put_back(f, &sha1)?.filter(|_| !self.checked_out(f)),
-                None => None,
-            },
-            _ => None,
-        };
         let base = match self.from_git.contains(&f) {
-            true => put_back,
+            true => self.put_back_of_git(f)?,
             false => {
                 let named = self.named.get(&f).cloned();
                 match self.base_of(f, &scored, &Held::Entries(entries), named.as_deref())? {
