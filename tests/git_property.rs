@@ -262,10 +262,10 @@ fn settle(a: &Ws, b: &Ws) {
     let mut t = Tally::default();
     // a rebase a refused step left half done is ended as a person would: abort, else quit
     // (what its autostash held is kept in the stash list)
-    if a.root().join(".git/rebase-merge").exists() || a.root().join(".git/rebase-apply").exists() {
-        if !git(a, &["rebase", "--abort"]).status.success() {
-            git_ok(a, &["rebase", "--quit"]);
-        }
+    let rebasing =
+        a.root().join(".git/rebase-merge").exists() || a.root().join(".git/rebase-apply").exists();
+    if rebasing && !git(a, &["rebase", "--abort"]).status.success() {
+        git_ok(a, &["rebase", "--quit"]);
     }
     git(a, &["merge", "--abort"]);
     a.ok(&["status"]);
@@ -403,7 +403,8 @@ fn run_seed(seed: u64) -> Tally {
         // the line as its entry renders it, so `a1 2` is never found inside `a1 20`
         let rendered = format!("{line}; tested");
         let in_a = live_a.contains(id) && files_a.contains(&rendered);
-        if !in_a && !git_a.contains(id) && !(*clone == 'b' && git_b.contains(id)) {
+        let git_took = git_a.contains(id) || (*clone == 'b' && git_b.contains(id));
+        if !in_a && !git_took {
             lost.push(format!("{id} ({line}) not in clone a"));
         }
         // an entry git discarded in one clone before it was ever pushed never reaches the other
