@@ -49,6 +49,15 @@ fn paused_checkpoint(ws: &Ws, mark: &Path, ms: u64, line: &str) -> std::process:
         .unwrap()
 }
 
+/// A checkpoint killed (`kill -9`) while it holds git's index lock.
+fn killed_holding_the_lock(ws: &Ws) {
+    let mark = ws.state.path().join("paused");
+    let mut child = paused_checkpoint(ws, &mark, 60_000, "killed mid-write; tested");
+    wait_for(&mark, "the checkpoint never reached its write");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
 #[test]
 fn a_git_command_run_while_trilogy_swaps_a_file_in_fails_cleanly_and_runs_after() {
     let ws = repo();
@@ -82,11 +91,7 @@ fn a_git_command_run_while_trilogy_swaps_a_file_in_fails_cleanly_and_runs_after(
 #[test]
 fn trilogy_killed_holding_gits_lock_leaves_it_to_its_next_command() {
     let ws = repo();
-    let mark = ws.state.path().join("paused");
-    let mut child = paused_checkpoint(&ws, &mark, 60_000, "killed mid-write; tested");
-    wait_for(&mark, "the checkpoint never reached its write");
-    child.kill().unwrap();
-    child.wait().unwrap();
+    killed_holding_the_lock(&ws);
     assert!(index_lock(&ws).exists(), "the kill left the lock");
     assert!(!git(&ws, &["commit", "-qam", "x"]).status.success());
     // doctor names it; any command clears it
@@ -109,11 +114,7 @@ fn trilogy_killed_holding_gits_lock_leaves_it_to_its_next_command() {
 #[test]
 fn doctor_fix_removes_a_lock_trilogy_left_and_never_gits_own() {
     let ws = repo();
-    let mark = ws.state.path().join("paused");
-    let mut child = paused_checkpoint(&ws, &mark, 60_000, "killed mid-write; tested");
-    wait_for(&mark, "the checkpoint never reached its write");
-    child.kill().unwrap();
-    child.wait().unwrap();
+    killed_holding_the_lock(&ws);
     let fixed = ws.json(&["doctor", "--fix"]);
     assert!(
         fixed["fixed"]

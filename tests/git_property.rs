@@ -14,23 +14,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use common::{Ws, git_output, text};
+use common::{Rng, Ws, env_or, git_output, text};
 use serde_json::{Value, json};
-
-/// A small deterministic generator (xorshift64*): the seed says everything a run did.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 const KINDS: [&str; 7] = [
     "commit",
@@ -46,7 +31,7 @@ const MIN_EACH: usize = 5;
 /// Acknowledged writes a seed must make.
 const MIN_ACKED: usize = 50;
 /// Past this a seed that has not done enough fails.
-const LIMIT: Duration = Duration::from_secs(120);
+const LIMIT: Duration = Duration::from_secs(240);
 
 fn git(ws: &Ws, args: &[&str]) -> std::process::Output {
     git_output(ws.root(), args)
@@ -115,7 +100,7 @@ type Acked = Arc<Mutex<HashMap<String, (char, String)>>>;
 
 /// How long an agent thinks between two writes.
 fn think(rng: &mut Rng) {
-    std::thread::sleep(Duration::from_millis(20 + rng.below(150)));
+    std::thread::sleep(Duration::from_millis(20 + rng.below(150) as u64));
 }
 
 fn cli_writer(ws: &Ws, clone: char, tag: String, acked: Acked, stop: Arc<AtomicBool>) {
@@ -186,7 +171,7 @@ fn kinds() -> Vec<&'static str> {
 /// One random git operation in `a`; the kind when it succeeded.
 fn git_op(a: &Ws, rng: &mut Rng, on_side: &mut bool, t: &mut Tally) -> Option<&'static str> {
     let kinds = kinds();
-    let kind = kinds[rng.below(kinds.len() as u64) as usize];
+    let kind = kinds[rng.below(kinds.len())];
     let commit = |t: &mut Tally| {
         t.run(a, &["add", "-A", "memory"]) && t.run(a, &["commit", "-qm", "memory"])
     };
@@ -231,7 +216,7 @@ fn git_op(a: &Ws, rng: &mut Rng, on_side: &mut bool, t: &mut Tally) -> Option<&'
         "checkout-file" => t.run(a, &["checkout", "--", "memory/SESSIONS.md"]),
         "stash" => {
             let stashed = t.run(a, &["stash", "-q"]);
-            std::thread::sleep(Duration::from_millis(rng.below(80)));
+            std::thread::sleep(Duration::from_millis(rng.below(80) as u64));
             stashed && t.run(a, &["stash", "pop", "-q"])
         }
         "rebase" if !*on_side => {
@@ -374,7 +359,7 @@ fn run_seed(seed: u64) -> Tally {
     let mut on_side = false;
     let started = Instant::now();
     // a random time, and at least enough of every operation
-    let least = Duration::from_millis(2000 + rng.below(3000));
+    let least = Duration::from_millis(2000 + rng.below(3000) as u64);
     loop {
         if let Some(kind) = git_op(&a, &mut rng, &mut on_side, &mut tally) {
             *tally.ok.entry(kind).or_default() += 1;
@@ -386,7 +371,7 @@ fn run_seed(seed: u64) -> Tally {
         if (enough && started.elapsed() >= least) || started.elapsed() > LIMIT {
             break;
         }
-        std::thread::sleep(Duration::from_millis(rng.below(60)));
+        std::thread::sleep(Duration::from_millis(rng.below(60) as u64));
     }
     stop.store(true, Ordering::Relaxed);
     for w in writers {
@@ -452,10 +437,7 @@ fn run_seed(seed: u64) -> Tally {
 /// Run this third of the seeds (`TRILOGY_GIT_SEEDS` in all, default 24), reporting how often
 /// trilogy's hold on the index refused a git command.
 fn run_third(third: u64) {
-    let seeds: u64 = std::env::var("TRILOGY_GIT_SEEDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(24);
+    let seeds = env_or("TRILOGY_GIT_SEEDS", 24);
     let (mut refused, mut commands, mut half_done) = (0, 0, 0);
     let mine: Vec<u64> = (1..=seeds).filter(|s| s % 3 == third).collect();
     for &seed in &mine {

@@ -223,6 +223,9 @@ fn a_rejected_proposal_is_kept_logged_with_its_reason_and_never_rendered() {
 fn a_proposed_project_edit_whose_line_changed_by_hand_stays_pending_with_the_reason() {
     let ws = Ws::init();
     ws.ok(&["checkpoint", "--section", "State", "--line", "sync works"]);
+    // a line after it: a hand edit of the newest line alone reads as a copy made before it
+    // (which keeps the line), so the edited line is not the newest
+    ws.ok(&["checkpoint", "--section", "State", "--line", "docs written"]);
     propose_decisions(&ws);
     mcp_checkpoint(
         &ws,
@@ -251,11 +254,18 @@ fn a_proposed_project_edit_whose_line_changed_by_hand_stays_pending_with_the_rea
         "{list:?}"
     );
     assert!(ws.read("PROJECT.md").contains("sync mostly works"));
-    // once the line it replaces is back, it lands
-    let back = ws
-        .read("PROJECT.md")
-        .replace("sync mostly works", "sync works");
-    ws.write("PROJECT.md", &back);
+    // once the line it replaces is back, it lands (put back through a direct write: a hand save
+    // giving back the bytes of an older copy reads as that copy, which keeps the edit)
+    std::fs::remove_file(ws.root().join("trilogy.toml")).unwrap();
+    ws.ok(&[
+        "checkpoint",
+        "--section",
+        "State",
+        "--line",
+        "sync works",
+        "--replaces",
+        "sync mostly works",
+    ]);
     ws.ok(&["review", "accept", &id]);
     let project = ws.read("PROJECT.md");
     assert!(

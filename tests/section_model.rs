@@ -12,6 +12,10 @@
 //!
 //! The model runs on real files through the library; `section_race` races real processes.
 
+mod common;
+
+use common::{Rng, env_or};
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
@@ -20,35 +24,6 @@ use trilogy::model::FileKind;
 use trilogy::ops::{self, CheckpointInput, ProjectInput};
 use trilogy::user::UserLine;
 use trilogy::workspace::{Clock, Workspace};
-
-/// xorshift64*: small, seedable, the same everywhere.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
-
-fn env_or(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 fn clock() -> Clock {
     Clock {

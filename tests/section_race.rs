@@ -13,25 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{Ws, text};
-
-/// xorshift64*: small, seedable, the same everywhere.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
+use common::{Rng, Ws, text};
 
 /// Lines the agents' processes had acknowledged, and the person's saved lines.
 #[derive(Default)]
@@ -50,7 +32,10 @@ fn race(writers: Vec<std::process::Command>, n: usize, file: PathBuf, mine: &str
     for (w, cmd) in writers.into_iter().enumerate() {
         let raced = raced.clone();
         handles.push(std::thread::spawn(move || {
-            for i in 0..n {
+            // n lines each, and on until the person has saved three times meanwhile (a fast
+            // machine's agents are done before a slow editor saves), within 20 n
+            let saves = || raced.lock().unwrap().person.len();
+            for i in (0..20 * n).take_while(|i| *i < n || saves() < 3) {
                 let line = format!("agent {w}-{i}");
                 let out = again(&cmd)
                     .arg(&line)

@@ -12,6 +12,10 @@
 //! The in-process model runs on real files through the library; the last test runs a few dozen
 //! cases with real processes writing concurrently.
 
+mod common;
+
+use common::{Rng, env_or};
+
 use std::collections::HashSet;
 use std::path::Path;
 use std::time::Duration;
@@ -20,35 +24,6 @@ use trilogy::model::FileKind;
 use trilogy::ops;
 use trilogy::ops::{CheckpointInput, SessionInput};
 use trilogy::workspace::{Clock, Workspace};
-
-/// xorshift64*: small, seedable, the same everywhere.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-}
-
-fn env_or(name: &str, default: u64) -> u64 {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
 
 /// The block of an entry with this text, as a person writes it.
 fn block(text: &str) -> String {

@@ -211,6 +211,23 @@ pub fn is_checked_out(root: &Path, path: &Path, bytes: &[u8]) -> bool {
         .is_some_and(|o| String::from_utf8_lossy(&o.stdout).trim() == blob_id(bytes))
 }
 
+/// The bytes of the version of `path` that `HEAD` holds; `None` when it holds none or git does
+/// not answer.
+pub fn head_version(root: &Path, path: &Path) -> Option<Vec<u8>> {
+    let rel = path.strip_prefix(root).ok()?;
+    let spec = format!("HEAD:./{}", rel.to_string_lossy());
+    std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["cat-file", "blob", &spec])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| o.stdout)
+}
+
 /// True when `bytes` are a version of a file that git holds: staged, committed or stashed (its
 /// blob is in the repository's objects). Such a file is git's doing or a person's restore from
 /// history (`git checkout HEAD~3 -- memory/SESSIONS.md`), never a stale copy an editor or script

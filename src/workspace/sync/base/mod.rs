@@ -306,22 +306,28 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// The kept version of `f` whose bytes hash to `sha1`, when a newer one was kept after it:
-    /// a version git wrote that is an older copy of the file put back, not a new one.
-    pub(super) fn put_back(&self, f: FileKind, sha1: &str) -> Result<Option<Base>> {
+    /// The kept version of `f` whose bytes hash to `sha1`, when a newer one was kept after it
+    /// and the version `HEAD` holds (its bytes hashing to `head`) was not: a copy of the file
+    /// put back from before what the last commit holds — uncommitted work git rewound — not a
+    /// version taken from history on purpose (`git restore --source=HEAD~2`).
+    fn put_back(&self, f: FileKind, sha1: &str, head: Option<&str>) -> Result<Option<Base>> {
         if !kept_for(f) {
             return Ok(None);
         }
         let records = usable(self.store.versions_from(f, 0)?);
         let newest = records.last().map(|(n, _)| *n);
         let mut found = None;
+        let mut head_after = false;
         replay(&records, |n, rec, state, _, _| {
             if rec.sha1 == sha1 && Some(n) != newest {
                 found = Some(state.clone());
+                head_after = false;
+            } else if found.is_some() && head == Some(rec.sha1.as_str()) {
+                head_after = true;
             }
             true
         });
-        Ok(found.map(|prints| Base {
+        Ok(found.filter(|_| !head_after).map(|prints| Base {
             prints,
             found: Found::PutBack,
         }))
@@ -334,10 +340,17 @@ impl Tx<'_> {
         if self.switched_from.is_some() {
             return Ok(None);
         }
-        let Some(sha1) = self.seen.get(&f).cloned().flatten() else {
+        let (Some(sha1), Some(root), Ok(path)) = (
+            self.seen.get(&f).cloned().flatten(),
+            self.ws.git(),
+            self.ws.memory_file(f),
+        ) else {
             return Ok(None);
         };
-        Ok(self.put_back(f, &sha1)?.filter(|_| !self.checked_out(f)))
+        let head = super::gitop::head_version(root, &path).map(|b| crate::model::sha1_hex(&b));
+        Ok(self
+            .put_back(f, &sha1, head.as_deref())?
+            .filter(|_| !self.checked_out(f)))
     }
 
     /// Whether `f` on disk is the version the index or `HEAD` holds: a checkout or reset of the
