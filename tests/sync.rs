@@ -421,18 +421,21 @@ fn memory_file_symlinked_outside_the_root_is_refused() {
 }
 
 #[test]
-fn unknown_config_key_names_file_and_key_and_changes_nothing() {
+fn unknown_config_key_is_a_warning_naming_file_key_and_the_nearest_known_one() {
+    // a repository's trilogy.toml may come from a teammate's newer trilogy: its unknown key is
+    // skipped with a warning, and the command goes on
     let ws = Ws::init();
-    let before = ws.snapshot();
     std::fs::write(ws.root().join("trilogy.toml"), "sessions_max = 5\n").unwrap();
     let out = ws.run(&["checkpoint", "--session-done", "x; tested"]);
-    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(out.status.code(), Some(0));
     let err = text(&out.stderr);
     assert!(
-        err.contains("trilogy.toml") && err.contains("sessions_max"),
+        err.contains("trilogy.toml")
+            && err.contains("`sessions_max`")
+            && err.contains("sessions_max_entries"),
         "{err}"
     );
-    assert_eq!(ws.snapshot(), before);
+    assert!(ws.read("SESSIONS.md").contains("x; tested"));
     std::fs::write(
         ws.root().join("trilogy.toml"),
         "sessionsMaxEntries = 5\nlang = \"en\"\n",
