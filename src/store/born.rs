@@ -156,16 +156,10 @@ fn sweep(dir: &Path, path: &Path) {
             .and_then(|m| m.modified().ok())
             .and_then(|t| t.elapsed().ok())
             .is_some_and(|age| age > STALE);
-        if old || maker.is_some_and(gone) {
+        if old || maker.is_some_and(|pid| !crate::workspace::pid_alive(&pid.to_string())) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
-}
-
-/// Whether no process has id `pid` (one of another user's answers "not allowed": not gone).
-fn gone(pid: i32) -> bool {
-    rustix::process::Pid::from_raw(pid)
-        .is_some_and(|pid| rustix::process::test_kill_process(pid) == Err(rustix::io::Errno::SRCH))
 }
 
 #[cfg(test)]

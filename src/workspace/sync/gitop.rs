@@ -167,7 +167,7 @@ pub(super) fn in_progress_besides_index(dir: &Path) -> Option<&'static str> {
 
 /// True when `bytes` are exactly the version of `path` staged in git's index; `None` when git
 /// did not answer (missing, failing). False when `path` is not tracked or differs.
-fn staged_version(root: &Path, path: &Path, bytes: &[u8]) -> Option<bool> {
+pub(super) fn staged_version(root: &Path, path: &Path, bytes: &[u8]) -> Option<bool> {
     let out = std::process::Command::new("git")
         .arg("-C")
         .arg(root)
@@ -186,29 +186,6 @@ fn staged_version(root: &Path, path: &Path, bytes: &[u8]) -> Option<bool> {
         return Some(false);
     };
     Some(blob_id(bytes) == object)
-}
-
-/// True when `bytes` are the version of `path` that the index or `HEAD` holds: what a
-/// checkout or reset of the file (or of the branch) leaves, a person's doing. False when git
-/// does not answer.
-pub fn is_checked_out(root: &Path, path: &Path, bytes: &[u8]) -> bool {
-    if staged_version(root, path, bytes) == Some(true) {
-        return true;
-    }
-    let Ok(rel) = path.strip_prefix(root) else {
-        return false;
-    };
-    let spec = format!("HEAD:./{}", rel.to_string_lossy());
-    std::process::Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(["rev-parse", "-q", "--verify", &spec])
-        .stdin(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .is_some_and(|o| String::from_utf8_lossy(&o.stdout).trim() == blob_id(bytes))
 }
 
 /// The bytes of the version of `path` that `HEAD` holds; `None` when it holds none or git does

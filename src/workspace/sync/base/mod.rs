@@ -347,20 +347,19 @@ impl Tx<'_> {
         ) else {
             return Ok(None);
         };
-        let head = super::gitop::head_version(root, &path).map(|b| crate::model::sha1_hex(&b));
-        Ok(self
-            .put_back(f, &sha1, head.as_deref())?
-            .filter(|_| !self.checked_out(f)))
-    }
-
-    /// Whether `f` on disk is the version the index or `HEAD` holds: a checkout or reset of the
-    /// file (or of the branch) a person made, meant as it is, not a copy git put back from a
-    /// stash or a rewound merge.
-    fn checked_out(&self, f: FileKind) -> bool {
-        let (Some(root), Ok(path)) = (self.ws.git(), self.ws.memory_file(f)) else {
-            return false;
+        let Ok(disk) = std::fs::read(&path) else {
+            return Ok(None);
         };
-        std::fs::read(&path).is_ok_and(|b| super::gitop::is_checked_out(root, &path, &b))
+        // what `HEAD` or the index holds is a checkout or reset of the file (or of the branch)
+        // a person made, meant as it is
+        let head = super::gitop::head_version(root, &path);
+        if head.as_deref() == Some(disk.as_slice()) {
+            return Ok(None);
+        }
+        let head = head.map(|b| crate::model::sha1_hex(&b));
+        let base = self.put_back(f, &sha1, head.as_deref())?;
+        let staged = || super::gitop::staged_version(root, &path, &disk) == Some(true);
+        Ok(base.filter(|_| !staged()))
     }
 
     /// The version the save `theirs` of `f` is merged against: the one named by `named`
