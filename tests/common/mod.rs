@@ -371,3 +371,5 @@ pub fn env_or(name: &str, default: u64) -> u64 {
         .and_then(|v| v.parse().ok())
         .unwrap_or(default)
 }
+
+pub mod web;

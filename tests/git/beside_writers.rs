@@ -1,0 +1,221 @@
+//! Git and trilogy never write a memory file at the same time: trilogy holds git's index lock
+//! while it reads and swaps memory files (a git command started then fails cleanly, changing
+//! nothing), clears a lock of its own left by a killed process, and reads an older copy git put
+//! back (a stash, a merge that rewound the work tree after failing) as that copy, keeping what
+//! was recorded after it.
+
+use crate::common;
+
+use std::path::Path;
+use std::process::Stdio;
+
+use common::{Ws, git_output, text, wait_for};
+
+fn git(ws: &Ws, args: &[&str]) -> std::process::Output {
+    git_output(ws.root(), args)
+}
+
+fn git_ok(ws: &Ws, args: &[&str]) -> String {
+    let o = git(ws, args);
+    assert!(o.status.success(), "git {args:?}: {}", text(&o.stderr));
+    text(&o.stdout)
+}
+
+/// A workspace in a git repository with its memory committed.
+fn repo() -> Ws {
+    let ws = Ws::init();
+    git_ok(&ws, &["init", "-q", "-b", "main"]);
+    std::fs::write(ws.root().join(".gitignore"), "no-user-config.toml\n").unwrap();
+    ws.ok(&["checkpoint", "--session-done", "committed; tested"]);
+    git_ok(&ws, &["add", "-A"]);
+    git_ok(&ws, &["commit", "-qm", "memory"]);
+    ws
+}
+
+fn index_lock(ws: &Ws) -> std::path::PathBuf {
+    ws.root().join(".git/index.lock")
+}
+
+/// A checkpoint started in the background that stops for `ms` right after swapping its first
+/// file in (git's lock held), having announced the pause in `mark`.
+fn paused_checkpoint(ws: &Ws, mark: &Path, ms: u64, line: &str) -> std::process::Child {
+    ws.std_cmd()
+        .env("TRILOGY_PAUSE_AT", format!("after-swap:{ms}"))
+        .env("TRILOGY_PAUSE_MARK", mark)
+        .args(["checkpoint", "--session-done", line])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// A checkpoint killed (`kill -9`) while it holds git's index lock.
+fn killed_holding_the_lock(ws: &Ws) {
+    let mark = ws.state.path().join("paused");
+    let mut child = paused_checkpoint(ws, &mark, 60_000, "killed mid-write; tested");
+    wait_for(&mark, "the checkpoint never reached its write");
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+#[test]
+fn a_git_command_run_while_trilogy_swaps_a_file_in_fails_cleanly_and_runs_after() {
+    let ws = repo();
+    let mark = ws.state.path().join("paused");
+    let mut child = paused_checkpoint(&ws, &mark, 1500, "written under the lock; tested");
+    wait_for(&mark, "the checkpoint never reached its write");
+    let lock = std::fs::read_to_string(index_lock(&ws)).expect("trilogy holds git's index lock");
+    assert!(
+        lock.starts_with(&format!("trilogy {} ", child.id())),
+        "{lock}"
+    );
+    // git is refused, and changes nothing
+    let head = git_ok(&ws, &["rev-parse", "HEAD"]);
+    let refused = git(&ws, &["commit", "-qam", "while trilogy writes"]);
+    assert!(!refused.status.success());
+    assert!(
+        text(&refused.stderr).contains("index.lock"),
+        "{}",
+        text(&refused.stderr)
+    );
+    assert_eq!(git_ok(&ws, &["rev-parse", "HEAD"]), head);
+    assert!(child.wait().unwrap().success());
+    // the lock is let go with the write: git runs, and commits trilogy's whole file
+    assert!(!index_lock(&ws).exists());
+    git_ok(&ws, &["commit", "-qam", "after trilogy wrote"]);
+    let committed = git_ok(&ws, &["show", "HEAD:memory/SESSIONS.md"]);
+    assert!(committed.contains("written under the lock"), "{committed}");
+    assert_eq!(git_ok(&ws, &["status", "--porcelain"]), "");
+}
+
+#[test]
+fn trilogy_killed_holding_gits_lock_leaves_it_to_its_next_command() {
+    let ws = repo();
+    killed_holding_the_lock(&ws);
+    assert!(index_lock(&ws).exists(), "the kill left the lock");
+    assert!(!git(&ws, &["commit", "-qam", "x"]).status.success());
+    // doctor names it; any command clears it
+    let out = ws.run(&["doctor", "--json"]);
+    assert_eq!(out.status.code(), Some(9), "an error-level finding");
+    let d: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let findings = d["findings"].as_array().unwrap();
+    assert!(
+        findings
+            .iter()
+            .any(|f| f["check"] == "git" && f["message"].as_str().unwrap().contains("index.lock")),
+        "{d}"
+    );
+    ws.ok(&["status"]);
+    assert!(!index_lock(&ws).exists(), "status cleared the lock");
+    git_ok(&ws, &["add", "-A"]);
+    git_ok(&ws, &["commit", "-qm", "after the kill"]);
+}
+
+#[test]
+fn doctor_fix_removes_a_lock_trilogy_left_and_never_gits_own() {
+    let ws = repo();
+    killed_holding_the_lock(&ws);
+    let fixed = ws.json(&["doctor", "--fix"]);
+    assert!(
+        fixed["fixed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l.as_str().unwrap().contains("index.lock")),
+        "{fixed}"
+    );
+    assert!(!index_lock(&ws).exists());
+    // git's own lock (a git command running) is left alone, whatever trilogy runs
+    std::fs::write(index_lock(&ws), b"DIRC").unwrap();
+    ws.ok(&["doctor", "--fix"]);
+    ws.ok(&[
+        "checkpoint",
+        "--session-done",
+        "while git holds the index; tested",
+    ]);
+    assert_eq!(std::fs::read(index_lock(&ws)).unwrap(), b"DIRC");
+    std::fs::remove_file(index_lock(&ws)).unwrap();
+    // the entry waited in the store, and the next command writes it
+    ws.ok(&["checkpoint", "--session-done", "after git; tested"]);
+    assert!(ws.read("SESSIONS.md").contains("while git holds the index"));
+}
+
+#[test]
+fn an_older_copy_git_puts_back_keeps_what_was_recorded_after_it() {
+    // what a `git merge` refused for local changes does: it stashes the work tree, tries,
+    // then rewinds (`read-tree --reset -u HEAD`) and applies the stash; an entry trilogy
+    // recorded between the stash and the rewind is in no copy git wrote back
+    let ws = repo();
+    ws.ok(&["checkpoint", "--session-done", "before the stash; tested"]);
+    let stash = git_ok(&ws, &["stash", "create"]).trim().to_string();
+    assert!(!stash.is_empty());
+    ws.ok(&[
+        "checkpoint",
+        "--session-done",
+        "between stash and rewind; tested",
+    ]);
+    git_ok(&ws, &["read-tree", "--reset", "-u", "HEAD"]);
+    git_ok(&ws, &["stash", "apply", "--quiet", &stash]);
+    let put_back = ws.read("SESSIONS.md");
+    assert!(!put_back.contains("between stash and rewind"), "{put_back}");
+    let s = ws.json(&["status"]);
+    assert_eq!(s["restorable"], 0, "nothing removed: {s}");
+    ws.ok(&["checkpoint", "--session-done", "later; tested"]);
+    let file = ws.read("SESSIONS.md");
+    for e in [
+        "committed",
+        "before the stash",
+        "between stash and rewind",
+        "later",
+    ] {
+        assert!(file.contains(e), "{e} lost: {file}");
+    }
+    let log = ws.json(&["log", "-n", "100"]);
+    let kept = log["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["op"] == "kept")
+        .expect("the kept entry is logged");
+    assert!(
+        kept["detail"]
+            .as_str()
+            .unwrap()
+            .contains("git put an older copy"),
+        "{kept}"
+    );
+}
+
+#[test]
+fn a_reset_of_the_file_to_what_head_holds_stays_a_persons_removal() {
+    let ws = repo();
+    ws.ok(&["checkpoint", "--session-done", "uncommitted; tested"]);
+    git_ok(&ws, &["checkout", "--", "memory/SESSIONS.md"]);
+    let s = ws.json(&["status"]);
+    assert_eq!(s["restorable"], 1, "{s}");
+    assert!(!ws.read("SESSIONS.md").contains("uncommitted"));
+    // the log names git as what took it out, not a person's edit
+    let log = ws.json(&["log", "-n", "100"]);
+    let gone = (log["events"].as_array().unwrap().iter())
+        .find(|e| e["op"] == "remove")
+        .expect("the removal is logged");
+    assert_eq!(gone["actor"], "git", "{gone}");
+}
+
+#[test]
+fn an_older_copy_of_project_md_git_puts_back_keeps_the_lines_written_after_it() {
+    let ws = repo();
+    let line = |text: &str| ws.ok(&["checkpoint", "--section", "现状", "--line", text]);
+    line("before the stash");
+    let stash = git_ok(&ws, &["stash", "create"]).trim().to_string();
+    assert!(!stash.is_empty());
+    line("between stash and rewind");
+    git_ok(&ws, &["read-tree", "--reset", "-u", "HEAD"]);
+    git_ok(&ws, &["stash", "apply", "--quiet", &stash]);
+    assert!(!ws.read("PROJECT.md").contains("between stash and rewind"));
+    line("later");
+    let file = ws.read("PROJECT.md");
+    for l in ["before the stash", "between stash and rewind", "later"] {
+        assert!(file.contains(l), "{l} lost: {file}");
+    }
+}
