@@ -7,6 +7,7 @@
 
 mod clash;
 mod proposal;
+pub mod text;
 pub use clash::SectionClash;
 pub use proposal::{Proposal, ProposalKind, ProposalState};
 
@@ -561,6 +562,15 @@ impl EntryRecord {
     }
 }
 
+impl crate::secrets::Headed for EntryRecord {
+    fn heading(&self) -> &str {
+        &self.heading
+    }
+    fn body(&self) -> &str {
+        &self.body
+    }
+}
+
 /// A date stored as days since 0001-01-01 (compact and quick to decode).
 mod days_from_ce {
     use chrono::{Datelike, NaiveDate};
@@ -591,6 +601,15 @@ pub struct SectionRecord {
     pub removed: bool,
     /// Revision number, starting at 1.
     pub revision: u64,
+}
+
+impl crate::secrets::Headed for SectionRecord {
+    fn heading(&self) -> &str {
+        &self.heading
+    }
+    fn body(&self) -> &str {
+        &self.body
+    }
 }
 
 impl SectionRecord {

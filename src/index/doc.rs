@@ -49,7 +49,7 @@ impl SearchDoc {
     pub(super) fn of_entry(e: &EntryRecord) -> Option<SearchDoc> {
         let file = e.file()?;
         // a credential written in by hand stays out of the index until it is removed
-        if crate::secrets::in_entry(e).is_some() {
+        if crate::secrets::in_record(e).is_some() {
             return None;
         }
         Some(SearchDoc {
@@ -90,7 +90,7 @@ impl SearchDoc {
     /// otherwise outrank every entry for a question that starts with the same word.
     pub(super) fn of_section(s: &SectionRecord) -> Option<SearchDoc> {
         let placeholder = matches!(s.text().trim(), "" | "暂无" | "None yet" | "None yet.");
-        (!s.removed && !placeholder && crate::secrets::in_section(s).is_none()).then(|| SearchDoc {
+        (!s.removed && !placeholder && crate::secrets::in_record(s).is_none()).then(|| SearchDoc {
             key: format!("s:{}", s.key),
             kind: "section",
             file: FileKind::Project.file_name(),

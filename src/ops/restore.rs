@@ -80,7 +80,7 @@ pub fn restore_entry(
 
 /// Make `rec` live again and log it.
 fn bring_back(tx: &mut Tx, mut rec: EntryRecord) -> Result<RestoreOutcome> {
-    if let Some(f) = crate::secrets::in_entry(&rec) {
+    if let Some(f) = crate::secrets::in_record(&rec) {
         return Err(refused(&rec.id, &rec.heading, &f));
     }
     let from = rec.state.as_str();
@@ -251,7 +251,7 @@ pub fn restore_cleared(ws: &Workspace, actor: &str, seq: u64) -> Result<Written<
                 if rec.state != State::Removed {
                     continue;
                 }
-                if let Some(f) = crate::secrets::in_entry(&rec) {
+                if let Some(f) = crate::secrets::in_record(&rec) {
                     out.left.push(refused(&rec.id, &rec.heading, &f).to_string());
                     continue;
                 }

@@ -228,7 +228,7 @@ fn user_docs(ws: &Workspace, q: &SearchQuery) -> Vec<crate::index::SearchDoc> {
     let read = u.read(|r| {
         Ok((r.sections()?.into_iter())
             .filter(|s| !s.removed && !crate::model::is_empty_body(s.text()))
-            .filter(|s| crate::secrets::in_section(s).is_none())
+            .filter(|s| crate::secrets::in_record(s).is_none())
             .map(|s| crate::index::SearchDoc {
                 key: format!("u:{}", s.key),
                 kind: "user",

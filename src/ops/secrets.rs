@@ -1,7 +1,7 @@
 //! Credentials written into the memory files by hand. They were absorbed like any edit (the
 //! store never loses what a person wrote), so they are reported here, by file and line, for
 //! `status` and `doctor`; the search index and the session-start block leave the entries
-//! that hold them out (see [`crate::secrets::in_entry`]) until the person removes them.
+//! that hold them out (see [`crate::secrets::in_record`]) until the person removes them.
 //!
 //! Checkpoints never get this far: their input is refused before anything is stored.
 
@@ -12,7 +12,7 @@ use crate::model::{FileKind, Lang};
 use crate::store::Reader;
 use crate::workspace::render_file;
 
-pub use crate::secrets::{Finding, find, find_all, in_entry, in_section};
+pub use crate::secrets::{Finding, find, find_all, in_record};
 
 /// A credential in a memory file.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -66,10 +66,10 @@ pub fn in_files(r: &dyn Reader, lang: Lang) -> Result<Vec<Sighting>> {
                 suspect = r
                     .sections()?
                     .iter()
-                    .any(|s| !s.removed && in_section(s).is_some());
+                    .any(|s| !s.removed && in_record(s).is_some());
             } else {
                 r.scan_file(f, 0, &mut |e| {
-                    suspect = in_entry(&e).is_some();
+                    suspect = in_record(&e).is_some();
                     Ok(!suspect)
                 })?;
             }

@@ -278,7 +278,7 @@ fn shown(text: &str) -> String {
     if text.len() <= HIT_BYTES {
         return text;
     }
-    let cut = crate::ops::inject::cut_to(&text, HIT_BYTES);
+    let cut = crate::model::text::cut_to(&text, HIT_BYTES);
     format!("{cut} […]")
 }
 

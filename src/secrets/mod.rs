@@ -21,7 +21,6 @@ use std::sync::OnceLock;
 
 use regex::{Regex, RegexSet};
 
-use crate::model::{EntryRecord, SectionRecord};
 use rules::{Check, KEY_BEGIN, KEY_END, MIN_ASSIGNED, RULES};
 
 /// A credential found in some input text.
@@ -240,12 +239,23 @@ pub fn find(text: &str) -> Option<Finding> {
     find_all(text).into_iter().next()
 }
 
-/// The first credential in an entry (heading, then body).
-pub fn in_entry(e: &EntryRecord) -> Option<Finding> {
-    find(&e.heading).or_else(|| find(&e.body))
+/// Text written under a heading: an entry, a PROJECT or USER section. The records are the
+/// model's; this is all of them a scan needs.
+pub trait Headed {
+    fn heading(&self) -> &str;
+    fn body(&self) -> &str;
 }
 
-/// The first credential in a PROJECT section (heading, then body).
-pub fn in_section(s: &SectionRecord) -> Option<Finding> {
-    find(&s.heading).or_else(|| find(&s.body))
+impl<T: Headed + ?Sized> Headed for &T {
+    fn heading(&self) -> &str {
+        (**self).heading()
+    }
+    fn body(&self) -> &str {
+        (**self).body()
+    }
+}
+
+/// The first credential in an entry or section (heading, then body).
+pub fn in_record(r: &impl Headed) -> Option<Finding> {
+    find(r.heading()).or_else(|| find(r.body()))
 }

@@ -7,7 +7,7 @@
 
 use crate::model::{Event, FileKind, Lang};
 use crate::ops::inject::Budget;
-use crate::secrets::in_section;
+use crate::secrets::in_record;
 use crate::workspace::Workspace;
 
 /// The share of the budget the user memory may take.
@@ -125,7 +125,7 @@ pub fn part(ws: &Workspace, budget: Budget) -> Option<Part> {
     }
     // what holds a credential written in by hand is left out, and said to be
     let (withheld, sections): (Vec<_>, Vec<_>) =
-        sections.into_iter().partition(|s| in_section(s).is_some());
+        sections.into_iter().partition(|s| in_record(s).is_some());
     for s in &withheld {
         pieces.push(withheld_line(lang, &s.heading));
     }
@@ -143,7 +143,7 @@ pub fn part(ws: &Workspace, budget: Budget) -> Option<Part> {
         let left = room.saturating_sub(used + 2 + marker.len() + 2);
         // a start shorter than its heading and a line says nothing: the section is left out
         if left > s.heading.len() + 40 {
-            let kept = crate::ops::inject::cut_to(&whole, left);
+            let kept = crate::model::text::cut_to(&whole, left);
             used += 2 + kept.len() + 2 + marker.len();
             pieces.push(format!("{kept}\n\n{marker}"));
         }

@@ -109,7 +109,7 @@ pub fn show(ws: &Workspace) -> Result<Shown> {
             })
             .collect();
         let withheld = (r.sections()?.iter())
-            .filter(|s| !s.removed && crate::secrets::in_section(s).is_some())
+            .filter(|s| !s.removed && crate::secrets::in_record(s).is_some())
             .map(|s| s.heading.clone())
             .collect();
         Ok((

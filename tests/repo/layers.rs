@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 const RANKS: &[&[&str]] = &[
     &["base"],
     &["error"],
-    &["model"],
     &["secrets"],
+    &["model"],
     &["config"],
     &["schema"],
     &["markdown"],
@@ -37,9 +37,6 @@ const SURFACES: &[&str] = &["cli", "hooks", "mcp", "web"];
 
 /// Breaches the code still has, as `check` prints them. Fix one, then delete its line.
 const DEBTS: &[&str] = &[
-    "crate: model and secrets import each other",
-    "model imports secrets, a room above or beside it",
-    "recall imports ops, a room above or beside it",
     "config imports registry, a room above or beside it",
     "config imports workspace, a room above or beside it",
     "crate: config and workspace import each other",

@@ -84,7 +84,7 @@ fn check_scope(ws: &Workspace) -> Vec<Finding> {
             let (sections, pending) = w.value;
             let leaks: Vec<Finding> = (sections.iter())
                 .filter(|s| !s.removed)
-                .filter_map(|s| crate::secrets::in_section(s).map(|f| (s, f)))
+                .filter_map(|s| crate::secrets::in_record(s).map(|f| (s, f)))
                 .map(|(s, f)| {
                     finding(
                         Level::Error,

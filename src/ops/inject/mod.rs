@@ -17,11 +17,11 @@ use serde::Serialize;
 use crate::config::Config;
 use crate::error::Result;
 use crate::model::{Dropped, EntryRecord, FileKind, Lang, SectionRecord, State, sha1_hex};
-use crate::secrets::{in_entry, in_section};
+use crate::secrets::in_record;
 use crate::store::Reader;
 
-pub(crate) use cut::cut_to;
-pub use cut::estimate_tokens;
+pub(crate) use crate::model::text::cut_to;
+pub use crate::model::text::estimate_tokens;
 use cut::{entries_text, section_text};
 
 pub use alloc::{AreaLoad, allocate};
@@ -163,10 +163,10 @@ pub fn assemble_with(
     let sections: Vec<SectionRecord> = r
         .sections()?
         .into_iter()
-        .filter(|s| !s.removed && in_section(s).is_none())
+        .filter(|s| !s.removed && in_record(s).is_none())
         .collect();
     let mut sessions: Vec<EntryRecord> = r.file_entries(FileKind::Sessions, 0, usize::MAX)?;
-    sessions.retain(|e| e.state == State::Live && in_entry(e).is_none());
+    sessions.retain(|e| e.state == State::Live && in_record(e).is_none());
     let archived = r.file_count(FileKind::Archive)?;
     let areas = super::area_map_of(&sessions, today);
 
@@ -229,7 +229,7 @@ pub fn assemble_with(
     r.scan_file(FileKind::Decisions, 0, &mut |mut d| {
         visited += 1;
         due.extend(crate::ops::truth::review::due_decision(&d, today));
-        if d.state != State::Live || in_entry(&d).is_some() {
+        if d.state != State::Live || in_record(&d).is_some() {
             return Ok(true);
         }
         let len = d.heading.len() + d.body.len() + 6;

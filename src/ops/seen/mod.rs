@@ -109,7 +109,7 @@ pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> R
                     (_, true) => "shown",
                     (State::Superseded, _) => "superseded",
                     (State::Retired, _) => "retired",
-                    _ if crate::secrets::in_entry(&d).is_some() => "credential",
+                    _ if crate::secrets::in_record(&d).is_some() => "credential",
                     _ => "byte_budget",
                 };
                 first_decision &= !is_shown;
@@ -118,7 +118,7 @@ pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> R
             })?;
             let sessions = r.file_entries(FileKind::Sessions, 0, usize::MAX)?;
             let live: Vec<_> = (sessions.iter())
-                .filter(|e| e.state == State::Live && crate::secrets::in_entry(e).is_none())
+                .filter(|e| e.state == State::Live && crate::secrets::in_record(e).is_none())
                 .cloned()
                 .collect();
             let wanted = ws.config.session_entries_injected as usize;
@@ -132,7 +132,7 @@ pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> R
                     _ if is_shown => "shown",
                     State::Retired => "retired",
                     State::Superseded => "superseded",
-                    _ if crate::secrets::in_entry(e).is_some() => "credential",
+                    _ if crate::secrets::in_record(e).is_some() => "credential",
                     _ if chosen.contains(&e.id) => "byte_budget",
                     _ if newest.contains(e.id.as_str()) => "area_quota",
                     _ => "count_cap",

@@ -102,7 +102,7 @@ fn op_name(op: &str, lang: Lang) -> &str {
 fn content(r: &dyn Reader, e: &Event) -> Result<String> {
     let text = match e.op.as_str() {
         "add" | "replace" | "restore" if e.ids.len() == 1 => match r.entry(&e.ids[0])? {
-            Some(rec) if crate::secrets::in_entry(&rec).is_none() => one_line(&rec.body),
+            Some(rec) if crate::secrets::in_record(&rec).is_none() => one_line(&rec.body),
             _ => String::new(),
         },
         "section" | "section-add" | "user-section" | "user-section-add" if e.ids.len() == 1 => {
@@ -117,7 +117,7 @@ fn section_change(r: &dyn Reader, key: &str) -> Result<String> {
     let Some(now) = r.sections()?.into_iter().find(|s| s.key == key) else {
         return Ok(String::new());
     };
-    if crate::secrets::in_section(&now).is_some() {
+    if crate::secrets::in_record(&now).is_some() {
         return Ok(String::new());
     }
     // the revision before the current one (the history may hold the current one too)
