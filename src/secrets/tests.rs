@@ -42,7 +42,20 @@ fn case(kind: &'static str, found: &[String], near: &[&str]) -> Case {
     }
 }
 
+/// Every family's case.
 fn cases() -> Vec<Case> {
+    let mut all = key_and_vendor_cases();
+    all.extend(chat_cases());
+    all.extend(cloud_and_registry_cases());
+    all.extend(header_and_azure_cases());
+    all.extend(service_cases());
+    all.extend(more_service_cases());
+    all.extend(registry_and_token_cases());
+    all
+}
+
+/// Private keys, AWS, code hosts and AI vendors.
+fn key_and_vendor_cases() -> Vec<Case> {
     vec![
         case(
             "a private key block",
@@ -113,6 +126,12 @@ fn cases() -> Vec<Case> {
                 "sk-learn is a library",
             ],
         ),
+    ]
+}
+
+/// Chat tools' tokens and webhooks.
+fn chat_cases() -> Vec<Case> {
+    vec![
         case(
             "a Slack token",
             &[
@@ -156,6 +175,12 @@ fn cases() -> Vec<Case> {
             )],
             &["https://acme.webhook.office.com/webhookb2/"],
         ),
+    ]
+}
+
+/// Google, Stripe, package registries, SendGrid and Twilio.
+fn cloud_and_registry_cases() -> Vec<Case> {
+    vec![
         case(
             "a Google API key",
             &[format!("AIza{}", r(ALNUM, 35, 22))],
@@ -215,6 +240,12 @@ fn cases() -> Vec<Case> {
             ],
             &["SKU 12345", "AC/DC", "SKffffffffffffffffffffffffffffffff"],
         ),
+    ]
+}
+
+/// Authorization headers, URLs with a password, and Azure's secrets.
+fn header_and_azure_cases() -> Vec<Case> {
+    vec![
         case(
             "an authorization header",
             &[
@@ -270,6 +301,12 @@ fn cases() -> Vec<Case> {
             &[format!("Xy38Q~{}", r(ALNUM, 32, 37))],
             &["a Q~ in prose"],
         ),
+    ]
+}
+
+/// Hosting, observability, developer tools' and mail services' tokens.
+fn service_cases() -> Vec<Case> {
+    vec![
         case(
             "a DigitalOcean token",
             &[format!("dop_v1_{}", r(HEX, 64, 38))],
@@ -345,6 +382,12 @@ fn cases() -> Vec<Case> {
             &[format!("key-{}", r(HEX, 32, 56))],
             &["key-value-store-design"],
         ),
+    ]
+}
+
+/// Square, Telegram, age, Heroku and PlanetScale keys.
+fn more_service_cases() -> Vec<Case> {
+    vec![
         case(
             "a Square token",
             &[format!("sq0atp-{}", r(URLSAFE, 22, 57))],
@@ -370,6 +413,12 @@ fn cases() -> Vec<Case> {
             &[format!("pscale_tkn_{}", r(ALNUM, 43, 61))],
             &["pscale_tkn_x"],
         ),
+    ]
+}
+
+/// Package registry, mail, payment and cloud tokens, JSON web tokens and assigned secrets.
+fn registry_and_token_cases() -> Vec<Case> {
+    vec![
         case(
             "a package registry token",
             &[
