@@ -324,7 +324,7 @@ pub(crate) fn apply_direct(tx: &mut Tx, input: &CheckpointInput) -> Result<Check
                 "sessions[{i}].done names no verification; written as unverified"
             ));
         }
-        planned.push((session_heading(tx.today, &choice.area), body));
+        planned.push((session_heading(tx.author().today, &choice.area), body));
     }
     for (heading, body) in planned.into_iter().rev() {
         record(tx, EntryKind::Session, heading, body, &mut out)?;
@@ -396,7 +396,7 @@ pub(crate) fn apply_direct(tx: &mut Tx, input: &CheckpointInput) -> Result<Check
         }
     }
 
-    out.areas = area_map(tx.store(), tx.today)?;
+    out.areas = area_map(tx.store(), tx.author().today)?;
     out.area_line = area_line(&out.areas, lang);
     out.summary = if out.written.is_empty() {
         "Nothing recorded: nothing new in this call.".to_string()
@@ -436,8 +436,8 @@ fn plan_decisions(tx: &Tx, decisions: &[DecisionInput]) -> Result<Vec<Planned>> 
     let lang = tx.lang();
     let mut out = Vec::new();
     for (i, d) in decisions.iter().enumerate() {
-        let heading = decision_heading(tx.today, &one_line(&d.choice));
-        let body = decision_body(d, lang, tx.today);
+        let heading = decision_heading(tx.author().today, &one_line(&d.choice));
+        let body = decision_body(d, lang, tx.author().today);
         let target = match &d.supersedes {
             Some(s) => find_decision(tx, s, i, &heading, &body)?,
             None => None,

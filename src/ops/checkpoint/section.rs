@@ -55,7 +55,7 @@ pub(crate) fn edit_section(
         old_text: &old_text,
     };
     let (new_text, dropped) = edit.new_text(p, lang, out)?;
-    let new_text = with_review(&new_text, p, lang, tx.today);
+    let new_text = with_review(&new_text, p, lang, tx.author().today);
     let body = format!("\n{}", safe_body(&new_text));
     if dry {
         return Ok(());

@@ -12,7 +12,7 @@ use crate::ops::{
     CheckpointInput, DecisionInput, ProjectInput, SessionInput, apply_direct, validate,
 };
 use crate::store::Reader;
-use crate::workspace::{Workspace, Written};
+use crate::workspace::{Author, Workspace, Written};
 
 /// What `review list` shows.
 #[derive(Debug, Clone, Serialize)]
@@ -247,12 +247,15 @@ pub fn accept(
                 )));
             }
             // as the direct write would have been: its date, and the session that proposed it
-            tx.today = date;
-            tx.origin = Origin {
-                agent_session: p.session.clone(),
-                branch: p.branch.clone(),
+            let proposer = Author {
+                today: date,
+                origin: Origin {
+                    agent_session: p.session.clone(),
+                    branch: p.branch.clone(),
+                },
+                ..tx.author().clone()
             };
-            let out = match p.kind {
+            let out = tx.as_author(proposer, |tx| match p.kind {
                 // a line of the user memory, written in its own store as `user add` writes it
                 ProposalKind::User => {
                     let mut out = crate::ops::CheckpointOutcome::default();
@@ -263,13 +266,13 @@ pub fn accept(
                         "",
                         &mut out,
                     )?;
-                    out
+                    Ok(out)
                 }
-                _ => apply_direct(tx, &input)?,
-            };
+                _ => apply_direct(tx, &input),
+            })?;
             p.state = ProposalState::Accepted;
             p.problem = None;
-            p.decided_at = Some(tx.now.clone());
+            p.decided_at = Some(tx.author().now.clone());
             p.decided_by = Some(actor.to_string());
             p.entries = out.ids.clone();
             tx.put_proposal(&p)?;
@@ -324,7 +327,7 @@ pub fn reject(ws: &Workspace, actor: &str, id: &str, why: Option<&str>) -> Resul
             .map(str::trim)
             .filter(|w| !w.is_empty())
             .map(str::to_string);
-        p.decided_at = Some(tx.now.clone());
+        p.decided_at = Some(tx.author().now.clone());
         p.decided_by = Some(actor.to_string());
         tx.put_proposal(&p)?;
         let first = p.text.lines().next().unwrap_or_default();

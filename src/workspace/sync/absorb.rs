@@ -321,15 +321,16 @@ impl Tx<'_> {
             Some(_) => CHECKOUT,
             None => "file-edit",
         };
-        let saved_actor = std::mem::replace(&mut self.actor, actor.to_string());
-        let mut result = match changed_docs.is_empty() {
-            true => Ok(()),
-            false => self.apply_docs(changed_docs, fresh),
-        };
-        if result.is_ok() && looked && self.switched_from.is_some() {
-            result = self.settle_switch();
-        }
-        self.actor = saved_actor;
+        let result = self.as_author(self.author.as_actor(actor), |tx| {
+            let mut result = match changed_docs.is_empty() {
+                true => Ok(()),
+                false => tx.apply_docs(changed_docs, fresh),
+            };
+            if result.is_ok() && looked && tx.switched_from.is_some() {
+                result = tx.settle_switch();
+            }
+            result
+        });
         // what the operation then writes is its own doing, not the checkout's
         self.switched_from = None;
         // the versions read are recorded too: a later save from the same copy (an editor's

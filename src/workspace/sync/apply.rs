@@ -150,7 +150,7 @@ impl Tx<'_> {
         // each block's text goes as soon as its item and its unit are made, so the file is
         // never held twice (at 100k entries, 17 MB less at the peak)
         let mut prints: Vec<Print> = Vec::new();
-        let items = items_drain(f, &mut parsed.doc, self.today, |k, b, item| {
+        let items = items_drain(f, &mut parsed.doc, self.author.today, |k, b, item| {
             let store = render::block_of(
                 &item.heading,
                 &item.body,
@@ -216,14 +216,11 @@ impl Tx<'_> {
             self.put_entry(&rec)?;
             let mut ids = vec![id];
             ids.extend(by.clone());
-            let actor = match by_git {
-                true => super::GIT.to_string(),
-                false => self.actor.clone(),
+            let author = match by_git {
+                true => self.author.as_actor(super::GIT),
+                false => self.author.clone(),
             };
-            let was = std::mem::replace(&mut self.actor, actor);
-            let logged = self.log(op, ids, &rec.heading);
-            self.actor = was;
-            logged?;
+            self.as_author(author, |tx| tx.log(op, ids, &rec.heading))?;
             if let Some(new_id) = by {
                 replaced.insert(new_id, rec);
             }

@@ -13,12 +13,10 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use chrono::NaiveDate;
-
 use crate::error::{Error, Result};
 use crate::markdown::ParseError;
 use crate::model::{
-    EntryKind, EntryRecord, FileKind, Lang, Origin, SectionRecord, State, entry_id, heading_date,
+    EntryKind, EntryRecord, FileKind, Lang, SectionRecord, State, entry_id, heading_date,
 };
 use crate::store::{Reader, WriteTx};
 
@@ -26,6 +24,7 @@ use super::{Workspace, fsio};
 
 mod absorb;
 mod apply;
+mod author;
 mod base;
 pub(crate) mod gitlock;
 pub(crate) mod gitop;
@@ -38,6 +37,7 @@ mod sections;
 mod switch;
 mod wholesale;
 
+pub use author::Author;
 pub use render::{entry_block, pointer_line, render_file};
 pub(crate) use wholesale::{CLEAR_ARCHIVE, CLEARED};
 pub use wholesale::{ClearedCounts, entry_ids, live_entries};
@@ -53,14 +53,8 @@ const MID_LINE_QUIET: std::time::Duration = std::time::Duration::from_millis(300
 pub struct Tx<'w> {
     pub ws: &'w Workspace,
     store: WriteTx,
-    /// Who is writing: `cli`, `mcp`, `file-edit`, `hook:<session>`.
-    pub actor: String,
-    /// RFC 3339 time of this command.
-    pub now: String,
-    /// Date stamped on new entries (local clock).
-    pub today: NaiveDate,
-    /// Extra store-only metadata for entries this command writes.
-    pub origin: Origin,
+    /// Who writes, when, for which session: stamped on what is recorded (see `author`).
+    author: Author,
     /// The git head of the work tree now (see `gitop::head`).
     head: Option<String>,
     /// The head the files were last looked at under, when a branch switch came between: the
@@ -178,13 +172,7 @@ impl<'w> Tx<'w> {
         Tx {
             ws,
             store,
-            actor: actor.to_string(),
-            now: ws.clock.now(),
-            today: ws.clock.today(),
-            origin: Origin {
-                agent_session: crate::model::actor_session(actor),
-                branch: head.as_deref().and_then(gitop::branch_of),
-            },
+            author: Author::new(actor, &ws.clock, head.as_deref().and_then(gitop::branch_of)),
             head,
             switched_from: None,
             git_lock: GitHold::Unasked,
@@ -270,32 +258,34 @@ impl<'w> Tx<'w> {
         Ok(EntryRecord {
             id: entry_id(kind, &heading, &body),
             kind,
-            sort_date: heading_date(&heading).unwrap_or(self.today),
+            sort_date: heading_date(&heading).unwrap_or(self.author.today),
             heading,
             body,
             state: State::Live,
             seq: self.store.next_seq()?,
             superseded_by: None,
             replaced_by: None,
-            created_at: self.now.clone(),
-            actor: self.actor.clone(),
-            origin: self.origin.clone(),
+            created_at: self.author.now.clone(),
+            actor: self.author.actor.clone(),
+            origin: self.author.origin.clone(),
         })
     }
 
     /// Write a section as a new revision (PROJECT.md is re-rendered).
     pub fn put_section(&mut self, rec: &SectionRecord) -> Result<()> {
         self.touch(FileKind::Project)?;
-        self.store.put_section(rec, &self.now, &self.actor)
+        self.store
+            .put_section(rec, &self.author.now, &self.author.actor)
     }
 
     /// Append to the event log; the event's sequence number.
     pub fn log(&mut self, op: &str, ids: Vec<String>, detail: &str) -> Result<u64> {
         self.changed = true;
-        if self.actor == "file-edit" || self.actor == GIT {
+        if self.author.actor == "file-edit" || self.author.actor == GIT {
             self.report.absorbed.push(format!("{op} {detail}"));
         }
-        self.store.log(&self.now, &self.actor, op, ids, detail)
+        self.store
+            .log(&self.author.now, &self.author.actor, op, ids, detail)
     }
 
     /// Update a report (closing it).
@@ -307,7 +297,8 @@ impl<'w> Tx<'w> {
     /// Store a `notes` report for the user.
     pub fn add_report(&mut self, text: &str) -> Result<u64> {
         self.changed = true;
-        self.store.add_report(&self.now, &self.actor, text)
+        self.store
+            .add_report(&self.author.now, &self.author.actor, text)
     }
 
     /// Store a proposal (see `ops::checkpoint::propose`).
