@@ -138,7 +138,7 @@ impl Tx<'_> {
 
     /// Each file to write, rendered, with the archive's splices; `None` when a file changed on
     /// disk after it was absorbed.
-    fn plan_writes(&mut self) -> Result<Option<(Vec<Planned>, HashMap<FileKind, Splice>)>> {
+    fn plan_writes(&mut self) -> Result<Option<Plan>> {
         let mut plan = Vec::new();
         let mut splices = HashMap::new();
         for f in self.write_order() {
@@ -218,7 +218,7 @@ impl Tx<'_> {
         text: &str,
         splice: Option<Splice>,
         tmp_dir: &Path,
-    ) -> Result<(fsio::Swapped, Option<(Vec<u8>, FileStamp)>, bool)> {
+    ) -> Result<(fsio::Swapped, OnDisk, bool)> {
         Ok(match splice {
             Some(sp) => {
                 // trilogy's own last version, checked by stat: displacing that same
@@ -303,14 +303,14 @@ impl Tx<'_> {
     }
 }
 
+/// A file's bytes and stamp as read (`None`: missing).
+type OnDisk = Option<(Vec<u8>, FileStamp)>;
+
 /// A file to write: the file, its path, what is on disk now, the text to write and its prints.
-type Planned = (
-    FileKind,
-    PathBuf,
-    Option<(Vec<u8>, FileStamp)>,
-    String,
-    Vec<crate::store::Print>,
-);
+type Planned = (FileKind, PathBuf, OnDisk, String, Vec<crate::store::Print>);
+
+/// The files to write, and the archive's splice when it only gains entries on top.
+type Plan = (Vec<Planned>, HashMap<FileKind, Splice>);
 
 /// What swapping the files in did, made durable and recorded once all are in.
 #[derive(Default)]
