@@ -278,7 +278,7 @@ fn no_function_is_over_150_lines() {
         all.len()
     );
     let mut long: Vec<_> = all.iter().filter(|(_, f)| f.lines > AIM).collect();
-    long.sort_by(|a, b| b.1.lines.cmp(&a.1.lines));
+    long.sort_by_key(|(_, f)| std::cmp::Reverse(f.lines));
     if !long.is_empty() {
         eprintln!("functions over {AIM} lines:\n{}", listing(&long));
     }
