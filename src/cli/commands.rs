@@ -6,26 +6,15 @@ use crate::error::{Error, Result};
 use crate::model::FileKind;
 use crate::ops::{self, EntryFilter, LogQuery, ReadTarget};
 
-use super::{Command, Env, ReadArgs, agent, bundle, checkpoint, format, parse_date};
+use super::{
+    Command, DoctorArgs, DueArgs, Env, ReadArgs, ReportsArgs, ResolveArgs, RestoreArgs, agent,
+    bundle, checkpoint, format, parse_date,
+};
 
 /// One command on its opened workspace.
 pub(super) fn run(command: Command, env: &Env) -> Result<()> {
     match command {
-        Command::Init => {
-            let out = ops::init(&env.ws)?;
-            let vars: Vec<(String, String)> = std::env::vars().collect();
-            crate::registry::touch_quietly(&vars, &env.ws, true);
-            // a language chosen for this command alone becomes the workspace's
-            let chosen = env
-                .loaded
-                .sources
-                .get("lang")
-                .is_some_and(|from| from == "--set" || from.starts_with("env "));
-            if chosen {
-                ops::persist_lang(&env.ws)?;
-            }
-            format::print(env, &out, format::init)
-        }
+        Command::Init => cmd_init(env),
         Command::Checkpoint(a) => checkpoint::checkpoint(env, *a),
         Command::Read(a) => cmd_read(env, a),
         Command::Status => {
@@ -43,20 +32,7 @@ pub(super) fn run(command: Command, env: &Env) -> Result<()> {
             )?;
             format::print(env, &view, format::log)
         }
-        Command::Due(a) => {
-            let until = env
-                .ws
-                .clock
-                .today()
-                .checked_add_days(chrono::Days::new(a.within))
-                .ok_or_else(|| Error::bad_input("--within: too many days"))?;
-            env.ws.require_memory()?;
-            let due = env
-                .ws
-                .read(|r| crate::ops::truth::review::due(r, until))?
-                .value;
-            format::print(env, &due, |d| format::due(d))
-        }
+        Command::Due(a) => cmd_due(env, a),
         Command::Retire(a) => {
             let out = ops::truth::retire::retire(&env.ws, "cli", &a.id, &a.why, None)?;
             format::warn_sync(&out.report);
@@ -79,89 +55,10 @@ pub(super) fn run(command: Command, env: &Env) -> Result<()> {
                 lines.join("\n")
             })
         }
-        Command::Restore(a) => {
-            let out = match (&a.id, &a.section, a.revision) {
-                _ if a.text.is_some() => {
-                    let text = match a.text.as_deref() {
-                        Some("-") => {
-                            let mut s = String::new();
-                            std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-                                .map_err(|e| Error::io("<stdin>", e))?;
-                            s
-                        }
-                        t => t.unwrap_or_default().to_string(),
-                    };
-                    ops::restore_text(&env.ws, &text, "cli")?
-                }
-                (Some(id), _, _) => ops::restore_entry(&env.ws, "cli", id, None)?,
-                (None, Some(s), Some(r)) => ops::restore_section(&env.ws, "cli", s, r, None)?,
-                _ => {
-                    return Err(Error::bad_input(
-                        "give an entry id, or --section NAME --revision N",
-                    ));
-                }
-            };
-            format::warn_sync(&out.report);
-            format::print(env, &out.value, format::restore)
-        }
-        Command::Reports(a) => match a.close {
-            Some(n) => {
-                let r = ops::close_report(&env.ws, "cli", n)?;
-                format::print(env, &r, format::closed_report)
-            }
-            None => {
-                let list = ops::reports(&env.ws, a.all)?;
-                format::print(env, &list, |l| {
-                    if l.is_empty() {
-                        return "(no open reports)".into();
-                    }
-                    l.iter()
-                        .map(|r| {
-                            format!(
-                                "#{} {} {} ({}): {}",
-                                r.seq,
-                                if r.open { "open  " } else { "closed" },
-                                r.at,
-                                r.actor,
-                                r.text
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                })
-            }
-        },
-        Command::Doctor(a) => {
-            let report = ops::doctor::doctor(&env.ws, a.fix)?;
-            format::print(env, &report, |r| {
-                let mut lines: Vec<String> =
-                    r.fixed.iter().map(|f| format!("fixed: {f}")).collect();
-                if r.worst() == ops::doctor::Level::Ok {
-                    lines.push("all checks passed".into());
-                }
-                for f in &r.findings {
-                    let level = format!("{:?}", f.level).to_lowercase();
-                    lines.push(format!("{level:<5} {:<13} {}", f.check, f.message));
-                    if !f.action.is_empty() {
-                        lines.push(format!("      {:<13} → {}", "", f.action));
-                    }
-                }
-                lines.join("\n")
-            })?;
-            if report.worst() == ops::doctor::Level::Error {
-                std::process::exit(9);
-            }
-            Ok(())
-        }
-        Command::Resolve(a) => {
-            let done = ops::gitmerge::resolve(&env.ws, &a.files)?;
-            format::print(env, &done, |d| format::resolved(d))?;
-            if done.iter().any(|r| r.conflicts > 0) {
-                // the markers left make the file one that does not parse
-                std::process::exit(crate::ErrorKind::Unparseable.exit_code());
-            }
-            Ok(())
-        }
+        Command::Restore(a) => cmd_restore(env, a),
+        Command::Reports(a) => cmd_reports(env, a),
+        Command::Doctor(a) => cmd_doctor(env, a),
+        Command::Resolve(a) => cmd_resolve(env, a),
         Command::Config => format::print(env, &env.loaded, format::config),
         Command::Review(a) => super::review::review(env, a),
         Command::Recall(a) => super::recall::run(env, a),
@@ -184,6 +81,131 @@ pub(super) fn run(command: Command, env: &Env) -> Result<()> {
         | Command::User(_)
         | Command::MergeDriver(_) => unreachable!("handled above"),
     }
+}
+
+/// `init`: the memory files and store made, and a language chosen for this command kept.
+fn cmd_init(env: &Env) -> Result<()> {
+    let out = ops::init(&env.ws)?;
+    let vars: Vec<(String, String)> = std::env::vars().collect();
+    crate::registry::touch_quietly(&vars, &env.ws, true);
+    // a language chosen for this command alone becomes the workspace's
+    let chosen = env
+        .loaded
+        .sources
+        .get("lang")
+        .is_some_and(|from| from == "--set" || from.starts_with("env "));
+    if chosen {
+        ops::persist_lang(&env.ws)?;
+    }
+    format::print(env, &out, format::init)
+}
+
+/// `due`: what is due for review within `--within` days.
+fn cmd_due(env: &Env, a: DueArgs) -> Result<()> {
+    let until = env
+        .ws
+        .clock
+        .today()
+        .checked_add_days(chrono::Days::new(a.within))
+        .ok_or_else(|| Error::bad_input("--within: too many days"))?;
+    env.ws.require_memory()?;
+    let due = env
+        .ws
+        .read(|r| crate::ops::truth::review::due(r, until))?
+        .value;
+    format::print(env, &due, |d| format::due(d))
+}
+
+/// `restore`: an entry, a section's revision, or pasted text brought back.
+fn cmd_restore(env: &Env, a: RestoreArgs) -> Result<()> {
+    let out = match (&a.id, &a.section, a.revision) {
+        _ if a.text.is_some() => {
+            let text = match a.text.as_deref() {
+                Some("-") => {
+                    let mut s = String::new();
+                    std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
+                        .map_err(|e| Error::io("<stdin>", e))?;
+                    s
+                }
+                t => t.unwrap_or_default().to_string(),
+            };
+            ops::restore_text(&env.ws, &text, "cli")?
+        }
+        (Some(id), _, _) => ops::restore_entry(&env.ws, "cli", id, None)?,
+        (None, Some(s), Some(r)) => ops::restore_section(&env.ws, "cli", s, r, None)?,
+        _ => {
+            return Err(Error::bad_input(
+                "give an entry id, or --section NAME --revision N",
+            ));
+        }
+    };
+    format::warn_sync(&out.report);
+    format::print(env, &out.value, format::restore)
+}
+
+/// `reports`: the reports listed, or one closed.
+fn cmd_reports(env: &Env, a: ReportsArgs) -> Result<()> {
+    match a.close {
+        Some(n) => {
+            let r = ops::close_report(&env.ws, "cli", n)?;
+            format::print(env, &r, format::closed_report)
+        }
+        None => {
+            let list = ops::reports(&env.ws, a.all)?;
+            format::print(env, &list, |l| {
+                if l.is_empty() {
+                    return "(no open reports)".into();
+                }
+                l.iter()
+                    .map(|r| {
+                        format!(
+                            "#{} {} {} ({}): {}",
+                            r.seq,
+                            if r.open { "open  " } else { "closed" },
+                            r.at,
+                            r.actor,
+                            r.text
+                        )
+                    })
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+        }
+    }
+}
+
+/// `doctor`: the findings (and with `--fix`, what was repaired); exit 9 on an error.
+fn cmd_doctor(env: &Env, a: DoctorArgs) -> Result<()> {
+    let report = ops::doctor::doctor(&env.ws, a.fix)?;
+    format::print(env, &report, |r| {
+        let mut lines: Vec<String> = r.fixed.iter().map(|f| format!("fixed: {f}")).collect();
+        if r.worst() == ops::doctor::Level::Ok {
+            lines.push("all checks passed".into());
+        }
+        for f in &r.findings {
+            let level = format!("{:?}", f.level).to_lowercase();
+            lines.push(format!("{level:<5} {:<13} {}", f.check, f.message));
+            if !f.action.is_empty() {
+                lines.push(format!("      {:<13} → {}", "", f.action));
+            }
+        }
+        lines.join("\n")
+    })?;
+    if report.worst() == ops::doctor::Level::Error {
+        std::process::exit(9);
+    }
+    Ok(())
+}
+
+/// `resolve`: files git left unmerged merged by entry; the unparseable exit when markers stay.
+fn cmd_resolve(env: &Env, a: ResolveArgs) -> Result<()> {
+    let done = ops::gitmerge::resolve(&env.ws, &a.files)?;
+    format::print(env, &done, |d| format::resolved(d))?;
+    if done.iter().any(|r| r.conflicts > 0) {
+        // the markers left make the file one that does not parse
+        std::process::exit(crate::ErrorKind::Unparseable.exit_code());
+    }
+    Ok(())
 }
 
 fn cmd_read(env: &Env, a: ReadArgs) -> Result<()> {

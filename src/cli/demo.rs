@@ -65,20 +65,25 @@ pub fn run(keep: bool, overrides: &[String], style: Style) -> Result<()> {
 
     println!("trilogy demo: a throwaway workspace at {root_s}");
 
-    step(
-        style,
-        1,
-        "scaffold: memory/ from templates, plus the boot block in AGENTS.md",
-    );
-    run_cmd(&["init"])?;
+    tour(style, lang == Lang::Zh, &ws, &root, &run_cmd)?;
 
-    step(
-        style,
-        2,
-        "record: one checkpoint with PROJECT edits, a decision and two sessions",
-    );
-    let zh = lang == Lang::Zh;
-    let input = CheckpointInput {
+    where_everything_is(&ws, &root);
+    if keep {
+        let kept = dir.keep();
+        println!(
+            "\nkept {}; try: trilogy --root {} read",
+            kept.display(),
+            kept.display()
+        );
+    } else {
+        println!("\n(the demo workspace is deleted now; run `trilogy demo --keep` to keep it)");
+    }
+    Ok(())
+}
+
+/// The demo's checkpoint: PROJECT edits, a decision and two sessions, in the memory's language.
+fn demo_batch(zh: bool) -> CheckpointInput {
+    CheckpointInput {
         project: vec![
             ProjectInput {
                 section: "这是什么".into(),
@@ -141,22 +146,12 @@ pub fn run(keep: bool, overrides: &[String], style: Style) -> Result<()> {
         ],
         notes: None,
         user: Vec::new(),
-    };
-    let json = serde_json::to_string(&input).map_err(|e| Error::Internal(e.to_string()))?;
-    let batch = root.join("batch.json");
-    std::fs::write(&batch, &json).map_err(|e| Error::io(&batch, e))?;
-    println!("batch: {json}");
-    run_cmd(&["checkpoint", &batch.display().to_string()])?;
-    std::fs::remove_file(&batch).map_err(|e| Error::io(&batch, e))?;
+    }
+}
 
-    step(style, 3, "the files are rendered from the store");
-    run_cmd(&["read", "SESSIONS.md"])?;
-
-    step(
-        style,
-        4,
-        "a person edits the files by hand: an entry in the middle of SESSIONS.md, a PROJECT line",
-    );
+/// What a person does by hand: an entry written into the middle of SESSIONS.md, a PROJECT
+/// line changed.
+fn edit_by_hand(ws: &Workspace, zh: bool) -> Result<()> {
     let sessions = ws.file_path(FileKind::Sessions);
     let text = std::fs::read_to_string(&sessions).map_err(|e| Error::io(&sessions, e))?;
     let yesterday = (chrono::Local::now().date_naive() - chrono::Days::new(1)).format("%Y-%m-%d");
@@ -195,6 +190,57 @@ pub fn run(keep: bool, overrides: &[String], style: Style) -> Result<()> {
         sessions.display(),
         project.display()
     );
+    Ok(())
+}
+
+/// Where the demo's memory files, boot block and store are.
+fn where_everything_is(ws: &Workspace, root: &std::path::Path) {
+    println!("\nwhere everything is:");
+    println!("  memory files   {}", ws.memory_dir().display());
+    println!(
+        "  boot block     {}",
+        root.join(&ws.config.boot_block_file).display()
+    );
+    println!("  store          {}", ws.store_path().display());
+}
+
+/// The demo's eight steps, each command run by `run_cmd` in the workspace `ws` at `root`.
+fn tour(
+    style: Style,
+    zh: bool,
+    ws: &Workspace,
+    root: &std::path::Path,
+    run_cmd: &dyn Fn(&[&str]) -> Result<()>,
+) -> Result<()> {
+    step(
+        style,
+        1,
+        "scaffold: memory/ from templates, plus the boot block in AGENTS.md",
+    );
+    run_cmd(&["init"])?;
+
+    step(
+        style,
+        2,
+        "record: one checkpoint with PROJECT edits, a decision and two sessions",
+    );
+    let input = demo_batch(zh);
+    let json = serde_json::to_string(&input).map_err(|e| Error::Internal(e.to_string()))?;
+    let batch = root.join("batch.json");
+    std::fs::write(&batch, &json).map_err(|e| Error::io(&batch, e))?;
+    println!("batch: {json}");
+    run_cmd(&["checkpoint", &batch.display().to_string()])?;
+    std::fs::remove_file(&batch).map_err(|e| Error::io(&batch, e))?;
+
+    step(style, 3, "the files are rendered from the store");
+    run_cmd(&["read", "SESSIONS.md"])?;
+
+    step(
+        style,
+        4,
+        "a person edits the files by hand: an entry in the middle of SESSIONS.md, a PROJECT line",
+    );
+    edit_by_hand(ws, zh)?;
 
     step(
         style,
@@ -227,23 +273,5 @@ pub fn run(keep: bool, overrides: &[String], style: Style) -> Result<()> {
 
     step(style, 8, "status");
     run_cmd(&["status"])?;
-
-    println!("\nwhere everything is:");
-    println!("  memory files   {}", ws.memory_dir().display());
-    println!(
-        "  boot block     {}",
-        root.join(&ws.config.boot_block_file).display()
-    );
-    println!("  store          {}", ws.store_path().display());
-    if keep {
-        let kept = dir.keep();
-        println!(
-            "\nkept {}; try: trilogy --root {} read",
-            kept.display(),
-            kept.display()
-        );
-    } else {
-        println!("\n(the demo workspace is deleted now; run `trilogy demo --keep` to keep it)");
-    }
     Ok(())
 }

@@ -14,7 +14,7 @@ use crate::model::{AgentSession, Event};
 use crate::store::Reader;
 use crate::workspace::{Workspace, agents};
 
-use super::inject::{Block, Budget, assemble_with, texts};
+use super::inject::{Block, Budget, Inputs, assemble_with, texts};
 
 /// Longest short change notice (bytes).
 pub const NOTICE_MAX: usize = 300;
@@ -138,21 +138,21 @@ pub fn inject(
     }
     // read before the workspace's snapshot: the user store is never opened inside it
     let user = crate::user::part(ws, budget);
+    // the block, and the sibling entries it names, from one snapshot
+    let assembled = |r: &dyn Reader| -> Result<(Block, Vec<super::sibling::SiblingEntry>)> {
+        let siblings = crate::ops::sibling::recent(ws, r)?;
+        let inputs = Inputs {
+            config: &ws.config,
+            today: ws.clock.today(),
+            budget,
+            file_date: &|| super::file_date(ws, r),
+            siblings: &siblings,
+            user: user.as_ref(),
+        };
+        Ok((assemble_with(r, &inputs)?, siblings))
+    };
     let Some(id) = session else {
-        let block = ws
-            .read(|r| {
-                let siblings = crate::ops::sibling::recent(ws, r)?;
-                assemble_with(
-                    r,
-                    &ws.config,
-                    ws.clock.today(),
-                    budget,
-                    &|| super::file_date(ws, r),
-                    &siblings,
-                    user.as_ref(),
-                )
-            })?
-            .value;
+        let (block, _) = ws.read(|r| assembled(r))?.value;
         return Ok(Injection {
             injected: true,
             block,
@@ -162,16 +162,7 @@ pub fn inject(
     validate_id(id)?;
     let now = ws.clock.now();
     with_session(ws, host, id, |r, st| {
-        let siblings = crate::ops::sibling::recent(ws, r)?;
-        let block = assemble_with(
-            r,
-            &ws.config,
-            ws.clock.today(),
-            budget,
-            &|| super::file_date(ws, r),
-            &siblings,
-            user.as_ref(),
-        )?;
+        let (block, siblings) = assembled(r)?;
         let unchanged = st.digest.as_deref() == Some(block.digest.as_str());
         // a resumed session still holds its first block: it is told what changed since,
         // not given the whole block again (a compacted or cleared one has lost it)

@@ -397,7 +397,7 @@ fn is_empty(tx: &Tx) -> Result<bool> {
 fn merge_entries_of(tx: &mut Tx, f: FileKind, text: &str, out: &mut Tally) -> Result<()> {
     let strip = matches!(f, FileKind::Sessions | FileKind::Archive);
     let theirs = parse_checked(f, text, strip)?;
-    let ids = entry_ids(f, &theirs, tx.today);
+    let ids = entry_ids(f, &theirs, tx.author().today);
     let mut new_blocks = Vec::new();
     for (block, id) in theirs.blocks.iter().zip(&ids) {
         if tx.store().entry(id)?.is_some() {

@@ -20,7 +20,7 @@ use super::agent::{
     HostLimits, ToolKind, change_notice, close_turn, foreign_changes, note_tool, validate_id,
     with_session,
 };
-use super::inject::{Budget, assemble_with, texts};
+use super::inject::{Budget, Inputs, assemble_with, texts};
 
 /// Longest change notice appended at a step, in characters: the notice's own cap (2,000
 /// bytes, `truth::notice`), so the host's serialised message (id, role, source and this
@@ -122,15 +122,15 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
         }
         if cfg.inject_on_session_start {
             let siblings = crate::ops::sibling::recent(ws, r)?;
-            let block = assemble_with(
-                r,
-                cfg,
-                ws.clock.today(),
+            let inputs = Inputs {
+                config: cfg,
+                today: ws.clock.today(),
                 budget,
-                &|| super::file_date(ws, r),
-                &siblings,
-                user.as_ref(),
-            )?;
+                file_date: &|| super::file_date(ws, r),
+                siblings: &siblings,
+                user: user.as_ref(),
+            };
+            let block = assemble_with(r, &inputs)?;
             let surface = &input.surface;
             let newest = surface.blocks.last();
             let unchanged = st.digest.as_deref() == Some(block.digest.as_str())

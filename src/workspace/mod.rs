@@ -43,7 +43,7 @@ pub use scaffold::{
 pub use sync::gitlock::{clear_stale as clear_stale_git_lock, stale_lock as stale_git_lock};
 pub use sync::gitop::{PROJECT_DAY_KEY, commit_day, worktrees};
 pub use sync::{
-    Broken, ClearedCounts, SyncReport, Tx, Written, crash_point, entry_block, entry_ids,
+    Author, Broken, ClearedCounts, SyncReport, Tx, Written, crash_point, entry_block, entry_ids,
     live_entries, pending_key, pointer_line, render_file,
 };
 pub(crate) use sync::{CHECKOUT, CLEAR_ARCHIVE, CLEARED, MERGED, pause_point};

@@ -519,3 +519,80 @@ fn a_drain_folder_linked_out_of_the_repository_is_never_written() {
         "nothing written outside the workspace"
     );
 }
+
+/// A checkpoint of `batch` recorded for agent session `id`, spawned.
+fn spawn_agent_checkpoint(ws: &Ws, id: &str, batch: &Value) -> Child {
+    let mut c = ws.std_cmd();
+    c.args(["checkpoint", "--json", "--agent-session", id])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(batch.to_string().as_bytes())
+        .unwrap();
+    child
+}
+
+#[test]
+fn each_grouped_batch_is_recorded_as_its_own_writer_and_session() {
+    let ws = Ws::init();
+    ws.ok_stdin(
+        &["hook", "claude", "session-start"],
+        &common::session_start_payload(&ws, "sess-9"),
+    );
+    let gate = tempfile::tempdir().unwrap();
+    for point in ["commit", "outcomes"] {
+        std::fs::write(gate.path().join(format!("{point}.go")), "").unwrap();
+    }
+    // the leader is the CLI; the agent's batch arrives while it waits, and joins its group
+    let leader = spawn_checkpoint(
+        &ws,
+        &session("the CLI led this group; tested"),
+        Some(gate.path()),
+    );
+    wait_for("the leader at its drain point", || {
+        gate.path().join("drain.ready").exists()
+    });
+    let agent = spawn_agent_checkpoint(&ws, "sess-9", &session("the agent joined it; tested"));
+    wait_for("both batches spooled", || count(&queue(&ws), ".batch") == 2);
+    std::fs::write(gate.path().join("drain.go"), "").unwrap();
+    for c in [leader, agent] {
+        let out = c.wait_with_output().unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    assert!(
+        gate.path().join("commit.ready").exists(),
+        "the leader applied the group"
+    );
+    let read = ws.json(&["read", "SESSIONS.md", "-n", "100"]);
+    let entry = |needle: &str| {
+        (read["entries"].as_array().unwrap().iter())
+            .find(|e| e["body"].as_str().unwrap().contains(needle))
+            .unwrap_or_else(|| panic!("no entry with {needle}: {read}"))
+            .clone()
+    };
+    let (by_cli, by_agent) = (
+        entry("the CLI led this group"),
+        entry("the agent joined it"),
+    );
+    let p = &by_cli["provenance"];
+    assert_eq!(p["agent_session"], Value::Null, "{p}");
+    assert_eq!(p["via"], "cli", "{p}");
+    let p = &by_agent["provenance"];
+    assert_eq!(p["agent_session"], "sess-9", "{p}");
+    assert_eq!(p["via"], "agent", "{p}");
+    // the event log names each batch's own writer, not the leader
+    let log = ws.json(&["log", "-n", "50"]);
+    let adder = |e: &Value| {
+        (log["events"].as_array().unwrap().iter())
+            .find(|ev| ev["op"] == "add" && ev["ids"][0] == e["id"])
+            .unwrap_or_else(|| panic!("no add event for {e}: {log}"))["actor"]
+            .clone()
+    };
+    assert_eq!(adder(&by_cli), "cli", "{log}");
+    assert_eq!(adder(&by_agent), "agent:sess-9", "{log}");
+}

@@ -42,7 +42,7 @@ use sha1::{Digest, Sha1};
 use super::{CheckpointInput, CheckpointOutcome, apply};
 use crate::error::{Error, ErrorKind, Result};
 use crate::workspace::pid_alive;
-use crate::workspace::{SyncReport, Workspace, Written};
+use crate::workspace::{Author, SyncReport, Tx, Workspace, Written};
 
 /// Most batches one leader applies in one transaction.
 const MAX_GROUP: usize = 64;
@@ -367,6 +367,43 @@ fn claim(ws: &Workspace, dir: &Path) -> Result<BTreeMap<String, Option<Spooled>>
     Ok(out)
 }
 
+/// Apply `batches` in `tx`, each under its own author (the actor, time and session that
+/// spooled it): each one's outcome (and whether an earlier leader recorded it). A batch that
+/// fails is put in `failed` and fails the transaction.
+fn apply_batches(
+    tx: &mut Tx,
+    batches: &[(String, Spooled)],
+    oldest_kept: &str,
+    failed: &std::cell::RefCell<Option<(String, Error)>>,
+) -> Result<Vec<(String, Vec<u8>, bool)>> {
+    let mut outs: Vec<(String, Vec<u8>, bool)> = Vec::new();
+    for (t, s) in batches {
+        // applied by a leader that died after its commit: hand out what it recorded
+        if let Some(saved) = tx.store().batch_outcome(t)? {
+            outs.push((t.clone(), saved, true));
+            continue;
+        }
+        // each batch's entries and proposals carry the session that made them
+        let branch = tx.author().origin.branch.clone();
+        let author = Author::at(&s.actor, s.now.clone(), s.today, branch);
+        match tx.as_author(author, |tx| apply(tx, &s.input)) {
+            Ok(value) => {
+                let bytes = json(&value)?;
+                tx.store().put_batch_outcome(t, &bytes)?;
+                tx.mark_changed();
+                outs.push((t.clone(), bytes, false));
+            }
+            Err(e) => {
+                *failed.borrow_mut() = Some((t.clone(), e));
+                return Err(Error::Internal("a batch of the group failed".into()));
+            }
+        }
+    }
+    tx.store().prune_batch_outcomes(oldest_kept)?;
+    gate("commit");
+    Ok(outs)
+}
+
 /// Whether the process that spooled ticket `t` (`<time>-<pid>-<counter>`) still runs.
 fn owner_alive(t: &str) -> bool {
     t.split('-').nth(1).is_none_or(pid_alive)
@@ -403,42 +440,7 @@ fn apply_group(
         }
         let failed: std::cell::RefCell<Option<(String, Error)>> = Default::default();
         let result = ws.write(actor, |tx| {
-            let leader = tx.actor.clone();
-            let (now, today) = (tx.now.clone(), tx.today);
-            let mut outs: Vec<(String, Vec<u8>, bool)> = Vec::new();
-            for (t, s) in &batches {
-                // applied by a leader that died after its commit: hand out what it recorded
-                if let Some(saved) = tx.store().batch_outcome(t)? {
-                    outs.push((t.clone(), saved, true));
-                    continue;
-                }
-                tx.actor = s.actor.clone();
-                tx.now = s.now.clone();
-                tx.today = s.today;
-                // each batch's entries and proposals carry the session that made them
-                let session = tx.origin.agent_session.clone();
-                tx.origin.agent_session = crate::model::actor_session(&s.actor);
-                let applied = apply(tx, &s.input);
-                tx.origin.agent_session = session;
-                tx.actor = leader.clone();
-                tx.now = now.clone();
-                tx.today = today;
-                match applied {
-                    Ok(value) => {
-                        let bytes = json(&value)?;
-                        tx.store().put_batch_outcome(t, &bytes)?;
-                        tx.mark_changed();
-                        outs.push((t.clone(), bytes, false));
-                    }
-                    Err(e) => {
-                        *failed.borrow_mut() = Some((t.clone(), e));
-                        return Err(Error::Internal("a batch of the group failed".into()));
-                    }
-                }
-            }
-            tx.store().prune_batch_outcomes(&oldest_kept)?;
-            gate("commit");
-            Ok(outs)
+            apply_batches(tx, &batches, &oldest_kept, &failed)
         });
         match (result, failed.into_inner()) {
             (Ok(w), _) => {

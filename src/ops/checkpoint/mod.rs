@@ -10,8 +10,7 @@ use crate::error::{Error, Result};
 use crate::markdown::{normalize_newlines, one_line, safe_body};
 use crate::model::{
     self, CATCH_ALL_AREA, EntryKind, FileKind, Lang, SectionRecord, State, decision_heading,
-    empty_marker, is_empty_body, labels, normalize_area, section_heading, section_key,
-    section_names_help, section_slot, session_heading,
+    labels, normalize_area, session_heading,
 };
 use crate::store::Reader;
 use crate::workspace::{Tx, Workspace, Written};
@@ -21,10 +20,12 @@ use super::{AreaCount, area_line, area_map};
 pub mod drain;
 mod group;
 mod propose;
+mod section;
 mod validate;
 
 pub(crate) use propose::user_lines;
 pub use propose::{proposal_id, proposed_from};
+pub(crate) use section::edit_section;
 
 pub use validate::{MAX_BATCH_BYTES, MAX_FIELD_BYTES, MAX_SECTION_BYTES, parse_input, validate};
 
@@ -323,7 +324,7 @@ pub(crate) fn apply_direct(tx: &mut Tx, input: &CheckpointInput) -> Result<Check
                 "sessions[{i}].done names no verification; written as unverified"
             ));
         }
-        planned.push((session_heading(tx.today, &choice.area), body));
+        planned.push((session_heading(tx.author().today, &choice.area), body));
     }
     for (heading, body) in planned.into_iter().rev() {
         record(tx, EntryKind::Session, heading, body, &mut out)?;
@@ -395,7 +396,7 @@ pub(crate) fn apply_direct(tx: &mut Tx, input: &CheckpointInput) -> Result<Check
         }
     }
 
-    out.areas = area_map(tx.store(), tx.today)?;
+    out.areas = area_map(tx.store(), tx.author().today)?;
     out.area_line = area_line(&out.areas, lang);
     out.summary = if out.written.is_empty() {
         "Nothing recorded: nothing new in this call.".to_string()
@@ -435,8 +436,8 @@ fn plan_decisions(tx: &Tx, decisions: &[DecisionInput]) -> Result<Vec<Planned>> 
     let lang = tx.lang();
     let mut out = Vec::new();
     for (i, d) in decisions.iter().enumerate() {
-        let heading = decision_heading(tx.today, &one_line(&d.choice));
-        let body = decision_body(d, lang, tx.today);
+        let heading = decision_heading(tx.author().today, &one_line(&d.choice));
+        let body = decision_body(d, lang, tx.author().today);
         let target = match &d.supersedes {
             Some(s) => find_decision(tx, s, i, &heading, &body)?,
             None => None,
@@ -551,178 +552,6 @@ fn names_self(n: &str, lower: &str, heading: &str) -> bool {
         || heading
             .split_once(" — ")
             .is_some_and(|(_, choice)| choice.to_lowercase() == lower)
-}
-
-/// Apply one PROJECT edit; `dry`: only check it (a proposal), writing nothing.
-pub(crate) fn edit_section(
-    tx: &mut Tx,
-    i: usize,
-    p: &ProjectInput,
-    out: &mut CheckpointOutcome,
-    dry: bool,
-) -> Result<()> {
-    let lang = tx.lang();
-    let sections = tx.store().sections()?;
-    let user = tx.ws.is_user();
-    let field = if user { "user" } else { "project" };
-    // USER.md's sections are its own four (either language) and what the person added
-    let user_heading = match user {
-        true => Some(crate::user::resolve_section(
-            &p.section,
-            &sections,
-            lang,
-            &format!("user[{i}]"),
-        )?),
-        false => None,
-    };
-    let key = match (&user_heading, section_slot(&p.section)) {
-        (Some(h), _) => section_key(h),
-        (None, Some(_)) => section_key(&p.section),
-        (None, None) => {
-            let lower = p.section.trim().to_lowercase();
-            match sections
-                .iter()
-                .find(|s| s.heading.to_lowercase() == lower && !s.removed)
-            {
-                Some(s) => s.key.clone(),
-                None => {
-                    return Err(Error::bad_input(format!(
-                        "project[{i}].section: unknown section `{}`; valid sections: {}",
-                        p.section.trim(),
-                        section_names_help()
-                    )));
-                }
-            }
-        }
-    };
-    let current = sections.iter().find(|s| s.key == key).cloned();
-    let heading = match (&current, &user_heading, section_slot(&p.section)) {
-        (Some(c), _, _) => c.heading.clone(),
-        (None, Some(h), _) => h.clone(),
-        (None, None, Some(slot)) => section_heading(slot, lang).to_string(),
-        (None, None, None) => p.section.trim().to_string(),
-    };
-    let old_text = current
-        .as_ref()
-        .filter(|c| !c.removed)
-        .map(|c| c.text().to_string())
-        .unwrap_or_default();
-    let old_lines: Vec<&str> = if is_empty_body(&old_text) {
-        Vec::new()
-    } else {
-        old_text.lines().collect()
-    };
-
-    let (new_text, dropped): (String, Vec<String>) = match (&p.text, &p.line) {
-        (Some(text), _) => {
-            let t = section_text(text);
-            let t = if t.is_empty() {
-                empty_marker(lang).to_string()
-            } else {
-                t
-            };
-            let new_lines: Vec<&str> = t.lines().collect();
-            let dropped = old_lines
-                .iter()
-                .filter(|l| !l.trim().is_empty() && !new_lines.contains(l))
-                .map(|l| l.to_string())
-                .collect();
-            (t, dropped)
-        }
-        (None, Some(line)) => {
-            let line = section_text(line);
-            match &p.replaces {
-                Some(rep) => {
-                    let rep_n = normalize_newlines(rep);
-                    let rep = rep_n.trim_end();
-                    match old_lines.iter().position(|l| l.trim_end() == rep) {
-                        Some(pos) => {
-                            let mut lines: Vec<String> =
-                                old_lines.iter().map(|l| l.to_string()).collect();
-                            let dropped = vec![lines[pos].clone()];
-                            lines[pos] = line;
-                            (lines.join("\n"), dropped)
-                        }
-                        // a retry of a replacement that already landed (or a `replaces` that
-                        // names no line while `line` is there already: said, not guessed at)
-                        None if old_lines.iter().any(|l| l.trim_end() == line) => {
-                            out.warnings.push(format!(
-                                "{field}[{i}]: `{heading}` has no line `{rep}` but already has `{line}`; nothing changed (a retry of this replacement?)"
-                            ));
-                            (old_text.clone(), Vec::new())
-                        }
-                        None => {
-                            let listing = if old_lines.is_empty() {
-                                "  (the section is empty)".to_string()
-                            } else {
-                                old_lines
-                                    .iter()
-                                    .map(|l| format!("  {l}"))
-                                    .collect::<Vec<_>>()
-                                    .join("\n")
-                            };
-                            return Err(Error::bad_input(format!(
-                                "{field}[{i}].replaces: no line of `{heading}` is exactly `{rep}`; its lines are:\n{listing}"
-                            )));
-                        }
-                    }
-                }
-                None => {
-                    if old_lines.iter().any(|l| l.trim_end() == line) {
-                        (old_text.clone(), Vec::new())
-                    } else {
-                        let mut lines: Vec<String> =
-                            old_lines.iter().map(|l| l.to_string()).collect();
-                        lines.push(line);
-                        (lines.join("\n"), Vec::new())
-                    }
-                }
-            }
-        }
-        (None, None) => unreachable!("validate() requires text or line"),
-    };
-    // a review line stays the section's last
-    let review = p
-        .review
-        .as_deref()
-        .filter(|r| !r.trim().is_empty())
-        .map(|r| {
-            let label = crate::ops::truth::review::label(lang);
-            format!("{label}{}", crate::ops::truth::review::resolve(r, tx.today))
-        });
-    let new_text = crate::ops::truth::review::settle(&new_text, review);
-    let body = format!("\n{}", safe_body(&new_text));
-    if dry {
-        return Ok(());
-    }
-    if let Some(c) = &current
-        && !c.removed
-        && (c.body == body || c.text() == crate::model::trim_blank_lines(&body))
-    {
-        return Ok(());
-    }
-    let order = match &current {
-        Some(c) => c.order,
-        None => canonical_place(tx, &sections, &key)?,
-    };
-    let rec = SectionRecord {
-        key: key.clone(),
-        heading: heading.clone(),
-        body,
-        order,
-        removed: false,
-        revision: current.as_ref().map_or(1, |c| c.revision + 1),
-    };
-    tx.put_section(&rec)?;
-    let mut detail = heading.clone();
-    if !dropped.is_empty() {
-        detail.push_str(&format!(" (dropped {} line(s))", dropped.len()));
-    }
-    tx.log("section", vec![key], &detail)?;
-    out.written
-        .push(format!("{}: {heading}", tx.ws.file_name(FileKind::Project)));
-    out.dropped_lines.extend(dropped);
-    Ok(())
 }
 
 /// Where a section the file lacks goes: one of the five fixed sections before the first fixed

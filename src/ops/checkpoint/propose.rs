@@ -53,7 +53,7 @@ pub(super) fn stage(tx: &mut Tx, input: &CheckpointInput) -> Result<Vec<Staged>>
         out.push(Staged {
             kind: ProposalKind::Session,
             item: to_json(s),
-            text: format!("## {}\n{body}", session_heading(tx.today, &area)),
+            text: format!("## {}\n{body}", session_heading(tx.author().today, &area)),
         });
     }
     let planned = super::plan_decisions(tx, &input.decisions)?;
@@ -143,7 +143,7 @@ fn as_edit(l: &UserLine) -> ProjectInput {
 
 /// Keep the staged proposals: new ones pending, a repeat counted once per proposer and day.
 pub(super) fn keep(tx: &mut Tx, staged: Vec<Staged>, out: &mut CheckpointOutcome) -> Result<()> {
-    let proposer = format!("{}@{}", tx.actor, tx.today);
+    let proposer = format!("{}@{}", tx.author().actor, tx.author().today);
     for s in staged {
         let id = proposal_id(s.kind, &s.item);
         let (p, op) = match tx.store().proposal(&id)? {
@@ -152,7 +152,7 @@ pub(super) fn keep(tx: &mut Tx, staged: Vec<Staged>, out: &mut CheckpointOutcome
                 if again {
                     p.proposers.push(proposer.clone());
                     p.count += 1;
-                    p.last_at = tx.now.clone();
+                    p.last_at = tx.author().now.clone();
                 }
                 match p.state {
                     ProposalState::Rejected => out.warnings.push(format!(
@@ -174,12 +174,12 @@ pub(super) fn keep(tx: &mut Tx, staged: Vec<Staged>, out: &mut CheckpointOutcome
                     item: s.item,
                     text: s.text,
                     count: 1,
-                    proposed_at: tx.now.clone(),
-                    last_at: tx.now.clone(),
-                    date: tx.today.to_string(),
+                    proposed_at: tx.author().now.clone(),
+                    last_at: tx.author().now.clone(),
+                    date: tx.author().today.to_string(),
                     proposers: vec![proposer.clone()],
-                    session: tx.origin.agent_session.clone(),
-                    branch: tx.origin.branch.clone(),
+                    session: tx.author().origin.agent_session.clone(),
+                    branch: tx.author().origin.branch.clone(),
                     state: ProposalState::Pending,
                     why: None,
                     problem: None,

@@ -35,8 +35,23 @@ pub const MAX_REVIEW_CHARS: usize = 200;
 /// Check sizes, required fields, characters, area names and secrets; nothing is stored when
 /// this fails.
 pub fn validate(input: &CheckpointInput) -> Result<()> {
-    let mut total = 0usize;
-    let mut fields: Vec<(String, &str, usize)> = Vec::new();
+    let mut fields: Vec<Field> = Vec::new();
+    session_fields(input, &mut fields)?;
+    decision_fields(input, &mut fields)?;
+    project_fields(input, &mut fields)?;
+    user_fields(input, &mut fields)?;
+    if let Some(n) = &input.notes {
+        fields.push(("notes".into(), n, MAX_FIELD_BYTES));
+    }
+    check_names(input)?;
+    check_fields(&fields)
+}
+
+/// A field to check: its name in the batch, its value and the most bytes it may hold.
+type Field<'a> = (String, &'a str, usize);
+
+/// The sessions' fields; a session must say what was done.
+fn session_fields<'a>(input: &'a CheckpointInput, fields: &mut Vec<Field<'a>>) -> Result<()> {
     for (i, s) in input.sessions.iter().enumerate() {
         if s.done.trim().is_empty() {
             return Err(Error::bad_input(format!(
@@ -50,6 +65,11 @@ pub fn validate(input: &CheckpointInput) -> Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// The decisions' fields; a decision must state its choice.
+fn decision_fields<'a>(input: &'a CheckpointInput, fields: &mut Vec<Field<'a>>) -> Result<()> {
     for (i, d) in input.decisions.iter().enumerate() {
         if d.choice.trim().is_empty() {
             return Err(Error::bad_input(format!(
@@ -70,6 +90,11 @@ pub fn validate(input: &CheckpointInput) -> Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// The PROJECT edits' fields; an edit gives `text` or `line` (and `replaces` only with `line`).
+fn project_fields<'a>(input: &'a CheckpointInput, fields: &mut Vec<Field<'a>>) -> Result<()> {
     for (i, p) in input.project.iter().enumerate() {
         match (&p.text, &p.line) {
             (Some(_), Some(_)) => {
@@ -102,6 +127,11 @@ pub fn validate(input: &CheckpointInput) -> Result<()> {
             }
         }
     }
+    Ok(())
+}
+
+/// The user lines' fields; each is one non-empty line.
+fn user_fields<'a>(input: &'a CheckpointInput, fields: &mut Vec<Field<'a>>) -> Result<()> {
     for (i, u) in input.user.iter().enumerate() {
         if u.line.trim().is_empty() {
             return Err(Error::bad_input(format!(
@@ -119,9 +149,11 @@ pub fn validate(input: &CheckpointInput) -> Result<()> {
             fields.push((format!("user[{i}].replaces"), r, MAX_FIELD_BYTES));
         }
     }
-    if let Some(n) = &input.notes {
-        fields.push(("notes".into(), n, MAX_FIELD_BYTES));
-    }
+    Ok(())
+}
+
+/// Areas, topics and review dates are short, and topics and reviews one line.
+fn check_names(input: &CheckpointInput) -> Result<()> {
     let areas = input
         .sessions
         .iter()
@@ -175,7 +207,14 @@ pub fn validate(input: &CheckpointInput) -> Result<()> {
             )));
         }
     }
-    for (name, value, max) in &fields {
+    Ok(())
+}
+
+/// Each field within its size, free of control characters and secrets; the batch within its
+/// size.
+fn check_fields(fields: &[Field]) -> Result<()> {
+    let mut total = 0usize;
+    for (name, value, max) in fields {
         total += value.len();
         if value.len() > *max {
             return Err(Error::bad_input(format!(

@@ -12,7 +12,7 @@ use crate::ops::{
     CheckpointInput, DecisionInput, ProjectInput, SessionInput, apply_direct, validate,
 };
 use crate::store::Reader;
-use crate::workspace::{Workspace, Written};
+use crate::workspace::{Author, Tx, Workspace, Written};
 
 /// What `review list` shows.
 #[derive(Debug, Clone, Serialize)]
@@ -246,30 +246,10 @@ pub fn accept(
                     p.state.as_str()
                 )));
             }
-            // as the direct write would have been: its date, and the session that proposed it
-            tx.today = date;
-            tx.origin = Origin {
-                agent_session: p.session.clone(),
-                branch: p.branch.clone(),
-            };
-            let out = match p.kind {
-                // a line of the user memory, written in its own store as `user add` writes it
-                ProposalKind::User => {
-                    let mut out = crate::ops::CheckpointOutcome::default();
-                    crate::ops::user_lines(
-                        tx,
-                        &input.user,
-                        crate::config::Mode::Direct,
-                        "",
-                        &mut out,
-                    )?;
-                    out
-                }
-                _ => apply_direct(tx, &input)?,
-            };
+            let out = apply_accepted(tx, &p, &input, date)?;
             p.state = ProposalState::Accepted;
             p.problem = None;
-            p.decided_at = Some(tx.now.clone());
+            p.decided_at = Some(tx.author().now.clone());
             p.decided_by = Some(actor.to_string());
             p.entries = out.ids.clone();
             tx.put_proposal(&p)?;
@@ -307,6 +287,33 @@ pub fn accept(
     }
 }
 
+/// Write accepted proposal `p` (its batch `input`) as the direct write would have been: on its
+/// date, under the session and branch that proposed it.
+fn apply_accepted(
+    tx: &mut Tx,
+    p: &Proposal,
+    input: &CheckpointInput,
+    date: chrono::NaiveDate,
+) -> Result<crate::ops::CheckpointOutcome> {
+    let proposer = Author {
+        today: date,
+        origin: Origin {
+            agent_session: p.session.clone(),
+            branch: p.branch.clone(),
+        },
+        ..tx.author().clone()
+    };
+    tx.as_author(proposer, |tx| match p.kind {
+        // a line of the user memory, written in its own store as `user add` writes it
+        ProposalKind::User => {
+            let mut out = crate::ops::CheckpointOutcome::default();
+            crate::ops::user_lines(tx, &input.user, crate::config::Mode::Direct, "", &mut out)?;
+            Ok(out)
+        }
+        _ => apply_direct(tx, input),
+    })
+}
+
 /// Reject proposal `id`: kept in the store as rejected, with why; never written.
 pub fn reject(ws: &Workspace, actor: &str, id: &str, why: Option<&str>) -> Result<Proposal> {
     let (ws, _) = scope_of(ws, id)?;
@@ -324,7 +331,7 @@ pub fn reject(ws: &Workspace, actor: &str, id: &str, why: Option<&str>) -> Resul
             .map(str::trim)
             .filter(|w| !w.is_empty())
             .map(str::to_string);
-        p.decided_at = Some(tx.now.clone());
+        p.decided_at = Some(tx.author().now.clone());
         p.decided_by = Some(actor.to_string());
         tx.put_proposal(&p)?;
         let first = p.text.lines().next().unwrap_or_default();

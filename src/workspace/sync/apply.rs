@@ -18,6 +18,26 @@ use super::items::{Item, items_drain, keep_readable};
 use super::{Tx, render};
 use crate::store::Print;
 
+/// What reading the changed files gathered, applied once all of them are read.
+#[derive(Default)]
+struct Gathered {
+    /// Per file, its items bottom-up (kept whole: one list of 100k items is 11 MB).
+    present: Vec<(FileKind, Vec<Item>)>,
+    /// How each file is laid out: its shape, and per unit (key, text read, store's text).
+    shapes: Vec<(FileKind, markdown::Shape, Vec<LaidUnit>)>,
+    /// Files whose entries are in date order (newest first) and how many: a fresh import of
+    /// such a file renders it as it reads (checked at the end, without rendering it).
+    in_date_order: HashMap<FileKind, usize>,
+    /// (id, replaced by): entries the saves' writers removed or edited.
+    gone: Vec<(String, Option<String>)>,
+    switch_gone: HashSet<String>,
+    /// Per file, the version each save is merged against, and the save's own prints.
+    bases: HashMap<FileKind, Base>,
+    theirs_prints: HashMap<FileKind, Prints>,
+    /// Per file, what its save left out without its writer having seen it.
+    kept: Vec<(FileKind, Kept)>,
+}
+
 impl Tx<'_> {
     pub(super) fn apply_docs(
         &mut self,
@@ -31,101 +51,136 @@ impl Tx<'_> {
             FileKind::Decisions => 2,
             FileKind::Project => 3,
         });
-        // per file, its items bottom-up (kept whole: one list of 100k items is 11 MB)
-        let mut present: Vec<(FileKind, Vec<Item>)> = Vec::new();
-        // how each file is laid out: its shape, and per unit (key, text read, store's text)
-        let mut shapes: Vec<(FileKind, markdown::Shape, Vec<LaidUnit>)> = Vec::new();
-        // files whose entries are in date order (newest first) and how many: a fresh import
-        // of such a file renders it as it reads (checked below, without rendering it)
-        let mut in_date_order: HashMap<FileKind, usize> = HashMap::new();
-        // (id, replaced by): entries the saves' writers removed or edited
-        let mut gone: Vec<(String, Option<String>)> = Vec::new();
-        let mut switch_gone: HashSet<String> = HashSet::new();
-        // per file, the version each save is merged against, and the save's own prints
-        let mut bases: HashMap<FileKind, Base> = HashMap::new();
-        let mut theirs_prints: HashMap<FileKind, Prints> = HashMap::new();
-        // per file, what its save left out without its writer having seen it
-        let mut kept: Vec<(FileKind, Kept)> = Vec::new();
-        for (f, mut parsed) in docs {
-            self.dirty.insert(f);
-            self.changed = true;
-            if f == FileKind::Archive {
-                self.archive_other = true;
-            }
-            let old_pre = self.store.preamble(f)?;
-            if old_pre.as_deref() != Some(parsed.doc.preamble.as_str()) {
-                self.store.set_preamble(f, &parsed.doc.preamble)?;
-                if old_pre.is_some() {
-                    self.log("preamble", vec![], self.ws.file_name(f))?;
-                }
-            }
-            let head = parsed.doc.preamble.clone();
-            let mut units = Vec::with_capacity(parsed.doc.blocks.len() + 1);
-            units.push((String::new(), head.clone(), head));
-            if f == FileKind::Project {
-                let keyed = self.apply_project(&parsed.doc, fresh)?;
-                for (b, (key, text)) in parsed.doc.blocks.iter().zip(keyed) {
-                    units.push((key, b.text(), text));
-                }
-                shapes.push((f, parsed.shape, units));
-                continue;
-            }
-            let lang = self.lang();
-            let regions = &parsed.shape.regions;
-            // each block's text goes as soon as its item and its unit are made, so the file is
-            // never held twice (at 100k entries, 17 MB less at the peak)
-            let mut prints: Vec<Print> = Vec::new();
-            let items = items_drain(f, &mut parsed.doc, self.today, |k, b, item| {
-                let store = render::block_of(
-                    &item.heading,
-                    &item.body,
-                    item.state,
-                    item.superseded_by.as_deref(),
-                    lang,
-                )
-                .text();
-                prints.push((id_key(&item.id), block_hash(&store)));
-                let read = b.text();
-                // a unit written exactly as the store renders it needs neither text in its
-                // layout: two empty texts say the same (and spare two copies of a 20 MB archive)
-                let as_rendered =
-                    read == store && regions.get(k + 1).is_some_and(|r| r.raw.is_none());
-                if as_rendered {
-                    units.push((item.id.clone(), String::new(), String::new()));
-                } else {
-                    units.push((item.id.clone(), read, store));
-                }
-            });
-            let Parsed { doc, shape, .. } = parsed;
-            shapes.push((f, shape, units));
-            // the items hold what is needed from here on: the parsed text goes before the
-            // store's pages pile up (at 100k entries, 15 MB less at the peak)
-            drop(doc);
-            if fresh && items.windows(2).all(|w| w[0].sort_date >= w[1].sort_date) {
-                in_date_order.insert(f, items.len());
-            }
-            let entries = self.store.file_entries(f, 0, usize::MAX)?;
-            let found = self.found_base(f, &items, &entries, &prints)?;
-            // a switch takes out of the files only what git's version of them lacks
-            if self.switched_from.is_some() && self.git_read.contains(&f) {
-                switch_gone.extend(found.gone.iter().map(|(id, _)| id.clone()));
-            }
-            gone.extend(found.gone);
-            if let Some(b) = found.base {
-                bases.insert(f, b);
-            }
-            theirs_prints.insert(f, found.theirs);
-            kept.extend(found.kept.map(|k| (f, k)));
-            self.prints_read.insert(f, prints);
-            // allocate sequence numbers bottom-up so the upper of two same-date entries is newer
-            let mut items = items;
-            items.reverse();
-            present.push((f, items));
+        let mut g = Gathered::default();
+        for (f, parsed) in docs {
+            self.gather(f, parsed, fresh, &mut g)?;
         }
-        let present_ids: HashSet<String> = (present.iter())
+        let present_ids: HashSet<String> = (g.present.iter())
             .flat_map(|(_, items)| items.iter().map(|i| i.id.clone()))
             .collect();
         // entries that left the files go first, so an edited entry can take its old place
+        let gone = std::mem::take(&mut g.gone);
+        let replaced = self.take_gone(gone, &g.switch_gone, &present_ids)?;
+        for (f, k) in std::mem::take(&mut g.kept) {
+            self.log_kept(f, &k)?;
+        }
+        let present = std::mem::take(&mut g.present);
+        let imported = self.take_present(present, fresh, &replaced, &g)?;
+        for (f, n) in &imported {
+            self.log(
+                "import",
+                vec![],
+                &format!("{n} entries from {}", self.ws.file_name(*f)),
+            )?;
+        }
+        self.set_layouts(g.shapes, &g.in_date_order, &imported)
+    }
+
+    /// Read one changed file into `g`: its preamble taken, PROJECT.md's sections absorbed,
+    /// another file's items compared with the version its save was made from.
+    fn gather(
+        &mut self,
+        f: FileKind,
+        mut parsed: Parsed,
+        fresh: bool,
+        g: &mut Gathered,
+    ) -> Result<()> {
+        self.dirty.insert(f);
+        self.changed = true;
+        if f == FileKind::Archive {
+            self.archive_other = true;
+        }
+        let old_pre = self.store.preamble(f)?;
+        if old_pre.as_deref() != Some(parsed.doc.preamble.as_str()) {
+            self.store.set_preamble(f, &parsed.doc.preamble)?;
+            if old_pre.is_some() {
+                self.log("preamble", vec![], self.ws.file_name(f))?;
+            }
+        }
+        let head = parsed.doc.preamble.clone();
+        let mut units = Vec::with_capacity(parsed.doc.blocks.len() + 1);
+        units.push((String::new(), head.clone(), head));
+        if f == FileKind::Project {
+            let keyed = self.apply_project(&parsed.doc, fresh)?;
+            for (b, (key, text)) in parsed.doc.blocks.iter().zip(keyed) {
+                units.push((key, b.text(), text));
+            }
+            g.shapes.push((f, parsed.shape, units));
+            return Ok(());
+        }
+        let (items, prints) = self.drain_items(f, &mut parsed, &mut units);
+        let Parsed { doc, shape, .. } = parsed;
+        g.shapes.push((f, shape, units));
+        // the items hold what is needed from here on: the parsed text goes before the
+        // store's pages pile up (at 100k entries, 15 MB less at the peak)
+        drop(doc);
+        if fresh && items.windows(2).all(|w| w[0].sort_date >= w[1].sort_date) {
+            g.in_date_order.insert(f, items.len());
+        }
+        let entries = self.store.file_entries(f, 0, usize::MAX)?;
+        let found = self.found_base(f, &items, &entries, &prints)?;
+        // a switch takes out of the files only what git's version of them lacks
+        if self.switched_from.is_some() && self.git_read.contains(&f) {
+            g.switch_gone
+                .extend(found.gone.iter().map(|(id, _)| id.clone()));
+        }
+        g.gone.extend(found.gone);
+        if let Some(b) = found.base {
+            g.bases.insert(f, b);
+        }
+        g.theirs_prints.insert(f, found.theirs);
+        g.kept.extend(found.kept.map(|k| (f, k)));
+        self.prints_read.insert(f, prints);
+        // allocate sequence numbers bottom-up so the upper of two same-date entries is newer
+        let mut items = items;
+        items.reverse();
+        g.present.push((f, items));
+        Ok(())
+    }
+
+    /// The items of file `f` and their prints; each block's unit of the layout goes to `units`.
+    fn drain_items(
+        &self,
+        f: FileKind,
+        parsed: &mut Parsed,
+        units: &mut Vec<LaidUnit>,
+    ) -> (Vec<Item>, Vec<Print>) {
+        let lang = self.lang();
+        let regions = &parsed.shape.regions;
+        // each block's text goes as soon as its item and its unit are made, so the file is
+        // never held twice (at 100k entries, 17 MB less at the peak)
+        let mut prints: Vec<Print> = Vec::new();
+        let items = items_drain(f, &mut parsed.doc, self.author.today, |k, b, item| {
+            let store = render::block_of(
+                &item.heading,
+                &item.body,
+                item.state,
+                item.superseded_by.as_deref(),
+                lang,
+            )
+            .text();
+            prints.push((id_key(&item.id), block_hash(&store)));
+            let read = b.text();
+            // a unit written exactly as the store renders it needs neither text in its
+            // layout: two empty texts say the same (and spare two copies of a 20 MB archive)
+            let as_rendered = read == store && regions.get(k + 1).is_some_and(|r| r.raw.is_none());
+            if as_rendered {
+                units.push((item.id.clone(), String::new(), String::new()));
+            } else {
+                units.push((item.id.clone(), read, store));
+            }
+        });
+        (items, prints)
+    }
+
+    /// Mark the entries that left the files (not `present` in any): elsewhere when a branch
+    /// switch took them out, else removed or replaced. The replaced ones, by their replacement.
+    fn take_gone(
+        &mut self,
+        gone: Vec<(String, Option<String>)>,
+        switch_gone: &HashSet<String>,
+        present_ids: &HashSet<String>,
+    ) -> Result<HashMap<String, EntryRecord>> {
         let mut replaced: HashMap<String, EntryRecord> = HashMap::new();
         for (id, by) in gone {
             if present_ids.contains(&id) {
@@ -161,21 +216,27 @@ impl Tx<'_> {
             self.put_entry(&rec)?;
             let mut ids = vec![id];
             ids.extend(by.clone());
-            let actor = match by_git {
-                true => super::GIT.to_string(),
-                false => self.actor.clone(),
+            let author = match by_git {
+                true => self.author.as_actor(super::GIT),
+                false => self.author.clone(),
             };
-            let was = std::mem::replace(&mut self.actor, actor);
-            let logged = self.log(op, ids, &rec.heading);
-            self.actor = was;
-            logged?;
+            self.as_author(author, |tx| tx.log(op, ids, &rec.heading))?;
             if let Some(new_id) = by {
                 replaced.insert(new_id, rec);
             }
         }
-        for (f, k) in kept {
-            self.log_kept(f, &k)?;
-        }
+        Ok(replaced)
+    }
+
+    /// Record the entries the files hold: new ones added, known ones given the state the file
+    /// shows. How many each file brought on a fresh import.
+    fn take_present(
+        &mut self,
+        present: Vec<(FileKind, Vec<Item>)>,
+        fresh: bool,
+        replaced: &HashMap<String, EntryRecord>,
+        g: &Gathered,
+    ) -> Result<BTreeMap<FileKind, usize>> {
         let mut imported: BTreeMap<FileKind, usize> = BTreeMap::new();
         let mut inserted: HashSet<String> = HashSet::new();
         let total: usize = present.iter().map(|(_, items)| items.len()).sum();
@@ -195,48 +256,17 @@ impl Tx<'_> {
                 self.store.entry(&item.id)?
             };
             match existing {
-                None => {
-                    let mut rec = self.entry_of(&item)?;
-                    rec.origin = Origin::default();
-                    // recorded in another clone or work tree: it came with git (a merge, a pull)
-                    if !fresh && self.switched_from.is_none() && self.git_read.contains(&f) {
-                        match self.sibling_provenance(&rec.id) {
-                            Some((origin, actor)) => (rec.origin, rec.actor) = (origin, actor),
-                            None => rec.actor = super::MERGED.to_string(),
-                        }
-                    }
-                    if let Some(old) = replaced.get(&rec.id)
-                        && old.sort_date == rec.sort_date
-                    {
-                        // a corrected entry keeps its place among entries of its date
-                        rec.seq = old.seq;
-                        rec.origin = old.origin.clone();
-                    }
-                    if fresh {
-                        self.touch(f)?;
-                        self.store.put_entry_over(&rec, None)?;
-                    } else {
-                        self.put_entry(&rec)?;
-                    }
-                    if fresh {
-                        *imported.entry(f).or_default() += 1;
-                    } else if !replaced.contains_key(&rec.id) {
-                        self.log(
-                            "add",
-                            vec![rec.id.clone()],
-                            &format!("{}: {}", self.ws.file_name(f), rec.heading),
-                        )?;
-                    }
-                }
+                None => self.add_found(f, &item, fresh, replaced, &mut imported)?,
                 Some(rec) if rec.state != item.state || rec.superseded_by != item.superseded_by => {
                     // as the save's base had it: its writer left it alone, and what changed it
                     // since in the files (a supersession, the archive) stands. An entry no file
                     // holds (removed, replaced) comes back: a save that shows it is never lost
                     let k = id_key(&rec.id);
                     let left_alone = rec.file().is_some()
-                        && bases.get(&f).is_some_and(|b| {
+                        && g.bases.get(&f).is_some_and(|b| {
                             b.prints.contains_key(&k)
-                                && b.prints.get(&k) == theirs_prints.get(&f).and_then(|t| t.get(&k))
+                                && b.prints.get(&k)
+                                    == g.theirs_prints.get(&f).and_then(|t| t.get(&k))
                         });
                     if !left_alone {
                         if rec.state == State::Elsewhere {
@@ -248,13 +278,60 @@ impl Tx<'_> {
                 Some(_) => {}
             }
         }
-        for (f, n) in &imported {
+        Ok(imported)
+    }
+
+    /// Record an entry of file `f` the store does not hold (counted in `imported` on a fresh
+    /// import, else logged, unless it replaces one).
+    fn add_found(
+        &mut self,
+        f: FileKind,
+        item: &Item,
+        fresh: bool,
+        replaced: &HashMap<String, EntryRecord>,
+        imported: &mut BTreeMap<FileKind, usize>,
+    ) -> Result<()> {
+        let mut rec = self.entry_of(item)?;
+        rec.origin = Origin::default();
+        // recorded in another clone or work tree: it came with git (a merge, a pull)
+        if !fresh && self.switched_from.is_none() && self.git_read.contains(&f) {
+            match self.sibling_provenance(&rec.id) {
+                Some((origin, actor)) => (rec.origin, rec.actor) = (origin, actor),
+                None => rec.actor = super::MERGED.to_string(),
+            }
+        }
+        if let Some(old) = replaced.get(&rec.id)
+            && old.sort_date == rec.sort_date
+        {
+            // a corrected entry keeps its place among entries of its date
+            rec.seq = old.seq;
+            rec.origin = old.origin.clone();
+        }
+        if fresh {
+            self.touch(f)?;
+            self.store.put_entry_over(&rec, None)?;
+        } else {
+            self.put_entry(&rec)?;
+        }
+        if fresh {
+            *imported.entry(f).or_default() += 1;
+        } else if !replaced.contains_key(&rec.id) {
             self.log(
-                "import",
-                vec![],
-                &format!("{n} entries from {}", self.ws.file_name(*f)),
+                "add",
+                vec![rec.id.clone()],
+                &format!("{}: {}", self.ws.file_name(f), rec.heading),
             )?;
         }
+        Ok(())
+    }
+
+    /// Keep each file's layout, or none when the store renders the file as it reads.
+    fn set_layouts(
+        &mut self,
+        shapes: Vec<(FileKind, markdown::Shape, Vec<LaidUnit>)>,
+        in_date_order: &HashMap<FileKind, usize>,
+        imported: &BTreeMap<FileKind, usize>,
+    ) -> Result<()> {
         let archived = self.store.file_count(FileKind::Archive)?;
         for (f, shape, units) in shapes {
             let layout = markdown::Layout::of(&shape, units, archived);

@@ -136,10 +136,8 @@ impl Tx<'_> {
         let parsed = match markdown::parse_bytes(bytes, strip) {
             Ok(p) if f == FileKind::Project => {
                 // PROJECT sections are edited in place: the lines it added are taken in
-                let saved_actor = std::mem::replace(&mut self.actor, "file-edit".to_string());
-                let taken = self.absorb_late_sections(&p.doc);
-                self.actor = saved_actor;
-                let taken = taken?;
+                let file_edit = self.author.as_actor("file-edit");
+                let taken = self.as_author(file_edit, |tx| tx.absorb_late_sections(&p.doc))?;
                 if taken > 0 {
                     self.report.absorbed.push(format!(
                         "{}: {taken} lines saved after trilogy replaced the file were kept",
@@ -164,28 +162,30 @@ impl Tx<'_> {
                 return Ok(());
             }
         };
-        let saved_actor = std::mem::replace(&mut self.actor, "file-edit".to_string());
-        let mut kept = 0;
-        for item in items_of(f, &parsed.doc, self.today) {
-            match self.store.entry(&item.id)? {
-                None => {
-                    let rec = self.entry_of(&item)?;
-                    self.put_entry(&rec)?;
-                    self.log(
-                        "add",
-                        vec![rec.id.clone()],
-                        &format!("{}: {}{LATE}", self.ws.file_name(f), rec.heading),
-                    )?;
-                    kept += 1;
+        let file_edit = self.author.as_actor("file-edit");
+        let kept = self.as_author(file_edit, |tx| {
+            let mut kept = 0;
+            for item in items_of(f, &parsed.doc, tx.author.today) {
+                match tx.store.entry(&item.id)? {
+                    None => {
+                        let rec = tx.entry_of(&item)?;
+                        tx.put_entry(&rec)?;
+                        tx.log(
+                            "add",
+                            vec![rec.id.clone()],
+                            &format!("{}: {}{LATE}", tx.ws.file_name(f), rec.heading),
+                        )?;
+                        kept += 1;
+                    }
+                    Some(rec) if matches!(rec.state, State::Removed | State::Replaced) => {
+                        tx.take_state(f, rec, &item, LATE)?;
+                        kept += 1;
+                    }
+                    Some(_) => {}
                 }
-                Some(rec) if matches!(rec.state, State::Removed | State::Replaced) => {
-                    self.take_state(f, rec, &item, LATE)?;
-                    kept += 1;
-                }
-                Some(_) => {}
             }
-        }
-        self.actor = saved_actor;
+            Ok::<_, Error>(kept)
+        })?;
         if kept > 0 {
             self.report.absorbed.push(format!(
                 "{}: {kept} entries saved after trilogy replaced the file were kept",

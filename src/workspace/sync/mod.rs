@@ -13,18 +13,18 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use chrono::NaiveDate;
-
 use crate::error::{Error, Result};
-use crate::markdown::{self, ParseError, Parsed};
+use crate::markdown::ParseError;
 use crate::model::{
-    EntryKind, EntryRecord, FileKind, Lang, Origin, SectionRecord, State, entry_id, heading_date,
+    EntryKind, EntryRecord, FileKind, Lang, SectionRecord, State, entry_id, heading_date,
 };
 use crate::store::{Reader, WriteTx};
 
 use super::{Workspace, fsio};
 
+mod absorb;
 mod apply;
+mod author;
 mod base;
 pub(crate) mod gitlock;
 pub(crate) mod gitop;
@@ -37,6 +37,7 @@ mod sections;
 mod switch;
 mod wholesale;
 
+pub use author::Author;
 pub use render::{entry_block, pointer_line, render_file};
 pub(crate) use wholesale::{CLEAR_ARCHIVE, CLEARED};
 pub use wholesale::{ClearedCounts, entry_ids, live_entries};
@@ -52,14 +53,8 @@ const MID_LINE_QUIET: std::time::Duration = std::time::Duration::from_millis(300
 pub struct Tx<'w> {
     pub ws: &'w Workspace,
     store: WriteTx,
-    /// Who is writing: `cli`, `mcp`, `file-edit`, `hook:<session>`.
-    pub actor: String,
-    /// RFC 3339 time of this command.
-    pub now: String,
-    /// Date stamped on new entries (local clock).
-    pub today: NaiveDate,
-    /// Extra store-only metadata for entries this command writes.
-    pub origin: Origin,
+    /// Who writes, when, for which session: stamped on what is recorded (see `author`).
+    author: Author,
     /// The git head of the work tree now (see `gitop::head`).
     head: Option<String>,
     /// The head the files were last looked at under, when a branch switch came between: the
@@ -177,13 +172,7 @@ impl<'w> Tx<'w> {
         Tx {
             ws,
             store,
-            actor: actor.to_string(),
-            now: ws.clock.now(),
-            today: ws.clock.today(),
-            origin: Origin {
-                agent_session: crate::model::actor_session(actor),
-                branch: head.as_deref().and_then(gitop::branch_of),
-            },
+            author: Author::new(actor, &ws.clock, head.as_deref().and_then(gitop::branch_of)),
             head,
             switched_from: None,
             git_lock: GitHold::Unasked,
@@ -269,32 +258,34 @@ impl<'w> Tx<'w> {
         Ok(EntryRecord {
             id: entry_id(kind, &heading, &body),
             kind,
-            sort_date: heading_date(&heading).unwrap_or(self.today),
+            sort_date: heading_date(&heading).unwrap_or(self.author.today),
             heading,
             body,
             state: State::Live,
             seq: self.store.next_seq()?,
             superseded_by: None,
             replaced_by: None,
-            created_at: self.now.clone(),
-            actor: self.actor.clone(),
-            origin: self.origin.clone(),
+            created_at: self.author.now.clone(),
+            actor: self.author.actor.clone(),
+            origin: self.author.origin.clone(),
         })
     }
 
     /// Write a section as a new revision (PROJECT.md is re-rendered).
     pub fn put_section(&mut self, rec: &SectionRecord) -> Result<()> {
         self.touch(FileKind::Project)?;
-        self.store.put_section(rec, &self.now, &self.actor)
+        self.store
+            .put_section(rec, &self.author.now, &self.author.actor)
     }
 
     /// Append to the event log; the event's sequence number.
     pub fn log(&mut self, op: &str, ids: Vec<String>, detail: &str) -> Result<u64> {
         self.changed = true;
-        if self.actor == "file-edit" || self.actor == GIT {
+        if self.author.actor == "file-edit" || self.author.actor == GIT {
             self.report.absorbed.push(format!("{op} {detail}"));
         }
-        self.store.log(&self.now, &self.actor, op, ids, detail)
+        self.store
+            .log(&self.author.now, &self.author.actor, op, ids, detail)
     }
 
     /// Update a report (closing it).
@@ -306,7 +297,8 @@ impl<'w> Tx<'w> {
     /// Store a `notes` report for the user.
     pub fn add_report(&mut self, text: &str) -> Result<u64> {
         self.changed = true;
-        self.store.add_report(&self.now, &self.actor, text)
+        self.store
+            .add_report(&self.author.now, &self.author.actor, text)
     }
 
     /// Store a proposal (see `ops::checkpoint::propose`).
@@ -361,265 +353,6 @@ impl<'w> Tx<'w> {
         if let GitHold::Held { .. } = self.git_lock {
             self.git_lock = GitHold::Unasked;
         }
-    }
-
-    /// Step 2: absorb every file whose bytes differ from what the store renders.
-    /// `trust_stat`: skip reading a file whose stat matches its stamp (false on a retry, so a
-    /// change the stat cannot show is still found).
-    pub(super) fn absorb(&mut self, files: &[FileKind], trust_stat: bool) -> Result<()> {
-        let fresh = self.store.meta("absorbed_once")? == 0;
-        if !fresh {
-            self.absorb_late_saves()?;
-        }
-        self.seq_floor = self.store.meta("next_seq")? + 1;
-        // after `trilogy clear` the files are missing on purpose (see `wholesale`)
-        let cleared = self.store.meta(wholesale::CLEARED)? == 1;
-        for f in FileKind::ALL {
-            let since = self.store.meta(&pending_key(f))?;
-            if since > 0 {
-                self.pending.insert(f, since);
-            }
-        }
-        let last_head = self.store.git_head()?;
-        if let (Some(last), Some(now)) = (&last_head, &self.head)
-            && switch::is_switch(last, now)
-        {
-            self.switched_from = Some(last.clone());
-        }
-        let mut changed_docs: Vec<(FileKind, Parsed)> = Vec::new();
-        // while git rewrites the work tree the files are in flux: they are neither read nor
-        // written until it is done (entries recorded meanwhile are kept, see `pending`); git is
-        // asked only once a file needs reading, so an unchanged workspace pays nothing for it
-        let mut git_busy: Option<bool> = None;
-        for &f in files {
-            let path = self.ws.memory_file(f)?;
-            let stamp = self.store.stamp(f)?;
-            let stamped_at = self.store.stamped_at(f)?;
-            if let Some(s) = &stamp
-                && trust_stat
-                && fsio::stat_matches(&path, s, stamped_at)
-            {
-                self.seen.insert(f, Some(s.sha1.clone()));
-                continue;
-            }
-            if *git_busy.get_or_insert_with(|| self.hold_git().is_some()) {
-                continue;
-            }
-            // someone else wrote the file: read it once they have stopped writing (a program may
-            // save in several `write()` calls); one still writing is left for a later command
-            let ours = stamp.as_ref().is_some_and(|s| fsio::stat_equal(&path, s));
-            if !ours && !fsio::wait_quiet(&path, fsio::QUIET, QUIET_LIMIT) {
-                self.deferred.insert(f);
-                continue;
-            }
-            if ours
-                && let Some(s) = &stamp
-                && let Some(disk) = fsio::hash_stamped(&path)?
-                && disk.sha1 == s.sha1
-            {
-                // the version trilogy last wrote or read, by its hash (taken a block at a time,
-                // so a 20 MB archive is never held in memory): only its stamp may need recording
-                self.seen.insert(f, Some(disk.sha1.clone()));
-                let settled = fsio::is_racy(s, stamped_at) && fsio::vouches(&disk);
-                if disk != *s || settled {
-                    self.store.set_stamp(f, &disk)?;
-                    self.changed = true;
-                }
-                continue;
-            }
-            let mut read = fsio::read_stamped(&path)?;
-            // every file trilogy writes, and every editor's save, ends with a newline: a file cut
-            // mid-line is more likely a save still under way, so it must stay quiet for longer
-            if !ours
-                && read
-                    .as_ref()
-                    .is_some_and(|(b, _)| !b.is_empty() && !b.ends_with(b"\n"))
-            {
-                if !fsio::wait_quiet(&path, MID_LINE_QUIET, QUIET_LIMIT + MID_LINE_QUIET) {
-                    self.deferred.insert(f);
-                    continue;
-                }
-                read = fsio::read_stamped(&path)?;
-                // still cut mid-line, and written in the last two seconds: a save under way (a
-                // writer paused by a busy machine) is left alone like an emptied file; a command
-                // that must write it waits for the rest
-                if let Some((b, st)) = &read
-                    && !b.is_empty()
-                    && !b.ends_with(b"\n")
-                    && fsio::is_fresh(st)
-                {
-                    self.deferred.insert(f);
-                    continue;
-                }
-            }
-            self.seen
-                .insert(f, read.as_ref().map(|(_, st)| st.sha1.clone()));
-            // a missing file, and an empty one, is rendered again from the store: an empty
-            // file is never read as "delete everything". Editors and tools truncate before they
-            // write: a file emptied moments ago is left alone until that write is done (or two
-            // seconds pass)
-            let missing = match &read {
-                None => true,
-                Some((bytes, st)) if bytes.is_empty() => {
-                    if fsio::is_fresh(st) {
-                        self.deferred.insert(f);
-                        continue;
-                    }
-                    true
-                }
-                Some(_) => false,
-            };
-            if missing && cleared {
-                if self.project {
-                    self.start_from_template(f)?;
-                }
-                continue;
-            }
-            if missing {
-                if f == FileKind::Project && self.store.sections()?.is_empty() {
-                    // a folder that never had a PROJECT.md gets the template's five sections
-                    let template = self.ws.file_template(f)?;
-                    if let Ok(p) = markdown::parse(&template, false) {
-                        self.apply_project(&p.doc, true)?;
-                    }
-                }
-                let wanted =
-                    f != FileKind::Archive || self.store.file_count(FileKind::Archive)? > 0;
-                if wanted {
-                    self.dirty.insert(f);
-                    self.changed = true;
-                }
-                continue;
-            }
-            let Some((bytes, disk_stamp)) = read else {
-                continue;
-            };
-            if let Some(s) = &stamp
-                && s.sha1 == disk_stamp.sha1
-            {
-                // a new stat, or a racy stamp that can now be trusted: record it again
-                let settled = fsio::is_racy(s, stamped_at) && fsio::vouches(&disk_stamp);
-                if disk_stamp != *s || settled {
-                    self.store.set_stamp(f, &disk_stamp)?;
-                    self.changed = true;
-                }
-                continue;
-            }
-            // differs from the last write, or never written: compare with the store's rendering
-            let rendered = render_file(&self.store, f, self.lang())?;
-            if rendered.as_bytes() == bytes.as_slice() {
-                self.store.set_stamp(f, &disk_stamp)?;
-                self.store.set_meta(&written_key(f), 0)?;
-                self.changed = true;
-                continue;
-            }
-            let strip = matches!(f, FileKind::Sessions | FileKind::Archive);
-            match markdown::parse_bytes(&bytes, strip) {
-                Ok(p) => {
-                    if f == FileKind::Project {
-                        let day = self
-                            .ws
-                            .git()
-                            .map_or(1, |g| gitop::project_day(g, &path, &bytes));
-                        self.store.set_meta(gitop::PROJECT_DAY_KEY, day)?;
-                    }
-                    // a version git holds (a checkout, a pull, a reset, a file restored from
-                    // history) is meant as it is: its removals are honoured (PROJECT.md's
-                    // sections are taken as they are, not merged with the store's lines)
-                    if self
-                        .ws
-                        .git()
-                        .is_some_and(|g| gitop::is_git_version(g, &bytes))
-                    {
-                        self.from_git.insert(f);
-                        self.git_read.insert(f);
-                    }
-                    self.absorbed.insert(f, disk_stamp.clone());
-                    changed_docs.push((f, p))
-                }
-                Err(e) => {
-                    self.report.unparseable.push(Broken {
-                        file: f,
-                        path: path.display().to_string(),
-                        line: e.line,
-                        reason: e.reason.clone(),
-                    });
-                    self.broken.insert(f, e);
-                }
-            }
-        }
-        // the first import is done once every file was read: one left for a save in flight is
-        // imported, as the rest were, by the next command
-        if fresh && git_busy != Some(true) && self.deferred.is_empty() {
-            self.store.set_meta("absorbed_once", 1)?;
-            self.changed = true;
-        }
-        // a store that kept no day for PROJECT.md (older ones kept none for a version git does
-        // not hold) learns it once here, so no session start has to ask git
-        if self.store.meta(gitop::PROJECT_DAY_KEY)? == 0
-            && let Ok(path) = self.ws.memory_file(FileKind::Project)
-            && let Ok(Some(bytes)) = fsio::read_file(&path, fsio::MAX_FILE_BYTES)
-        {
-            let day = self
-                .ws
-                .git()
-                .map_or(1, |g| gitop::project_day(g, &path, &bytes));
-            self.store.set_meta(gitop::PROJECT_DAY_KEY, day)?;
-            self.changed = true;
-        }
-        if cleared && self.project && !self.deferred.is_empty() {
-            // not every file could start again yet: stay cleared for the next command
-        } else if cleared && self.project {
-            self.store.set_meta(wholesale::CLEARED, 0)?;
-            self.changed = true;
-        }
-        // files a git operation kept trilogy from writing are written now (finish checks git)
-        for f in self.pending.keys() {
-            self.dirty.insert(*f);
-        }
-        // a checkout that moved HEAD while the files were read (git drops its index lock
-        // before it writes HEAD): nothing is absorbed, the next command reads it whole
-        if !changed_docs.is_empty() && self.ws.git().and_then(gitop::head) != self.head {
-            for (f, _) in changed_docs.drain(..) {
-                self.deferred.insert(f);
-                self.absorbed.remove(&f);
-            }
-        }
-        // the head is recorded once every file was looked at under it: a file left for a later
-        // command (or one that does not parse) is still read as part of the switch
-        let looked = git_busy != Some(true) && self.deferred.is_empty() && self.broken.is_empty();
-        if looked
-            && let Some(now) = &self.head
-            && last_head.as_ref() != Some(now)
-        {
-            self.store.set_git_head(now)?;
-            self.changed = true;
-        }
-        let actor = match self.switched_from {
-            Some(_) => CHECKOUT,
-            None => "file-edit",
-        };
-        let saved_actor = std::mem::replace(&mut self.actor, actor.to_string());
-        let mut result = match changed_docs.is_empty() {
-            true => Ok(()),
-            false => self.apply_docs(changed_docs, fresh),
-        };
-        if result.is_ok() && looked && self.switched_from.is_some() {
-            result = self.settle_switch();
-        }
-        self.actor = saved_actor;
-        // what the operation then writes is its own doing, not the checkout's
-        self.switched_from = None;
-        // the versions read are recorded too: a later save from the same copy (an editor's
-        // next save) is made from them, not from what trilogy writes in their place
-        for (f, st) in &self.absorbed {
-            if let Some(p) = self.prints_read.remove(f) {
-                self.read_versions.push((*f, st.sha1.clone(), p));
-            }
-        }
-        self.prints_read.clear();
-        result?;
-        self.begin_section_versions()
     }
 
     /// Record the versions read from disk in this transaction (before any written in their place).

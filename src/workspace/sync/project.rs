@@ -2,12 +2,14 @@
 //! (putting everything back when a concurrent save is found under one), commit.
 
 use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
-use crate::model::{FileKind, sha1_hex};
+use crate::model::{FileKind, FileStamp, sha1_hex};
 use crate::store::Reader;
 
 use super::super::fsio;
+use super::render::Splice;
 use super::{SyncReport, Tx, crash_point, late, pause_point, pending_key, render, written_key};
 
 impl Tx<'_> {
@@ -53,64 +55,90 @@ impl Tx<'_> {
         }
         pause_point("before-write");
         if !self.project {
-            // a read: the store takes what the files say, and the files stay exactly as they
-            // are; whatever they lack is written by the next command that records something
-            self.record_read_versions()?;
-            let absorbed = std::mem::take(&mut self.absorbed);
-            for (f, st) in &absorbed {
-                if !self.broken.contains_key(f) {
-                    self.store.set_stamp(*f, st)?;
-                    self.store.set_meta(&written_key(*f), 0)?;
-                    self.changed = true;
-                }
-            }
-            // a file the store would write differently (a renamed legacy heading, a missing
-            // file) is owed a write: the next command that records something makes it
-            for f in self.write_order() {
-                if self.pending.contains_key(&f) {
-                    continue;
-                }
-                if self.as_read.contains(&f) {
-                    // imported just now, in the very bytes the store renders: nothing owed
-                    self.changed = true;
-                    continue;
-                }
-                let (text, laid) = render::render_laid(&self.store, f, self.lang())?;
-                let on_disk = self.seen.get(&f).cloned().flatten();
-                if on_disk == Some(sha1_hex(text.as_bytes())) {
-                    // the same bytes: keep the simplest layout that gives them
-                    self.store.set_layout(f, laid.as_ref())?;
-                } else {
-                    self.store.set_meta(&pending_key(f), self.seq_floor)?;
-                }
-                self.changed = true;
-            }
-            let report = std::mem::take(&mut self.report);
-            if self.changed || self.store.migrated() {
-                self.store.commit()?;
-            }
-            return Ok(Some(report));
+            return self.finish_read();
         }
         let hold = match self.write_order().is_empty() {
             true => None,
             false => self.hold_git(),
         };
         if let Some(why) = hold {
-            // git is rewriting the work tree (or the folder is read-only): the store takes the
-            // change now, the files wait for the first command that can write them
-            for f in self.write_order() {
-                if !self.pending.contains_key(&f) {
-                    self.store.set_meta(&pending_key(f), self.seq_floor)?;
-                    self.changed = true;
-                }
-            }
-            let mut report = std::mem::take(&mut self.report);
-            report.files_deferred = Some(why.to_string());
-            if self.changed || self.store.migrated() {
-                self.store.commit()?;
-            }
-            return Ok(Some(report));
+            return self.finish_deferred(why);
         }
+        let Some((plan, splices)) = self.plan_writes()? else {
+            return Ok(None);
+        };
+        let Some(swaps) = self.swap_files(plan, splices)? else {
+            return Ok(None);
+        };
+        self.settle(swaps)?;
+        let report = std::mem::take(&mut self.report);
+        if self.changed || self.store.migrated() {
+            crash_point("before-commit");
+            self.store.commit()?;
+        }
+        Ok(Some(report))
+    }
+
+    /// A read: the store takes what the files say, and the files stay exactly as they are;
+    /// whatever they lack is written by the next command that records something.
+    fn finish_read(mut self) -> Result<Option<SyncReport>> {
+        self.record_read_versions()?;
+        let absorbed = std::mem::take(&mut self.absorbed);
+        for (f, st) in &absorbed {
+            if !self.broken.contains_key(f) {
+                self.store.set_stamp(*f, st)?;
+                self.store.set_meta(&written_key(*f), 0)?;
+                self.changed = true;
+            }
+        }
+        // a file the store would write differently (a renamed legacy heading, a missing
+        // file) is owed a write: the next command that records something makes it
+        for f in self.write_order() {
+            if self.pending.contains_key(&f) {
+                continue;
+            }
+            if self.as_read.contains(&f) {
+                // imported just now, in the very bytes the store renders: nothing owed
+                self.changed = true;
+                continue;
+            }
+            let (text, laid) = render::render_laid(&self.store, f, self.lang())?;
+            let on_disk = self.seen.get(&f).cloned().flatten();
+            if on_disk == Some(sha1_hex(text.as_bytes())) {
+                // the same bytes: keep the simplest layout that gives them
+                self.store.set_layout(f, laid.as_ref())?;
+            } else {
+                self.store.set_meta(&pending_key(f), self.seq_floor)?;
+            }
+            self.changed = true;
+        }
+        let report = std::mem::take(&mut self.report);
+        if self.changed || self.store.migrated() {
+            self.store.commit()?;
+        }
+        Ok(Some(report))
+    }
+
+    /// Git is rewriting the work tree (or the folder is read-only, `why`): the store takes the
+    /// change now, the files wait for the first command that can write them.
+    fn finish_deferred(mut self, why: &str) -> Result<Option<SyncReport>> {
+        for f in self.write_order() {
+            if !self.pending.contains_key(&f) {
+                self.store.set_meta(&pending_key(f), self.seq_floor)?;
+                self.changed = true;
+            }
+        }
+        let mut report = std::mem::take(&mut self.report);
+        report.files_deferred = Some(why.to_string());
+        if self.changed || self.store.migrated() {
+            self.store.commit()?;
+        }
+        Ok(Some(report))
+    }
+
+    /// Each file to write, rendered, with the archive's splices; `None` when a file changed on
+    /// disk after it was absorbed.
+    fn plan_writes(&mut self) -> Result<Option<Plan>> {
         let mut plan = Vec::new();
         let mut splices = HashMap::new();
         for f in self.write_order() {
@@ -130,89 +158,116 @@ impl Tx<'_> {
             self.store.set_layout(f, layout.as_ref())?;
             plan.push((f, path, now, text, prints));
         }
+        Ok(Some((plan, splices)))
+    }
+
+    /// Swap each changed file in; the bytes displaced must be the ones absorbed, else a
+    /// concurrent writer got in between: everything is put back and `None` says start over.
+    fn swap_files(
+        &mut self,
+        plan: Vec<Planned>,
+        mut splices: HashMap<FileKind, Splice>,
+    ) -> Result<Option<Swaps>> {
         let rescue_dir = self.ws.rescue_dir()?;
         let tmp_dir = self.ws.inside(&self.ws.state_dir().join("tmp"))?;
-        // swap each changed file in; the bytes displaced must be the ones absorbed, else a
-        // concurrent writer got in between: put everything back and start over
-        let mut swapped: Vec<(FileKind, fsio::Swapped)> = Vec::new();
-        // displaced versions that were saves by someone else moments ago: kept for a while, in
-        // case their writer is not done with them (see `late`)
-        let mut keep_displaced: HashMap<FileKind, crate::model::FileStamp> = HashMap::new();
-        let mut changed_files = Vec::new();
-        // what each file holds once written: recorded as its newest version
-        let mut versions: Vec<(FileKind, Vec<crate::store::Print>)> = Vec::new();
+        let mut s = Swaps::default();
         for (f, path, now, text, prints) in plan {
             if super::base::kept_for(f) {
-                versions.push((f, prints));
+                s.versions.push((f, prints));
             }
             let splice = splices.remove(&f);
             let unchanged = now
                 .as_ref()
                 .is_some_and(|(bytes, _)| bytes.as_slice() == text.as_bytes());
             if let (true, Some((_, disk_stamp))) = (unchanged, now) {
-                changed_files.push((f, disk_stamp));
-            } else {
-                if let Some(dir) = path.parent() {
-                    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-                }
-                let (sw, displaced, intact) = match splice {
-                    Some(sp) => {
-                        // trilogy's own last version, checked by stat: displacing that same
-                        // inode unchanged is the proof nobody saved in between
-                        let was = sp.stamp.clone();
-                        let sw = fsio::swap_in_with(&path, &tmp_dir, |out| sp.write_to(out))?;
-                        let intact = sw.previous.is_none() || sw.displaced_matches(&was);
-                        (sw, None, intact)
-                    }
-                    None => {
-                        let sw = fsio::swap_in(&path, text.as_bytes(), &tmp_dir)?;
-                        let displaced = sw.previous_stamped()?;
-                        let expected = self.seen.get(&f).cloned().flatten();
-                        let intact = match (&displaced, &sw.previous) {
-                            (Some((b, _)), _) => Some(sha1_hex(b)) == expected,
-                            (None, None) => true,
-                            (None, Some(_)) => false,
-                        };
-                        (sw, displaced, intact)
-                    }
+                s.changed_files.push((f, disk_stamp));
+                continue;
+            }
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+            }
+            let (sw, displaced, intact) = self.swap_one(f, &path, &text, splice, &tmp_dir)?;
+            if let Some((_, st)) = &displaced
+                && intact
+                && late::worth_keeping(st)
+                && self.store.stamp(f)?.is_none_or(|s| s.sha1 != st.sha1)
+            {
+                s.keep_displaced.insert(f, st.clone());
+            }
+            s.changed_files.push((f, sw.stamp.clone()));
+            s.swapped.push((f, sw));
+            if !intact {
+                // put everything back (a save that landed in a swapped-in version is kept
+                // and absorbed by the retry), drop the transaction, start over
+                self.undo_swaps(s.swapped, &rescue_dir)?;
+                return Ok(None);
+            }
+            crash_point("after-first-write");
+            pause_point("after-swap");
+            self.report.written.push(self.ws.file_name(f).to_string());
+        }
+        Ok(Some(s))
+    }
+
+    /// Swap file `f`'s new version in at `path` (`text`, or the archive's `splice`): the swap,
+    /// the version displaced (read back unless spliced), and whether that was the one absorbed.
+    fn swap_one(
+        &self,
+        f: FileKind,
+        path: &Path,
+        text: &str,
+        splice: Option<Splice>,
+        tmp_dir: &Path,
+    ) -> Result<(fsio::Swapped, OnDisk, bool)> {
+        Ok(match splice {
+            Some(sp) => {
+                // trilogy's own last version, checked by stat: displacing that same
+                // inode unchanged is the proof nobody saved in between
+                let was = sp.stamp.clone();
+                let sw = fsio::swap_in_with(path, tmp_dir, |out| sp.write_to(out))?;
+                let intact = sw.previous.is_none() || sw.displaced_matches(&was);
+                (sw, None, intact)
+            }
+            None => {
+                let sw = fsio::swap_in(path, text.as_bytes(), tmp_dir)?;
+                let displaced = sw.previous_stamped()?;
+                let expected = self.seen.get(&f).cloned().flatten();
+                let intact = match (&displaced, &sw.previous) {
+                    (Some((b, _)), _) => Some(sha1_hex(b)) == expected,
+                    (None, None) => true,
+                    (None, Some(_)) => false,
                 };
-                if let Some((_, st)) = &displaced
-                    && intact
-                    && late::worth_keeping(st)
-                    && self.store.stamp(f)?.is_none_or(|s| s.sha1 != st.sha1)
-                {
-                    keep_displaced.insert(f, st.clone());
-                }
-                changed_files.push((f, sw.stamp.clone()));
-                swapped.push((f, sw));
-                if !intact {
-                    // put everything back (a save that landed in a swapped-in version is kept
-                    // and absorbed by the retry), drop the transaction, start over
-                    for (f, sw) in swapped.into_iter().rev() {
-                        let expected = self.seen.get(&f).cloned().flatten();
-                        match sw.undo(expected.as_deref(), &rescue_dir)? {
-                            fsio::Undone::Restored | fsio::Undone::KeptTheirSave => {}
-                            fsio::Undone::Rescued(to) => tracing::warn!(
-                                "{}: two saves raced with trilogy's write; the older one was kept at {} (merge it by hand, then delete it)",
-                                self.ws.file_name(f),
-                                to.display()
-                            ),
-                        }
-                    }
-                    return Ok(None);
-                }
-                crash_point("after-first-write");
-                pause_point("after-swap");
-                self.report.written.push(self.ws.file_name(f).to_string());
+                (sw, displaced, intact)
+            }
+        })
+    }
+
+    /// Undo the swaps, newest first; a save that raced with them is kept in `rescue_dir`.
+    fn undo_swaps(&self, swapped: Vec<(FileKind, fsio::Swapped)>, rescue_dir: &Path) -> Result<()> {
+        for (f, sw) in swapped.into_iter().rev() {
+            let expected = self.seen.get(&f).cloned().flatten();
+            match sw.undo(expected.as_deref(), rescue_dir)? {
+                fsio::Undone::Restored | fsio::Undone::KeptTheirSave => {}
+                fsio::Undone::Rescued(to) => tracing::warn!(
+                    "{}: two saves raced with trilogy's write; the older one was kept at {} (merge it by hand, then delete it)",
+                    self.ws.file_name(f),
+                    to.display()
+                ),
             }
         }
+        Ok(())
+    }
+
+    /// Once every file is in: the renames made durable, git let go of, the versions read and
+    /// written recorded, and the new stamps kept.
+    fn settle(&mut self, s: Swaps) -> Result<()> {
         // every rename is made durable by one sync of each directory, after the last of them
         let mut dirs = std::collections::BTreeSet::new();
-        for (f, sw) in swapped {
+        for (f, sw) in s.swapped {
             if let Some(d) = sw.path.parent() {
                 dirs.insert(d.to_path_buf());
             }
-            match keep_displaced.get(&f) {
+            match s.keep_displaced.get(&f) {
                 Some(st) => {
                     let to = late::displaced_path(self.ws, f, st)?;
                     if let Some(d) = to.parent() {
@@ -230,13 +285,13 @@ impl Tx<'_> {
             fsio::sync_dir_at(&d);
         }
         self.record_read_versions()?;
-        for (f, prints) in versions {
-            if let Some((_, stamp)) = changed_files.iter().find(|(g, _)| *g == f) {
+        for (f, prints) in s.versions {
+            if let Some((_, stamp)) = s.changed_files.iter().find(|(g, _)| *g == f) {
                 let sha1 = stamp.sha1.clone();
                 self.record_version(f, &sha1, prints)?;
             }
         }
-        for (f, stamp) in changed_files {
+        for (f, stamp) in s.changed_files {
             self.store.set_stamp(f, &stamp)?;
             self.store.set_meta(&written_key(f), 1)?;
             if self.pending.contains_key(&f) {
@@ -244,11 +299,28 @@ impl Tx<'_> {
             }
             self.changed = true;
         }
-        let report = std::mem::take(&mut self.report);
-        if self.changed || self.store.migrated() {
-            crash_point("before-commit");
-            self.store.commit()?;
-        }
-        Ok(Some(report))
+        Ok(())
     }
+}
+
+/// A file's bytes and stamp as read (`None`: missing).
+type OnDisk = Option<(Vec<u8>, FileStamp)>;
+
+/// A file to write: the file, its path, what is on disk now, the text to write and its prints.
+type Planned = (FileKind, PathBuf, OnDisk, String, Vec<crate::store::Print>);
+
+/// The files to write, and the archive's splice when it only gains entries on top.
+type Plan = (Vec<Planned>, HashMap<FileKind, Splice>);
+
+/// What swapping the files in did, made durable and recorded once all are in.
+#[derive(Default)]
+struct Swaps {
+    swapped: Vec<(FileKind, fsio::Swapped)>,
+    /// Displaced versions that were saves by someone else moments ago: kept for a while, in
+    /// case their writer is not done with them (see `late`).
+    keep_displaced: HashMap<FileKind, FileStamp>,
+    /// Each file written (or found already as it should be) with its stamp.
+    changed_files: Vec<(FileKind, FileStamp)>,
+    /// What each file holds once written: recorded as its newest version.
+    versions: Vec<(FileKind, Vec<crate::store::Print>)>,
 }

@@ -153,7 +153,7 @@ impl Tx<'_> {
             .extend(m.clashes.into_iter().map(|c| SectionClash {
                 key: cur.key.clone(),
                 heading: heading.to_string(),
-                at: self.now.clone(),
+                at: self.author.now.clone(),
                 saved: c.theirs,
                 other: c.ours,
             }));
