@@ -7,6 +7,7 @@ mod checkpoint;
 mod commands;
 mod demo;
 mod format;
+mod help;
 mod progress;
 mod recall;
 mod review;
@@ -24,26 +25,13 @@ use crate::error::{Error, Exit, Result};
 use crate::ops;
 use crate::workspace::Workspace;
 
-const ENVIRONMENT: &str = "\
-Environment:
-  TRILOGY_<KEY>   any config key, e.g. TRILOGY_LANG=en, TRILOGY_SESSIONS_MAX_ENTRIES=50
-  TRILOGY_TODAY   pin the date stamped on new entries (YYYY-MM-DD), for scripts and tests
-  TRILOGY_CONFIG  path of the user config file (default ~/.config/trilogy/config.toml)
-  TRILOGY_CEILING_DIRECTORIES  folders (colon-separated) the search for memory and .git never
-                  enters, as git's GIT_CEILING_DIRECTORIES";
-
-/// The text after the top-level help: the exit codes and the environment.
-fn after_help() -> String {
-    format!("{}\n{ENVIRONMENT}", Exit::help_text())
-}
-
 /// Project memory for AI coding agents: three Markdown files kept by a transactional store.
 ///
 /// trilogy keeps memory/PROJECT.md (what the project is now), memory/DECISIONS.md (why) and
 /// memory/SESSIONS.md (what happened). The files are rendered from a redb store in .trilogy/;
 /// edit them by hand whenever you like: the next command absorbs the edit.
 #[derive(Parser, Debug)]
-#[command(name = "trilogy", version, after_help = after_help())]
+#[command(name = "trilogy", version, after_help = help::after_help())]
 struct Cli {
     #[command(flatten)]
     g: Globals,
@@ -450,7 +438,13 @@ fn global_option(arg: &str) -> Option<GlobalOption> {
 
 /// Run the CLI; returns how the process exits.
 pub fn run() -> Exit {
-    let cli = match parse(std::env::args_os().collect()) {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    // a topic page wins over the command of the same name, as `git help config` does
+    if let Some(topic) = help::asked(&args) {
+        format::emit(&help::page(topic));
+        return Exit::Ok;
+    }
+    let cli = match parse(args) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
