@@ -1,6 +1,6 @@
 //! `trilogy help <topic>`, driven through the real binary: the manual's pages, each held to the
-//! code it describes (every exit code, every config key, every host), and clap's own help left
-//! as it was for every command that is not a topic.
+//! code it describes (every exit code, every config key, every host), the README's tables held
+//! to the same, and clap's own help left as it was for every command that is not a topic.
 
 mod common;
 
@@ -9,6 +9,10 @@ use std::collections::BTreeSet;
 use common::{Ws, text};
 use trilogy::Exit;
 use trilogy::config::{Config, KEYS};
+
+fn readme() -> String {
+    std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap()
+}
 
 /// The topics `trilogy help` lists under "Help topics".
 fn listed_topics(ws: &Ws) -> Vec<String> {
@@ -179,6 +183,34 @@ fn the_exit_codes_page_and_the_top_level_help_have_every_code() {
         assert!(at, "{}: not in --help\n{help}", e.code());
     }
     assert!(page.contains("Hooks always exit 0"), "{page}");
+}
+
+/// The README's host table names the hosts the hosts page names.
+#[test]
+fn the_readmes_host_table_names_every_host_of_the_hosts_page() {
+    let ws = Ws::new();
+    let on_page = install_hosts(&ws.ok(&["help", "hosts"]));
+    assert_eq!(install_hosts(&readme()), on_page, "README.md's host table");
+}
+
+/// The README's exit-code table is the table of `Exit`: every code, its name and the same
+/// meaning words, and no code `Exit` lacks.
+#[test]
+fn the_readmes_exit_code_table_is_the_exit_table() {
+    let readme = readme();
+    let rows: Vec<&str> = readme
+        .lines()
+        .filter(|l| {
+            l.strip_prefix("| `")
+                .and_then(|r| r.split('`').next())
+                .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+        })
+        .collect();
+    let want: Vec<String> = Exit::ALL
+        .iter()
+        .map(|e| format!("| `{}` | `{}` | {} |", e.code(), e.name(), e.meaning()))
+        .collect();
+    assert_eq!(rows, want, "README.md's exit-code table");
 }
 
 #[test]
