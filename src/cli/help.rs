@@ -233,6 +233,11 @@ mod tests {
             Some("exit-codes")
         );
         assert_eq!(name("trilogy --json help recall"), Some("recall"));
+        // clap prints a command's help whatever `--color` says, and a page likewise
+        assert_eq!(
+            name("trilogy --color sometimes help config"),
+            Some("config")
+        );
         for line in [
             "trilogy help",
             "trilogy help status",
