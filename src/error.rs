@@ -1,9 +1,13 @@
 //! The crate error: one enum that every module's failures fold into, and the single place
-//! where a failure's kind becomes a CLI exit code, a JSON-RPC error code and an HTTP status.
+//! where a failure's kind becomes a CLI exit code ([`Exit`], the table of every code), a
+//! JSON-RPC error code and an HTTP status.
 //!
 //! Messages are lowercase, name the file, line, field or id involved, and say how to fix it.
 
 use std::path::PathBuf;
+
+mod exit;
+pub use exit::Exit;
 
 /// Result alias used across the crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -30,18 +34,23 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    /// Process exit code for the CLI (documented in README and `trilogy --help`).
-    pub fn exit_code(self) -> i32 {
+    /// How the CLI exits on a failure of this kind.
+    pub fn exit(self) -> Exit {
         match self {
-            ErrorKind::Internal => 1,
-            ErrorKind::BadInput => 3,
-            ErrorKind::NotFound => 4,
-            ErrorKind::Unparseable => 5,
-            ErrorKind::Busy => 6,
-            ErrorKind::Io => 7,
-            ErrorKind::Store => 8,
-            ErrorKind::Conflict => 10,
+            ErrorKind::Internal => Exit::Internal,
+            ErrorKind::BadInput => Exit::BadInput,
+            ErrorKind::NotFound => Exit::NotFound,
+            ErrorKind::Unparseable => Exit::Unparseable,
+            ErrorKind::Busy => Exit::Busy,
+            ErrorKind::Io => Exit::Io,
+            ErrorKind::Store => Exit::Store,
+            ErrorKind::Conflict => Exit::Conflict,
         }
+    }
+
+    /// Process exit code for the CLI: the code of [`ErrorKind::exit`].
+    pub fn exit_code(self) -> i32 {
+        self.exit().code()
     }
 
     /// JSON-RPC error code for the MCP surface.
@@ -86,20 +95,21 @@ impl ErrorKind {
         }
     }
 
+    /// Every kind.
+    pub const ALL: [ErrorKind; 8] = [
+        ErrorKind::BadInput,
+        ErrorKind::NotFound,
+        ErrorKind::Unparseable,
+        ErrorKind::Busy,
+        ErrorKind::Io,
+        ErrorKind::Store,
+        ErrorKind::Conflict,
+        ErrorKind::Internal,
+    ];
+
     /// The kind named by [`ErrorKind::as_str`].
     pub fn from_name(name: &str) -> Option<ErrorKind> {
-        [
-            ErrorKind::BadInput,
-            ErrorKind::NotFound,
-            ErrorKind::Unparseable,
-            ErrorKind::Busy,
-            ErrorKind::Io,
-            ErrorKind::Store,
-            ErrorKind::Conflict,
-            ErrorKind::Internal,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == name)
+        ErrorKind::ALL.into_iter().find(|k| k.as_str() == name)
     }
 }
 
@@ -257,5 +267,25 @@ mod tests {
         assert_eq!(printable("x\u{202e}dm.exe"), "x\\u{202e}dm.exe");
         let e = Error::io("/w/\u{1b}]0;pwned\u{7}.md", std::io::Error::other("gone"));
         assert_eq!(e.to_string(), "/w/\\u{1b}]0;pwned\\u{7}.md: gone");
+    }
+
+    /// Each kind exits with its own code, named as the kind is in `--json` errors; the codes
+    /// no kind takes are the ones the CLI gives itself (success, usage, doctor's finding).
+    #[test]
+    fn every_error_kind_has_its_own_exit_named_as_the_kind() {
+        let mut codes = Vec::new();
+        for kind in ErrorKind::ALL {
+            assert_eq!(kind.exit().name(), kind.as_str(), "{kind:?}");
+            assert_eq!(kind.exit_code(), kind.exit().code());
+            codes.push(kind.exit().code());
+        }
+        codes.sort();
+        codes.dedup();
+        assert_eq!(codes.len(), ErrorKind::ALL.len());
+        let others: Vec<Exit> = Exit::ALL
+            .into_iter()
+            .filter(|e| !codes.contains(&e.code()))
+            .collect();
+        assert_eq!(others, [Exit::Ok, Exit::Usage, Exit::Doctor]);
     }
 }

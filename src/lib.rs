@@ -17,7 +17,7 @@ pub mod secrets;
 pub mod store;
 pub mod user;
 
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorKind, Exit, Result};
 pub mod cli;
 pub mod hooks;
 pub mod index;

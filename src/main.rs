@@ -1,5 +1,5 @@
 //! The `trilogy` binary: everything happens in `trilogy::cli`.
 
 fn main() {
-    std::process::exit(trilogy::cli::run());
+    std::process::exit(trilogy::cli::run().code());
 }

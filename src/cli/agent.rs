@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Exit, Result};
 use crate::hooks::{self, Host};
 use crate::ops::agent::{self, HostLimits, Source};
 use crate::ops::install::{self, InstallOptions, Scope, Target};
@@ -223,12 +223,12 @@ pub fn sessions(env: &Env, a: SessionsArgs) -> Result<()> {
 
 /// Run a hook with the `--set` overrides. Always exits 0: a hook must never block the user or
 /// break the host.
-pub fn hook(a: &HookArgs, overrides: &[String]) -> i32 {
+pub fn hook(a: &HookArgs, overrides: &[String]) -> Exit {
     // hooks always exit 0: a host must never fail the agent's turn because of trilogy
     let Some(input) = hooks::input::read(std::io::stdin(), hooks::input::WAIT) else {
         // stdin stayed open and held no whole payload, or more than a payload can be: nothing
         // to answer
-        return 0;
+        return Exit::Ok;
     };
     let env: Vec<(String, String)> = std::env::vars().collect();
     let host_name = a.host.as_deref().unwrap_or_default();
@@ -237,11 +237,11 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> i32 {
         eprintln!(
             "trilogy hook: unknown host `{host_name}` (claude, codex, gemini, cursor or dsh); nothing done"
         );
-        return 0;
+        return Exit::Ok;
     }
     let Some(event) = a.event.as_deref() else {
         eprintln!("trilogy hook {host_name}: no event given (e.g. session-start); nothing done");
-        return 0;
+        return Exit::Ok;
     };
     let stdin = match String::from_utf8(input) {
         Ok(s) => s,
@@ -254,7 +254,7 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> i32 {
             if let Ok(cwd) = std::env::current_dir() {
                 hooks::write_log(Some(&cwd), &line);
             }
-            return 0;
+            return Exit::Ok;
         }
     };
     let reply = match host {
@@ -273,7 +273,7 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> i32 {
     if !reply.stdout.is_empty() {
         format::emit(&reply.stdout);
     }
-    0
+    Exit::Ok
 }
 
 fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOptions> {

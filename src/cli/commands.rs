@@ -2,7 +2,7 @@
 //! that does the work, and its result to `format`. The workspace is built, and recorded for
 //! the panel, by the caller.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Exit, Result};
 use crate::model::FileKind;
 use crate::ops::{self, EntryFilter, LogQuery, ReadTarget};
 
@@ -192,7 +192,7 @@ fn cmd_doctor(env: &Env, a: DoctorArgs) -> Result<()> {
         lines.join("\n")
     })?;
     if report.worst() == ops::doctor::Level::Error {
-        std::process::exit(9);
+        std::process::exit(Exit::Doctor.code());
     }
     Ok(())
 }
@@ -203,7 +203,7 @@ fn cmd_resolve(env: &Env, a: ResolveArgs) -> Result<()> {
     format::print(env, &done, |d| format::resolved(d))?;
     if done.iter().any(|r| r.conflicts > 0) {
         // the markers left make the file one that does not parse
-        std::process::exit(crate::ErrorKind::Unparseable.exit_code());
+        std::process::exit(Exit::Unparseable.code());
     }
     Ok(())
 }

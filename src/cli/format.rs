@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::config::{KEYS, Loaded};
-use crate::error::{ErrorKind, Result};
+use crate::error::{Exit, Result};
 use crate::index::Hit;
 use crate::ops::search::SearchOutcome;
 use crate::ops::{CheckpointOutcome, InitOutcome, LogView, ReadOutput, RestoreOutcome, Status};
@@ -22,10 +22,10 @@ pub fn emit_bytes(bytes: &[u8]) {
     let mut out = std::io::stdout().lock();
     if let Err(e) = out.write_all(bytes).and_then(|_| out.flush()) {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
-            std::process::exit(0);
+            std::process::exit(Exit::Ok.code());
         }
         eprintln!("trilogy: error: writing to stdout: {e}");
-        std::process::exit(ErrorKind::Io.exit_code());
+        std::process::exit(Exit::Io.code());
     }
 }
 

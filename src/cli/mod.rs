@@ -7,6 +7,7 @@ mod checkpoint;
 mod commands;
 mod demo;
 mod format;
+mod help;
 mod progress;
 mod recall;
 mod review;
@@ -20,29 +21,9 @@ use std::path::PathBuf;
 use clap::{Args, ColorChoice, CommandFactory, FromArgMatches, Parser, Subcommand, ValueEnum};
 
 use crate::config;
-use crate::error::{Error, Result};
+use crate::error::{Error, Exit, Result};
 use crate::ops;
 use crate::workspace::Workspace;
-
-const EXIT_CODES: &str = "\
-Exit codes:
-  0  success
-  1  internal error (a bug: please report it)
-  2  usage error (unknown flag, missing argument)
-  3  bad input (invalid JSON batch, unknown section or config key, secret refused, too large)
-  4  not found (no memory here: run `trilogy init`; unknown id or section)
-  5  a memory file does not parse (left untouched; the message names file and line)
-  6  workspace busy (another writer held the lock past lock_timeout_ms; nothing changed)
-  7  filesystem refused (permissions, symlink leaving the workspace)
-  8  store damaged (run `trilogy doctor --fix`: it keeps it aside and rebuilds it) or from a newer trilogy (upgrade)
-  9  `trilogy doctor` found an error-level problem (each finding names the action to take)
-
-Environment:
-  TRILOGY_<KEY>   any config key, e.g. TRILOGY_LANG=en, TRILOGY_SESSIONS_MAX_ENTRIES=50
-  TRILOGY_TODAY   pin the date stamped on new entries (YYYY-MM-DD), for scripts and tests
-  TRILOGY_CONFIG  path of the user config file (default ~/.config/trilogy/config.toml)
-  TRILOGY_CEILING_DIRECTORIES  folders (colon-separated) the search for memory and .git never
-                  enters, as git's GIT_CEILING_DIRECTORIES";
 
 /// Project memory for AI coding agents: three Markdown files kept by a transactional store.
 ///
@@ -50,7 +31,7 @@ Environment:
 /// memory/SESSIONS.md (what happened). The files are rendered from a redb store in .trilogy/;
 /// edit them by hand whenever you like: the next command absorbs the edit.
 #[derive(Parser, Debug)]
-#[command(name = "trilogy", version, after_help = EXIT_CODES)]
+#[command(name = "trilogy", version, after_help = help::after_help())]
 struct Cli {
     #[command(flatten)]
     g: Globals,
@@ -420,40 +401,70 @@ fn subcommand_name(args: &[OsString]) -> Option<String> {
     let mut it = args.iter().skip(1);
     while let Some(a) = it.next() {
         let a = a.to_str()?;
-        match a {
-            "--json" => {}
-            "--root" | "--set" | "--color" => {
+        match global_option(a) {
+            Some(GlobalOption::Whole) => {}
+            Some(GlobalOption::WithValue) => {
                 it.next()?;
             }
-            _ if ["--root=", "--set=", "--color="]
-                .iter()
-                .any(|p| a.starts_with(p)) => {}
-            _ if a.starts_with('-') => return None,
-            _ => return Some(a.to_string()),
+            None if a.starts_with('-') => return None,
+            None => return Some(a.to_string()),
         }
     }
     None
 }
 
-/// Run the CLI; returns the process exit code.
-pub fn run() -> i32 {
-    let cli = match parse(std::env::args_os().collect()) {
+/// How a raw argument that is one of [`Globals`] is spelled.
+enum GlobalOption {
+    /// The whole option in one argument (`--json`, `--root=DIR`).
+    Whole,
+    /// The option whose value is the next argument (`--root DIR`).
+    WithValue,
+}
+
+/// Whether `arg` is one of the global options, and how its value is given.
+fn global_option(arg: &str) -> Option<GlobalOption> {
+    match arg {
+        "--json" => Some(GlobalOption::Whole),
+        "--root" | "--set" | "--color" => Some(GlobalOption::WithValue),
+        _ if ["--root=", "--set=", "--color="]
+            .iter()
+            .any(|p| arg.starts_with(p)) =>
+        {
+            Some(GlobalOption::Whole)
+        }
+        _ => None,
+    }
+}
+
+/// Run the CLI; returns how the process exits.
+pub fn run() -> Exit {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    // a topic page wins over the command of the same name, as `git help config` does
+    if let Some(topic) = help::asked(&args) {
+        format::emit(&help::page(topic));
+        return Exit::Ok;
+    }
+    let cli = match parse(args) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { 2 } else { 0 };
+            return if e.use_stderr() {
+                Exit::Usage
+            } else {
+                Exit::Ok
+            };
         }
     };
     let json = cli.g.json;
     match dispatch(cli) {
-        Ok(()) => 0,
+        Ok(()) => Exit::Ok,
         Err(e) => {
             if json {
                 let v = serde_json::json!({"error": {"kind": e.kind().as_str(), "message": e.to_string()}});
                 format::emit(&v.to_string());
             }
             eprintln!("trilogy: error: {e}");
-            e.kind().exit_code()
+            e.kind().exit()
         }
     }
 }
@@ -465,7 +476,7 @@ fn dispatch(cli: Cli) -> Result<()> {
         }
         Command::Completions(a) => return shell::completions(a),
         Command::Man => return shell::man(),
-        Command::Hook(a) => std::process::exit(agent::hook(a, &cli.g.set)),
+        Command::Hook(a) => std::process::exit(agent::hook(a, &cli.g.set).code()),
         _ => {}
     }
     if let Command::MergeDriver(a) = &cli.command {
@@ -483,6 +494,7 @@ fn dispatch(cli: Cli) -> Result<()> {
                 ops::gitmerge::fallback_merge(&a.base, &a.ours, &a.theirs)
             }
         };
+        // git's merge-driver protocol, not trilogy's exit table: 0 merged, non-zero conflicted
         std::process::exit(code);
     }
     if let Command::Mcp(a) = &cli.command {

@@ -7,6 +7,7 @@ mod common;
 mod block_budget;
 mod cli;
 mod dsh_hook;
+mod help_topics;
 mod hooks;
 mod install_config;
 mod install_hosts;

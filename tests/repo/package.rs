@@ -132,7 +132,7 @@ fn the_package_holds_every_compiled_in_file_and_no_test_bulk() {
     for dir in ["tests", "benches"] {
         files(&root.join(dir), &mut bulk);
     }
-    bulk.push(root.join("docs/panel.png"));
+    bulk.push(root.join("templates/panel/panel.png"));
     for f in bulk {
         let rel = f
             .strip_prefix(&root)
