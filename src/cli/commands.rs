@@ -13,8 +13,7 @@ pub(super) fn run(command: Command, env: &Env) -> Result<()> {
     match command {
         Command::Init => {
             let out = ops::init(&env.ws)?;
-            let vars: Vec<(String, String)> = std::env::vars().collect();
-            crate::registry::touch_quietly(&vars, &env.ws, true);
+            crate::registry::touch_quietly(&env.vars, &env.ws, true);
             // a language chosen for this command alone becomes the workspace's
             let chosen = env
                 .loaded
@@ -132,7 +131,7 @@ pub(super) fn run(command: Command, env: &Env) -> Result<()> {
             }
         },
         Command::Doctor(a) => {
-            let report = ops::doctor::doctor(&env.ws, a.fix)?;
+            let report = ops::doctor::doctor(&env.ws, &env.vars, a.fix)?;
             format::print(env, &report, |r| {
                 let mut lines: Vec<String> =
                     r.fixed.iter().map(|f| format!("fixed: {f}")).collect();

@@ -174,9 +174,8 @@ pub fn install_git(
 /// Where git will find the driver `command`: a path is checked to be an executable file, a bare
 /// name is looked for on this PATH (git run from a GUI, an IDE or cron may have another one).
 fn driver_found(command: &str) -> String {
-    use std::os::unix::fs::PermissionsExt;
     let runnable = |p: &Path| {
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && crate::base::stat::executable(&m))
     };
     if command.contains('/') {
         return match runnable(Path::new(command)) {

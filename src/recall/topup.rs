@@ -131,7 +131,7 @@ pub fn top_up(
         }
         Err(e) => return Err(index_err(dir, e)),
     };
-    crate::workspace::pause_point("recall-writer");
+    crate::base::fault::pause_point("recall-writer");
     // read again under the writer: another process may have indexed meanwhile
     let mut manifest = index::load(dir);
     let committed = index::committed(&idx);

@@ -148,9 +148,9 @@ fn doctor_part(app: &App, ws: &std::sync::Arc<crate::workspace::Workspace>, toke
         },
     );
     drop(held);
-    let (ws, token) = (ws.clone(), token.to_string());
+    let (ws, token, env) = (ws.clone(), token.to_string(), app.env.clone());
     std::thread::spawn(move || {
-        let judged = ops::doctor::doctor(&ws, false).map(|report| {
+        let judged = ops::doctor::doctor(&ws, &env, false).map(|report| {
             let count = |level: ops::doctor::Level| {
                 report.findings.iter().filter(|f| f.level == level).count()
             };

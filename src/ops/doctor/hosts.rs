@@ -81,7 +81,7 @@ pub(super) fn check(root: &Path, home: Option<&Path>, path: Option<&str>) -> Vec
         for rel in SETTINGS {
             let file = base.join(rel);
             let Some(text) =
-                crate::workspace::read_small_text(&file, crate::workspace::MAX_FILE_BYTES)
+                crate::base::fence::read_small_text(&file, crate::workspace::MAX_FILE_BYTES)
             else {
                 continue;
             };

@@ -188,7 +188,7 @@ fn state_dir_findings(ws: &Workspace, out: &mut Vec<Finding>) {
     }
 }
 
-fn check(ws: &Workspace) -> Result<Vec<Finding>> {
+fn check(ws: &Workspace, env: &[(String, String)]) -> Result<Vec<Finding>> {
     let mut out = Vec::new();
     for f in super::gitmerge::unmerged(ws) {
         out.push(finding(
@@ -480,12 +480,11 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
         ));
     }
     // hosts whose settings call a trilogy that does not run here
-    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    let home = var("HOME").map(std::path::PathBuf::from);
+    let home = crate::base::dirs::home(env);
     out.extend(hosts::check(
         &ws.root,
         home.as_deref(),
-        var("PATH").as_deref(),
+        crate::base::env::var(env, "PATH"),
     ));
     // managed regions must have both markers
     for (file, start, end) in [
@@ -522,10 +521,11 @@ fn check(ws: &Workspace) -> Result<Vec<Finding>> {
     Ok(out)
 }
 
-/// Check the workspace; with `fix`, repair what is safe and check again.
-pub fn doctor(ws: &Workspace, fix: bool) -> Result<Report> {
+/// Check the workspace (the hosts' settings found from `env`'s `HOME` and `PATH`); with `fix`,
+/// repair what is safe and check again.
+pub fn doctor(ws: &Workspace, env: &[(String, String)], fix: bool) -> Result<Report> {
     ws.require_memory()?;
-    let mut findings = check(ws)?;
+    let mut findings = check(ws, env)?;
     findings.extend(user::check(ws));
     if !fix {
         return Ok(Report {
@@ -600,7 +600,7 @@ pub fn doctor(ws: &Workspace, fix: bool) -> Result<Report> {
         fixed.push("rebuilt the search index".into());
     }
     fixed.extend(user::fix(ws)?);
-    let mut findings = check(ws)?;
+    let mut findings = check(ws, env)?;
     findings.extend(user::check(ws));
     Ok(Report { findings, fixed })
 }

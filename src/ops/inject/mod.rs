@@ -14,9 +14,10 @@ mod texts;
 use chrono::NaiveDate;
 use serde::Serialize;
 
+use crate::base::hex::sha1 as sha1_hex;
 use crate::config::Config;
 use crate::error::Result;
-use crate::model::{Dropped, EntryRecord, FileKind, Lang, SectionRecord, State, sha1_hex};
+use crate::model::{Dropped, EntryRecord, FileKind, Lang, SectionRecord, State};
 use crate::secrets::{in_entry, in_section};
 use crate::store::Reader;
 

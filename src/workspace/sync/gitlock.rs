@@ -128,13 +128,13 @@ pub fn clear_stale(root: &Path) -> Option<PathBuf> {
 /// gone, or it is stale), without removing it.
 pub fn stale_lock(root: &Path) -> Option<PathBuf> {
     let path = gitop::git_dir(root)?.join("index.lock");
-    let text = crate::workspace::fsio::read_small_text(&path, 256)?;
+    let text = crate::base::fence::read_small_text(&path, 256)?;
     stale(&text).then_some(path)
 }
 
 /// Whether the lock at `path` was trilogy's and stale, and is now removed.
 fn clear_stale_at(path: &Path) -> bool {
-    let Some(text) = crate::workspace::fsio::read_small_text(path, 256) else {
+    let Some(text) = crate::base::fence::read_small_text(path, 256) else {
         return false;
     };
     if !stale(&text) {
@@ -146,7 +146,7 @@ fn clear_stale_at(path: &Path) -> bool {
     if std::fs::rename(path, &aside).is_err() {
         return false;
     }
-    let moved = crate::workspace::fsio::read_small_text(&aside, 256);
+    let moved = crate::base::fence::read_small_text(&aside, 256);
     if moved.as_deref() != Some(text.as_str()) {
         let _ = std::fs::hard_link(&aside, path);
         let _ = std::fs::remove_file(&aside);
@@ -168,7 +168,7 @@ fn stale(text: &str) -> bool {
         return false;
     };
     let age = unix_ms(SystemTime::now()).saturating_sub(at);
-    age > STALE_AFTER.as_millis() || !crate::workspace::pid_alive(pid)
+    age > STALE_AFTER.as_millis() || !crate::base::process::pid_alive(pid)
 }
 
 #[cfg(test)]

@@ -3,12 +3,14 @@
 
 use std::collections::HashMap;
 
+use crate::base::hex::sha1 as sha1_hex;
 use crate::error::{Error, Result};
-use crate::model::{FileKind, sha1_hex};
+use crate::model::FileKind;
 use crate::store::Reader;
 
 use super::super::fsio;
-use super::{SyncReport, Tx, crash_point, late, pause_point, pending_key, render, written_key};
+use super::{SyncReport, Tx, late, pending_key, render, written_key};
+use crate::base::fault::{crash_point, pause_point};
 
 impl Tx<'_> {
     /// The order files are written in: a file gaining entries before the file losing them,
@@ -227,7 +229,7 @@ impl Tx<'_> {
         // and rewrite them again
         self.release_git();
         for d in dirs {
-            fsio::sync_dir_at(&d);
+            crate::base::write::sync_dir(&d);
         }
         self.record_read_versions()?;
         for (f, prints) in versions {
