@@ -23,6 +23,16 @@ pub fn folder(env: &[(String, String)], key: &str) -> Option<PathBuf> {
     var(env, key).map(PathBuf::from).filter(|p| p.is_absolute())
 }
 
+/// The places a program called `name` is looked for on `path` (a `PATH` value, split the
+/// way this system splits it), in order. Empty entries are skipped: trilogy never looks for a
+/// program in whatever folder a command started in.
+pub fn on_path<'a>(path: Option<&'a str>, name: &'a str) -> impl Iterator<Item = PathBuf> + 'a {
+    path.into_iter()
+        .flat_map(std::env::split_paths)
+        .filter(|d| !d.as_os_str().is_empty())
+        .map(move |d| d.join(name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -48,5 +58,12 @@ mod tests {
         assert_eq!(folder(&e, "REL"), None);
         assert_eq!(folder(&e, "EMPTY"), None);
         assert_eq!(folder(&e, "ABS"), Some(PathBuf::from("/some/where")));
+    }
+
+    #[test]
+    fn a_program_is_looked_for_in_each_path_entry_but_an_empty_one() {
+        let found: Vec<PathBuf> = on_path(Some("/a::/b/"), "git").collect();
+        assert_eq!(found, [PathBuf::from("/a/git"), PathBuf::from("/b/git")]);
+        assert_eq!(on_path(None, "git").count(), 0);
     }
 }

@@ -365,7 +365,7 @@ fn install_dsh(env: &Env, a: &InstallArgs, remove: bool) -> Result<()> {
     }
     let argv = dsh::plugin_argv(&a.profile, &dir, remove);
     let shown = argv.join(" ");
-    let ran = match which("dsh") {
+    let ran = match which(&env.vars, "dsh") {
         Some(bin) => {
             let out = std::process::Command::new(bin)
                 .args(&argv[1..])
@@ -409,13 +409,9 @@ fn install_dsh(env: &Env, a: &InstallArgs, remove: bool) -> Result<()> {
     format::print(env, &v, |_| lines.join("\n"))
 }
 
-/// The first `name` on PATH.
-fn which(name: &str) -> Option<std::path::PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
-    })
+/// The first `name` on the PATH of `vars`.
+fn which(vars: &[(String, String)], name: &str) -> Option<std::path::PathBuf> {
+    crate::base::env::on_path(crate::base::env::var(vars, "PATH"), name).find(|p| p.is_file())
 }
 
 pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
@@ -432,6 +428,7 @@ pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
             &env.ws.root,
             &env.ws.config.memory_dir_name,
             &command,
+            crate::base::env::var(&env.vars, "PATH"),
             remove,
         )?;
         return format::print(env, &done, |d| d.join("\n"));
