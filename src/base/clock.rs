@@ -1,8 +1,31 @@
 //! Where "now" comes from: the wall clock, unless the environment pins it — `TRILOGY_TODAY`
 //! (a date, for scripts, tests and the demo) and `TRILOGY_NOW_MS` (Unix milliseconds, for the
-//! cooldowns tests step through).
+//! cooldowns tests step through). Times of files and of processes (stamps, ages of locks,
+//! unique names) are read from the wall clock, never pinned: the filesystem dates files by it.
+
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use chrono::NaiveDate;
+
+/// Nanoseconds from the Unix epoch to `t` (0 for a time before it).
+pub fn unix_ns(t: SystemTime) -> u128 {
+    t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_nanos())
+}
+
+/// Milliseconds from the Unix epoch to `t` (0 for a time before it).
+pub fn unix_ms(t: SystemTime) -> u64 {
+    (unix_ns(t) / 1_000_000) as u64
+}
+
+/// The wall clock, in Unix nanoseconds.
+pub fn wall_ns() -> u128 {
+    unix_ns(SystemTime::now())
+}
+
+/// The wall clock, in Unix milliseconds.
+pub fn wall_ms() -> u64 {
+    unix_ms(SystemTime::now())
+}
 
 /// The clock a command runs on.
 #[derive(Debug, Clone, Default)]
@@ -88,5 +111,14 @@ mod tests {
         let e = Clock::from_env(&env(&[("TRILOGY_NOW_MS", "soon")])).unwrap_err();
         assert!(e.contains("TRILOGY_NOW_MS=`soon`"), "{e}");
         assert!(Clock::from_env(&env(&[])).unwrap().today.is_none());
+    }
+
+    #[test]
+    fn unix_times_count_from_the_epoch_and_never_below_it() {
+        let t = UNIX_EPOCH + std::time::Duration::from_millis(1_500);
+        assert_eq!(unix_ms(t), 1_500);
+        assert_eq!(unix_ns(t), 1_500_000_000);
+        assert_eq!(unix_ms(UNIX_EPOCH - std::time::Duration::from_secs(1)), 0);
+        assert!(wall_ms() > 1_700_000_000_000);
     }
 }

@@ -108,9 +108,7 @@ pub(super) fn registered(app: &App, root: &Path) -> Result<registry::Row, ApiErr
 }
 
 fn millis(meta: &std::fs::Metadata) -> Option<i64> {
-    let t = meta.modified().ok()?;
-    let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
-    Some(d.as_millis() as i64)
+    Some(crate::base::clock::unix_ms(meta.modified().ok()?) as i64)
 }
 
 /// Reference §2.8: a missing file, or one whose known sections hold only `暂无` / `none yet`,

@@ -152,7 +152,7 @@ impl App {
 }
 
 pub(crate) fn now_ms() -> i64 {
-    chrono::Utc::now().timestamp_millis()
+    crate::base::clock::wall_ms() as i64
 }
 
 /// A failed request: status and the `{ error }` text.

@@ -77,8 +77,7 @@ fn attention(app: &App, req: &Request) -> ApiResult {
     let project_ms = std::fs::metadata(ws.file_path(crate::model::FileKind::Project))
         .and_then(|m| m.modified())
         .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_millis() as i64);
+        .map_or(0, |t| crate::base::clock::unix_ms(t) as i64);
     let (due, stale, token) = ws
         .read(|r| {
             let due = ops::truth::review::due(r, today)?.len();

@@ -67,14 +67,10 @@ fn open_stat(path: &Path) -> Result<Option<(std::fs::File, std::fs::Metadata)>> 
 /// filesystem timestamps), so a stat taken that close to a write proves nothing.
 const RACY_WINDOW_NS: i128 = 2_000_000_000;
 
-pub(crate) fn now_ms() -> u64 {
-    (now_ns() / 1_000_000).max(0) as u64
-}
+use crate::base::clock::wall_ms as now_ms;
 
 fn now_ns() -> i128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i128)
+    crate::base::clock::wall_ns() as i128
 }
 
 /// How long a file must have gone unwritten before its bytes are taken as a finished save:

@@ -111,9 +111,7 @@ pub(super) fn fingerprint(ws: &Workspace) -> String {
 
 fn new_ticket() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
+    let nanos = crate::base::clock::wall_ns();
     format!(
         "{nanos:020}-{:010}-{:06}",
         std::process::id(),
@@ -365,10 +363,7 @@ fn apply_group(
         }
     }
     let oldest_kept = {
-        let cutoff = std::time::SystemTime::now() - STALE;
-        let nanos = cutoff
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
+        let nanos = crate::base::clock::unix_ns(std::time::SystemTime::now() - STALE);
         format!("{nanos:020}")
     };
     loop {

@@ -115,11 +115,7 @@ pub(super) fn digest(text: Option<&str>) -> String {
     }
 }
 
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
+use crate::base::clock::wall_ms as now_ms;
 
 fn read_data(path: &Path) -> Result<Option<Data>> {
     Ok(read_on_disk(path)?.map(|(d, _)| d))

@@ -251,7 +251,7 @@ impl Tx<'_> {
         if newest_sha.as_deref() == Some(sha1) {
             return Ok(());
         }
-        let now = crate::workspace::fsio::now_ms();
+        let now = crate::base::clock::wall_ms();
         let whole = records.is_empty() || next % WHOLE_EVERY == 0;
         let rec = if whole {
             let mut add = prints;
