@@ -23,13 +23,16 @@ pub fn folder(env: &[(String, String)], key: &str) -> Option<PathBuf> {
     var(env, key).map(PathBuf::from).filter(|p| p.is_absolute())
 }
 
-/// The places a program called `name` is looked for on `path` (a `PATH` value, split the
-/// way this system splits it), in order. Empty entries are skipped: trilogy never looks for a
-/// program in whatever folder a command started in.
+/// The folders of a list such as `PATH`, split the way this system splits it, empty entries
+/// skipped (to a POSIX shell an empty entry is the working folder: never one for trilogy).
+pub fn folder_list(value: &str) -> impl Iterator<Item = PathBuf> + '_ {
+    std::env::split_paths(value).filter(|d| !d.as_os_str().is_empty())
+}
+
+/// The places a program called `name` is looked for on `path` (a `PATH` value), in order.
 pub fn on_path<'a>(path: Option<&'a str>, name: &'a str) -> impl Iterator<Item = PathBuf> + 'a {
     path.into_iter()
-        .flat_map(std::env::split_paths)
-        .filter(|d| !d.as_os_str().is_empty())
+        .flat_map(folder_list)
         .map(move |d| d.join(name))
 }
 

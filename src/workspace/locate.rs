@@ -157,7 +157,7 @@ impl Ceilings {
         env.iter()
             .rev()
             .find(|(k, _)| k == CEILING_VAR)
-            .map(|(_, v)| Ceilings::of(v.split(':').filter(|p| !p.is_empty()).map(PathBuf::from)))
+            .map(|(_, v)| Ceilings::of(crate::base::env::folder_list(v)))
             .unwrap_or_default()
     }
 

@@ -132,8 +132,8 @@ pub struct Wanted<'a> {
 pub fn host_dirs(env: &[(String, String)]) -> Vec<PathBuf> {
     ["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"]
         .iter()
-        .filter_map(|k| env.iter().find(|(n, v)| n == k && !v.is_empty()))
-        .map(|(_, v)| PathBuf::from(v))
+        .filter_map(|k| crate::base::env::var(env, k))
+        .map(PathBuf::from)
         .collect()
 }
 
