@@ -245,10 +245,7 @@ impl LoadArgs {
         if let Some(x) = get("TRILOGY_CONFIG") {
             return Some(PathBuf::from(x));
         }
-        let base = get("XDG_CONFIG_HOME")
-            .map(PathBuf::from)
-            .or_else(|| get("HOME").map(|h| Path::new(&h).join(".config")))?;
-        Some(base.join("trilogy").join("config.toml"))
+        Some(crate::base::dirs::config(env)?.join("config.toml"))
     }
 }
 
@@ -452,7 +449,7 @@ const MAX_SETTINGS_BYTES: u64 = 1 << 20;
 fn read_settings(file: &Path) -> std::io::Result<String> {
     use std::io::{ErrorKind, Read};
     let bad = |m: &str| std::io::Error::new(ErrorKind::InvalidData, m.to_string());
-    let f = match crate::workspace::open_regular(file, MAX_SETTINGS_BYTES) {
+    let f = match crate::base::fence::open_regular(file, MAX_SETTINGS_BYTES) {
         Ok((f, _)) => f,
         Err(e) if e.kind() == ErrorKind::InvalidInput => {
             return Err(bad(

@@ -2,11 +2,13 @@
 //!
 //! Three Markdown files per project (`memory/PROJECT.md`, `DECISIONS.md`, `SESSIONS.md`) are
 //! deterministic projections of a transactional redb store; edits made to the files are parsed
-//! back and merged. Dependencies point down: `model` → `markdown`/`store` → `workspace` → `ops`
+//! back and merged. Dependencies point down: `base` (every touch point with the operating
+//! system; it imports nothing of ours) → `model` → `markdown`/`store` → `workspace` → `ops`
 //! → surfaces (`cli`). Library code never prints.
 
 #![forbid(unsafe_code)]
 
+pub mod base;
 pub mod config;
 pub mod error;
 pub mod markdown;

@@ -296,19 +296,7 @@ pub fn entry_id(kind: EntryKind, heading: &str, body: &str) -> String {
     h.update(b"\n");
     h.update(body.as_bytes());
     let digest = h.finalize();
-    digest[..6].iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Full SHA-1 hex of some bytes.
-pub fn sha1_hex(bytes: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let digest = Sha1::digest(bytes);
-    let mut out = String::with_capacity(2 * digest.len());
-    for b in digest {
-        out.push(HEX[(b >> 4) as usize] as char);
-        out.push(HEX[(b & 0xf) as usize] as char);
-    }
-    out
+    crate::base::hex::lower(&digest[..6])
 }
 
 /// Date at the start of a heading (`2026-01-02 · area`, `2026-01-02 — title`).
@@ -387,9 +375,7 @@ pub fn normalize_area(requested: Option<&str>, known: &mut Vec<String>) -> AreaC
 /// Parse a day given as `YYYY-MM-DD`; `label` names where it came from (`--since`,
 /// `TRILOGY_TODAY`, `` `until` ``) in the error.
 pub fn parse_day(label: &str, value: &str) -> crate::error::Result<NaiveDate> {
-    NaiveDate::parse_from_str(value.trim(), "%Y-%m-%d").map_err(|_| {
-        crate::error::Error::bad_input(format!("{label} `{value}` is not a date; use YYYY-MM-DD"))
-    })
+    crate::base::clock::parse_day(label, value).map_err(crate::error::Error::bad_input)
 }
 
 /// Session heading text for a date and area.
@@ -749,7 +735,7 @@ pub fn agent_actor(id: &str) -> String {
     match check_actor(id) {
         Ok(()) => format!("agent:{id}"),
         // a host's session id that could not go into the log as it is: a stable stand-in
-        Err(_) => format!("agent:{}", &sha1_hex(id.as_bytes())[..16]),
+        Err(_) => format!("agent:{}", &crate::base::hex::sha1(id.as_bytes())[..16]),
     }
 }
 

@@ -12,7 +12,6 @@
 //! lastSeen } } }`, pretty JSON with a trailing newline.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -50,38 +49,25 @@ pub struct Listed {
     pub original_only: bool,
 }
 
-fn var(env: &[(String, String)], key: &str) -> Option<PathBuf> {
-    env.iter()
-        .find(|(k, v)| k == key && !v.is_empty())
-        .map(|(_, v)| PathBuf::from(v))
-}
-
 /// Our registry file.
 pub fn path(env: &[(String, String)]) -> Option<PathBuf> {
-    if let Some(p) = var(env, "TRILOGY_REGISTRY") {
-        return Some(p);
+    if let Some(p) = crate::base::env::var(env, "TRILOGY_REGISTRY") {
+        return Some(PathBuf::from(p));
     }
-    Some(data_dir(env)?.join("registry.json"))
+    Some(crate::base::dirs::data(env)?.join("registry.json"))
 }
 
-/// trilogy's folder in the user's data dir: `$XDG_DATA_HOME/trilogy`, else
-/// `~/.local/share/trilogy` (a relative `XDG_DATA_HOME` is ignored, as the spec says).
-pub fn data_dir(env: &[(String, String)]) -> Option<PathBuf> {
-    let data = var(env, "XDG_DATA_HOME")
-        .filter(|p| p.is_absolute())
-        .or_else(|| var(env, "HOME").map(|h| h.join(".local/share")))?;
-    Some(data.join("trilogy"))
-}
-
-/// The original plugin's registry file.
+/// The original plugin's registry file, in DeepSeek Harness's home (`$DSH_HOME`, else
+/// `~/.dsh`; each an absolute path, as every folder from the environment).
 pub fn original_path(env: &[(String, String)]) -> Option<PathBuf> {
-    let home = var(env, "DSH_HOME").or_else(|| var(env, "HOME").map(|h| h.join(".dsh")))?;
+    let home = crate::base::env::folder(env, "DSH_HOME")
+        .or_else(|| crate::base::dirs::home(env).map(|h| h.join(".dsh")))?;
     Some(home.join("trilogy").join("registry.json"))
 }
 
 /// Read a registry file; missing, unreadable or corrupt reads as empty.
 pub fn load(path: &Path) -> Registry {
-    let Some(text) = crate::workspace::read_small_text(path, crate::workspace::MAX_FILE_BYTES)
+    let Some(text) = crate::base::fence::read_small_text(path, crate::workspace::MAX_FILE_BYTES)
     else {
         return Registry::default();
     };
@@ -125,14 +111,8 @@ pub fn save(path: &Path, reg: &Registry) -> Result<()> {
     })
     .map_err(|e| Error::Internal(format!("registry json: {e}")))?;
     text.push('\n');
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".registry-")
-        .tempfile_in(dir)
-        .map_err(|e| Error::io(dir, e))?;
-    tmp.write_all(text.as_bytes())
-        .map_err(|e| Error::io(tmp.path().to_path_buf(), e))?;
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
+    use crate::base::write::{Whole, write_whole};
+    write_whole(path, text.as_bytes(), Whole::Private).map_err(|e| Error::io(path, e))
 }
 
 /// Now as the original wrote it: `2026-11-30T21:54:46.123Z`.
@@ -249,13 +229,9 @@ pub const SEEN_EVERY: std::time::Duration = std::time::Duration::from_secs(24 * 
 /// The marker whose mtime says when a command last recorded `root`:
 /// `$XDG_STATE_HOME/trilogy/seen/<digest of the root>` (else `~/.local/state/trilogy/seen/`).
 fn seen_marker(env: &[(String, String)], root: &Path) -> Option<PathBuf> {
-    use sha1::{Digest, Sha1};
-    let base = var(env, "XDG_STATE_HOME")
-        .filter(|p| p.is_absolute())
-        .or_else(|| var(env, "HOME").map(|h| h.join(".local/state")))?;
-    let digest = Sha1::digest(root.as_os_str().as_encoded_bytes());
-    let name: String = digest[..10].iter().map(|b| format!("{b:02x}")).collect();
-    Some(base.join("trilogy").join("seen").join(name))
+    let base = crate::base::dirs::state(env)?;
+    let name = crate::base::hex::sha1_prefix(root.as_os_str().as_encoded_bytes(), 10);
+    Some(base.join("seen").join(name))
 }
 
 /// Record a workspace a command opened, at most once per [`SEEN_EVERY`]: the usual case

@@ -1,7 +1,5 @@
 //! Agent-facing commands: `inject`, `sessions`, `hook`, `install`, `uninstall`, `block`.
 
-use std::path::PathBuf;
-
 use clap::{Args, Subcommand};
 
 use crate::error::{Error, Exit, Result};
@@ -230,7 +228,7 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> Exit {
         // to answer
         return Exit::Ok;
     };
-    let env: Vec<(String, String)> = std::env::vars().collect();
+    let env = crate::base::env::snapshot();
     let host_name = a.host.as_deref().unwrap_or_default();
     let host = Host::parse(host_name);
     if host.is_none() && host_name != hooks::dsh::HOST && host_name != hooks::cursor::HOST {
@@ -295,15 +293,12 @@ fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOp
         None if target == Target::Windsurf => Scope::User,
         None => Scope::Project,
     };
-    let home = std::env::var_os("HOME")
-        .map(PathBuf::from)
-        .ok_or_else(|| Error::bad_input("HOME is not set; it locates the user settings"))?;
+    let home = crate::base::dirs::home(&env.vars).ok_or_else(|| {
+        Error::bad_input("HOME is not set to an absolute path; it locates the user settings")
+    })?;
     // where install records what it made, beside the pinned sessions
-    let state = std::env::var_os("XDG_STATE_HOME")
-        .filter(|v| !v.is_empty())
-        .map(PathBuf::from)
-        .unwrap_or_else(|| home.join(".local/state"))
-        .join("trilogy");
+    let state = crate::base::dirs::state(&env.vars)
+        .ok_or_else(|| Error::Internal("no state folder under an absolute HOME".into()))?;
     // hosts without hooks read the block itself from their rules file
     let memory_block = match target.block_file(scope, a.rules) {
         Some(file) if !remove && target.refuses(scope, a.rules).is_none() => {
@@ -355,8 +350,7 @@ fn install_dsh(env: &Env, a: &InstallArgs, remove: bool) -> Result<()> {
             )
         });
     }
-    let vars: Vec<(String, String)> = std::env::vars().collect();
-    let dir = dsh::bundle_dir(&vars)?;
+    let dir = dsh::bundle_dir(&env.vars)?;
     let mut lines = Vec::new();
     let mut static_removed = false;
     if remove {
@@ -371,7 +365,7 @@ fn install_dsh(env: &Env, a: &InstallArgs, remove: bool) -> Result<()> {
     }
     let argv = dsh::plugin_argv(&a.profile, &dir, remove);
     let shown = argv.join(" ");
-    let ran = match which("dsh") {
+    let ran = match which(&env.vars, "dsh") {
         Some(bin) => {
             let out = std::process::Command::new(bin)
                 .args(&argv[1..])
@@ -415,13 +409,9 @@ fn install_dsh(env: &Env, a: &InstallArgs, remove: bool) -> Result<()> {
     format::print(env, &v, |_| lines.join("\n"))
 }
 
-/// The first `name` on PATH.
-fn which(name: &str) -> Option<std::path::PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join(name))
-            .find(|p| p.is_file())
-    })
+/// The first `name` on the PATH of `vars`.
+fn which(vars: &[(String, String)], name: &str) -> Option<std::path::PathBuf> {
+    crate::base::env::on_path(crate::base::env::var(vars, "PATH"), name).find(|p| p.is_file())
 }
 
 pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
@@ -438,6 +428,7 @@ pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
             &env.ws.root,
             &env.ws.config.memory_dir_name,
             &command,
+            crate::base::env::var(&env.vars, "PATH"),
             remove,
         )?;
         return format::print(env, &done, |d| d.join("\n"));
@@ -449,7 +440,7 @@ pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
         install::install(&opts)?
     };
     if !remove {
-        for note in setup_notes(&a.host, &opts.command) {
+        for note in setup_notes(&env.vars, &a.host, &opts.command) {
             eprintln!("note: {note}");
         }
         if opts.target == Target::Zed
@@ -480,10 +471,9 @@ pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
 }
 
 /// What the user still has to do for the host to run what `install` wrote.
-fn setup_notes(host: &str, command: &str) -> Vec<String> {
+fn setup_notes(vars: &[(String, String)], host: &str, command: &str) -> Vec<String> {
     let mut notes = Vec::new();
-    let path = std::env::var("PATH").ok();
-    if !crate::ops::doctor::resolves(command, path.as_deref()) {
+    if !crate::ops::doctor::resolves(command, crate::base::env::var(vars, "PATH")) {
         let exe = std::env::current_exe()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|_| "/absolute/path/to/trilogy".into());

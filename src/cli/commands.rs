@@ -86,8 +86,7 @@ pub(super) fn run(command: Command, env: &Env) -> Result<()> {
 /// `init`: the memory files and store made, and a language chosen for this command kept.
 fn cmd_init(env: &Env) -> Result<()> {
     let out = ops::init(&env.ws)?;
-    let vars: Vec<(String, String)> = std::env::vars().collect();
-    crate::registry::touch_quietly(&vars, &env.ws, true);
+    crate::registry::touch_quietly(&env.vars, &env.ws, true);
     // a language chosen for this command alone becomes the workspace's
     let chosen = env
         .loaded
@@ -176,7 +175,7 @@ fn cmd_reports(env: &Env, a: ReportsArgs) -> Result<()> {
 
 /// `doctor`: the findings (and with `--fix`, what was repaired); exit 9 on an error.
 fn cmd_doctor(env: &Env, a: DoctorArgs) -> Result<()> {
-    let report = ops::doctor::doctor(&env.ws, a.fix)?;
+    let report = ops::doctor::doctor(&env.ws, &env.vars, a.fix)?;
     format::print(env, &report, |r| {
         let mut lines: Vec<String> = r.fixed.iter().map(|f| format!("fixed: {f}")).collect();
         if r.worst() == ops::doctor::Level::Ok {

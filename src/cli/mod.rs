@@ -309,12 +309,14 @@ struct DemoArgs {
 /// Everything a command needs from the environment.
 struct Env {
     json: bool,
+    /// The process environment, taken once.
+    vars: Vec<(String, String)>,
     loaded: config::Loaded,
     ws: Workspace,
 }
 
 fn build_env(cli: &Cli) -> Result<Env> {
-    let env: Vec<(String, String)> = std::env::vars().collect();
+    let env = crate::base::env::snapshot();
     let wanted = crate::workspace::Wanted {
         explicit: cli.g.root.as_deref(),
         host: crate::workspace::host_dirs(&env),
@@ -335,6 +337,7 @@ fn build_env(cli: &Cli) -> Result<Env> {
     }));
     Ok(Env {
         json: cli.g.json,
+        vars: env,
         loaded,
         ws,
     })
@@ -527,11 +530,10 @@ fn dispatch(cli: Cli) -> Result<()> {
             "trilogy is disabled here (enabled = false); `trilogy config` shows where that was set",
         ));
     }
-    let vars: Vec<(String, String)> = std::env::vars().collect();
     let result = commands::run(cli.command, &env);
     // the panel lists every workspace a command used, not only those a hook or `init` saw
     if env.ws.has_memory() {
-        crate::registry::seen_quietly(&vars, &env.ws);
+        crate::registry::seen_quietly(&env.vars, &env.ws);
     }
     result
 }

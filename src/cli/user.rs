@@ -196,7 +196,7 @@ fn shown(s: &user::Shown) -> String {
 /// settings, no project's.
 pub(super) fn user_only_env(cli: &Cli) -> Result<Env> {
     use crate::config::{LoadArgs, load};
-    let env: Vec<(String, String)> = std::env::vars().collect();
+    let env = crate::base::env::snapshot();
     let loaded = load(&LoadArgs {
         user_file: LoadArgs::default_user_file(&env),
         workspace_file: None,
@@ -204,11 +204,12 @@ pub(super) fn user_only_env(cli: &Cli) -> Result<Env> {
         overrides: cli.g.set.clone(),
         lenient: false,
     })?;
-    let clock = crate::workspace::Clock::from_env(&env)?;
+    let clock = crate::workspace::Clock::from_env(&env).map_err(Error::bad_input)?;
     let here = std::env::current_dir().unwrap_or_default();
     let ws = crate::workspace::Workspace::new(here, loaded.config.clone(), clock);
     Ok(Env {
         json: cli.g.json,
+        vars: env,
         loaded,
         ws,
     })

@@ -23,20 +23,11 @@ pub struct RecallPlaces {
     pub dsh: Option<PathBuf>,
 }
 
-fn var(env: &[(String, String)], k: &str) -> Option<PathBuf> {
-    env.iter()
-        .find(|(n, v)| n == k && !v.is_empty())
-        .map(|(_, v)| PathBuf::from(v))
-        .filter(|p| p.is_absolute())
-}
-
 /// The places for this environment; `None` without a home or cache folder to use.
 pub(super) fn places(env: &[(String, String)]) -> Option<RecallPlaces> {
-    let home = var(env, "HOME");
-    let cache = var(env, "XDG_CACHE_HOME")
-        .or_else(|| home.as_ref().map(|h| h.join(".cache")))?
-        .join("trilogy")
-        .join("recall");
+    use crate::base::env::folder as var;
+    let home = crate::base::dirs::home(env);
+    let cache = crate::base::dirs::cache(env)?.join("recall");
     let under = |dir: &str| home.as_ref().map(|h| h.join(dir));
     Some(RecallPlaces {
         cache,

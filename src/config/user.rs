@@ -81,16 +81,12 @@ fn check_dir(s: &str) -> std::result::Result<(), String> {
 /// Where the user memory lives: `user_memory_dir` (with `~/` for `$HOME`), else
 /// `$XDG_DATA_HOME/trilogy/user`, else `~/.local/share/trilogy/user`.
 pub(super) fn dir_of(config: &Config, env: &[(String, String)]) -> Option<PathBuf> {
-    let home = env
-        .iter()
-        .find(|(k, _)| k == "HOME")
-        .map(|(_, v)| PathBuf::from(v))
-        .filter(|h| h.is_absolute());
+    let home = crate::base::dirs::home(env);
     match config.user_memory_dir.as_deref() {
         Some(d) => match d.strip_prefix("~/") {
             Some(rest) => home.map(|h| h.join(rest)),
             None => Some(PathBuf::from(d)),
         },
-        None => crate::registry::data_dir(env).map(|d| d.join("user")),
+        None => crate::base::dirs::data(env).map(|d| d.join("user")),
     }
 }

@@ -119,11 +119,7 @@ fn handle(
         .filter(|r| !r.is_empty())
         .or_else(|| str_field(&input, "cwd"))
         .map(PathBuf::from)
-        .or_else(|| {
-            env.iter()
-                .find(|(k, v)| k == "CURSOR_PROJECT_DIR" && !v.is_empty())
-                .map(|(_, v)| PathBuf::from(v))
-        });
+        .or_else(|| crate::base::env::var(env, "CURSOR_PROJECT_DIR").map(PathBuf::from));
     let (ws, may_scaffold) = open_session(HOST, id, root, env, overrides, reply)?;
     if !ws.config.enabled {
         return Ok(());

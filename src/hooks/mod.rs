@@ -300,10 +300,7 @@ pub(crate) fn open_session(
     };
     let (ws, _, located) = crate::workspace::open_located(&wanted, env, overrides)?;
     reply.root = Some(ws.root.clone());
-    let home = env
-        .iter()
-        .find(|(k, _)| k == "HOME")
-        .map(|(_, v)| PathBuf::from(v));
+    let home = crate::base::dirs::home(env);
     let may_scaffold = located.may_scaffold(home.as_deref());
     if fixed.is_none() && (ws.has_memory() || may_scaffold) {
         pinned::pin(env, host, id, &ws.root);
@@ -327,7 +324,6 @@ pub(crate) fn ready(ws: &Workspace, may_scaffold: bool) -> Result<bool> {
 /// Append a line to the workspace's hook log (best effort).
 pub fn write_log(root: Option<&Path>, line: &str) {
     use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
     let Some(root) = root else { return };
     // the log is never written through a link out of the workspace (a cloned repository could
     // commit `.trilogy/hooks.log → ~/.bashrc`), nor through any link at its last step
@@ -339,14 +335,7 @@ pub fn write_log(root: Option<&Path>, line: &str) {
     }
     let stamp = chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false);
     // never waiting on a FIFO left there, and writing into nothing but a regular file
-    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
-    if let Ok(mut f) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .custom_flags(flags.bits() as i32)
-        .open(log)
-        && f.metadata().is_ok_and(|m| m.is_file())
-    {
+    if let Ok(mut f) = crate::base::fence::open_append_here(&log) {
         let _ = writeln!(f, "{stamp} {line}");
     }
 }

@@ -5,27 +5,18 @@
 
 use std::path::{Path, PathBuf};
 
-use sha1::{Digest, Sha1};
-
 fn dir(env: &[(String, String)]) -> Option<PathBuf> {
-    let var = |k: &str| {
-        env.iter()
-            .find(|(n, v)| n == k && !v.is_empty())
-            .map(|(_, v)| PathBuf::from(v))
-    };
-    let base = var("XDG_STATE_HOME").or_else(|| var("HOME").map(|h| h.join(".local/state")))?;
-    Some(base.join("trilogy").join("sessions"))
+    Some(crate::base::dirs::state(env)?.join("sessions"))
 }
 
 fn file(env: &[(String, String)], host: &str, id: &str) -> Option<PathBuf> {
-    let digest = Sha1::digest(format!("{host}\n{id}").as_bytes());
-    let name: String = digest[..10].iter().map(|b| format!("{b:02x}")).collect();
+    let name = crate::base::hex::sha1_prefix(format!("{host}\n{id}").as_bytes(), 10);
     Some(dir(env)?.join(name))
 }
 
 /// The root the session was pinned to, when it is still a folder.
 pub fn root(env: &[(String, String)], host: &str, id: &str) -> Option<PathBuf> {
-    let text = crate::workspace::read_small_text(&file(env, host, id)?, 64 << 10)?;
+    let text = crate::base::fence::read_small_text(&file(env, host, id)?, 64 << 10)?;
     let root = PathBuf::from(text.trim_end_matches('\n'));
     (root.is_absolute() && root.is_dir()).then_some(root)
 }
@@ -43,11 +34,8 @@ pub fn pin(env: &[(String, String)], host: &str, id: &str, root: &Path) {
     // whole or absent (temp file + rename), but not synced: a pin lost to a power cut costs
     // nothing the location rule does not find again, and a sync would cost every session start
     let text = format!("{}\n", root.display());
-    let written = tempfile::NamedTempFile::new_in(parent).and_then(|mut t| {
-        use std::io::Write;
-        t.write_all(text.as_bytes())?;
-        t.persist(&path).map(drop).map_err(|e| e.error)
-    });
+    use crate::base::write::{Whole, write_whole};
+    let written = write_whole(&path, text.as_bytes(), Whole::Private);
     if let Err(e) = written {
         tracing::debug!(error = %e, "could not pin the session's workspace");
     }

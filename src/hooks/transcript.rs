@@ -20,18 +20,9 @@ const TAIL_BYTES: u64 = 2 * 1024 * 1024;
 /// The last [`TAIL_BYTES`] of the regular file at `path`, starting at a line boundary; `None`
 /// for anything else (missing, a directory, a device, a FIFO, a socket).
 fn read_tail(path: &Path) -> Option<Vec<u8>> {
-    use rustix::fs::{Mode, OFlags};
     use std::io::{Read, Seek, SeekFrom};
-    if !std::fs::metadata(path).ok()?.is_file() {
-        return None;
-    }
-    let flags = OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
-    let mut f = std::fs::File::from(rustix::fs::open(path, flags, Mode::empty()).ok()?);
-    // the path may have been swapped between the check and the open: ask the open file
-    let meta = f.metadata().ok()?;
-    if !meta.is_file() {
-        return None;
-    }
+    // never waiting on a FIFO, and the open file itself asked what it is
+    let (mut f, meta) = crate::base::fence::open_regular(path, u64::MAX).ok()?;
     let from = meta.len().saturating_sub(TAIL_BYTES);
     f.seek(SeekFrom::Start(from)).ok()?;
     let mut buf = Vec::new();

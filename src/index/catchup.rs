@@ -145,7 +145,7 @@ impl SearchIndex {
                     p(n + 1, total);
                 }
             }
-            crate::workspace::crash_point("index-before-commit");
+            crate::base::fault::crash_point("index-before-commit");
             let mut prepared = writer
                 .prepare_commit()
                 .map_err(|e| index_err(&self.dir, e))?;

@@ -6,8 +6,6 @@
 
 use std::path::{Path, PathBuf};
 
-use rustix::fs::{CWD, RenameFlags, renameat_with};
-
 use super::{Progress, SearchIndex};
 use crate::error::{Error, Result};
 use crate::store::Reader;
@@ -55,13 +53,13 @@ fn put_in_place(build: &Path, dir: &Path) -> Result<()> {
     for _ in 0..50 {
         match std::fs::symlink_metadata(dir) {
             Ok(m) if m.is_dir() => {
-                match renameat_with(CWD, build, CWD, dir, RenameFlags::EXCHANGE) {
+                match crate::base::write::exchange(build, dir) {
                     Ok(()) => {
                         // `build` now holds the previous index; readers of it keep their files
                         let _ = std::fs::remove_dir_all(build);
                         return Ok(());
                     }
-                    Err(rustix::io::Errno::NOENT) => continue,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
                     Err(_) => {
                         // no exchange on this filesystem: two renames, a short gap
                         let old = sibling(dir, "old");

@@ -384,7 +384,7 @@ pub fn serve(
 ) -> Result<()> {
     // stdout is the protocol channel: every log line goes to stderr
     crate::log_to_stderr();
-    let env: Vec<(String, String)> = std::env::vars().collect();
+    let env = crate::base::env::snapshot();
     let server = MemoryServer::new(root, env, overrides, agent_session);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -114,11 +114,13 @@ fn git(root: &Path, args: &[&str]) -> Result<String> {
     git_bytes(root, args).map(|b| String::from_utf8_lossy(&b).into_owned())
 }
 
-/// Write the `.gitattributes` region and the repository-local driver config.
+/// Write the `.gitattributes` region and the repository-local driver config; `path` is the
+/// `PATH` the driver is looked for on.
 pub fn install_git(
     root: &Path,
     memory_dir: &str,
     command: &str,
+    path: Option<&str>,
     remove: bool,
 ) -> Result<Vec<String>> {
     let mut done = Vec::new();
@@ -139,7 +141,7 @@ pub fn install_git(
         return Ok(done);
     }
     git(root, &["rev-parse", "--git-dir"])?;
-    done.push(driver_found(command));
+    done.push(driver_found(command, path));
     let region = format!(
         "{ATTR_START}\n{}\n{ATTR_END}\n",
         attribute_lines(memory_dir).join("\n")
@@ -173,10 +175,9 @@ pub fn install_git(
 
 /// Where git will find the driver `command`: a path is checked to be an executable file, a bare
 /// name is looked for on this PATH (git run from a GUI, an IDE or cron may have another one).
-fn driver_found(command: &str) -> String {
-    use std::os::unix::fs::PermissionsExt;
+fn driver_found(command: &str, path: Option<&str>) -> String {
     let runnable = |p: &Path| {
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && crate::base::stat::executable(&m))
     };
     if command.contains('/') {
         return match runnable(Path::new(command)) {
@@ -186,12 +187,7 @@ fn driver_found(command: &str) -> String {
             ),
         };
     }
-    let on_path = std::env::var_os("PATH").map(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join(command))
-            .find(|p| runnable(p))
-    });
-    match on_path.flatten() {
+    match crate::base::env::on_path(path, command).find(|p| runnable(p)) {
         Some(p) => format!(
             "the merge driver runs `{command}` from PATH (now {}); git started without it on PATH (a GUI, an IDE, cron) leaves memory files unmerged: install with --command {} to avoid that",
             p.display(),

@@ -458,7 +458,7 @@ fn kept_unshown(ws: &Workspace, kept: Vec<Event>) -> Vec<Event> {
     let Ok(marker) = ws.inside(&marker) else {
         return kept;
     };
-    let shown: u64 = crate::workspace::read_small_text(&marker, 64)
+    let shown: u64 = crate::base::fence::read_small_text(&marker, 64)
         .and_then(|t| t.trim().parse().ok())
         .unwrap_or(0);
     let fresh: Vec<Event> = kept.into_iter().filter(|e| e.seq > shown).collect();

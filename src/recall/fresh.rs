@@ -38,8 +38,7 @@ pub struct Stamp {
 
 /// A short, fixed-length name for a file in a stamp (16 hex digits of the SHA-1 of its path).
 pub fn key(path: &Path) -> String {
-    let d = Sha1::digest(path.as_os_str().as_encoded_bytes());
-    d[..8].iter().map(|b| format!("{b:02x}")).collect()
+    crate::base::hex::sha1_prefix(path.as_os_str().as_encoded_bytes(), 8)
 }
 
 /// Every file found, in the order found, with its host, name, size and time (a file whose
@@ -69,7 +68,7 @@ fn path(dir: &Path) -> PathBuf {
 
 /// The stamp beside the index, if there is a well-formed one.
 pub fn read(dir: &Path) -> Option<Stamp> {
-    let text = crate::workspace::read_small_text(&path(dir), 1 << 20)?;
+    let text = crate::base::fence::read_small_text(&path(dir), 1 << 20)?;
     let mut lines = text.lines();
     let mut words = lines.next()?.split_ascii_whitespace();
     if words.next()? != MAGIC {
@@ -120,11 +119,9 @@ pub fn write(dir: &Path, stamp: &Stamp) {
         text.push('\n');
     }
     text.push_str("end\n");
-    // a name of this process's own, so two writers never share a half-written file
-    let tmp = dir.join(format!(".{NAME}.{}.tmp", std::process::id()));
-    if std::fs::write(&tmp, text).is_err() || std::fs::rename(&tmp, path(dir)).is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
+    // best effort: a stamp not written costs the next search a look at the sources
+    use crate::base::write::{Whole, write_whole};
+    let _ = write_whole(&path(dir), text.as_bytes(), Whole::Private);
 }
 
 #[cfg(test)]

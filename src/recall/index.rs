@@ -137,11 +137,7 @@ fn seconds(time: Option<&str>) -> i64 {
 }
 
 fn fingerprint(bytes: &[u8]) -> String {
-    use sha1::{Digest, Sha1};
-    Sha1::digest(&bytes[..bytes.len().min(HEAD)])
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::base::hex::sha1(&bytes[..bytes.len().min(HEAD)])
 }
 
 /// The index folder, opened (made, or made again when it is broken or of another layout),
@@ -225,10 +221,7 @@ fn create(dir: &Path, schema: &Schema) -> tantivy::Result<Index> {
 
 /// The folder, readable by its owner only: it holds what was said, unmasked.
 fn make_private(dir: &Path) -> Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
-        .map_err(|e| Error::io(dir, e))
+    crate::base::write::private_dir(dir).map_err(|e| Error::io(dir, e))
 }
 
 /// The generation the index's last commit names (0: none yet).
@@ -358,7 +351,7 @@ pub fn read_new(
         })
     };
     let failed = |e: std::io::Error| fail(Stop::Failed(e.to_string()));
-    let mut file = match crate::workspace::open_regular(path, u64::MAX) {
+    let mut file = match crate::base::fence::open_regular(path, u64::MAX) {
         Ok((f, _)) => f,
         Err(e) => return failed(e),
     };

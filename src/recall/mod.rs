@@ -145,13 +145,8 @@ pub fn dir(ws: &Workspace) -> Result<PathBuf> {
 
 /// A workspace's id: 16 hex digits of the SHA-1 of its root.
 pub fn workspace_id(root: &Path) -> String {
-    use sha1::{Digest, Sha1};
     let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-    Sha1::digest(root.to_string_lossy().as_bytes())
-        .iter()
-        .take(8)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::base::hex::sha1_prefix(root.to_string_lossy().as_bytes(), 8)
 }
 
 fn root_of(ws: &Workspace) -> PathBuf {
@@ -430,7 +425,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             }
         };
         entry.found += 1;
-        let bad = crate::workspace::open_regular(&src.path, u64::MAX)
+        let bad = crate::base::fence::open_regular(&src.path, u64::MAX)
             .err()
             .map(|e| e.to_string())
             .or_else(|| st.and_then(|s| s.unreadable.clone()));

@@ -40,10 +40,10 @@ pub struct Stat {
 
 impl Stat {
     pub fn of(meta: &std::fs::Metadata) -> Stat {
-        use std::os::unix::fs::MetadataExt;
         Stat {
             size: meta.len(),
-            mtime: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+            // nanoseconds fit an i64 until the year 2262
+            mtime: crate::base::stat::mtime_ns(meta) as i64,
         }
     }
 }
@@ -264,7 +264,7 @@ pub fn find(
 /// itself always), each with the short name `projects.json` gives its temporary folder.
 pub fn gemini_projects(base: &Path, root: &Path) -> Vec<(PathBuf, Option<String>)> {
     let mut out = vec![(root.to_path_buf(), None)];
-    let listed = crate::workspace::read_small_text(&base.join("projects.json"), 4 << 20)
+    let listed = crate::base::fence::read_small_text(&base.join("projects.json"), 4 << 20)
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok());
     if let Some(map) = listed
         .as_ref()
@@ -309,7 +309,7 @@ pub fn belongs(root: &Path, cwd: &Path) -> bool {
 pub fn gemini_hash(root: &Path) -> String {
     use sha2::{Digest, Sha256};
     let d = Sha256::digest(root.to_string_lossy().as_bytes());
-    d.iter().map(|b| format!("{b:02x}")).collect()
+    crate::base::hex::lower(&d)
 }
 
 #[cfg(test)]

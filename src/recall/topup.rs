@@ -75,7 +75,7 @@ pub fn top_up(
         }
         Err(e) => return Err(index_err(dir, e)),
     };
-    crate::workspace::pause_point("recall-writer");
+    crate::base::fault::pause_point("recall-writer");
     pass.commit(ws, &idx, &f, writer, progress)?;
     Ok((idx, f, Vec::new()))
 }

@@ -18,11 +18,11 @@
 use std::path::Path;
 
 use redb::{Builder, Database};
-use rustix::fs::{CWD, RenameFlags, renameat_with};
 
 use super::{WriteTx, store_err};
+use crate::base::fault::{crash_point, pause_point};
+use crate::base::write::sync_dir;
 use crate::error::{Error, Result};
-use crate::workspace::{crash_point, pause_point};
 
 /// How often a store that vanishes between being published and being opened is made again.
 const ATTEMPTS: usize = 3;
@@ -70,12 +70,10 @@ fn publish_new(path: &Path, builder: &dyn Fn() -> Builder) -> Result<()> {
     sweep(dir, path);
     let prefix = format!("{}{}.", private_prefix(path), std::process::id());
     let private = {
-        use std::os::unix::fs::PermissionsExt;
         tempfile::Builder::new()
             .prefix(&prefix)
             .suffix(PRIVATE_SUFFIX)
-            // as any file the user makes: the umask decides
-            .permissions(std::fs::Permissions::from_mode(0o666))
+            .permissions(crate::base::write::as_user_makes())
             .tempfile_in(dir)
             .map_err(|e| Error::io(dir, e))?
             // closed here, deleted when dropped: on every way out but a publish by link
@@ -116,23 +114,16 @@ fn publish_new(path: &Path, builder: &dyn Fn() -> Builder) -> Result<()> {
 /// A private file swept meanwhile (its maker looked gone from another process's view) is `Ok`
 /// as well: nothing is published, and the caller makes another.
 fn publish(private: &Path, path: &Path) -> Result<()> {
-    match renameat_with(CWD, private, CWD, path, RenameFlags::NOREPLACE) {
-        Ok(()) | Err(rustix::io::Errno::EXIST | rustix::io::Errno::NOENT) => Ok(()),
-        Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS | rustix::io::Errno::NOTSUP) => {
-            match std::fs::hard_link(private, path) {
-                Ok(()) => Ok(()),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-                Err(e) => Err(Error::io(path, e)),
-            }
-        }
-        Err(e) => Err(Error::io(path, std::io::Error::from(e))),
-    }
-}
-
-/// Make the names in `dir` durable (best effort: some filesystems refuse it).
-fn sync_dir(dir: &Path) {
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
+    use std::io::ErrorKind::{AlreadyExists, NotFound, Unsupported};
+    match crate::base::write::rename_no_replace(private, path) {
+        Ok(()) => Ok(()),
+        Err(e) if matches!(e.kind(), AlreadyExists | NotFound) => Ok(()),
+        Err(e) if e.kind() == Unsupported => match std::fs::hard_link(private, path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == AlreadyExists => Ok(()),
+            Err(e) => Err(Error::io(path, e)),
+        },
+        Err(e) => Err(Error::io(path, e)),
     }
 }
 
@@ -156,7 +147,7 @@ fn sweep(dir: &Path, path: &Path) {
             .and_then(|m| m.modified().ok())
             .and_then(|t| t.elapsed().ok())
             .is_some_and(|age| age > STALE);
-        if old || maker.is_some_and(|pid| !crate::workspace::pid_alive(&pid.to_string())) {
+        if old || maker.is_some_and(|pid| !crate::base::process::pid_alive(&pid.to_string())) {
             let _ = std::fs::remove_file(entry.path());
         }
     }

@@ -142,30 +142,6 @@ pub(super) fn newer_format(path: &Path) -> Option<u8> {
     (h[..9] == MAGIC && a == b && a > FORMAT && a < 64).then_some(a)
 }
 
-/// Whether another open of the file at `path` holds one of redb's locks on it: every handle
-/// on a store (reading or writing, in any process) holds one while it is open. Probed with a
-/// whole-file write lock taken and given back at once, without waiting (this process must hold
-/// no handle on it). A filesystem without locks holds none.
-pub(super) fn held_open(path: &Path) -> bool {
-    use rustix::fs::{FlockOperation, fcntl_lock};
-    use rustix::io::Errno;
-    // a write lock needs a handle opened for writing; nothing is written through it
-    let Ok(f) = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
-    else {
-        return false;
-    };
-    match fcntl_lock(&f, FlockOperation::NonBlockingLockExclusive) {
-        Ok(()) => {
-            let _ = fcntl_lock(&f, FlockOperation::NonBlockingUnlock);
-            false
-        }
-        Err(e) => e == Errno::AGAIN || e == Errno::ACCESS,
-    }
-}
-
 /// Give a copy of a store file whose first bytes are gone (the magic number, the flags, the page
 /// size: a header torn or overwritten at its start) what redb needs to read the rest: the magic
 /// number, "recovery required" (so redb takes the newer commit slot whose checksum holds and

@@ -195,9 +195,10 @@ pub fn newer_format(path: &Path) -> Option<String> {
 }
 
 /// Whether another handle (in this or another process) has the store file at `path` open:
-/// such a store is in use, and never set aside.
+/// such a store is in use, and never set aside. Every handle on a redb store holds a record
+/// lock on it while it is open (this process must hold none on it).
 pub fn held_open(path: &Path) -> bool {
-    damage::held_open(path)
+    crate::base::lock::held_elsewhere(path)
 }
 
 fn store_err(path: &Path, e: impl std::fmt::Display) -> Error {

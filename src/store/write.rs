@@ -216,9 +216,7 @@ impl WriteTx {
         damage::guard(&self.path, || {
             // the time the stamp was taken (before its I/O), else now
             let now_ms = match stamp.taken_ms {
-                0 => std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_millis() as u64),
+                0 => crate::base::clock::wall_ms(),
                 taken => taken,
             };
             self.set_meta(&format!("stamped_at:{}", file.code()), now_ms)?;

@@ -61,7 +61,7 @@ pub struct UserLine {
 /// file or its headings say nothing.
 pub fn lang_of(dir: &Path) -> Option<Lang> {
     let text =
-        crate::workspace::read_small_text(&dir.join(FILE), crate::workspace::MAX_FILE_BYTES)?;
+        crate::base::fence::read_small_text(&dir.join(FILE), crate::workspace::MAX_FILE_BYTES)?;
     let headings: Vec<&str> = (text.lines())
         .filter_map(|l| l.strip_prefix("## "))
         .map(str::trim)

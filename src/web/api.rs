@@ -108,9 +108,7 @@ pub(super) fn registered(app: &App, root: &Path) -> Result<registry::Row, ApiErr
 }
 
 fn millis(meta: &std::fs::Metadata) -> Option<i64> {
-    let t = meta.modified().ok()?;
-    let d = t.duration_since(std::time::UNIX_EPOCH).ok()?;
-    Some(d.as_millis() as i64)
+    Some(crate::base::clock::unix_ms(meta.modified().ok()?) as i64)
 }
 
 /// Reference §2.8: a missing file, or one whose known sections hold only `暂无` / `none yet`,
@@ -170,7 +168,7 @@ fn workspaces(app: &App) -> ApiResult {
                 meta.map_or(Value::Null, |m| json!({ "bytes": m.len() })),
             );
         }
-        let project = crate::workspace::read_small_text(
+        let project = crate::base::fence::read_small_text(
             &mem.join("PROJECT.md"),
             crate::workspace::MAX_FILE_BYTES,
         );
@@ -180,7 +178,7 @@ fn workspaces(app: &App) -> ApiResult {
             use std::io::BufRead;
             // read up to the first entry's heading only (a log can be megabytes)
             let max = crate::workspace::MAX_FILE_BYTES;
-            crate::workspace::open_regular(&mem.join(f), max).is_ok_and(|(file, _)| {
+            crate::base::fence::open_regular(&mem.join(f), max).is_ok_and(|(file, _)| {
                 std::io::BufReader::new(file)
                     .lines()
                     .map_while(std::result::Result::ok)
@@ -220,11 +218,7 @@ fn init(app: &App, req: &Request) -> ApiResult {
         ..Default::default()
     };
     let (_, _, located) = crate::workspace::open_located(&wanted, &app.env, &app.overrides)?;
-    let home = app
-        .env
-        .iter()
-        .find(|(k, _)| k == "HOME")
-        .map(|(_, v)| PathBuf::from(v));
+    let home = crate::base::dirs::home(&app.env);
     let root = located.root.clone();
     // a person asked for memory here; never in `/` or the home folder itself
     if root.parent().is_none() || home.as_deref().is_some_and(|h| h == root) {
@@ -281,7 +275,7 @@ fn files(app: &App, req: &Request) -> ApiResult {
     let archive_text = req.param("archive") != Some("0");
     for f in FileKind::ALL {
         let path = ws.memory_file(f)?;
-        let read = crate::workspace::open_regular(&path, crate::workspace::MAX_FILE_BYTES)
+        let read = crate::base::fence::open_regular(&path, crate::workspace::MAX_FILE_BYTES)
             .ok()
             .and_then(|(file, m)| {
                 use std::io::Read;
@@ -296,7 +290,7 @@ fn files(app: &App, req: &Request) -> ApiResult {
                 if let Some(i) = MAIN.iter().position(|m| *m == f) {
                     mtimes[i] = mtime;
                 }
-                shas.push(Some(crate::model::sha1_hex(&bytes)));
+                shas.push(Some(crate::base::hex::sha1(&bytes)));
                 let text = String::from_utf8_lossy(&bytes).into_owned();
                 if f == FileKind::Sessions {
                     sessions_text = Some(text.clone());

@@ -152,7 +152,7 @@ impl App {
 }
 
 pub(crate) fn now_ms() -> i64 {
-    chrono::Utc::now().timestamp_millis()
+    crate::base::clock::wall_ms() as i64
 }
 
 /// A failed request: status and the `{ error }` text.
@@ -386,19 +386,15 @@ pub(crate) fn to_json<T: serde::Serialize>(v: &T) -> ApiResult {
 
 /// A random per-launch token: 32 hex digits from the system's random source.
 fn new_token() -> Result<String> {
-    use std::io::Read;
-    let mut bytes = [0u8; 16];
-    std::fs::File::open("/dev/urandom")
-        .and_then(|mut f| f.read_exact(&mut bytes))
-        .map_err(|e| Error::io("/dev/urandom", e))?;
-    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+    let bytes = crate::base::random::bytes::<16>().map_err(|e| Error::io("/dev/urandom", e))?;
+    Ok(crate::base::hex::lower(&bytes))
 }
 
 /// Bind 127.0.0.1:`port`, call `announce` with the URL (the caller prints it), and serve
 /// until Ctrl-C or SIGTERM.
 pub fn serve(opts: Options, announce: impl FnOnce(&Launch) -> Result<()>) -> Result<()> {
     crate::log_to_stderr();
-    let env: Vec<(String, String)> = std::env::vars().collect();
+    let env = crate::base::env::snapshot();
     let cwd = std::env::current_dir().map_err(|e| Error::io(".", e))?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -446,7 +442,7 @@ pub fn serve(opts: Options, announce: impl FnOnce(&Launch) -> Result<()>) -> Res
         let mut stopped = stopping.clone();
         let mut cut = stopping;
         tokio::spawn(async move {
-            shutdown().await;
+            crate::base::signal::stop_requested().await;
             let _ = stop.send(true);
         });
         let graceful = axum::serve(
@@ -477,44 +473,11 @@ pub fn serve(opts: Options, announce: impl FnOnce(&Launch) -> Result<()>) -> Res
 /// (`$XDG_STATE_HOME/trilogy/serve-<port>.token`, mode 0600), removed when the server stops.
 /// Best effort: without a state folder, the printed URL is the only copy.
 fn keep_token(env: &[(String, String)], port: u16, token: &str) -> Option<PathBuf> {
-    let var = |k: &str| {
-        env.iter()
-            .find(|(n, v)| n == k && !v.is_empty())
-            .map(|(_, v)| PathBuf::from(v))
-    };
-    let base = var("XDG_STATE_HOME").or_else(|| var("HOME").map(|h| h.join(".local/state")))?;
-    let dir = base.join("trilogy");
+    let dir = crate::base::dirs::state(env)?;
     std::fs::create_dir_all(&dir).ok()?;
     let path = dir.join(format!("serve-{port}.token"));
-    let mut open = std::fs::OpenOptions::new();
-    open.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut open, 0o600);
-    let mut f = open.open(&path).ok()?;
-    // a file left by an earlier server on this port keeps its mode on open: set it again
-    #[cfg(unix)]
-    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o600)).ok()?;
-    std::io::Write::write_all(&mut f, format!("{token}\n").as_bytes()).ok()?;
+    // private even over a file an earlier server on this port left
+    use crate::base::write::{Whole, write_whole};
+    write_whole(&path, format!("{token}\n").as_bytes(), Whole::Private).ok()?;
     Some(path)
-}
-
-async fn shutdown() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        _ = ctrl_c => {},
-        _ = term => {},
-    }
 }

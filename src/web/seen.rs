@@ -77,8 +77,7 @@ fn attention(app: &App, req: &Request) -> ApiResult {
     let project_ms = std::fs::metadata(ws.file_path(crate::model::FileKind::Project))
         .and_then(|m| m.modified())
         .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_millis() as i64);
+        .map_or(0, |t| crate::base::clock::unix_ms(t) as i64);
     let (due, stale, token) = ws
         .read(|r| {
             let due = ops::truth::review::due(r, today)?.len();
@@ -148,9 +147,9 @@ fn doctor_part(app: &App, ws: &std::sync::Arc<crate::workspace::Workspace>, toke
         },
     );
     drop(held);
-    let (ws, token) = (ws.clone(), token.to_string());
+    let (ws, token, env) = (ws.clone(), token.to_string(), app.env.clone());
     std::thread::spawn(move || {
-        let judged = ops::doctor::doctor(&ws, false).map(|report| {
+        let judged = ops::doctor::doctor(&ws, &env, false).map(|report| {
             let count = |level: ops::doctor::Level| {
                 report.findings.iter().filter(|f| f.level == level).count()
             };

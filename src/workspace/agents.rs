@@ -10,10 +10,7 @@
 //! from older versions, kept in the store's `agent_sessions` table, are still read when a session
 //! has no file yet.
 
-use std::io::Write as _;
 use std::path::PathBuf;
-
-use sha1::{Digest, Sha1};
 
 use super::Workspace;
 use crate::error::{Error, Result};
@@ -26,9 +23,7 @@ fn dir(ws: &Workspace) -> Result<PathBuf> {
 }
 
 fn file_name(id: &str) -> String {
-    let digest = Sha1::digest(id.as_bytes());
-    let hex: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
-    format!("{hex}.json")
+    format!("{}.json", crate::base::hex::sha1_prefix(id.as_bytes(), 12))
 }
 
 /// Held while one session record is read, changed and written back.
@@ -66,16 +61,9 @@ pub fn save(ws: &Workspace, st: &AgentSession) -> Result<()> {
     let dir = dir(ws)?;
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     let bytes = serde_json::to_vec(st).map_err(|e| Error::Internal(e.to_string()))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".")
-        .suffix(".tmp")
-        .tempfile_in(&dir)
-        .map_err(|e| Error::io(&dir, e))?;
-    tmp.write_all(&bytes)
-        .map_err(|e| Error::io(tmp.path(), e))?;
     let path = dir.join(file_name(&st.id));
-    tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
-    Ok(())
+    use crate::base::write::{Whole, write_whole};
+    write_whole(&path, &bytes, Whole::Private).map_err(|e| Error::io(&path, e))
 }
 
 /// Every session known: the files, and the older store records no file replaced.

@@ -3,43 +3,25 @@
 //! `open`.
 
 use std::io::Write;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
-use crate::error::{Error, Result};
-use crate::model::{FileStamp, sha1_hex};
+use crate::base::stat::{inode, mtime_ns, same_device};
+use crate::base::write::{exchange, sync_parent};
 
-pub use super::open::{
-    MAX_FILE_BYTES, open_lock_file, open_regular, read_existing, read_file, read_small_text,
-    read_text_file,
-};
+use crate::base::hex;
+use crate::error::{Error, Result};
+use crate::model::FileStamp;
+
+use crate::base::fence::open_regular;
+
+pub use super::open::{MAX_FILE_BYTES, open_lock_file, read_existing, read_file, read_text_file};
 use super::open::{open_fenced, refuse_special};
 
 /// Replace `path` with `bytes` atomically and durably.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    use crate::base::write::{Whole, write_whole};
     refuse_special(path)?;
-    let dir = path
-        .parent()
-        .ok_or_else(|| Error::Internal(format!("{} has no parent", path.display())))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".trilogy-")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| Error::io(dir, e))?;
-    // the temp file is private (0600); the file keeps its own mode, a new one gets 0644
-    let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
-    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode))
-        .map_err(|e| Error::io(tmp.path(), e))?;
-    tmp.write_all(bytes).map_err(|e| Error::io(tmp.path(), e))?;
-    tmp.as_file()
-        .sync_all()
-        .map_err(|e| Error::io(tmp.path(), e))?;
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    if let Ok(d) = std::fs::File::open(dir) {
-        // fsync of the directory makes the rename durable; some filesystems refuse it
-        let _ = d.sync_all();
-    }
-    Ok(())
+    write_whole(path, bytes, Whole::Durable).map_err(|e| Error::io(path, e))
 }
 
 fn stamp_from(meta: &std::fs::Metadata, sha1: String, taken_ms: u64) -> FileStamp {
@@ -48,7 +30,7 @@ fn stamp_from(meta: &std::fs::Metadata, sha1: String, taken_ms: u64) -> FileStam
         sha1,
         len: meta.len(),
         mtime_ns: mtime_ns(meta),
-        ino: meta.ino(),
+        ino: inode(meta),
     }
 }
 
@@ -67,13 +49,8 @@ pub fn read_stamped(path: &Path) -> Result<Option<(Vec<u8>, FileStamp)>> {
         .take(MAX_FILE_BYTES)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io(path, e))?;
-    let stamp = stamp_from(&meta, sha1_hex(&bytes), taken_ms);
+    let stamp = stamp_from(&meta, hex::sha1(&bytes), taken_ms);
     Ok(Some((bytes, stamp)))
-}
-
-/// A file's modification time in nanoseconds since the epoch.
-pub(crate) fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
-    meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128
 }
 
 /// Open a memory file and stat the open file ([`open_regular`], at most [`MAX_FILE_BYTES`]);
@@ -90,14 +67,10 @@ fn open_stat(path: &Path) -> Result<Option<(std::fs::File, std::fs::Metadata)>> 
 /// filesystem timestamps), so a stat taken that close to a write proves nothing.
 const RACY_WINDOW_NS: i128 = 2_000_000_000;
 
-pub(crate) fn now_ms() -> u64 {
-    (now_ns() / 1_000_000).max(0) as u64
-}
+use crate::base::clock::wall_ms as now_ms;
 
 fn now_ns() -> i128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as i128)
+    crate::base::clock::wall_ns() as i128
 }
 
 /// How long a file must have gone unwritten before its bytes are taken as a finished save:
@@ -218,7 +191,7 @@ pub fn stat_equal(path: &Path, stamp: &FileStamp) -> bool {
         return false;
     };
     let mtime = mtime_ns(&m);
-    m.len() == stamp.len && m.ino() == stamp.ino && mtime == stamp.mtime_ns
+    m.len() == stamp.len && inode(&m) == stamp.ino && mtime == stamp.mtime_ns
 }
 
 /// A file replaced by [`swap_in`]: the previous content waits in `previous` until the caller
@@ -267,7 +240,7 @@ impl Swapped {
 
     /// Keep the new content; the previous inode is moved to `to` (on the same filesystem)
     /// instead of being deleted, so a program still writing into it does not write into nothing.
-    /// The caller syncs the directories ([`sync_dir_at`]), once for every file it swapped.
+    /// The caller syncs the directories ([`crate::base::write::sync_dir`]), once for every file it swapped.
     pub fn keep_previous_at(self, to: &Path) -> Result<()> {
         if let Some(p) = &self.previous {
             std::fs::rename(p, to).map_err(|e| Error::io(to, e))?;
@@ -276,7 +249,7 @@ impl Swapped {
     }
 
     /// Keep the new content; the previous one is deleted. The caller syncs the directory
-    /// ([`sync_dir_at`]), once for every file it swapped.
+    /// ([`crate::base::write::sync_dir`]), once for every file it swapped.
     pub fn keep(self) -> Result<()> {
         if let Some(p) = &self.previous {
             std::fs::remove_file(p).map_err(|e| Error::io(p, e))?;
@@ -298,7 +271,7 @@ impl Swapped {
             }
             // the file did not exist before: remove ours unless it was saved into
             let untouched = match read_file(&self.path, MAX_FILE_BYTES) {
-                Ok(Some(b)) => sha1_hex(&b) == ours,
+                Ok(Some(b)) => hex::sha1(&b) == ours,
                 Ok(None) => true,
                 Err(_) => false,
             };
@@ -310,20 +283,20 @@ impl Swapped {
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => return Err(Error::io(&self.path, e)),
             }
-            sync_dir(&self.path);
+            sync_parent(&self.path);
             return Ok(Undone::Restored);
         };
-        exchange(prev, &self.path)?;
+        exchange(prev, &self.path).map_err(|e| Error::io(&self.path, e))?;
         let new_bytes = read_existing(prev, MAX_FILE_BYTES)?;
-        if sha1_hex(&new_bytes) == ours {
+        if hex::sha1(&new_bytes) == ours {
             std::fs::remove_file(prev).map_err(|e| Error::io(prev, e))?;
-            sync_dir(&self.path);
+            sync_parent(&self.path);
             return Ok(Undone::Restored);
         }
         // a save landed in our version after the swap: it is the newest content, keep it
-        exchange(prev, &self.path)?;
+        exchange(prev, &self.path).map_err(|e| Error::io(&self.path, e))?;
         let displaced = read_existing(prev, MAX_FILE_BYTES)?;
-        let outcome = if Some(sha1_hex(&displaced).as_str()) == expected {
+        let outcome = if Some(hex::sha1(&displaced).as_str()) == expected {
             std::fs::remove_file(prev).map_err(|e| Error::io(prev, e))?;
             Undone::KeptTheirSave
         } else {
@@ -331,7 +304,7 @@ impl Swapped {
             std::fs::rename(prev, &to).map_err(|e| Error::io(&to, e))?;
             Undone::Rescued(to)
         };
-        sync_dir(&self.path);
+        sync_parent(&self.path);
         Ok(outcome)
     }
 }
@@ -348,27 +321,6 @@ pub fn rescue_path(rescue_dir: &Path, file: &Path, why: Option<&str>) -> Result<
     Ok(rescue_dir.join(format!("{name}{why}.{stamp}")))
 }
 
-/// Make the renames in directory `dir` durable (best effort: some filesystems refuse it).
-pub fn sync_dir_at(dir: &Path) {
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
-}
-
-fn sync_dir(path: &Path) {
-    if let Some(dir) = path.parent()
-        && let Ok(d) = std::fs::File::open(dir)
-    {
-        let _ = d.sync_all();
-    }
-}
-
-fn exchange(a: &Path, b: &Path) -> Result<()> {
-    use rustix::fs::{CWD, RenameFlags, renameat_with};
-    renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE)
-        .map_err(|e| Error::io(b, std::io::Error::from(e)))
-}
-
 /// Replace `path` with `bytes` by atomically exchanging a durable temp file with it, so the
 /// bytes that were there at that instant are kept and can be checked: a write that landed after
 /// the caller last read the file is never silently overwritten.
@@ -378,7 +330,7 @@ fn exchange(a: &Path, b: &Path) -> Result<()> {
 pub fn swap_in(path: &Path, bytes: &[u8], tmp_dir: &Path) -> Result<Swapped> {
     swap_in_with(path, tmp_dir, |file| {
         file.write_all(bytes)?;
-        Ok(sha1_hex(bytes))
+        Ok(hex::sha1(bytes))
     })
 }
 
@@ -392,20 +344,15 @@ pub fn swap_in_with(
     let dir = path
         .parent()
         .ok_or_else(|| Error::Internal(format!("{} has no parent", path.display())))?;
-    let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode() & 0o7777);
-    let same_fs = |a: &Path, b: &Path| match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => x.dev() == y.dev(),
-        _ => false,
-    };
+    let mode = crate::base::write::mode_of(path).unwrap_or(0o644);
     let _ = std::fs::create_dir(tmp_dir);
-    let tmp_in = if same_fs(tmp_dir, dir) { tmp_dir } else { dir };
-    let tmp = tempfile::Builder::new()
-        .prefix(".trilogy-")
-        .suffix(".tmp")
-        .tempfile_in(tmp_in)
-        .map_err(|e| Error::io(tmp_in, e))?;
-    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode))
-        .map_err(|e| Error::io(tmp.path(), e))?;
+    let tmp_in = if same_device(tmp_dir, dir) {
+        tmp_dir
+    } else {
+        dir
+    };
+    let tmp = crate::base::write::temp_in(tmp_in).map_err(|e| Error::io(tmp_in, e))?;
+    crate::base::write::set_mode(tmp.path(), mode).map_err(|e| Error::io(tmp.path(), e))?;
     let (mut file, tmp_path) = tmp.keep().map_err(|e| Error::io(dir, e.error))?;
     // before the write: the file's mtime is at or after this, so the stamp starts out racy and
     // is vouched for only by a later read
@@ -424,7 +371,7 @@ pub fn swap_in_with(
         sha1,
         len: meta.len(),
         mtime_ns: mtime_ns(&meta),
-        ino: meta.ino(),
+        ino: inode(&meta),
     };
     drop(file);
     let existed = path.exists();
@@ -467,12 +414,11 @@ pub fn hash_stamped(path: &Path) -> Result<Option<FileStamp>> {
         }
         hasher.update(&buf[..n]);
     }
-    Ok(Some(stamp_from(&meta, hex(&hasher.finalize()), taken_ms)))
-}
-
-/// Lowercase hex, as [`sha1_hex`] writes digests.
-pub fn hex(digest: &[u8]) -> String {
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    Ok(Some(stamp_from(
+        &meta,
+        crate::base::hex::lower(&hasher.finalize()),
+        taken_ms,
+    )))
 }
 
 /// Write `head`, then the bytes of `src` from offset `from` to its end, into `out`, a block at
@@ -500,7 +446,7 @@ pub fn write_spliced(
         w.write_all(&buf[..n])?;
     }
     w.flush()?;
-    Ok(hex(&hasher.finalize()))
+    Ok(crate::base::hex::lower(&hasher.finalize()))
 }
 
 #[cfg(test)]
@@ -535,7 +481,7 @@ mod tests {
         let sw = swap_in(path, bytes, dir).unwrap();
         let stamp = sw.stamp.clone();
         sw.keep().unwrap();
-        sync_dir_at(dir);
+        crate::base::write::sync_dir(dir);
         stamp
     }
 }

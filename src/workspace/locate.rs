@@ -59,40 +59,6 @@ impl Located {
     }
 }
 
-/// The system's own folders: a project lives below them, never in one.
-const SYSTEM_FOLDERS: [&str; 30] = [
-    "/bin",
-    "/boot",
-    "/dev",
-    "/etc",
-    "/home",
-    "/lib",
-    "/lib32",
-    "/lib64",
-    "/libx32",
-    "/media",
-    "/mnt",
-    "/opt",
-    "/proc",
-    "/root",
-    "/run",
-    "/sbin",
-    "/snap",
-    "/srv",
-    "/sys",
-    "/tmp",
-    "/usr",
-    "/usr/local",
-    "/var",
-    "/var/tmp",
-    "/private",
-    "/private/tmp",
-    "/System",
-    "/Library",
-    "/Applications",
-    "/Users",
-];
-
 /// Why `root` can never be a workspace, whatever asked for it (`--root`, a host's project
 /// directory or client roots, the working directory, the panel): `/`, the home folder and
 /// every folder above it, and the system's own folders. `None`: it may be one.
@@ -105,7 +71,7 @@ pub fn refused_root(root: &Path, home: Option<&Path>) -> Option<&'static str> {
     if home.is_some_and(|h| real(h).starts_with(&root)) {
         return Some("the home folder or a folder above it");
     }
-    if SYSTEM_FOLDERS.iter().any(|f| root == Path::new(f)) {
+    if crate::base::dirs::is_system_folder(&root) {
         return Some("a system folder");
     }
     None
@@ -191,7 +157,7 @@ impl Ceilings {
         env.iter()
             .rev()
             .find(|(k, _)| k == CEILING_VAR)
-            .map(|(_, v)| Ceilings::of(v.split(':').filter(|p| !p.is_empty()).map(PathBuf::from)))
+            .map(|(_, v)| Ceilings::of(crate::base::env::folder_list(v)))
             .unwrap_or_default()
     }
 

@@ -6,14 +6,10 @@
 //! first when they are not (so every read sees hand edits).
 
 pub mod agents;
-mod alive;
-pub use alive::pid_alive;
 mod fence;
 mod fsio;
 mod open;
-pub use fsio::{
-    MAX_FILE_BYTES, open_regular, read_existing, read_file, read_small_text, read_text_file,
-};
+pub use fsio::{MAX_FILE_BYTES, read_existing, read_file, read_text_file};
 mod locate;
 mod reading;
 mod scaffold;
@@ -22,8 +18,6 @@ mod sync;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
-
-use chrono::NaiveDate;
 
 use crate::config::{Config, RootStrategy};
 use crate::error::{Error, Result};
@@ -43,63 +37,12 @@ pub use scaffold::{
 pub use sync::gitlock::{clear_stale as clear_stale_git_lock, stale_lock as stale_git_lock};
 pub use sync::gitop::{PROJECT_DAY_KEY, commit_day, worktrees};
 pub use sync::{
-    Author, Broken, ClearedCounts, SyncReport, Tx, Written, crash_point, entry_block, entry_ids,
-    live_entries, pending_key, pointer_line, render_file,
+    Author, Broken, ClearedCounts, SyncReport, Tx, Written, entry_block, entry_ids, live_entries,
+    pending_key, pointer_line, render_file,
 };
-pub(crate) use sync::{CHECKOUT, CLEAR_ARCHIVE, CLEARED, MERGED, pause_point};
+pub(crate) use sync::{CHECKOUT, CLEAR_ARCHIVE, CLEARED, MERGED};
 
-/// Where "now" comes from; tests and the demo pin the date.
-#[derive(Debug, Clone, Default)]
-pub struct Clock {
-    /// Fixed date for new entries (`TRILOGY_TODAY`), instead of the local date.
-    pub today: Option<NaiveDate>,
-    /// Fixed Unix milliseconds for cooldowns (`TRILOGY_NOW_MS`), instead of the wall clock.
-    pub now_ms: Option<i64>,
-}
-
-impl Clock {
-    /// The overrides in `env` (`TRILOGY_TODAY`, `TRILOGY_NOW_MS`), else the real clock.
-    pub fn from_env(env: &[(String, String)]) -> Result<Clock> {
-        let var = |k: &str| {
-            env.iter()
-                .find(|(n, _)| n == k)
-                .map(|(_, v)| v.trim().to_string())
-        };
-        let today = var("TRILOGY_TODAY")
-            .map(|v| crate::model::parse_day("TRILOGY_TODAY", &v))
-            .transpose()?;
-        let now_ms = var("TRILOGY_NOW_MS")
-            .map(|v| {
-                v.parse::<i64>().map_err(|_| {
-                    Error::bad_input(format!(
-                        "TRILOGY_NOW_MS=`{v}` is not a number of milliseconds"
-                    ))
-                })
-            })
-            .transpose()?;
-        Ok(Clock { today, now_ms })
-    }
-
-    /// Unix milliseconds, for cooldowns.
-    pub fn millis(&self) -> i64 {
-        self.now_ms
-            .unwrap_or_else(|| chrono::Utc::now().timestamp_millis())
-    }
-
-    pub fn today(&self) -> NaiveDate {
-        self.today
-            .unwrap_or_else(|| chrono::Local::now().date_naive())
-    }
-
-    /// RFC 3339 time of this command; on the pinned date when the date is pinned, so every
-    /// date trilogy derives (section revisions, staleness) agrees with it.
-    pub fn now(&self) -> String {
-        match self.today {
-            Some(d) => format!("{}T12:00:00+00:00", d.format("%Y-%m-%d")),
-            None => chrono::Local::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
-        }
-    }
-}
+pub use crate::base::clock::Clock;
 
 /// Which memory a [`Workspace`] value holds: a project's three files, or the user's `USER.md`
 /// (one file, sections like PROJECT.md's, outside any repository). One machinery serves both.
@@ -189,8 +132,8 @@ pub struct Wanted<'a> {
 pub fn host_dirs(env: &[(String, String)]) -> Vec<PathBuf> {
     ["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"]
         .iter()
-        .filter_map(|k| env.iter().find(|(n, v)| n == k && !v.is_empty()))
-        .map(|(_, v)| PathBuf::from(v))
+        .filter_map(|k| crate::base::env::var(env, k))
+        .map(PathBuf::from)
         .collect()
 }
 
@@ -269,11 +212,7 @@ pub fn open_located(
     };
     // the project's own settings are read only from a regular file inside it: a committed
     // `trilogy.toml` linked to a file elsewhere would echo that file in error messages
-    let home = env
-        .iter()
-        .find(|(k, _)| k == "HOME")
-        .map(|(_, v)| PathBuf::from(v))
-        .filter(|h| h.is_absolute());
+    let home = crate::base::dirs::home(env);
     // the user memory's folder holds the user's store: a workspace there would share it
     let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
         (Ok(a), Ok(b)) => a == b,
@@ -298,16 +237,19 @@ pub fn open_located(
         ws_file
     });
     let loaded = load(&args)?;
-    let ws = Workspace::new(root, loaded.config.clone(), Clock::from_env(env)?);
+    let ws = Workspace::new(
+        root,
+        loaded.config.clone(),
+        Clock::from_env(env).map_err(Error::bad_input)?,
+    );
     Ok((ws, loaded, located))
 }
 
 /// A store is opened for writing only as a file of its own: a second hard link would write
 /// into another file too ([`Store::open`] refuses anything but a regular file).
 fn own_store(path: &Path) -> Result<()> {
-    use std::os::unix::fs::MetadataExt;
     match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.nlink() > 1 => Err(Error::Io {
+        Ok(meta) if crate::base::stat::links(&meta) > 1 => Err(Error::Io {
             path: path.to_path_buf(),
             message: "the store has more than one hard link, so writing it would change another file too; make it a file of its own (cp it beside and move the copy over it)".into(),
         }),

@@ -1,54 +1,15 @@
-//! The fence every file trilogy reads or writes goes through: opened without ever waiting
-//! (a FIFO or a device where a file belongs would hang the command), regular files only, and
-//! no more than a cap of bytes; what is refused is an error naming the file and what to do.
+//! The fence every file of a workspace goes through ([`crate::base::fence`]: opened without
+//! ever waiting, regular files only, no more than a cap of bytes), with what is refused as an
+//! error naming the file and what to do.
 
 use std::path::Path;
 
+use crate::base::fence::open_regular;
 use crate::error::{Error, Result};
 
 /// The largest file of the workspace trilogy reads: far above a 100k-entry archive (about
 /// 20 MB), far below what would exhaust memory.
 pub const MAX_FILE_BYTES: u64 = 256 << 20;
-
-/// Open `path` for reading and stat the open file, without ever waiting (a FIFO where a file
-/// belongs would hang the reader): anything but a regular file is an `InvalidInput` error, a
-/// file over `max` bytes a `FileTooLarge` one, each saying so.
-pub fn open_regular(path: &Path, max: u64) -> std::io::Result<(std::fs::File, std::fs::Metadata)> {
-    use std::io::{Error as IoError, ErrorKind};
-    use std::os::unix::fs::OpenOptionsExt;
-    let f = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
-        .open(path)?;
-    let meta = f.metadata()?;
-    if !meta.is_file() {
-        return Err(IoError::new(
-            ErrorKind::InvalidInput,
-            "not a regular file (a FIFO, a device or a folder)",
-        ));
-    }
-    if meta.len() > max {
-        return Err(IoError::new(
-            ErrorKind::FileTooLarge,
-            format!(
-                "it is {} MiB, more than the {} MiB trilogy reads",
-                meta.len() >> 20,
-                max >> 20
-            ),
-        ));
-    }
-    Ok((f, meta))
-}
-
-/// The text of a regular file of at most `max` bytes ([`open_regular`]: never waits on a FIFO
-/// or a device); `None` when it is missing, not regular, larger, or not UTF-8.
-pub fn read_small_text(path: &Path, max: u64) -> Option<String> {
-    use std::io::Read;
-    let (file, _) = open_regular(path, max).ok()?;
-    let mut text = String::new();
-    file.take(max).read_to_string(&mut text).ok()?;
-    Some(text)
-}
 
 /// [`open_regular`] with its refusals as errors naming the file: `instead` says what to do
 /// with something that is not a regular file. `None` when the file does not exist.
@@ -114,37 +75,13 @@ pub fn read_text_file(path: &Path, max: u64) -> Result<Option<String>> {
 /// Refuse to write over something at `path` that is not a regular file (a FIFO, a device, a
 /// folder): trilogy writes regular files only, and never replaces what a person put there.
 pub(super) fn refuse_special(path: &Path) -> Result<()> {
-    match std::fs::metadata(path) {
-        Ok(m) if !m.is_file() => Err(Error::io(
-            path,
-            std::io::Error::other(
-                "not a regular file (a FIFO, a device or a folder); trilogy writes regular files only: delete it, or replace it with a file",
-            ),
-        )),
-        _ => Ok(()),
-    }
+    crate::base::fence::refuse_special(path).map_err(|e| Error::io(path, e))
 }
 
-/// Open (creating it) a file that only serves as a lock, for `flock`-style locking: without
-/// waiting on a FIFO left at its name, and refused when it is not a regular file.
+/// Open (creating it) a file that only serves as a lock ([`crate::base::lock::open_lock_file`]),
+/// its refusal naming the file.
 pub fn open_lock_file(path: &Path) -> Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
-        .open(path)
-        .map_err(|e| Error::io(path, e))?;
-    if !file.metadata().is_ok_and(|m| m.is_file()) {
-        return Err(Error::io(
-            path,
-            std::io::Error::other(
-                "not a regular file (a FIFO, a device or a folder); delete it and trilogy makes the lock file again",
-            ),
-        ));
-    }
-    Ok(file)
+    crate::base::lock::open_lock_file(path).map_err(|e| Error::io(path, e))
 }
 
 #[cfg(test)]
@@ -169,7 +106,7 @@ mod tests {
             "{e}"
         );
         assert!(read_text_file(&fifo, MAX_FILE_BYTES).is_err());
-        assert!(read_small_text(&fifo, MAX_FILE_BYTES).is_none());
+        assert!(crate::base::fence::read_small_text(&fifo, MAX_FILE_BYTES).is_none());
         let e = crate::workspace::write_atomic(&fifo, b"x")
             .unwrap_err()
             .to_string();

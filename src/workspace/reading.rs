@@ -105,14 +105,8 @@ impl Workspace {
             .collect();
         let bytes = serde_json::to_vec(&list).map_err(|e| Error::Internal(e.to_string()))?;
         let path = self.inside(&self.settled_path())?;
-        let dir = self.inside(&self.state_dir())?;
-        let mut tmp = tempfile::Builder::new()
-            .prefix(".settled-")
-            .tempfile_in(&dir)
-            .map_err(|e| Error::io(&dir, e))?;
-        std::io::Write::write_all(&mut tmp, &bytes).map_err(|e| Error::io(tmp.path(), e))?;
-        tmp.persist(&path).map_err(|e| Error::io(&path, e.error))?;
-        Ok(())
+        use crate::base::write::{Whole, write_whole};
+        write_whole(&path, &bytes, Whole::Private).map_err(|e| Error::io(&path, e))
     }
 
     fn load_settled(&self) -> Vec<Settled> {

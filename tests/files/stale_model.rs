@@ -179,7 +179,7 @@ fn run_case(seed: u64, dir: &Path) -> bool {
             3 => {
                 // the panel: reads with its version, adds on top, saves
                 let text = sessions(&ws);
-                let sha = trilogy::model::sha1_hex(text.as_bytes());
+                let sha = trilogy::base::hex::sha1(text.as_bytes());
                 let mut shas = vec![None; FileKind::ALL.len()];
                 shas[2] = Some(sha);
                 let token = ops::save::version_token(&shas);

@@ -16,4 +16,5 @@ mod refused_settings;
 mod store_birth;
 mod torture;
 mod untrusted_repository;
+mod user_folders;
 mod user_store;

@@ -21,16 +21,15 @@
 //! sandbox) is not heard, and leads itself. An announcement whose process is gone is removed
 //! by the next writer that finds it.
 
-use std::os::linux::net::SocketAddrExt;
-use std::os::unix::net::{SocketAddr, UnixDatagram};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Weak};
 use std::time::{Duration, Instant};
 
 use super::group::{fingerprint, lead_round, queue_dir, try_lead};
+use crate::base::process::pid_alive;
+use crate::base::wake::Mailbox;
 use crate::workspace::Workspace;
-use crate::workspace::pid_alive;
 
 /// How long a writer whose batch a server heard of waits for the server's word.
 pub(super) const GRACE: Duration = Duration::from_millis(250);
@@ -60,13 +59,14 @@ fn announcements(ws: &Workspace, queue: &Path) -> Option<PathBuf> {
     ws.inside(&queue.join("drain")).ok()
 }
 
-fn drain_addr(name: &str) -> std::io::Result<SocketAddr> {
-    SocketAddr::from_abstract_name(format!("trilogy-drain-{name}"))
+/// The mailbox of the server announced as `name`.
+fn drain_box(name: &str) -> String {
+    format!("trilogy-drain-{name}")
 }
 
 /// A writer whose batch a server heard of.
 pub(super) struct Waiter {
-    sock: UnixDatagram,
+    sock: Mailbox,
 }
 
 impl Waiter {
@@ -97,14 +97,13 @@ pub(super) fn nudge(ws: &Workspace, queue: &Path, ticket: &str) -> Option<Waiter
             continue;
         }
         if sock.is_none() {
-            let addr = SocketAddr::from_abstract_name(format!("trilogy-wait-{ticket}")).ok()?;
-            let s = UnixDatagram::bind_addr(&addr).ok()?;
+            let s = Mailbox::bind(&format!("trilogy-wait-{ticket}")).ok()?;
             // a full queue (a stuck server, a stranger's socket) is not heard: never block
             s.set_nonblocking(true).ok()?;
             sock = Some(s);
         }
         let Some(s) = &sock else { continue };
-        let heard = drain_addr(&name).and_then(|to| s.send_to_addr(ticket.as_bytes(), &to));
+        let heard = s.send_to(&drain_box(&name), ticket.as_bytes());
         if heard.is_ok() {
             return sock
                 .filter(|s| s.set_nonblocking(false).is_ok())
@@ -139,7 +138,7 @@ pub fn serve(ws: Arc<Workspace>, actor: String) {
         return;
     }
     let name = format!("{}-{}", fingerprint(&ws), std::process::id());
-    let Ok(sock) = drain_addr(&name).and_then(|a| UnixDatagram::bind_addr(&a)) else {
+    let Ok(sock) = Mailbox::bind(&drain_box(&name)) else {
         return;
     };
     let marker = dir.join(&name);
@@ -176,7 +175,7 @@ pub fn serve(ws: Arc<Workspace>, actor: String) {
             drain_once(&weak, &queue, &actor);
             // answers never block: a writer that cannot take one has stopped waiting for it
             for to in &heard {
-                let _ = sock.send_to_addr(b"done", to);
+                let _ = sock.reply(to, b"done");
             }
             let _ = sock.set_nonblocking(false);
         }
@@ -207,9 +206,9 @@ pub fn withdraw() {
     };
     let _ = std::fs::remove_file(&s.marker);
     // the word only hastens the stop: the thread also looks every WAKE
-    let _ = UnixDatagram::unbound().and_then(|u| {
+    let _ = Mailbox::unbound().and_then(|u| {
         u.set_nonblocking(true)?;
-        drain_addr(&s.name).and_then(|to| u.send_to_addr(b"stop", &to))
+        u.send_to(&drain_box(&s.name), b"stop")
     });
     let _ = s.thread.join();
 }

@@ -37,11 +37,10 @@ use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
 use serde::{Deserialize, Serialize};
-use sha1::{Digest, Sha1};
 
 use super::{CheckpointInput, CheckpointOutcome, apply};
+use crate::base::process::pid_alive;
 use crate::error::{Error, ErrorKind, Result};
-use crate::workspace::pid_alive;
 use crate::workspace::{Author, SyncReport, Tx, Workspace, Written};
 
 /// Most batches one leader applies in one transaction.
@@ -107,15 +106,12 @@ pub(super) fn fingerprint(ws: &Workspace) -> String {
         m.remove("lock_timeout_ms");
     }
     let text = v.to_string();
-    let d = Sha1::digest(format!("{}\n{text}", ws.root.display()).as_bytes());
-    d[..10].iter().map(|b| format!("{b:02x}")).collect()
+    crate::base::hex::sha1_prefix(format!("{}\n{text}", ws.root.display()).as_bytes(), 10)
 }
 
 fn new_ticket() -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
+    let nanos = crate::base::clock::wall_ns();
     format!(
         "{nanos:020}-{:010}-{:06}",
         std::process::id(),
@@ -123,39 +119,15 @@ fn new_ticket() -> String {
     )
 }
 
-/// Write `bytes` to `path` whole (temp file in the same folder, rename), without a sync.
+/// Write `bytes` to `path` whole, without a sync: a batch lost to a power cut was never
+/// answered.
 fn write_whole(path: &Path, bytes: &[u8]) -> Result<()> {
-    use std::io::Write as _;
-    let dir = path
-        .parent()
-        .ok_or_else(|| Error::Internal(format!("{} has no parent", path.display())))?;
-    let mut tmp = tempfile::Builder::new()
-        .prefix(".")
-        .suffix(".tmp")
-        .tempfile_in(dir)
-        .map_err(|e| Error::io(dir, e))?;
-    tmp.write_all(bytes).map_err(|e| Error::io(tmp.path(), e))?;
-    tmp.persist(path).map_err(|e| Error::io(path, e.error))?;
-    Ok(())
+    use crate::base::write::{Whole, write_whole};
+    write_whole(path, bytes, Whole::Private).map_err(|e| Error::io(path, e))
 }
 
 fn json<T: Serialize>(v: &T) -> Result<Vec<u8>> {
     serde_json::to_vec(v).map_err(|e| Error::Internal(format!("encode: {e}")))
-}
-
-/// Stop at a named point of the leader when `TRILOGY_GROUP_GATE=<dir>` is set (tests only):
-/// create `<dir>/<name>.ready`, then wait (at most a minute) for `<dir>/<name>.go`.
-fn gate(name: &str) {
-    let Some(dir) = std::env::var_os("TRILOGY_GROUP_GATE") else {
-        return;
-    };
-    let dir = PathBuf::from(dir);
-    let _ = std::fs::write(dir.join(format!("{name}.ready")), b"");
-    let go = dir.join(format!("{name}.go"));
-    let start = Instant::now();
-    while !go.exists() && start.elapsed() < Duration::from_secs(60) {
-        std::thread::sleep(Duration::from_millis(5));
-    }
 }
 
 /// The lock a leader holds.
@@ -282,7 +254,7 @@ pub(super) fn lead_round(ws: &Workspace, dir: &Path, actor: &str) -> Result<bool
     }
     let tickets: Vec<String> = claimed.keys().cloned().collect();
     let outcomes = apply_group(ws, actor, claimed);
-    gate("outcomes");
+    crate::base::fault::gate_point("outcomes");
     for t in &tickets {
         let out = match &outcomes {
             Ok(map) => map.get(t).map(|b| b.to_vec()),
@@ -299,7 +271,7 @@ pub(super) fn lead_round(ws: &Workspace, dir: &Path, actor: &str) -> Result<bool
 /// Claim the oldest waiting batches of this process's settings (and any a dead leader had
 /// claimed); leftovers older than an hour are removed.
 fn claim(ws: &Workspace, dir: &Path) -> Result<BTreeMap<String, Option<Spooled>>> {
-    gate("drain");
+    crate::base::fault::gate_point("drain");
     let mine = fingerprint(ws);
     let mut names: Vec<(String, bool)> = Vec::new();
     let rd = std::fs::read_dir(dir).map_err(|e| Error::io(dir, e))?;
@@ -400,7 +372,7 @@ fn apply_batches(
         }
     }
     tx.store().prune_batch_outcomes(oldest_kept)?;
-    gate("commit");
+    crate::base::fault::gate_point("commit");
     Ok(outs)
 }
 
@@ -428,10 +400,7 @@ fn apply_group(
         }
     }
     let oldest_kept = {
-        let cutoff = std::time::SystemTime::now() - STALE;
-        let nanos = cutoff
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_nanos());
+        let nanos = crate::base::clock::unix_ns(std::time::SystemTime::now() - STALE);
         format!("{nanos:020}")
     };
     loop {

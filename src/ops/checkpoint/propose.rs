@@ -4,8 +4,6 @@
 //! proposals instead of written. The same proposal made again raises its count — unless it is
 //! a retry: the same proposer on the same day — and never adds a copy.
 
-use sha1::{Digest, Sha1};
-
 use crate::config::{Mode, ReviewMode};
 use crate::error::Result;
 use crate::model::{Proposal, ProposalKind, ProposalState, normalize_area, session_heading};
@@ -206,8 +204,7 @@ pub(super) fn keep(tx: &mut Tx, staged: Vec<Staged>, out: &mut CheckpointOutcome
 
 /// A proposal's id: the same kind and item give the same id.
 pub fn proposal_id(kind: ProposalKind, item: &str) -> String {
-    let digest = Sha1::digest(format!("{}\n{item}", kind.as_str()).as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = crate::base::hex::sha1(format!("{}\n{item}", kind.as_str()).as_bytes());
     format!("p{}", &hex[..11])
 }
 

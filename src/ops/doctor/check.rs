@@ -19,7 +19,7 @@ use super::{
 };
 
 /// Every finding about the workspace's memory, in the order a reader meets them.
-pub(super) fn check(ws: &Workspace) -> Result<Vec<Finding>> {
+pub(super) fn check(ws: &Workspace, env: &[(String, String)]) -> Result<Vec<Finding>> {
     let mut out = Vec::new();
     git_findings(ws, &mut out);
     let store_path = ws.store_path();
@@ -47,12 +47,11 @@ pub(super) fn check(ws: &Workspace) -> Result<Vec<Finding>> {
     index_findings(ws, &r, &mut out)?;
     leftover_findings(ws, &mut out);
     // hosts whose settings call a trilogy that does not run here
-    let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
-    let home = var("HOME").map(std::path::PathBuf::from);
+    let home = crate::base::dirs::home(env);
     out.extend(hosts::check(
         &ws.root,
         home.as_deref(),
-        var("PATH").as_deref(),
+        crate::base::env::var(env, "PATH"),
     ));
     region_findings(ws, &mut out);
     // another process holding the write lock right now

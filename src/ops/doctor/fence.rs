@@ -2,22 +2,11 @@
 //! it, a FIFO, socket or device, a file over the size trilogy reads, a store with a second
 //! hard link. Each is reported with its path and the fix, and never read through.
 
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
 use crate::workspace::{MAX_FILE_BYTES, Workspace};
 
 use super::{Finding, Level, finding};
-
-/// What a file type that is not a regular file is called.
-fn kind_of(t: std::fs::FileType) -> &'static str {
-    match () {
-        _ if t.is_fifo() => "a FIFO",
-        _ if t.is_socket() => "a socket",
-        _ if t.is_char_device() || t.is_block_device() => "a device",
-        _ => "not a regular file",
-    }
-}
 
 /// What is wrong with a path trilogy expects to be a readable regular file in `ws`, if
 /// anything (`None` also when it does not exist): the message names the path, the action the
@@ -79,7 +68,7 @@ pub(super) fn file_problem(ws: &Workspace, path: &Path, store: bool) -> Option<(
         return Some((
             format!(
                 "{shown} is {} where a file should be",
-                kind_of(meta.file_type())
+                crate::base::stat::special_kind(meta.file_type())
             ),
             format!("delete it (rm {shown}); trilogy writes the file again"),
         ));
@@ -96,17 +85,17 @@ pub(super) fn file_problem(ws: &Workspace, path: &Path, store: bool) -> Option<(
                 .into(),
         ));
     }
-    if store && meta.nlink() > 1 {
+    if store && crate::base::stat::links(&meta) > 1 {
         return Some((
             format!(
                 "{shown} has {} hard links: writes to it would change another file too",
-                meta.nlink()
+                crate::base::stat::links(&meta)
             ),
             format!("make it a file of its own: cp {shown} {shown}.own && mv {shown}.own {shown}"),
         ));
     }
     // opened without waiting: only a regular file gets this far, but its type may change
-    match crate::workspace::open_regular(path, u64::MAX) {
+    match crate::base::fence::open_regular(path, u64::MAX) {
         Ok(_) => None,
         Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => Some((
             format!("{shown} is unreadable — permission denied"),
@@ -161,7 +150,7 @@ pub(super) fn read_instructions(
         out.push(finding(Level::Error, "managed block", message, action));
         return None;
     }
-    crate::workspace::read_small_text(path, crate::workspace::MAX_FILE_BYTES)
+    crate::base::fence::read_small_text(path, crate::workspace::MAX_FILE_BYTES)
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! name a program that runs — a bare `trilogy` has to resolve on `PATH`, an absolute path has
 //! to exist — or every hook fails silently in the host.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::{Finding, Level, finding};
 
@@ -67,10 +67,7 @@ pub fn resolves(program: &str, path: Option<&str>) -> bool {
     if p.is_absolute() || program.contains('/') {
         return p.is_file();
     }
-    path.unwrap_or_default()
-        .split(':')
-        .filter(|d| !d.is_empty())
-        .any(|d| PathBuf::from(d).join(program).is_file())
+    crate::base::env::on_path(path, program).any(|p| p.is_file())
 }
 
 /// Findings for the settings under `root` and `home`.
@@ -81,7 +78,7 @@ pub(super) fn check(root: &Path, home: Option<&Path>, path: Option<&str>) -> Vec
         for rel in SETTINGS {
             let file = base.join(rel);
             let Some(text) =
-                crate::workspace::read_small_text(&file, crate::workspace::MAX_FILE_BYTES)
+                crate::base::fence::read_small_text(&file, crate::workspace::MAX_FILE_BYTES)
             else {
                 continue;
             };

@@ -186,10 +186,11 @@ fn state_dir_findings(ws: &Workspace, out: &mut Vec<Finding>) {
     }
 }
 
-/// Check the workspace; with `fix`, repair what is safe and check again.
-pub fn doctor(ws: &Workspace, fix: bool) -> Result<Report> {
+/// Check the workspace (the hosts' settings found from `env`'s `HOME` and `PATH`); with `fix`,
+/// repair what is safe and check again.
+pub fn doctor(ws: &Workspace, env: &[(String, String)], fix: bool) -> Result<Report> {
     ws.require_memory()?;
-    let mut findings = check(ws)?;
+    let mut findings = check(ws, env)?;
     findings.extend(user::check(ws));
     if !fix {
         return Ok(Report {
@@ -264,7 +265,7 @@ pub fn doctor(ws: &Workspace, fix: bool) -> Result<Report> {
         fixed.push("rebuilt the search index".into());
     }
     fixed.extend(user::fix(ws)?);
-    let mut findings = check(ws)?;
+    let mut findings = check(ws, env)?;
     findings.extend(user::check(ws));
     Ok(Report { findings, fixed })
 }

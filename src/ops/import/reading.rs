@@ -215,18 +215,14 @@ impl Reading {
         rel: &str,
         path: &Path,
     ) -> Result<Option<(Vec<u8>, Option<NaiveDate>)>> {
-        use rustix::fs::{Mode, OFlags};
         // no link at the last step either, and never wait on a FIFO swapped in since the check
-        let flags =
-            OFlags::RDONLY | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC | OFlags::NOFOLLOW;
-        let fd = match rustix::fs::open(path, flags, Mode::empty()) {
-            Ok(fd) => fd,
+        let f = match crate::base::fence::open_read_here(path) {
+            Ok(f) => f,
             Err(e) => {
                 self.skip(rel, format!("cannot be opened ({e})"));
                 return Ok(None);
             }
         };
-        let f = std::fs::File::from(fd);
         let meta = f.metadata().map_err(|e| Error::io(path, e))?;
         if !meta.is_file() {
             self.skip(rel, special(&meta.file_type()));
@@ -285,19 +281,7 @@ fn join(rel: &str, name: &str) -> String {
 }
 
 fn special(ft: &std::fs::FileType) -> String {
-    use std::os::unix::fs::FileTypeExt;
-    let what = if ft.is_fifo() {
-        "a FIFO"
-    } else if ft.is_socket() {
-        "a socket"
-    } else if ft.is_block_device() || ft.is_char_device() {
-        "a device"
-    } else if ft.is_dir() {
-        "a folder"
-    } else {
-        "not a regular file"
-    };
-    format!("{what}: not read")
+    format!("{}: not read", crate::base::stat::special_kind(*ft))
 }
 
 #[cfg(test)]

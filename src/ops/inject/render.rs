@@ -2,9 +2,10 @@
 //! holds and leaves out, the text in its order, and whether it fits the budget. Choosing the
 //! candidates is `assemble`'s; this reads the store's stamps only.
 
+use crate::base::hex;
 use crate::config::Config;
 use crate::error::Result;
-use crate::model::{Dropped, EntryRecord, FileKind, Lang, sha1_hex};
+use crate::model::{Dropped, EntryRecord, FileKind, Lang};
 use crate::store::Reader;
 
 use super::{
@@ -90,7 +91,7 @@ impl Ctx<'_> {
         }
         let (ids, dropped) = self.left_out(shown.decisions, shown.sessions);
         Ok(Some(Block {
-            digest: sha1_hex(out.as_bytes()),
+            digest: hex::sha1(out.as_bytes()),
             text: out,
             ledger,
             ids,
@@ -322,7 +323,7 @@ impl Ctx<'_> {
             text.pop();
         }
         Ok(Block {
-            digest: sha1_hex(text.as_bytes()),
+            digest: hex::sha1(text.as_bytes()),
             ledger: Ledger {
                 budget_bytes: self.budget.bytes,
                 budget_chars: self.budget.chars,

@@ -19,7 +19,7 @@ pub const PACKAGE: &str = "@trilogy-memory/dsh-plugin";
 
 /// Where the bundle is written, from the environment.
 pub fn bundle_dir(env: &[(String, String)]) -> Result<PathBuf> {
-    let data = crate::registry::data_dir(env).ok_or_else(|| {
+    let data = crate::base::dirs::data(env).ok_or_else(|| {
         Error::bad_input("neither XDG_DATA_HOME nor HOME is set: no place for the plugin")
     })?;
     Ok(data.join("dsh-plugin"))

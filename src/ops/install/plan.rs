@@ -7,7 +7,6 @@
 //! Reading goes through [`read_text`] alone: never waiting on a FIFO, regular files only.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use super::FileChange;
@@ -176,7 +175,7 @@ impl Plan {
             if result.is_ok() {
                 done.push((step, target));
                 if done.len() == 1 {
-                    crate::workspace::crash_point("install-after-first-file");
+                    crate::base::fault::crash_point("install-after-first-file");
                 }
             }
         }
@@ -233,7 +232,7 @@ fn writable(path: &Path, remove: bool) -> Result<PathBuf> {
             ));
         };
         let tmeta = std::fs::metadata(&target).map_err(|e| Error::io(&target, e))?;
-        let mine = tmeta.uid() == rustix::process::geteuid().as_raw();
+        let mine = crate::base::stat::owned_by_me(&tmeta);
         if !tmeta.is_file() || !mine {
             return Err(refused(
                 path,
@@ -263,13 +262,13 @@ fn writable(path: &Path, remove: bool) -> Result<PathBuf> {
             "is not a regular file (a FIFO, a device or a folder)",
         ));
     }
-    if meta.permissions().mode() & 0o200 == 0 {
+    if !crate::base::stat::owner_may_write(&meta) {
         return Err(refused(
             &target,
             &format!(
                 "is read-only (mode {:o}): trilogy does not change a file you protected; \
                  make it writable (chmod u+w) and run this again",
-                meta.permissions().mode() & 0o777
+                crate::base::stat::mode(&meta) & 0o777
             ),
         ));
     }

@@ -17,7 +17,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use sha1::{Digest, Sha1};
 
 use super::InstallOptions;
 use crate::error::{Error, Result};
@@ -111,19 +110,12 @@ fn item_path(item: &str) -> &str {
 /// Digest of a file's content; `None` (no file) has its own.
 pub(super) fn digest(text: Option<&str>) -> String {
     match text {
-        Some(t) => Sha1::digest(t.as_bytes())[..10]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect(),
+        Some(t) => crate::base::hex::sha1_prefix(t.as_bytes(), 10),
         None => "-".into(),
     }
 }
 
-fn now_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
+use crate::base::clock::wall_ms as now_ms;
 
 fn read_data(path: &Path) -> Result<Option<Data>> {
     Ok(read_on_disk(path)?.map(|(d, _)| d))
@@ -155,18 +147,12 @@ fn read_on_disk(path: &Path) -> Result<Option<(Data, bool)>> {
 }
 
 fn write_data(path: &Path, data: &Data) -> Result<()> {
-    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
     if let Some(dir) = path.parent() {
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(|e| Error::io(dir, e))?;
+        crate::base::write::private_dir(dir).map_err(|e| Error::io(dir, e))?;
     }
     let text = serde_json::to_string_pretty(data).unwrap_or_default();
     crate::workspace::write_atomic(path, format!("{text}\n").as_bytes())?;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))
-        .map_err(|e| Error::io(path, e))
+    crate::base::write::set_mode(path, 0o600).map_err(|e| Error::io(path, e))
 }
 
 impl Record {

@@ -4,7 +4,6 @@
 //! stats, not eight parses. Losing or damaging the cache costs one parse, never memory.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use chrono::NaiveDate;
@@ -41,7 +40,7 @@ fn file(state: &Path) -> PathBuf {
 impl Cache {
     /// The cache in `state` (empty when missing or unreadable).
     pub fn load(state: &Path) -> Cache {
-        crate::workspace::read_small_text(&file(state), MAX_CACHE_BYTES)
+        crate::base::fence::read_small_text(&file(state), MAX_CACHE_BYTES)
             .and_then(|text| serde_json::from_str(&text).ok())
             .unwrap_or_default()
     }
@@ -58,12 +57,11 @@ impl Cache {
             .ok()
             .filter(|m| m.is_file())?;
         let key = path.display().to_string();
-        let mtime_ns =
-            (meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128).to_string();
+        let mtime_ns = crate::base::stat::mtime_ns(&meta).to_string();
         if let Some(c) = self.files.get(&key)
             && c.len == meta.len()
             && c.mtime_ns == mtime_ns
-            && c.ino == meta.ino()
+            && c.ino == crate::base::stat::inode(&meta)
             && c.since == since
         {
             return Some(c.entries.clone());
@@ -74,7 +72,7 @@ impl Cache {
             Cached {
                 len: meta.len(),
                 mtime_ns,
-                ino: meta.ino(),
+                ino: crate::base::stat::inode(&meta),
                 since,
                 entries: entries.clone(),
             },

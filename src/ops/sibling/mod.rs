@@ -19,10 +19,11 @@ use std::path::PathBuf;
 use chrono::{Days, NaiveDate};
 use serde::Serialize;
 
+use crate::base::fence::read_small_text;
 use crate::error::Result;
 use crate::model::{EntryKind, FileKind, heading_date};
 use crate::store::Reader;
-use crate::workspace::{Workspace, live_entries, read_small_text, worktrees};
+use crate::workspace::{Workspace, live_entries, worktrees};
 
 /// Largest sibling memory file read: a session start reads every sibling's files.
 const MAX_SIBLING_FILE: u64 = 16 << 20;

@@ -16,7 +16,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use super::gitop;
 
@@ -106,15 +106,11 @@ fn create(path: &Path) -> std::io::Result<IndexLock> {
     let line = format!(
         "{MARK} {} {}\n",
         std::process::id(),
-        unix_ms(SystemTime::now())
+        crate::base::clock::wall_ms()
     );
     // the lock is held from its creation: a failed write leaves a lock the drop removes
     let _ = f.write_all(line.as_bytes());
     Ok(lock)
-}
-
-fn unix_ms(t: SystemTime) -> u128 {
-    t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis())
 }
 
 /// Remove git's index lock of the work tree holding `root` when trilogy left it (its process
@@ -128,13 +124,13 @@ pub fn clear_stale(root: &Path) -> Option<PathBuf> {
 /// gone, or it is stale), without removing it.
 pub fn stale_lock(root: &Path) -> Option<PathBuf> {
     let path = gitop::git_dir(root)?.join("index.lock");
-    let text = crate::workspace::fsio::read_small_text(&path, 256)?;
+    let text = crate::base::fence::read_small_text(&path, 256)?;
     stale(&text).then_some(path)
 }
 
 /// Whether the lock at `path` was trilogy's and stale, and is now removed.
 fn clear_stale_at(path: &Path) -> bool {
-    let Some(text) = crate::workspace::fsio::read_small_text(path, 256) else {
+    let Some(text) = crate::base::fence::read_small_text(path, 256) else {
         return false;
     };
     if !stale(&text) {
@@ -146,7 +142,7 @@ fn clear_stale_at(path: &Path) -> bool {
     if std::fs::rename(path, &aside).is_err() {
         return false;
     }
-    let moved = crate::workspace::fsio::read_small_text(&aside, 256);
+    let moved = crate::base::fence::read_small_text(&aside, 256);
     if moved.as_deref() != Some(text.as_str()) {
         let _ = std::fs::hard_link(&aside, path);
         let _ = std::fs::remove_file(&aside);
@@ -164,11 +160,11 @@ fn stale(text: &str) -> bool {
     let (Some(pid), Some(at)) = (words.next(), words.next()) else {
         return false;
     };
-    let Ok(at) = at.parse::<u128>() else {
+    let Ok(at) = at.parse::<u64>() else {
         return false;
     };
-    let age = unix_ms(SystemTime::now()).saturating_sub(at);
-    age > STALE_AFTER.as_millis() || !crate::workspace::pid_alive(pid)
+    let age = crate::base::clock::wall_ms().saturating_sub(at);
+    u128::from(age) > STALE_AFTER.as_millis() || !crate::base::process::pid_alive(pid)
 }
 
 #[cfg(test)]
@@ -217,7 +213,7 @@ mod tests {
     fn a_lock_whose_holder_is_gone_is_cleared_and_taken() {
         let dir = repo();
         let lock = dir.path().join(".git/index.lock");
-        let now = unix_ms(SystemTime::now());
+        let now = crate::base::clock::wall_ms();
         // a process that has exited (and been waited for); an old lock is stale whatever its pid
         let mut gone = std::process::Command::new("true").spawn().unwrap();
         gone.wait().unwrap();

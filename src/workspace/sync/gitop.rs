@@ -119,7 +119,7 @@ pub fn worktrees(root: &Path) -> Vec<(PathBuf, Option<String>)> {
 
 /// The text of a small regular file (at most 4 KiB), without waiting on anything else.
 fn small_text(path: &Path) -> Option<String> {
-    crate::workspace::fsio::read_small_text(path, 4096)
+    crate::base::fence::read_small_text(path, 4096)
 }
 
 /// The git directory of the repository holding `root`: the nearest `.git` above it, a folder or
@@ -230,7 +230,7 @@ fn blob_id(bytes: &[u8]) -> String {
     let mut h = Sha1::new();
     h.update(format!("blob {}\0", bytes.len()).as_bytes());
     h.update(bytes);
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    crate::base::hex::lower(&h.finalize())
 }
 
 /// The day of the last commit that changed `path` (`git log -1 --format=%cs`).

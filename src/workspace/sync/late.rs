@@ -67,8 +67,9 @@ pub(in crate::workspace) fn waiting(ws: &Workspace) -> bool {
         let Some((_, len, was)) = parse_name(&e.file_name().to_string_lossy()) else {
             return false;
         };
-        std::fs::symlink_metadata(e.path())
-            .is_ok_and(|m| m.is_file() && (m.len() != len || super::fsio::mtime_ns(&m) != was))
+        std::fs::symlink_metadata(e.path()).is_ok_and(|m| {
+            m.is_file() && (m.len() != len || crate::base::stat::mtime_ns(&m) != was)
+        })
     })
 }
 
@@ -93,7 +94,7 @@ impl Tx<'_> {
             if !meta.is_file() {
                 continue;
             }
-            let m = super::fsio::mtime_ns(&meta);
+            let m = crate::base::stat::mtime_ns(&meta);
             if meta.len() == len && m == mtime_ns {
                 let old = meta
                     .modified()

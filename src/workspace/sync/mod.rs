@@ -386,28 +386,3 @@ pub fn pending_key(f: FileKind) -> String {
 pub(crate) fn written_key(f: FileKind) -> String {
     format!("written_by_trilogy:{}", f.file_name())
 }
-
-/// Sleep at a named point when `TRILOGY_PAUSE_AT=<name>:<ms>` names it, so the race tests can
-/// change a file while a real process is between absorbing and writing (inside its write
-/// transaction).
-pub(crate) fn pause_point(name: &str) {
-    if let Some(v) = std::env::var_os("TRILOGY_PAUSE_AT")
-        && let Some((n, ms)) = v.to_string_lossy().split_once(':')
-        && n == name
-        && let Ok(ms) = ms.parse::<u64>()
-    {
-        // `TRILOGY_PAUSE_MARK=<file>`: created on arrival, so a test knows the pause began
-        if let Some(mark) = std::env::var_os("TRILOGY_PAUSE_MARK") {
-            let _ = std::fs::write(mark, name);
-        }
-        std::thread::sleep(std::time::Duration::from_millis(ms));
-    }
-}
-
-/// Die like `kill -9` at a named point when `TRILOGY_CRASH_AT` names it: the crash tests use
-/// this to stop a real process between writing the files and committing the store.
-pub fn crash_point(name: &str) {
-    if std::env::var_os("TRILOGY_CRASH_AT").is_some_and(|v| v == name) {
-        std::process::abort();
-    }
-}

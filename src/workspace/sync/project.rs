@@ -4,13 +4,15 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use crate::base::hex;
 use crate::error::{Error, Result};
-use crate::model::{FileKind, FileStamp, sha1_hex};
+use crate::model::{FileKind, FileStamp};
 use crate::store::Reader;
 
 use super::super::fsio;
 use super::render::Splice;
-use super::{SyncReport, Tx, crash_point, late, pause_point, pending_key, render, written_key};
+use super::{SyncReport, Tx, late, pending_key, render, written_key};
+use crate::base::fault::{crash_point, pause_point};
 
 impl Tx<'_> {
     /// The order files are written in: a file gaining entries before the file losing them,
@@ -104,7 +106,7 @@ impl Tx<'_> {
             }
             let (text, laid) = render::render_laid(&self.store, f, self.lang())?;
             let on_disk = self.seen.get(&f).cloned().flatten();
-            if on_disk == Some(sha1_hex(text.as_bytes())) {
+            if on_disk == Some(hex::sha1(text.as_bytes())) {
                 // the same bytes: keep the simplest layout that gives them
                 self.store.set_layout(f, laid.as_ref())?;
             } else {
@@ -233,7 +235,7 @@ impl Tx<'_> {
                 let displaced = sw.previous_stamped()?;
                 let expected = self.seen.get(&f).cloned().flatten();
                 let intact = match (&displaced, &sw.previous) {
-                    (Some((b, _)), _) => Some(sha1_hex(b)) == expected,
+                    (Some((b, _)), _) => Some(hex::sha1(b)) == expected,
                     (None, None) => true,
                     (None, Some(_)) => false,
                 };
@@ -282,7 +284,7 @@ impl Tx<'_> {
         // and rewrite them again
         self.release_git();
         for d in dirs {
-            fsio::sync_dir_at(&d);
+            crate::base::write::sync_dir(&d);
         }
         self.record_read_versions()?;
         for (f, prints) in s.versions {

@@ -4,7 +4,6 @@
 
 use std::collections::{HashMap, HashSet};
 use std::io::Read;
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use crate::error::{Error, Result};
@@ -61,10 +60,13 @@ impl Tx<'_> {
         if !trusted {
             return Ok(None);
         }
-        let (mut src, meta) =
-            fsio::open_regular(path, fsio::MAX_FILE_BYTES).map_err(|e| Error::io(path, e))?;
-        let mtime = super::fsio::mtime_ns(&meta);
-        if meta.len() != stamp.len || meta.ino() != stamp.ino || mtime != stamp.mtime_ns {
+        let (mut src, meta) = crate::base::fence::open_regular(path, fsio::MAX_FILE_BYTES)
+            .map_err(|e| Error::io(path, e))?;
+        let mtime = crate::base::stat::mtime_ns(&meta);
+        if meta.len() != stamp.len
+            || crate::base::stat::inode(&meta) != stamp.ino
+            || mtime != stamp.mtime_ns
+        {
             return Ok(None);
         }
         let k = self.archive_added.len();

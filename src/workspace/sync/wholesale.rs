@@ -234,7 +234,7 @@ impl Tx<'_> {
             std::fs::remove_file(&path).map_err(|e| Error::io(&path, e))?;
             report.written.push(self.ws.file_name(f).to_string());
         }
-        super::crash_point("before-commit");
+        crate::base::fault::crash_point("before-commit");
         self.store.commit()?;
         Ok(Some(report))
     }

@@ -47,13 +47,13 @@ const WHOLE_EVERY: u64 = 16;
 pub(super) type Prints = HashMap<u64, u32>;
 
 /// Whether `f`'s versions are kept (the files a person saves; PROJECT.md's, and USER.md's, as
-/// the lines of their sections: see `lines`). `TRILOGY_BENCH_NO_VERSIONS` turns the history
-/// off, for the bench that measures what it costs (`benches/absorb.rs`).
+/// the lines of their sections: see `lines`), unless a bench turns the history off to measure
+/// what it costs ([`crate::base::fault::versions_off`]).
 pub(super) fn kept_for(f: FileKind) -> bool {
     matches!(
         f,
         FileKind::Sessions | FileKind::Decisions | FileKind::Project
-    ) && std::env::var_os("TRILOGY_BENCH_NO_VERSIONS").is_none()
+    ) && !crate::base::fault::versions_off()
 }
 
 /// An entry id as a version stores it.
@@ -251,7 +251,7 @@ impl Tx<'_> {
         if newest_sha.as_deref() == Some(sha1) {
             return Ok(());
         }
-        let now = crate::workspace::fsio::now_ms();
+        let now = crate::base::clock::wall_ms();
         let whole = records.is_empty() || next % WHOLE_EVERY == 0;
         let rec = if whole {
             let mut add = prints;
@@ -356,7 +356,7 @@ impl Tx<'_> {
         if head.as_deref() == Some(disk.as_slice()) {
             return Ok(None);
         }
-        let head = head.map(|b| crate::model::sha1_hex(&b));
+        let head = head.map(|b| crate::base::hex::sha1(&b));
         let base = self.put_back(f, &sha1, head.as_deref())?;
         let staged = || super::gitop::staged_version(root, &path, &disk) == Some(true);
         Ok(base.filter(|_| !staged()))
