@@ -9,14 +9,60 @@ use std::borrow::Cow;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
-use super::Host;
-use super::frames;
-use super::index::FileState;
-use super::parse::{self, Said};
-use super::sources::{Source, belongs};
+use serde::{Deserialize, Serialize};
 
-/// The most of one file read at once: also the longest line read (a longer one is skipped).
-pub const CHUNK: u64 = 64 << 20;
+use super::frames;
+use super::parse::{self, Context, Said};
+use super::sources::{Source, belongs};
+use super::{CHUNK, Host};
+
+/// How far one file has been read, and what it said about itself.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct FileState {
+    pub host: String,
+    pub size: u64,
+    pub head: String,
+    /// Bytes the head's fingerprint covers (less than 4 KiB for a smaller file).
+    #[serde(default)]
+    pub head_len: u64,
+    /// A session of another project (its first line names another working directory): it is
+    /// not read further.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub other: bool,
+    /// Its modification time (nanoseconds) when read: size and time unchanged, it is not
+    /// opened again.
+    #[serde(default)]
+    pub mtime: i64,
+    /// Bytes read (complete lines, or complete frames).
+    pub offset: u64,
+    /// The fingerprint of the (up to 4 KiB) bytes just before `offset`: a file whose bytes
+    /// there changed was rewritten, even with the same size and the same head.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub tail: String,
+    /// Lines read.
+    pub lines: u64,
+    pub ctx: Context,
+    /// Messages of this workspace indexed from it.
+    pub messages: u64,
+    /// Lines not understood.
+    pub skipped: u64,
+    /// The last thing said in it, for the context of the next one.
+    pub last: Option<String>,
+    /// Why it could not be read (it stays pending).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
+    /// It says more than trilogy reads of one file (see `chunks::Stop::OverCap`): not read
+    /// again while its size and time stay as they were.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub over_cap: bool,
+    /// Bytes its zstd frames decompressed to up to `offset` (DeepSeek Harness logs).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub inflated: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
 
 /// Why a read stopped short.
 pub enum Stop {

@@ -102,7 +102,7 @@ pub fn complete(bytes: &[u8], budget: u64) -> Result<Complete, Bad> {
 /// past `limit`; a frame that cannot be read ends the count (the read that follows says why).
 pub fn inflated(file: &mut std::fs::File, from: u64, size: u64, limit: u64) -> u64 {
     use std::io::{Seek, SeekFrom};
-    let chunk = super::chunks::CHUNK;
+    let chunk = super::CHUNK;
     let (mut pos, mut total) = (from, 0u64);
     while pos < size && total <= limit {
         let want = (size - pos).min(chunk);

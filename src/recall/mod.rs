@@ -32,6 +32,10 @@ use crate::workspace::Workspace;
 
 pub use parse::{Role, is_ours};
 
+/// The most of one transcript read at once: also the longest line read (a longer one is
+/// skipped), and the most of a session document read whole.
+const CHUNK: u64 = 64 << 20;
+
 /// A host whose transcripts recall reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Host {

@@ -46,8 +46,6 @@ const DEBTS: &[&str] = &[
     "ops::checkpoint: drain and group import each other",
     "ops::install: plan and record import each other",
     "recall imports workspace, a room above or beside it",
-    "recall: chunks and frames import each other",
-    "recall: chunks and index import each other",
     "registry imports workspace, a room above or beside it",
     "user imports ops, a room above or beside it",
     "user imports workspace, a room above or beside it",
