@@ -30,6 +30,8 @@ const KINDS: [&str; 7] = [
 const MIN_EACH: usize = 5;
 /// Acknowledged writes a seed must make.
 const MIN_ACKED: usize = 50;
+/// Runs of one git command trilogy's hold on the index refused, before the loop moves on.
+const TRIES: usize = 3;
 /// Past this a seed that has not done enough fails.
 const LIMIT: Duration = Duration::from_secs(240);
 
@@ -54,17 +56,28 @@ struct Tally {
 }
 
 impl Tally {
-    /// Run one git command, counting whether trilogy's lock refused it.
+    /// Run one git command, counting whether trilogy's lock refused it. A refused command is
+    /// run again a moment later, at most [`TRIES`] times in all, as a person does who reads
+    /// git's "index.lock exists": on a loaded machine trilogy holds the index longer, and a
+    /// loop that never retried would rarely get a many-step command (a pull with its
+    /// autostash) through at all.
     fn run(&mut self, ws: &Ws, args: &[&str]) -> bool {
-        let o = git(ws, args);
-        self.commands += 1;
-        if !o.status.success() && text(&o.stderr).contains("index.lock") {
-            self.refused += 1;
+        for attempt in 1..=TRIES {
+            let o = git(ws, args);
+            self.commands += 1;
+            let refused = !o.status.success() && text(&o.stderr).contains("index.lock");
+            if refused {
+                self.refused += 1;
+            }
+            if !o.status.success() && std::env::var_os("TRILOGY_GIT_DEBUG").is_some() {
+                eprintln!("git {args:?}: {}", text(&o.stderr).trim());
+            }
+            if !refused || attempt == TRIES {
+                return o.status.success();
+            }
+            std::thread::sleep(Duration::from_millis(20 * attempt as u64));
         }
-        if !o.status.success() && std::env::var_os("TRILOGY_GIT_DEBUG").is_some() {
-            eprintln!("git {args:?}: {}", text(&o.stderr).trim());
-        }
-        o.status.success()
+        unreachable!("the last attempt returns")
     }
 }
 
