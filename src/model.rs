@@ -6,6 +6,7 @@
 //! never dropped. Nothing here does I/O or knows about redb, comrak or the clock.
 
 mod clash;
+pub mod host;
 mod proposal;
 pub mod text;
 pub use clash::SectionClash;

@@ -3,8 +3,9 @@
 use clap::{Args, Subcommand};
 
 use crate::error::{Error, Exit, Result};
-use crate::hooks::{self, Host};
-use crate::ops::agent::{self, HostLimits, Source};
+use crate::hooks;
+use crate::model::host::{Host, HostLimits, Install};
+use crate::ops::agent::{self, Source};
 use crate::ops::install::{self, InstallOptions, Scope, Target};
 
 use super::{Env, format};
@@ -132,7 +133,7 @@ pub fn inject(env: &Env, a: InjectArgs) -> Result<()> {
     env.ws.require_memory()?;
     // a host with hooks gets the block as its hooks would give it (its caps; --max-chars
     // takes the place of its character cap, and a byte cap stays)
-    let host = crate::hooks::host_limits(&a.host).unwrap_or_default();
+    let host = Host::parse(&a.host).map(Host::limits).unwrap_or_default();
     let limits = HostLimits {
         window_tokens: a.window_tokens,
         char_cap: a.max_chars.or(host.char_cap),
@@ -230,13 +231,12 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> Exit {
     };
     let env = crate::base::env::snapshot();
     let host_name = a.host.as_deref().unwrap_or_default();
-    let host = Host::parse(host_name);
-    if host.is_none() && host_name != hooks::dsh::HOST && host_name != hooks::cursor::HOST {
+    let Some(host) = Host::parse(host_name).filter(|h| h.has_hooks()) else {
         eprintln!(
             "trilogy hook: unknown host `{host_name}` (claude, codex, gemini, cursor or dsh); nothing done"
         );
         return Exit::Ok;
-    }
+    };
     let Some(event) = a.event.as_deref() else {
         eprintln!("trilogy hook {host_name}: no event given (e.g. session-start); nothing done");
         return Exit::Ok;
@@ -255,13 +255,7 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> Exit {
             return Exit::Ok;
         }
     };
-    let reply = match host {
-        Some(host) => hooks::run(host, event, &stdin, &env, overrides),
-        None if host_name == hooks::cursor::HOST => {
-            hooks::cursor::run(event, &stdin, &env, overrides)
-        }
-        None => hooks::dsh::run(event, &stdin, &env, overrides),
-    };
+    let reply = hooks::run(host, event, &stdin, &env, overrides);
     if let Some(line) = &reply.log {
         eprintln!("trilogy hook: {line}");
         // hosts run hooks in the session's directory: log there when the input named none
@@ -274,14 +268,13 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> Exit {
     Exit::Ok
 }
 
-fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOptions> {
-    let target = Target::parse(&a.host).ok_or_else(|| {
-        Error::bad_input(format!(
-            "unknown host `{}`; choose claude, codex, gemini, cursor, vscode, windsurf, zed, dsh or git",
-            a.host
-        ))
-    })?;
-    if a.rules && target != Target::Cursor {
+fn install_options(
+    env: &Env,
+    a: &InstallArgs,
+    target: Host,
+    remove: bool,
+) -> Result<InstallOptions> {
+    if a.rules && target != Host::Cursor {
         return Err(Error::bad_input(format!(
             "--rules is for cursor; {} gets its rules file without it",
             a.host
@@ -290,7 +283,7 @@ fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOp
     let scope = match a.scope.as_deref() {
         Some("user") => Scope::User,
         Some(_) => Scope::Project,
-        None if target == Target::Windsurf => Scope::User,
+        None if target == Host::Windsurf => Scope::User,
         None => Scope::Project,
     };
     let home = crate::base::dirs::home(&env.vars).ok_or_else(|| {
@@ -300,8 +293,8 @@ fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOp
     let state = crate::base::dirs::state(&env.vars)
         .ok_or_else(|| Error::Internal("no state folder under an absolute HOME".into()))?;
     // hosts without hooks read the block itself from their rules file
-    let memory_block = match target.block_file(scope, a.rules) {
-        Some(file) if !remove && target.refuses(scope, a.rules).is_none() => {
+    let memory_block = match install::block_file(target, scope, a.rules) {
+        Some(file) if !remove && install::refuses(target, scope, a.rules).is_none() => {
             if !env.ws.has_memory() {
                 crate::ops::init(&env.ws)?;
             }
@@ -415,25 +408,32 @@ fn which(vars: &[(String, String)], name: &str) -> Option<std::path::PathBuf> {
 }
 
 pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
-    if a.host == "dsh" {
-        return install_dsh(env, &a, remove);
-    }
-    if a.host == "git" {
-        let command = match (&a.command, std::env::current_exe()) {
-            (Some(c), _) => c.clone(),
-            (None, Ok(exe)) => exe.display().to_string(),
-            (None, Err(_)) => a.command(),
-        };
-        let done = crate::ops::gitmerge::install_git(
-            &env.ws.root,
-            &env.ws.config.memory_dir_name,
-            &command,
-            crate::base::env::var(&env.vars, "PATH"),
-            remove,
-        )?;
-        return format::print(env, &done, |d| d.join("\n"));
-    }
-    let opts = install_options(env, &a, remove)?;
+    let target = Target::parse(&a.host).ok_or_else(|| {
+        Error::bad_input(format!(
+            "unknown host `{}`; choose claude, codex, gemini, cursor, vscode, windsurf, zed, dsh or git",
+            a.host
+        ))
+    })?;
+    let host = match target {
+        Target::Host(h) if h.install() == Install::Plugin => return install_dsh(env, &a, remove),
+        Target::Host(h) => h,
+        Target::Git => {
+            let command = match (&a.command, std::env::current_exe()) {
+                (Some(c), _) => c.clone(),
+                (None, Ok(exe)) => exe.display().to_string(),
+                (None, Err(_)) => a.command(),
+            };
+            let done = crate::ops::gitmerge::install_git(
+                &env.ws.root,
+                &env.ws.config.memory_dir_name,
+                &command,
+                crate::base::env::var(&env.vars, "PATH"),
+                remove,
+            )?;
+            return format::print(env, &done, |d| d.join("\n"));
+        }
+    };
+    let opts = install_options(env, &a, host, remove)?;
     let changes = if remove {
         install::uninstall(&opts)?
     } else {
@@ -443,7 +443,7 @@ pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
         for note in setup_notes(&env.vars, &a.host, &opts.command) {
             eprintln!("note: {note}");
         }
-        if opts.target == Target::Zed
+        if opts.target == Host::Zed
             && changes
                 .iter()
                 .any(|c| c.action == "created" && c.path.ends_with("/.rules"))

@@ -4,7 +4,8 @@
 use clap::Args;
 
 use crate::error::{Error, Result};
-use crate::recall::{self, Host, RecallQuery};
+use crate::model::host::Host;
+use crate::recall::{self, RecallQuery};
 
 use super::{Env, format};
 

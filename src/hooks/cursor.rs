@@ -23,10 +23,11 @@ use serde_json::{Value, json};
 
 use super::{Reply, open_session, ready, str_field, tool_kind};
 use crate::error::{Error, Result};
-use crate::ops::agent::{self, HostLimits, Source, ToolKind};
+use crate::model::host::Host;
+use crate::ops::agent::{self, Source, ToolKind};
 
 /// The host's name in session records, the event log and the CLI.
-pub const HOST: &str = "cursor";
+const HOST: &str = Host::Cursor.as_str();
 
 /// Events, by the names the CLI takes, and Cursor's own names for them.
 pub const EVENTS: [(&str, &str); 5] = [
@@ -44,14 +45,6 @@ fn event_name(event: &str) -> Option<&'static str> {
         .find(|(ours, theirs)| *ours == event || *theirs == event)
         .map(|(ours, _)| *ours)
 }
-
-/// Cursor documents no cap on `additional_context`: only the configured budget applies.
-const LIMITS: HostLimits = HostLimits {
-    window_tokens: None,
-    char_cap: None,
-    byte_cap: None,
-    resume_loses_context: false,
-};
 
 /// What a Cursor tool call means. Cursor's own tools are `Shell`, `Write`, `Read`, `Grep`, …;
 /// an MCP tool is named by its tool name, so `memory_checkpoint` (ours, or the original
@@ -134,7 +127,7 @@ fn handle(
                 return Ok(());
             }
             // Cursor says nothing of why a session starts: each one is a new conversation
-            let inj = agent::inject(&ws, HOST, Some(id), Source::Startup, LIMITS)?;
+            let inj = agent::inject(&ws, HOST, Some(id), Source::Startup, Host::Cursor.limits())?;
             reply.stdout = context(if inj.injected {
                 Some(inj.block.text)
             } else {
@@ -156,7 +149,7 @@ fn handle(
             let kind = cursor_tool(name, input.get("tool_input").unwrap_or(&Value::Null));
             agent::tool_used(&ws, HOST, id, kind)?;
             let owed = if ws.config.inject_on_session_start {
-                agent::context_owed(&ws, HOST, id, LIMITS)?
+                agent::context_owed(&ws, HOST, id, Host::Cursor.limits())?
             } else {
                 None
             };

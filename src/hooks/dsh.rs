@@ -15,13 +15,14 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::ops::agent::{HostLimits, ToolKind};
+use crate::model::host::{Host, HostLimits};
+use crate::ops::agent::ToolKind;
 use crate::ops::surface::{self, Step, Surface};
 
 use super::{Reply, open_session, ready, tool_kind};
 
 /// The host's name in session records and the event log.
-pub const HOST: &str = "dsh";
+const HOST: &str = Host::Dsh.as_str();
 
 /// Events, by the names the CLI takes.
 pub const EVENTS: [&str; 3] = ["pre-step", "turn-stopping", "session-end"];

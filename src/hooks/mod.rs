@@ -24,76 +24,19 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::ops::agent::{self, HostLimits, Source, ToolKind};
+use crate::model::host::Host;
+use crate::ops::agent::{self, Source, ToolKind};
 use crate::workspace::Workspace;
 
 mod pinned;
 
-/// Characters Claude Code keeps of a hook's context; the rest goes to a file it only previews.
-pub const CLAUDE_CONTEXT_CHARS: usize = 10_000;
-/// Bytes (UTF-8) Codex keeps of a hook's context whole. Measured with Codex 0.171.0: a
-/// context of 10,000 bytes reaches the model as it is, one of 10,001 bytes — ASCII or CJK —
-/// is replaced by a "truncated output" warning, its head and tail with the middle cut out,
-/// and the path of a file holding the whole.
-pub const CODEX_CONTEXT_BYTES: usize = 10_000;
-
-/// Agent hosts with hooks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Host {
-    Claude,
-    Codex,
-    Gemini,
-}
-
-impl Host {
-    pub fn parse(s: &str) -> Option<Host> {
-        match s {
-            "claude" => Some(Host::Claude),
-            "codex" => Some(Host::Codex),
-            "gemini" => Some(Host::Gemini),
-            _ => None,
-        }
+/// The host's name for the event whose context an answer carries.
+fn event_name(host: Host, event: &str) -> &'static str {
+    match (host, event) {
+        (_, "session-start") => "SessionStart",
+        (Host::Gemini, _) => "BeforeAgent",
+        _ => "UserPromptSubmit",
     }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Host::Claude => "claude",
-            Host::Codex => "codex",
-            Host::Gemini => "gemini",
-        }
-    }
-
-    /// What the host keeps of a hook's context. Gemini CLI (0.61.0, measured up to
-    /// 1,000,000 characters) keeps it all: only the configured budget applies.
-    fn limits(self) -> HostLimits {
-        HostLimits {
-            window_tokens: None,
-            resume_loses_context: self == Host::Gemini,
-            char_cap: match self {
-                Host::Claude => Some(CLAUDE_CONTEXT_CHARS),
-                Host::Codex | Host::Gemini => None,
-            },
-            byte_cap: match self {
-                Host::Codex => Some(CODEX_CONTEXT_BYTES),
-                Host::Claude | Host::Gemini => None,
-            },
-        }
-    }
-
-    /// The host's name for the event whose context an answer carries.
-    fn event_name(self, event: &str) -> &'static str {
-        match (self, event) {
-            (_, "session-start") => "SessionStart",
-            (Host::Gemini, _) => "BeforeAgent",
-            _ => "UserPromptSubmit",
-        }
-    }
-}
-
-/// What host `name` keeps of a session-start block (its hooks apply these), if it is one
-/// with hooks.
-pub fn host_limits(name: &str) -> Option<HostLimits> {
-    Host::parse(name).map(Host::limits)
 }
 
 /// Hook events, by the names the CLI takes.
@@ -166,6 +109,11 @@ pub fn run(
     env: &[(String, String)],
     overrides: &[String],
 ) -> Reply {
+    match host {
+        Host::Cursor => return cursor::run(event, stdin, env, overrides),
+        Host::Dsh => return dsh::run(event, stdin, env, overrides),
+        _ => {}
+    }
     let mut reply = Reply::default();
     if let Err(e) = handle(host, event, stdin, env, overrides, &mut reply) {
         reply.stdout.clear();
@@ -224,7 +172,7 @@ fn handle(
                 .and_then(Source::parse)
                 .unwrap_or(Source::Startup);
             let inj = agent::inject(&ws, h, Some(id), source, limits)?;
-            let name = host.event_name(event);
+            let name = event_name(host, event);
             if inj.injected {
                 reply.stdout = context_json(name, &inj.block.text);
             } else if let Some(notice) = &inj.notice {
@@ -236,7 +184,7 @@ fn handle(
                 return Ok(());
             }
             if let Some(text) = agent::prompt_submitted(&ws, h, id, limits)? {
-                reply.stdout = context_json(host.event_name(event), &text);
+                reply.stdout = context_json(event_name(host, event), &text);
             }
         }
         "post-tool-use" => {
