@@ -440,7 +440,7 @@ pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
         install::install(&opts)?
     };
     if !remove {
-        for note in setup_notes(&env.vars, &a.host, &opts.command) {
+        for note in setup_notes(&env.vars, opts.target, &opts.command) {
             eprintln!("note: {note}");
         }
         if opts.target == Host::Zed
@@ -471,27 +471,28 @@ pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
 }
 
 /// What the user still has to do for the host to run what `install` wrote.
-fn setup_notes(vars: &[(String, String)], host: &str, command: &str) -> Vec<String> {
+fn setup_notes(vars: &[(String, String)], host: Host, command: &str) -> Vec<String> {
     let mut notes = Vec::new();
     if !crate::ops::doctor::resolves(command, crate::base::env::var(vars, "PATH")) {
         let exe = std::env::current_exe()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|_| "/absolute/path/to/trilogy".into());
         notes.push(format!(
-            "`{command}` is not on PATH here, so the host's hooks and tools would fail: put it on PATH, or run `trilogy install {host} --command {exe}`"
+            "`{command}` is not on PATH here, so the host's hooks and tools would fail: put it on PATH, or run `trilogy install {} --command {exe}`",
+            host.as_str()
         ));
     }
-    if host == "zed" {
+    if host == Host::Zed {
         notes.push(
             "Zed starts a project's context servers only in a trusted project: trust this folder when Zed asks (the block is in .rules, which Zed's agent reads at the start of every thread)".into(),
         );
     }
-    if host == "cursor" {
+    if host == Host::Cursor {
         notes.push(
             "Cursor runs a project's hooks only in a trusted workspace; check them under Settings → Hooks. If Cursor also loads this project's Claude Code hooks (\"third-party hooks\") and `trilogy install claude` was run here, the block arrives twice: turn one of them off".into(),
         );
     }
-    if host == "codex" {
+    if host == Host::Codex {
         notes.push(
             "Codex reads a project's .codex/ only once the project is trusted: run `codex` here once and trust it, then review the hooks once with `/hooks`; the memory tools are pre-approved (`default_tools_approval_mode`), so `codex exec` can record".into(),
         );
