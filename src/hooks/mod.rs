@@ -238,4 +238,35 @@ mod tests {
             assert!(r.log.is_some(), "{event} {stdin}");
         }
     }
+
+    #[test]
+    fn an_unknown_event_names_the_hosts_own_list() {
+        let stdin = r#"{"session_id":"s","conversation_id":"c","cwd":"/"}"#;
+        for (host, list, out) in [
+            (
+                Host::Claude,
+                "session-start, user-prompt-submit, post-tool-use, stop, session-end",
+                "",
+            ),
+            (
+                Host::Gemini,
+                "session-start, user-prompt-submit, post-tool-use, stop, session-end",
+                "",
+            ),
+            (
+                Host::Cursor,
+                "session-start (sessionStart), user-prompt-submit (beforeSubmitPrompt), post-tool-use (postToolUse), stop (stop), session-end (sessionEnd)",
+                "",
+            ),
+            (Host::Dsh, "pre-step, turn-stopping, session-end", "{}"),
+        ] {
+            let r = run(host, "nonsense", stdin, &[], &[]);
+            let want = format!(
+                "{} nonsense: unknown event `nonsense`; events: {list}",
+                host.as_str()
+            );
+            assert_eq!(r.log.as_deref(), Some(want.as_str()), "{host:?}");
+            assert_eq!(r.stdout, out, "{host:?}");
+        }
+    }
 }
