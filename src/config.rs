@@ -19,7 +19,7 @@ mod recall;
 mod review;
 mod unknown;
 mod user;
-pub use recall::{RECALL_HOSTS, RecallPlaces};
+pub use recall::RecallPlaces;
 pub use review::{Mode, ReviewMode};
 use unknown::Unknown;
 pub use user::{USER_MAX_BYTES, USER_ONLY, UserScope};
@@ -162,7 +162,9 @@ impl Default for Config {
             user_memory_max_bytes: USER_MAX_BYTES,
             user: None,
             recall_enabled: true,
-            recall_hosts: RECALL_HOSTS.iter().map(|h| h.to_string()).collect(),
+            recall_hosts: (crate::model::host::Host::recalled())
+                .map(|h| h.as_str().to_string())
+                .collect(),
             recall: None,
             warnings: Vec::new(),
             ignored: Vec::new(),

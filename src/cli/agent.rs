@@ -3,8 +3,9 @@
 use clap::{Args, Subcommand};
 
 use crate::error::{Error, Exit, Result};
-use crate::hooks::{self, Host};
-use crate::ops::agent::{self, HostLimits, Source};
+use crate::hooks;
+use crate::model::host::{Host, HostLimits, Install};
+use crate::ops::agent::{self, Source};
 use crate::ops::install::{self, InstallOptions, Scope, Target};
 
 use super::{Env, format};
@@ -132,7 +133,7 @@ pub fn inject(env: &Env, a: InjectArgs) -> Result<()> {
     env.ws.require_memory()?;
     // a host with hooks gets the block as its hooks would give it (its caps; --max-chars
     // takes the place of its character cap, and a byte cap stays)
-    let host = crate::hooks::host_limits(&a.host).unwrap_or_default();
+    let host = Host::parse(&a.host).map(Host::limits).unwrap_or_default();
     let limits = HostLimits {
         window_tokens: a.window_tokens,
         char_cap: a.max_chars.or(host.char_cap),
@@ -230,13 +231,12 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> Exit {
     };
     let env = crate::base::env::snapshot();
     let host_name = a.host.as_deref().unwrap_or_default();
-    let host = Host::parse(host_name);
-    if host.is_none() && host_name != hooks::dsh::HOST && host_name != hooks::cursor::HOST {
+    let Some(host) = Host::parse(host_name).filter(|h| h.has_hooks()) else {
         eprintln!(
             "trilogy hook: unknown host `{host_name}` (claude, codex, gemini, cursor or dsh); nothing done"
         );
         return Exit::Ok;
-    }
+    };
     let Some(event) = a.event.as_deref() else {
         eprintln!("trilogy hook {host_name}: no event given (e.g. session-start); nothing done");
         return Exit::Ok;
@@ -255,13 +255,7 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> Exit {
             return Exit::Ok;
         }
     };
-    let reply = match host {
-        Some(host) => hooks::run(host, event, &stdin, &env, overrides),
-        None if host_name == hooks::cursor::HOST => {
-            hooks::cursor::run(event, &stdin, &env, overrides)
-        }
-        None => hooks::dsh::run(event, &stdin, &env, overrides),
-    };
+    let reply = hooks::run(host, event, &stdin, &env, overrides);
     if let Some(line) = &reply.log {
         eprintln!("trilogy hook: {line}");
         // hosts run hooks in the session's directory: log there when the input named none
@@ -274,14 +268,13 @@ pub fn hook(a: &HookArgs, overrides: &[String]) -> Exit {
     Exit::Ok
 }
 
-fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOptions> {
-    let target = Target::parse(&a.host).ok_or_else(|| {
-        Error::bad_input(format!(
-            "unknown host `{}`; choose claude, codex, gemini, cursor, vscode, windsurf, zed, dsh or git",
-            a.host
-        ))
-    })?;
-    if a.rules && target != Target::Cursor {
+fn install_options(
+    env: &Env,
+    a: &InstallArgs,
+    target: Host,
+    remove: bool,
+) -> Result<InstallOptions> {
+    if a.rules && target != Host::Cursor {
         return Err(Error::bad_input(format!(
             "--rules is for cursor; {} gets its rules file without it",
             a.host
@@ -290,7 +283,7 @@ fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOp
     let scope = match a.scope.as_deref() {
         Some("user") => Scope::User,
         Some(_) => Scope::Project,
-        None if target == Target::Windsurf => Scope::User,
+        None if target == Host::Windsurf => Scope::User,
         None => Scope::Project,
     };
     let home = crate::base::dirs::home(&env.vars).ok_or_else(|| {
@@ -300,8 +293,8 @@ fn install_options(env: &Env, a: &InstallArgs, remove: bool) -> Result<InstallOp
     let state = crate::base::dirs::state(&env.vars)
         .ok_or_else(|| Error::Internal("no state folder under an absolute HOME".into()))?;
     // hosts without hooks read the block itself from their rules file
-    let memory_block = match target.block_file(scope, a.rules) {
-        Some(file) if !remove && target.refuses(scope, a.rules).is_none() => {
+    let memory_block = match install::block_file(target, scope, a.rules) {
+        Some(file) if !remove && install::refuses(target, scope, a.rules).is_none() => {
             if !env.ws.has_memory() {
                 crate::ops::init(&env.ws)?;
             }
@@ -415,35 +408,42 @@ fn which(vars: &[(String, String)], name: &str) -> Option<std::path::PathBuf> {
 }
 
 pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
-    if a.host == "dsh" {
-        return install_dsh(env, &a, remove);
-    }
-    if a.host == "git" {
-        let command = match (&a.command, std::env::current_exe()) {
-            (Some(c), _) => c.clone(),
-            (None, Ok(exe)) => exe.display().to_string(),
-            (None, Err(_)) => a.command(),
-        };
-        let done = crate::ops::gitmerge::install_git(
-            &env.ws.root,
-            &env.ws.config.memory_dir_name,
-            &command,
-            crate::base::env::var(&env.vars, "PATH"),
-            remove,
-        )?;
-        return format::print(env, &done, |d| d.join("\n"));
-    }
-    let opts = install_options(env, &a, remove)?;
+    let target = Target::parse(&a.host).ok_or_else(|| {
+        Error::bad_input(format!(
+            "unknown host `{}`; choose claude, codex, gemini, cursor, vscode, windsurf, zed, dsh or git",
+            a.host
+        ))
+    })?;
+    let host = match target {
+        Target::Host(h) if h.install() == Install::Plugin => return install_dsh(env, &a, remove),
+        Target::Host(h) => h,
+        Target::Git => {
+            let command = match (&a.command, std::env::current_exe()) {
+                (Some(c), _) => c.clone(),
+                (None, Ok(exe)) => exe.display().to_string(),
+                (None, Err(_)) => a.command(),
+            };
+            let done = crate::ops::gitmerge::install_git(
+                &env.ws.root,
+                &env.ws.config.memory_dir_name,
+                &command,
+                crate::base::env::var(&env.vars, "PATH"),
+                remove,
+            )?;
+            return format::print(env, &done, |d| d.join("\n"));
+        }
+    };
+    let opts = install_options(env, &a, host, remove)?;
     let changes = if remove {
         install::uninstall(&opts)?
     } else {
         install::install(&opts)?
     };
     if !remove {
-        for note in setup_notes(&env.vars, &a.host, &opts.command) {
+        for note in setup_notes(&env.vars, opts.target, &opts.command) {
             eprintln!("note: {note}");
         }
-        if opts.target == Target::Zed
+        if opts.target == Host::Zed
             && changes
                 .iter()
                 .any(|c| c.action == "created" && c.path.ends_with("/.rules"))
@@ -471,27 +471,28 @@ pub fn install(env: &Env, a: InstallArgs, remove: bool) -> Result<()> {
 }
 
 /// What the user still has to do for the host to run what `install` wrote.
-fn setup_notes(vars: &[(String, String)], host: &str, command: &str) -> Vec<String> {
+fn setup_notes(vars: &[(String, String)], host: Host, command: &str) -> Vec<String> {
     let mut notes = Vec::new();
     if !crate::ops::doctor::resolves(command, crate::base::env::var(vars, "PATH")) {
         let exe = std::env::current_exe()
             .map(|p| p.display().to_string())
             .unwrap_or_else(|_| "/absolute/path/to/trilogy".into());
         notes.push(format!(
-            "`{command}` is not on PATH here, so the host's hooks and tools would fail: put it on PATH, or run `trilogy install {host} --command {exe}`"
+            "`{command}` is not on PATH here, so the host's hooks and tools would fail: put it on PATH, or run `trilogy install {} --command {exe}`",
+            host.as_str()
         ));
     }
-    if host == "zed" {
+    if host == Host::Zed {
         notes.push(
             "Zed starts a project's context servers only in a trusted project: trust this folder when Zed asks (the block is in .rules, which Zed's agent reads at the start of every thread)".into(),
         );
     }
-    if host == "cursor" {
+    if host == Host::Cursor {
         notes.push(
             "Cursor runs a project's hooks only in a trusted workspace; check them under Settings → Hooks. If Cursor also loads this project's Claude Code hooks (\"third-party hooks\") and `trilogy install claude` was run here, the block arrives twice: turn one of them off".into(),
         );
     }
-    if host == "codex" {
+    if host == Host::Codex {
         notes.push(
             "Codex reads a project's .codex/ only once the project is trusted: run `codex` here once and trust it, then review the hooks once with `/hooks`; the memory tools are pre-approved (`default_tools_approval_mode`), so `codex exec` can record".into(),
         );

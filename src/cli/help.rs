@@ -320,50 +320,26 @@ mod tests {
         }
     }
 
-    /// Every host the code knows by name: hooks, install targets, recall's transcripts. The
-    /// matches have no wildcard, so a host added to any of them fails to compile here until it
-    /// is listed, and then the page must name it.
+    /// Every host the code knows by name (one enum: hooks, install, recall's transcripts)
+    /// and git, the other thing `install` takes. The match has no wildcard, so a host added
+    /// to the enum fails to compile here until it is listed, and then the page must name it.
     fn known_hosts() -> Vec<&'static str> {
+        use crate::model::host::Host;
         use crate::ops::install::Target;
-        let hooked = [
-            crate::hooks::Host::Claude,
-            crate::hooks::Host::Codex,
-            crate::hooks::Host::Gemini,
-        ];
-        for h in hooked {
+        for h in Host::ALL {
             match h {
-                crate::hooks::Host::Claude
-                | crate::hooks::Host::Codex
-                | crate::hooks::Host::Gemini => {}
+                Host::Claude
+                | Host::Codex
+                | Host::Gemini
+                | Host::Cursor
+                | Host::Vscode
+                | Host::Windsurf
+                | Host::Zed
+                | Host::Dsh => {}
             }
         }
-        let targets = [
-            Target::Claude,
-            Target::Codex,
-            Target::Gemini,
-            Target::Cursor,
-            Target::Vscode,
-            Target::Windsurf,
-            Target::Zed,
-        ];
-        for t in targets {
-            match t {
-                Target::Claude
-                | Target::Codex
-                | Target::Gemini
-                | Target::Cursor
-                | Target::Vscode
-                | Target::Windsurf
-                | Target::Zed => {}
-            }
-        }
-        let mut names: Vec<&str> = hooked.iter().map(|h| h.as_str()).collect();
-        names.extend(targets.iter().map(|t| t.name()));
-        names.extend(crate::recall::Host::ALL.iter().map(|h| h.as_str()));
-        names.extend(crate::config::RECALL_HOSTS);
-        names.extend([crate::hooks::cursor::HOST, crate::hooks::dsh::HOST, "git"]);
-        names.sort();
-        names.dedup();
+        let mut names: Vec<&str> = Host::ALL.iter().map(|h| h.as_str()).collect();
+        names.push(Target::Git.name());
         names
     }
 
@@ -383,7 +359,7 @@ mod tests {
     #[test]
     fn the_recall_page_names_every_transcript_source() {
         let page = page(TOPICS.iter().find(|t| t.name == "recall").unwrap());
-        for h in crate::recall::Host::ALL {
+        for h in crate::model::host::Host::recalled() {
             assert!(page.contains(&format!("`{}`", h.as_str())), "{h:?}\n{page}");
         }
     }

@@ -4,7 +4,8 @@
 use clap::Args;
 
 use crate::error::{Error, Result};
-use crate::recall::{self, Host, RecallQuery};
+use crate::model::host::Host;
+use crate::recall::{self, RecallQuery};
 
 use super::{Env, format};
 
@@ -32,7 +33,7 @@ pub struct RecallArgs {
     #[arg(long)]
     since: Option<String>,
     /// Only this host's sessions
-    #[arg(long, value_parser = ["claude", "codex", "gemini", "dsh"])]
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(Host::recalled().map(Host::as_str)))]
     host: Option<String>,
     /// At most this many hits (default 5, at most 20)
     #[arg(long, default_value_t = 0)]

@@ -3,41 +3,46 @@
 //! environment, never from a workspace: a repository's `trilogy.toml` may turn recall off, never
 //! on, and never point it at other folders.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// The hosts recall reads, by the names `recall_hosts` and `--host` take.
-pub const RECALL_HOSTS: [&str; 4] = ["claude", "codex", "gemini", "dsh"];
+use crate::model::host::Host;
 
 /// The folders recall reads and writes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecallPlaces {
     /// `$XDG_CACHE_HOME/trilogy/recall` (else `~/.cache/trilogy/recall`).
     pub cache: PathBuf,
-    /// `$CLAUDE_CONFIG_DIR` (else `~/.claude`).
-    pub claude: Option<PathBuf>,
-    /// `$CODEX_HOME` (else `~/.codex`).
-    pub codex: Option<PathBuf>,
-    /// `$GEMINI_CLI_HOME/.gemini` (else `~/.gemini`).
-    pub gemini: Option<PathBuf>,
-    /// `$DSH_HOME` (else `~/.dsh`).
-    pub dsh: Option<PathBuf>,
+    /// Each host's transcript folder, for the hosts recall reads ([`Host::transcripts`]):
+    /// `$CLAUDE_CONFIG_DIR` (else `~/.claude`), `$CODEX_HOME` (else `~/.codex`),
+    /// `$GEMINI_CLI_HOME/.gemini` (else `~/.gemini`), `$DSH_HOME` (else `~/.dsh`).
+    pub homes: Vec<(Host, PathBuf)>,
+}
+
+impl RecallPlaces {
+    /// Where `host` keeps its transcripts here, if anywhere.
+    pub fn home(&self, host: Host) -> Option<&Path> {
+        (self.homes.iter())
+            .find(|(h, _)| *h == host)
+            .map(|(_, p)| p.as_path())
+    }
 }
 
 /// The places for this environment; `None` without a home or cache folder to use.
 pub(super) fn places(env: &[(String, String)]) -> Option<RecallPlaces> {
-    use crate::base::env::folder as var;
     let home = crate::base::dirs::home(env);
     let cache = crate::base::dirs::cache(env)?.join("recall");
-    let under = |dir: &str| home.as_ref().map(|h| h.join(dir));
-    Some(RecallPlaces {
-        cache,
-        claude: var(env, "CLAUDE_CONFIG_DIR").or_else(|| under(".claude")),
-        codex: var(env, "CODEX_HOME").or_else(|| under(".codex")),
-        gemini: var(env, "GEMINI_CLI_HOME")
-            .map(|h| h.join(".gemini"))
-            .or_else(|| under(".gemini")),
-        dsh: var(env, "DSH_HOME").or_else(|| under(".dsh")),
-    })
+    let homes = Host::recalled()
+        .filter_map(|h| {
+            let t = h.transcripts()?;
+            let own = crate::base::env::folder(env, t.var).map(|v| match t.below_var {
+                Some(below) => v.join(below),
+                None => v,
+            });
+            let dir = own.or_else(|| home.as_ref().map(|h| h.join(t.under_home)))?;
+            Some((h, dir))
+        })
+        .collect();
+    Some(RecallPlaces { cache, homes })
 }
 
 /// Take out of a workspace layer what it may not set for recall: `recall_enabled = true` (it
@@ -63,17 +68,20 @@ pub(super) fn drop_widening(layer: &mut toml::Table, file: &str) -> Vec<String> 
     out
 }
 
-/// A `recall_hosts` value: names from [`RECALL_HOSTS`].
+/// A `recall_hosts` value: names of hosts recall reads.
 pub(super) fn check_hosts(v: &toml::Value) -> Option<std::result::Result<(), String>> {
     let items = v.as_array()?;
     Some(
         match items
             .iter()
-            .find(|h| h.as_str().is_none_or(|h| !RECALL_HOSTS.contains(&h)))
+            .find(|h| (h.as_str().and_then(Host::parse)).is_none_or(|h| h.transcripts().is_none()))
         {
             Some(bad) => Err(format!(
                 "{bad} is not a host recall reads; use some of {}",
-                RECALL_HOSTS.join(", ")
+                Host::recalled()
+                    .map(Host::as_str)
+                    .collect::<Vec<_>>()
+                    .join(", ")
             )),
             None => Ok(()),
         },

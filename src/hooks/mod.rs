@@ -1,109 +1,73 @@
-//! Host hooks: `trilogy hook claude|codex|gemini <event>` reads the host's JSON on stdin and
-//! answers in the host's format. A hook never blocks the user and never breaks the host:
-//! whatever goes wrong, it exits 0 with nothing on stdout and leaves one line in
+//! Host hooks: `trilogy hook <host> <event>` reads the host's JSON on stdin and answers in the
+//! host's format. A hook never blocks the user and never breaks the host: whatever goes
+//! wrong, it exits 0 with nothing on stdout (DeepSeek Harness: `{}`) and leaves one line in
 //! `.trilogy/hooks.log`.
 //!
-//! The events, by the names the CLI takes and the hosts' own: `session-start` (SessionStart
-//! everywhere), `user-prompt-submit` (UserPromptSubmit; Gemini's BeforeAgent),
-//! `post-tool-use` (PostToolUse; Gemini's AfterTool), `stop` (Stop; Gemini's AfterAgent) and
-//! `session-end` (SessionEnd). Gemini has no event after a compression (its PreCompress fires
-//! before every compression check, compressed or not), so there the block does not come back
-//! after one; and a Gemini session resumed does not hold the context its first SessionStart
-//! gave (measured with 0.61.0), so a resume gets the whole block again.
-//!
-//! Cursor speaks its own format (snake_case input, camelCase events, flat answers): it has
-//! its own adapter, [`cursor`], on the same session rules.
+//! One set of session rules ([`session`]) serves every host, event by event ([`Event`]: by
+//! the names the CLI takes, `session-start`, `user-prompt-submit`, `post-tool-use`, `stop`,
+//! `session-end`, and DeepSeek Harness's model step). How a host's JSON reads and how it
+//! wants its answer is its dialect, one file each in [`dialect`] (Claude Code, Codex, Gemini
+//! CLI, Cursor, DeepSeek Harness): adding a host is adding its [`Host`] variant and one
+//! dialect file. This module only parses the event and turns failures into log lines; it
+//! decides nothing about a session.
 
-pub mod cursor;
-pub mod dsh;
+mod dialect;
 pub mod input;
+mod pinned;
+mod session;
 mod transcript;
 
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::error::{Error, Result};
-use crate::ops::agent::{self, HostLimits, Source, ToolKind};
-use crate::workspace::Workspace;
+use crate::error::Error;
+use crate::model::host::Host;
+use crate::ops::agent::ToolKind;
 
-mod pinned;
-
-/// Characters Claude Code keeps of a hook's context; the rest goes to a file it only previews.
-pub const CLAUDE_CONTEXT_CHARS: usize = 10_000;
-/// Bytes (UTF-8) Codex keeps of a hook's context whole. Measured with Codex 0.171.0: a
-/// context of 10,000 bytes reaches the model as it is, one of 10,001 bytes — ASCII or CJK —
-/// is replaced by a "truncated output" warning, its head and tail with the middle cut out,
-/// and the path of a file holding the whole.
-pub const CODEX_CONTEXT_BYTES: usize = 10_000;
-
-/// Agent hosts with hooks.
+/// A hook event, as the session rules see it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Host {
-    Claude,
-    Codex,
-    Gemini,
+pub enum Event {
+    /// A session starts, resumes, was cleared or compacted: the block.
+    SessionStart,
+    /// The user submitted a prompt: a new turn, and what it is owed (the reminder, notices).
+    UserPromptSubmit,
+    /// A tool call finished: work or a record noted.
+    PostToolUse,
+    /// The turn ended: a turn that worked and recorded nothing owes a reminder.
+    Stop,
+    /// The session ended.
+    SessionEnd,
+    /// A model step, for a host that reports each (DeepSeek Harness's `pre-step`).
+    Step,
 }
 
-impl Host {
-    pub fn parse(s: &str) -> Option<Host> {
-        match s {
-            "claude" => Some(Host::Claude),
-            "codex" => Some(Host::Codex),
-            "gemini" => Some(Host::Gemini),
-            _ => None,
-        }
-    }
+impl Event {
+    /// The hook events, by the names the CLI takes, in their order.
+    pub const HOOKS: [Event; 5] = [
+        Event::SessionStart,
+        Event::UserPromptSubmit,
+        Event::PostToolUse,
+        Event::Stop,
+        Event::SessionEnd,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
-            Host::Claude => "claude",
-            Host::Codex => "codex",
-            Host::Gemini => "gemini",
+            Event::SessionStart => "session-start",
+            Event::UserPromptSubmit => "user-prompt-submit",
+            Event::PostToolUse => "post-tool-use",
+            Event::Stop => "stop",
+            Event::SessionEnd => "session-end",
+            Event::Step => "pre-step",
         }
     }
 
-    /// What the host keeps of a hook's context. Gemini CLI (0.61.0, measured up to
-    /// 1,000,000 characters) keeps it all: only the configured budget applies.
-    fn limits(self) -> HostLimits {
-        HostLimits {
-            window_tokens: None,
-            resume_loses_context: self == Host::Gemini,
-            char_cap: match self {
-                Host::Claude => Some(CLAUDE_CONTEXT_CHARS),
-                Host::Codex | Host::Gemini => None,
-            },
-            byte_cap: match self {
-                Host::Codex => Some(CODEX_CONTEXT_BYTES),
-                Host::Claude | Host::Gemini => None,
-            },
-        }
-    }
-
-    /// The host's name for the event whose context an answer carries.
-    fn event_name(self, event: &str) -> &'static str {
-        match (self, event) {
-            (_, "session-start") => "SessionStart",
-            (Host::Gemini, _) => "BeforeAgent",
-            _ => "UserPromptSubmit",
-        }
+    /// One of [`Event::HOOKS`] by its CLI name.
+    pub fn parse(name: &str) -> Option<Event> {
+        Event::HOOKS.into_iter().find(|e| e.as_str() == name)
     }
 }
-
-/// What host `name` keeps of a session-start block (its hooks apply these), if it is one
-/// with hooks.
-pub fn host_limits(name: &str) -> Option<HostLimits> {
-    Host::parse(name).map(Host::limits)
-}
-
-/// Hook events, by the names the CLI takes.
-pub const EVENTS: [&str; 5] = [
-    "session-start",
-    "user-prompt-submit",
-    "post-tool-use",
-    "stop",
-    "session-end",
-];
 
 /// What a hook run printed and logged.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -114,16 +78,6 @@ pub struct Reply {
     pub log: Option<String>,
     /// Workspace root, when one was found (where the log goes).
     pub root: Option<PathBuf>,
-}
-
-fn context_json(event: &str, text: &str) -> String {
-    serde_json::json!({
-        "hookSpecificOutput": {
-            "hookEventName": event,
-            "additionalContext": text,
-        }
-    })
-    .to_string()
 }
 
 /// Classify a tool call for work detection. MCP tools are `mcp__<server>__<tool>` in Claude
@@ -153,12 +107,9 @@ pub fn tool_kind(name: &str, input: &Value) -> ToolKind {
     }
 }
 
-fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
-    v.get(key).and_then(Value::as_str).filter(|s| !s.is_empty())
-}
-
-/// Run one hook event with the environment `env` and the `key=value` config `overrides` of
-/// the command line (`--set`). Never fails: problems become a log line.
+/// Run event `event` (as the command line names it) of `host` with the environment `env` and
+/// the `key=value` config `overrides` of the command line (`--set`). Never fails: problems
+/// become a log line.
 pub fn run(
     host: Host,
     event: &str,
@@ -167,158 +118,34 @@ pub fn run(
     overrides: &[String],
 ) -> Reply {
     let mut reply = Reply::default();
-    if let Err(e) = handle(host, event, stdin, env, overrides, &mut reply) {
-        reply.stdout.clear();
-        // a user-level hook that ran outside any project (the home folder): nothing to say
-        if !matches!(e, Error::NoProject(_)) {
-            reply.log = Some(format!("{} {event}: {e}", host.as_str()));
+    let Some(dialect) = dialect::of(host) else {
+        reply.log = Some(format!("{} {event}: no hooks for this host", host.as_str()));
+        return reply;
+    };
+    let answered = dialect
+        .event(event)
+        .ok_or_else(|| {
+            Error::bad_input(format!(
+                "unknown event `{event}`; events: {}",
+                dialect.events()
+            ))
+        })
+        .and_then(|e| {
+            let call = dialect.read(e, stdin, env, overrides)?;
+            let said = session::serve(host, dialect, e, call, env, &mut reply)?;
+            dialect.answer(e, said)
+        });
+    match answered {
+        Ok(answer) => reply.stdout = answer,
+        Err(e) => {
+            reply.stdout = dialect.failed().to_string();
+            // a user-level hook that ran outside any project (the home folder): nothing to say
+            if !matches!(e, Error::NoProject(_)) {
+                reply.log = Some(format!("{} {event}: {e}", host.as_str()));
+            }
         }
     }
     reply
-}
-
-fn handle(
-    host: Host,
-    event: &str,
-    stdin: &str,
-    env: &[(String, String)],
-    overrides: &[String],
-    reply: &mut Reply,
-) -> Result<()> {
-    if !EVENTS.contains(&event) {
-        return Err(Error::bad_input(format!(
-            "unknown event `{event}`; events: {}",
-            EVENTS.join(", ")
-        )));
-    }
-    let input: Value = serde_json::from_str(stdin)
-        .map_err(|e| Error::bad_input(format!("stdin is not the host's JSON: {e}")))?;
-    if !input.is_object() {
-        return Err(Error::bad_input("stdin is not a JSON object"));
-    }
-    let id = str_field(&input, "session_id")
-        .ok_or_else(|| Error::bad_input("no session_id in the hook input"))?;
-    let (ws, may_scaffold) = open_session(
-        host.as_str(),
-        id,
-        str_field(&input, "cwd").map(PathBuf::from),
-        env,
-        overrides,
-        reply,
-    )?;
-    if !ws.config.enabled {
-        return Ok(());
-    }
-    let limits = host.limits();
-    let h = host.as_str();
-    match event {
-        "session-start" => {
-            if !ready(&ws, may_scaffold)? {
-                return Ok(());
-            }
-            crate::registry::touch_quietly(env, &ws, false);
-            if !ws.config.inject_on_session_start {
-                return Ok(());
-            }
-            let source = str_field(&input, "source")
-                .and_then(Source::parse)
-                .unwrap_or(Source::Startup);
-            let inj = agent::inject(&ws, h, Some(id), source, limits)?;
-            let name = host.event_name(event);
-            if inj.injected {
-                reply.stdout = context_json(name, &inj.block.text);
-            } else if let Some(notice) = &inj.notice {
-                reply.stdout = context_json(name, notice);
-            }
-        }
-        "user-prompt-submit" => {
-            if !ws.has_memory() || !ws.config.inject_on_session_start {
-                return Ok(());
-            }
-            if let Some(text) = agent::prompt_submitted(&ws, h, id, limits)? {
-                reply.stdout = context_json(host.event_name(event), &text);
-            }
-        }
-        "post-tool-use" => {
-            if !ws.has_memory() {
-                return Ok(());
-            }
-            let name = str_field(&input, "tool_name")
-                .ok_or_else(|| Error::bad_input("no tool_name in PostToolUse input"))?;
-            let kind = tool_kind(name, input.get("tool_input").unwrap_or(&Value::Null));
-            agent::tool_used(&ws, h, id, kind)?;
-        }
-        "stop" => {
-            if !ws.has_memory() {
-                return Ok(());
-            }
-            let facts = match (host, str_field(&input, "transcript_path")) {
-                (Host::Claude, Some(p)) => transcript::last_turn(Path::new(p)),
-                _ => None,
-            };
-            agent::turn_ended(&ws, h, id, facts)?;
-        }
-        "session-end" => {
-            if ws.has_memory() {
-                agent::session_ended(&ws, h, id)?;
-            }
-        }
-        _ => unreachable!("checked against EVENTS"),
-    }
-    Ok(())
-}
-
-/// Open the workspace of session `id` of `host`, whose working directory is `cwd`, and say
-/// whether memory may be scaffolded there. A session keeps the workspace of its first hook:
-/// an agent that `cd`s elsewhere does not move its memory.
-pub(crate) fn open_session(
-    host: &str,
-    id: &str,
-    cwd: Option<PathBuf>,
-    env: &[(String, String)],
-    overrides: &[String],
-    reply: &mut Reply,
-) -> Result<(Workspace, bool)> {
-    let host_dirs = crate::workspace::host_dirs(env);
-    // `<ws>/../other` is `other`, whatever folders its parts name on the way
-    let cwd = cwd
-        .or_else(|| host_dirs.first().cloned())
-        .map(|c| crate::workspace::lexical(&c))
-        .ok_or_else(|| Error::bad_input("no cwd in the hook input"))?;
-    let fixed = pinned::root(env, host, id);
-    if fixed.is_none() && !cwd.is_dir() {
-        return Err(Error::bad_input(format!(
-            "cwd {} is not a directory",
-            cwd.display()
-        )));
-    }
-    let wanted = crate::workspace::Wanted {
-        explicit: fixed.as_deref(),
-        host: host_dirs,
-        cwd: Some(&cwd),
-        lenient: true,
-    };
-    let (ws, _, located) = crate::workspace::open_located(&wanted, env, overrides)?;
-    reply.root = Some(ws.root.clone());
-    let home = crate::base::dirs::home(env);
-    let may_scaffold = located.may_scaffold(home.as_deref());
-    if fixed.is_none() && (ws.has_memory() || may_scaffold) {
-        pinned::pin(env, host, id, &ws.root);
-    }
-    Ok((ws, may_scaffold))
-}
-
-/// Make sure the workspace has memory, scaffolding it when configured and when the folder is
-/// a project's root (never a folder a user-scope hook happened to run in, such as `$HOME`).
-pub(crate) fn ready(ws: &Workspace, may_scaffold: bool) -> Result<bool> {
-    if ws.has_memory() {
-        return Ok(true);
-    }
-    if !ws.config.auto_scaffold || !may_scaffold {
-        return Ok(false);
-    }
-    crate::ops::init(ws)?;
-    Ok(true)
 }
 
 /// Append a line to the workspace's hook log (best effort).
@@ -392,6 +219,54 @@ mod tests {
             let r = run(Host::Claude, event, stdin, &[], &[]);
             assert_eq!(r.stdout, "", "{event} {stdin}");
             assert!(r.log.is_some(), "{event} {stdin}");
+        }
+    }
+
+    #[test]
+    fn bad_cursor_input_prints_nothing_and_logs() {
+        for (event, stdin) in [
+            ("sessionStart", "not json"),
+            ("sessionStart", "[]"),
+            ("sessionStart", r#"{"workspace_roots":["/"]}"#),
+            (
+                "nonsense",
+                r#"{"conversation_id":"c","workspace_roots":["/"]}"#,
+            ),
+        ] {
+            let r = run(Host::Cursor, event, stdin, &[], &[]);
+            assert_eq!(r.stdout, "", "{event} {stdin}");
+            assert!(r.log.is_some(), "{event} {stdin}");
+        }
+    }
+
+    #[test]
+    fn an_unknown_event_names_the_hosts_own_list() {
+        let stdin = r#"{"session_id":"s","conversation_id":"c","cwd":"/"}"#;
+        for (host, list, out) in [
+            (
+                Host::Claude,
+                "session-start, user-prompt-submit, post-tool-use, stop, session-end",
+                "",
+            ),
+            (
+                Host::Gemini,
+                "session-start, user-prompt-submit, post-tool-use, stop, session-end",
+                "",
+            ),
+            (
+                Host::Cursor,
+                "session-start (sessionStart), user-prompt-submit (beforeSubmitPrompt), post-tool-use (postToolUse), stop (stop), session-end (sessionEnd)",
+                "",
+            ),
+            (Host::Dsh, "pre-step, turn-stopping, session-end", "{}"),
+        ] {
+            let r = run(host, "nonsense", stdin, &[], &[]);
+            let want = format!(
+                "{} nonsense: unknown event `nonsense`; events: {list}",
+                host.as_str()
+            );
+            assert_eq!(r.log.as_deref(), Some(want.as_str()), "{host:?}");
+            assert_eq!(r.stdout, out, "{host:?}");
         }
     }
 }

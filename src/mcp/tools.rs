@@ -96,9 +96,13 @@ pub(super) fn recall(
             .host
             .as_deref()
             .map(|h| {
-                crate::recall::Host::parse(h).ok_or_else(|| {
-                    Error::bad_input(format!("`host` = `{h}`: use claude, codex, gemini or dsh"))
-                })
+                (crate::model::host::Host::parse(h))
+                    .filter(|h| h.transcripts().is_some())
+                    .ok_or_else(|| {
+                        Error::bad_input(format!(
+                            "`host` = `{h}`: use claude, codex, gemini or dsh"
+                        ))
+                    })
             })
             .transpose()?,
         limit: in_range("limit", r.limit, 1, 20)?.unwrap_or(0),

@@ -18,6 +18,7 @@ mod dates;
 mod entry;
 mod fields;
 mod files;
+pub mod host;
 mod proposal;
 mod records;
 mod section;

@@ -10,6 +10,7 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::model::host::HostLimits;
 use crate::model::{AgentSession, Event};
 use crate::store::Reader;
 use crate::workspace::{Workspace, agents};
@@ -65,20 +66,6 @@ pub struct Injection {
     /// place of a second whole block.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub notice: Option<String>,
-}
-
-/// Limits for one host.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct HostLimits {
-    /// The model's context window in tokens, when the host says.
-    pub window_tokens: Option<u64>,
-    /// Characters the host keeps of a hook's output.
-    pub char_cap: Option<usize>,
-    /// Bytes the host keeps of a hook's output.
-    pub byte_cap: Option<usize>,
-    /// A resumed session no longer holds the block its start gave (Gemini CLI): a resume
-    /// gets the whole block, like a compaction.
-    pub resume_loses_context: bool,
 }
 
 fn new_session(ws: &Workspace, id: &str, host: &str) -> AgentSession {

@@ -16,9 +16,10 @@ use serde::{Deserialize, Serialize};
 use crate::error::Result;
 use crate::workspace::Workspace;
 
+use crate::model::host::HostLimits;
+
 use super::agent::{
-    HostLimits, ToolKind, change_notice, close_turn, foreign_changes, note_tool, validate_id,
-    with_session,
+    ToolKind, change_notice, close_turn, foreign_changes, note_tool, validate_id, with_session,
 };
 use super::inject::{Budget, Inputs, assemble_with, texts};
 

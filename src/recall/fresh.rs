@@ -127,7 +127,7 @@ pub fn write(dir: &Path, stamp: &Stamp) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::recall::Host;
+    use crate::model::host::Host;
 
     fn src(path: &str, stat: Option<Stat>) -> Source {
         Source {

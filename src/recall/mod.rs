@@ -30,37 +30,12 @@ use tantivy::{TantivyDocument, Term};
 use crate::error::{Error, Result};
 use crate::workspace::Workspace;
 
+use crate::model::host::Host;
 pub use parse::{Role, is_ours};
 
 /// The most of one transcript read at once: also the longest line read (a longer one is
 /// skipped), and the most of a session document read whole.
 const CHUNK: u64 = 64 << 20;
-
-/// A host whose transcripts recall reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Host {
-    Claude,
-    Codex,
-    Gemini,
-    Dsh,
-}
-
-impl Host {
-    pub const ALL: [Host; 4] = [Host::Claude, Host::Codex, Host::Gemini, Host::Dsh];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Host::Claude => "claude",
-            Host::Codex => "codex",
-            Host::Gemini => "gemini",
-            Host::Dsh => "dsh",
-        }
-    }
-
-    pub fn parse(name: &str) -> Option<Host> {
-        Host::ALL.into_iter().find(|h| h.as_str() == name)
-    }
-}
 
 /// Most of a hit's text shown, in bytes (cut at a sentence end and marked).
 pub const HIT_BYTES: usize = 1024;
@@ -208,13 +183,11 @@ fn search_in(
     // only the hosts recall reads now (`recall_hosts`), whatever the index still holds; a
     // filter every indexed message passes is left out, so the words alone are ranked with
     // their block-max pruning (on a large index that is most of a warm recall's time)
-    let other_host_indexed = (Host::ALL.iter())
-        .filter(|h| !q.hosts.contains(h))
-        .any(|h| {
-            searcher
-                .doc_freq(&Term::from_field_text(f.host, h.as_str()))
-                .map_or(true, |n| n > 0)
-        });
+    let other_host_indexed = Host::recalled().filter(|h| !q.hosts.contains(h)).any(|h| {
+        searcher
+            .doc_freq(&Term::from_field_text(f.host, h.as_str()))
+            .map_or(true, |n| n > 0)
+    });
     let hosts: Vec<(Occur, Box<dyn Query>)> = (q.hosts.iter())
         .map(|h| {
             let t: Box<dyn Query> = Box::new(TermQuery::new(

@@ -337,6 +337,8 @@ fn nothing_said(host: Host, line: &[u8]) -> bool {
             ],
             Host::Gemini => &["{\"$set\":"],
             Host::Dsh => &["\"type\":\"assistant/chunk\"", "\"type\":\"tool/result\""],
+            // hosts whose transcripts are not read
+            Host::Cursor | Host::Vscode | Host::Windsurf | Host::Zed => &[],
         }
     }
     // each host's marks, made searchers once (in the order of `Host::ALL`)
@@ -410,6 +412,7 @@ pub fn lines(host: Host, chunk: &[u8], first_line: u64, ctx: &mut Context) -> Re
             Host::Codex => codex(&v, ctx),
             Host::Gemini => gemini(&v, ctx),
             Host::Dsh => dsh(&v, ctx),
+            Host::Cursor | Host::Vscode | Host::Windsurf | Host::Zed => None,
         };
         match said {
             None => out.skipped += 1,

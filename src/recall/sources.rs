@@ -168,7 +168,9 @@ pub fn find(
     for &host in hosts {
         match host {
             Host::Claude => {
-                let Some(base) = &places.claude else { continue };
+                let Some(base) = places.home(host) else {
+                    continue;
+                };
                 // the root's folder, and those of folders inside it: their names begin with
                 // the root's slug and a `-` (a long one's first 200 units, then its hash's
                 // `-`); a folder of another project sharing them is read too, and its lines
@@ -199,7 +201,9 @@ pub fn find(
                 }
             }
             Host::Codex => {
-                let Some(base) = &places.codex else { continue };
+                let Some(base) = places.home(host) else {
+                    continue;
+                };
                 for y in dirs(&base.join("sessions")) {
                     for m in dirs(&y) {
                         for d in dirs(&m) {
@@ -214,7 +218,9 @@ pub fn find(
                 );
             }
             Host::Gemini => {
-                let Some(base) = &places.gemini else { continue };
+                let Some(base) = places.home(host) else {
+                    continue;
+                };
                 // a project's folder is named in `projects.json` (older releases: its hash)
                 let names: Vec<String> = (gemini_projects(base, root).into_iter())
                     .flat_map(|(p, short)| [gemini_hash(&p)].into_iter().chain(short))
@@ -238,7 +244,9 @@ pub fn find(
                 }
             }
             Host::Dsh => {
-                let Some(base) = &places.dsh else { continue };
+                let Some(base) = places.home(host) else {
+                    continue;
+                };
                 for cwd in dirs(&base.join("sessions")) {
                     for s in dirs(&cwd) {
                         let log = s.join("session.jsonl.zstd");
@@ -255,6 +263,8 @@ pub fn find(
                     }
                 }
             }
+            // hosts whose transcripts are not read
+            Host::Cursor | Host::Vscode | Host::Windsurf | Host::Zed => {}
         }
     }
     out

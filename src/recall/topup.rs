@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use tantivy::Index;
 
 use crate::error::Result;
+use crate::model::host::Host;
 use crate::workspace::Workspace;
 
 use super::{SMALL_TAIL, fresh, hosts, index, index_err, root_of, sources};
@@ -43,7 +44,7 @@ pub fn top_up(
     // the manifest as it was before it is read: a stamp names what its check read
     let seen_stat = index::manifest_stat(dir);
     let (idx, f, seen) = index::open(dir)?;
-    let gemini: Vec<String> = match &places.gemini {
+    let gemini: Vec<String> = match places.home(Host::Gemini) {
         Some(base) => (sources::gemini_projects(base, &root).iter())
             .map(|(p, _)| sources::gemini_hash(p))
             .collect(),

@@ -9,8 +9,9 @@ use serde_json::{Value, json};
 use super::plan::Plan;
 use super::record::Record;
 use super::settings::{self, HookSpec, Settings};
-use super::{InstallOptions, MCP_SERVER_NAME, Scope, Target, server, shell_quote};
+use super::{InstallOptions, MCP_SERVER_NAME, Scope, server, shell_quote};
 use crate::error::Result;
+use crate::model::host::Host;
 
 /// The permission rule that lets every tool of our server run without a prompt (they only
 /// read and write the memory files).
@@ -88,7 +89,7 @@ pub(super) fn install(opts: &InstallOptions, rec: &mut Record, plan: &mut Plan) 
         .iter()
         .map(|spec| (spec, settings::group(spec, handler(opts, spec))))
         .collect();
-    settings::add_hooks(&s, Target::Claude, &groups, rec)?;
+    settings::add_hooks(&s, Host::Claude, &groups, rec)?;
     settings::allow(&s, &rule(), rec)?;
     s.save(plan, rec);
     let mut mcp = Settings::load(plan, settings::confine(opts, mcp_path(opts))?)?;
@@ -103,7 +104,7 @@ pub(super) fn install(opts: &InstallOptions, rec: &mut Record, plan: &mut Plan) 
 pub(super) fn uninstall(opts: &InstallOptions, rec: &Record, plan: &mut Plan) -> Result<()> {
     let s = Settings::load(plan, settings::confine(opts, settings_path(opts))?)?;
     if s.original.is_some() {
-        settings::remove_hooks(&s, Target::Claude, &SPECS, rec)?;
+        settings::remove_hooks(&s, Host::Claude, &SPECS, rec)?;
         settings::disallow(&s, &rule(), rec)?;
     }
     s.finish(plan, rec)?;

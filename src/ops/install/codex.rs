@@ -12,8 +12,9 @@ use super::plan::Plan;
 use super::record::{Made, Record};
 use super::server::{self, Decision};
 use super::settings::{self, HookSpec, Settings};
-use super::{InstallOptions, MCP_SERVER_NAME, Scope, Target, shell_quote};
+use super::{InstallOptions, MCP_SERVER_NAME, Scope, shell_quote};
 use crate::error::Result;
+use crate::model::host::Host;
 
 pub(super) const SPECS: [HookSpec; 4] = [
     HookSpec {
@@ -63,7 +64,7 @@ pub(super) fn install(opts: &InstallOptions, rec: &mut Record, plan: &mut Plan) 
         .iter()
         .map(|spec| (spec, settings::group(spec, handler(opts, spec))))
         .collect();
-    settings::add_hooks(&s, Target::Codex, &groups, rec)?;
+    settings::add_hooks(&s, Host::Codex, &groups, rec)?;
     s.save(plan, rec);
     add_config(opts, rec, plan)?;
     if opts.scope == Scope::Project {
@@ -76,7 +77,7 @@ pub(super) fn uninstall(opts: &InstallOptions, rec: &Record, plan: &mut Plan) ->
     remove_config(opts, rec, plan)?;
     let s = Settings::load(plan, settings::confine(opts, dir(opts).join("hooks.json"))?)?;
     if s.original.is_some() {
-        settings::remove_hooks(&s, Target::Codex, &SPECS, rec)?;
+        settings::remove_hooks(&s, Host::Codex, &SPECS, rec)?;
     }
     s.finish(plan, rec)?;
     // AGENTS.md is also where a new project's memory pointer goes: without a record, it stays

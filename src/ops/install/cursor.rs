@@ -15,8 +15,9 @@ use serde_json::{Value, json};
 use super::plan::Plan;
 use super::record::{Made, Record};
 use super::settings::{self, Settings, input_value, is_ours, parse_error};
-use super::{InstallOptions, Scope, Target, rules, server, shell_quote};
+use super::{InstallOptions, Scope, rules, server, shell_quote};
 use crate::error::Result;
+use crate::model::host::Host;
 
 /// The rules file `--rules` writes, and the front matter that makes Cursor apply it always.
 pub(super) const RULES_FILE: &str = ".cursor/rules/trilogy.mdc";
@@ -116,7 +117,7 @@ fn add_hooks(s: &Settings, opts: &InstallOptions, rec: &mut Record) -> Result<()
         }
         for h in all {
             if h.to_serde_value()
-                .is_some_and(|v| is_ours(&v, Target::Cursor))
+                .is_some_and(|v| is_ours(&v, Host::Cursor))
             {
                 h.remove();
             }
@@ -137,7 +138,7 @@ fn remove_hooks(s: &Settings, rec: &Record) -> Result<()> {
             };
             for h in list.elements() {
                 if h.to_serde_value()
-                    .is_some_and(|v| is_ours(&v, Target::Cursor))
+                    .is_some_and(|v| is_ours(&v, Host::Cursor))
                 {
                     h.remove();
                 }

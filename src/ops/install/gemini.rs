@@ -11,8 +11,9 @@ use serde_json::{Value, json};
 use super::plan::Plan;
 use super::record::Record;
 use super::settings::{self, HookSpec, Settings};
-use super::{InstallOptions, Scope, Target, server, shell_quote};
+use super::{InstallOptions, Scope, server, shell_quote};
 use crate::error::Result;
+use crate::model::host::Host;
 
 /// Gemini's events and the ones `trilogy hook` takes. Not `PreCompress`: Gemini CLI fires it
 /// before every compression check, whether or not it then compresses, so it cannot tell that
@@ -78,7 +79,7 @@ pub(super) fn install(opts: &InstallOptions, rec: &mut Record, plan: &mut Plan) 
         .iter()
         .map(|spec| (spec, settings::group(spec, handler(opts, spec))))
         .collect();
-    settings::add_hooks(&s, Target::Gemini, &groups, rec)?;
+    settings::add_hooks(&s, Host::Gemini, &groups, rec)?;
     server::add(opts, &mut s, "mcpServers", &entry(opts), rec)?;
     s.save(plan, rec);
     if opts.scope == Scope::Project {
@@ -90,7 +91,7 @@ pub(super) fn install(opts: &InstallOptions, rec: &mut Record, plan: &mut Plan) 
 pub(super) fn uninstall(opts: &InstallOptions, rec: &Record, plan: &mut Plan) -> Result<()> {
     let s = Settings::load(plan, settings::confine(opts, settings_path(opts))?)?;
     if s.original.is_some() {
-        settings::remove_hooks(&s, Target::Gemini, &SPECS, rec)?;
+        settings::remove_hooks(&s, Host::Gemini, &SPECS, rec)?;
         server::remove(&s, "mcpServers", &entry(opts), rec)?;
     }
     s.finish(plan, rec)?;

@@ -36,82 +36,67 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::error::Result;
+use crate::model::host::{Host, Install};
 use crate::workspace::{BOOT_END, BOOT_START, BootOutcome};
 use plan::Plan;
 use record::{Made, Record, digest};
 
-/// Hosts `install` knows.
+/// What `trilogy install` takes: an agent host, or git (the merge driver for the memory files).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
-    Claude,
-    Codex,
-    Gemini,
-    Cursor,
-    Vscode,
-    Windsurf,
-    Zed,
+    Host(Host),
+    Git,
 }
 
 impl Target {
     pub fn parse(s: &str) -> Option<Target> {
         match s {
-            "claude" => Some(Target::Claude),
-            "codex" => Some(Target::Codex),
-            "gemini" => Some(Target::Gemini),
-            "cursor" => Some(Target::Cursor),
-            "vscode" => Some(Target::Vscode),
-            "windsurf" => Some(Target::Windsurf),
-            "zed" => Some(Target::Zed),
-            _ => None,
+            "git" => Some(Target::Git),
+            _ => Host::parse(s).map(Target::Host),
         }
     }
 
-    pub(crate) fn name(self) -> &'static str {
+    pub fn name(self) -> &'static str {
         match self {
-            Target::Claude => "claude",
-            Target::Codex => "codex",
-            Target::Gemini => "gemini",
-            Target::Cursor => "cursor",
-            Target::Vscode => "vscode",
-            Target::Windsurf => "windsurf",
-            Target::Zed => "zed",
+            Target::Host(h) => h.as_str(),
+            Target::Git => "git",
         }
     }
+}
 
-    /// The rules file that holds the block, for a host that loads no hook output (`rules`:
-    /// Cursor was asked for its rules file instead of hooks). Zed's user scope has none.
-    pub fn block_file(self, scope: Scope, rules: bool) -> Option<&'static str> {
-        match (self, scope) {
-            (Target::Vscode, _) => Some(vscode::RULES_FILE),
-            (Target::Windsurf, _) => Some(windsurf::RULES_FILE),
-            (Target::Zed, Scope::Project) => Some(zed::RULES_FILE),
-            (Target::Cursor, Scope::Project) if rules => Some(cursor::RULES_FILE),
-            _ => None,
-        }
+/// The rules file that holds the block, for a host that loads no hook output (`rules`:
+/// Cursor was asked for its rules file instead of hooks). Zed's user scope has none.
+pub fn block_file(host: Host, scope: Scope, rules: bool) -> Option<&'static str> {
+    match (host, scope) {
+        (Host::Vscode, _) => Some(vscode::RULES_FILE),
+        (Host::Windsurf, _) => Some(windsurf::RULES_FILE),
+        (Host::Zed, Scope::Project) => Some(zed::RULES_FILE),
+        (Host::Cursor, Scope::Project) if rules => Some(cursor::RULES_FILE),
+        _ => None,
     }
+}
 
-    /// Why this host cannot be installed with `scope`, and what to do instead.
-    pub fn refuses(self, scope: Scope, rules: bool) -> Option<String> {
-        match (self, scope) {
-            (Target::Windsurf, Scope::Project) => Some(
-                "Windsurf reads MCP servers only from the user file ~/.codeium/windsurf/mcp_config.json, \
-                 never from a project: run `trilogy install windsurf` without --scope (the block still \
-                 goes into this project's .windsurfrules)"
-                    .into(),
-            ),
-            (Target::Vscode, Scope::User) => Some(
-                "VS Code keeps user-level MCP servers in its profile, not in a file trilogy edits: \
-                 install per project (`trilogy install vscode`), or add the server for every \
-                 workspace with `code --add-mcp '{\"name\":\"trilogy\",\"command\":\"trilogy\",\"args\":[\"mcp\"]}'`"
-                    .into(),
-            ),
-            (Target::Cursor, Scope::User) if rules => Some(
-                "--rules writes .cursor/rules/trilogy.mdc, which belongs to a project: leave out \
-                 --scope user, or drop --rules to install the hooks in ~/.cursor/hooks.json"
-                    .into(),
-            ),
-            _ => None,
-        }
+/// Why this host cannot be installed with `scope`, and what to do instead.
+pub fn refuses(host: Host, scope: Scope, rules: bool) -> Option<String> {
+    match (host, scope) {
+        (Host::Windsurf, Scope::Project) => Some(
+            "Windsurf reads MCP servers only from the user file ~/.codeium/windsurf/mcp_config.json, \
+             never from a project: run `trilogy install windsurf` without --scope (the block still \
+             goes into this project's .windsurfrules)"
+                .into(),
+        ),
+        (Host::Vscode, Scope::User) => Some(
+            "VS Code keeps user-level MCP servers in its profile, not in a file trilogy edits: \
+             install per project (`trilogy install vscode`), or add the server for every \
+             workspace with `code --add-mcp '{\"name\":\"trilogy\",\"command\":\"trilogy\",\"args\":[\"mcp\"]}'`"
+                .into(),
+        ),
+        (Host::Cursor, Scope::User) if rules => Some(
+            "--rules writes .cursor/rules/trilogy.mdc, which belongs to a project: leave out \
+             --scope user, or drop --rules to install the hooks in ~/.cursor/hooks.json"
+                .into(),
+        ),
+        _ => None,
     }
 }
 
@@ -127,7 +112,9 @@ pub enum Scope {
 /// What to install, and where.
 #[derive(Debug, Clone)]
 pub struct InstallOptions {
-    pub target: Target,
+    /// A host installed through its settings or rules files ([`Install::Settings`],
+    /// [`Install::Rules`]).
+    pub target: Host,
     pub scope: Scope,
     /// How hosts run trilogy: `trilogy` when it is on PATH, or an absolute path.
     pub command: String,
@@ -139,7 +126,7 @@ pub struct InstallOptions {
     /// made; `None` keeps no record.
     pub state: Option<PathBuf>,
     /// The session-start block, between its markers, for hosts that read it from a rules
-    /// file (see [`Target::needs_block`]); empty otherwise.
+    /// file (see [`block_file`]); empty otherwise.
     pub memory_block: String,
     /// Cursor: the always-applied rules file `.cursor/rules/trilogy.mdc` instead of hooks,
     /// for Cursor versions without hooks.
@@ -180,7 +167,7 @@ pub(crate) fn shell_quote(s: &str) -> String {
 /// Merge our hooks, MCP server entry and pointer for the host: every file is worked out and
 /// checked before any is written, and the record is kept before the first write.
 pub fn install(opts: &InstallOptions) -> Result<Vec<FileChange>> {
-    if let Some(why) = opts.target.refuses(opts.scope, opts.rules) {
+    if let Some(why) = refuses(opts.target, opts.scope, opts.rules) {
         return Err(crate::error::Error::bad_input(why));
     }
     let mut rec = Record::load(opts)?;
@@ -195,7 +182,7 @@ pub fn install(opts: &InstallOptions) -> Result<Vec<FileChange>> {
 
 /// Take our hooks, MCP entry and pointer out again, giving each file back as it was.
 pub fn uninstall(opts: &InstallOptions) -> Result<Vec<FileChange>> {
-    if let Some(why) = opts.target.refuses(opts.scope, false) {
+    if let Some(why) = refuses(opts.target, opts.scope, false) {
         return Err(crate::error::Error::bad_input(why));
     }
     let rec = Record::load(opts)?;
@@ -211,26 +198,34 @@ pub fn uninstall(opts: &InstallOptions) -> Result<Vec<FileChange>> {
 
 fn plan_install(opts: &InstallOptions, rec: &mut Record, plan: &mut Plan) -> Result<()> {
     match opts.target {
-        Target::Claude => claude::install(opts, rec, plan),
-        Target::Codex => codex::install(opts, rec, plan),
-        Target::Gemini => gemini::install(opts, rec, plan),
-        Target::Cursor => cursor::install(opts, rec, plan),
-        Target::Vscode => vscode::install(opts, rec, plan),
-        Target::Windsurf => windsurf::install(opts, rec, plan),
-        Target::Zed => zed::install(opts, rec, plan),
+        Host::Claude => claude::install(opts, rec, plan),
+        Host::Codex => codex::install(opts, rec, plan),
+        Host::Gemini => gemini::install(opts, rec, plan),
+        Host::Cursor => cursor::install(opts, rec, plan),
+        Host::Vscode => vscode::install(opts, rec, plan),
+        Host::Windsurf => windsurf::install(opts, rec, plan),
+        Host::Zed => zed::install(opts, rec, plan),
+        Host::Dsh => Err(plugin_only()),
     }
 }
 
 fn plan_uninstall(opts: &InstallOptions, rec: &Record, plan: &mut Plan) -> Result<()> {
     match opts.target {
-        Target::Claude => claude::uninstall(opts, rec, plan),
-        Target::Codex => codex::uninstall(opts, rec, plan),
-        Target::Gemini => gemini::uninstall(opts, rec, plan),
-        Target::Cursor => cursor::uninstall(opts, rec, plan),
-        Target::Vscode => vscode::uninstall(opts, rec, plan),
-        Target::Windsurf => windsurf::uninstall(opts, rec, plan),
-        Target::Zed => zed::uninstall(opts, rec, plan),
+        Host::Claude => claude::uninstall(opts, rec, plan),
+        Host::Codex => codex::uninstall(opts, rec, plan),
+        Host::Gemini => gemini::uninstall(opts, rec, plan),
+        Host::Cursor => cursor::uninstall(opts, rec, plan),
+        Host::Vscode => vscode::uninstall(opts, rec, plan),
+        Host::Windsurf => windsurf::uninstall(opts, rec, plan),
+        Host::Zed => zed::uninstall(opts, rec, plan),
+        Host::Dsh => Err(plugin_only()),
     }
+}
+
+/// DeepSeek Harness is reached through its plugin ([`dsh`]), never through settings files.
+fn plugin_only() -> crate::error::Error {
+    debug_assert_eq!(Host::Dsh.install(), Install::Plugin);
+    crate::error::Error::bad_input("dsh installs as a plugin (`trilogy install dsh`)")
 }
 
 /// Does the file (`now`, and `bare`: it with ours taken out) hold only what install wrote, so

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use super::InstallOptions;
 use crate::error::{Error, Result};
+use crate::model::host::Host;
 
 /// One item `install` made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -167,13 +168,13 @@ impl Record {
         };
         let mut who = format!(
             "{}\n{:?}\n{}",
-            opts.target.name(),
+            opts.target.as_str(),
             opts.scope,
             base.display()
         );
         // Windsurf's server entry is the user's, its rules file the project's: one record
         // per project
-        if opts.target == super::Target::Windsurf {
+        if opts.target == Host::Windsurf {
             who = format!("{who}\n{}", opts.root.display());
         }
         let path = state

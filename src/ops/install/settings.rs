@@ -10,10 +10,11 @@ use jsonc_parser::ParseOptions;
 use jsonc_parser::cst::{CstArray, CstInputValue, CstNode, CstObject, CstRootNode};
 use serde_json::{Map, Value};
 
+use super::InstallOptions;
 use super::plan::Plan;
 use super::record::{Made, Record};
-use super::{InstallOptions, Target};
 use crate::error::{Error, Result};
+use crate::model::host::Host;
 
 /// One hook trilogy registers.
 pub(super) struct HookSpec {
@@ -160,11 +161,11 @@ pub(super) fn input_value(v: &Value) -> CstInputValue {
 
 /// Is this handler one of ours (for this host)? Recognised by its command,
 /// `… trilogy hook <host> <event>`.
-pub(super) fn is_ours(handler: &Value, target: Target) -> bool {
+pub(super) fn is_ours(handler: &Value, target: Host) -> bool {
     let Some(cmd) = handler.get("command").and_then(Value::as_str) else {
         return false;
     };
-    let marker = format!(" hook {} ", target.name());
+    let marker = format!(" hook {} ", target.as_str());
     let Some(pos) = cmd.find(&marker) else {
         return false;
     };
@@ -175,7 +176,7 @@ pub(super) fn is_ours(handler: &Value, target: Target) -> bool {
 }
 
 /// Remove our handlers from the groups of one event; a group left empty by that goes too.
-fn strip_ours(groups: &CstArray, target: Target) {
+fn strip_ours(groups: &CstArray, target: Host) {
     for group in groups.elements() {
         let Some(handlers) = group.as_object().and_then(|g| g.array_value("hooks")) else {
             continue;
@@ -207,7 +208,7 @@ pub(super) fn group(spec: &HookSpec, handler: Value) -> Value {
 /// Merge our hook groups into `hooks`, replacing an older handler of ours.
 pub(super) fn add_hooks(
     s: &Settings,
-    target: Target,
+    target: Host,
     groups: &[(&HookSpec, Value)],
     rec: &mut Record,
 ) -> Result<()> {
@@ -241,7 +242,7 @@ pub(super) fn add_hooks(
 /// Take our hook groups out; containers install made go when they are left empty.
 pub(super) fn remove_hooks(
     s: &Settings,
-    target: Target,
+    target: Host,
     specs: &[HookSpec],
     rec: &Record,
 ) -> Result<()> {

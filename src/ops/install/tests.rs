@@ -9,7 +9,7 @@ use super::*;
 
 fn opts(dir: &Path) -> InstallOptions {
     InstallOptions {
-        target: Target::Claude,
+        target: Host::Claude,
         scope: Scope::Project,
         command: "trilogy".into(),
         root: dir.to_path_buf(),
@@ -176,7 +176,7 @@ fn crlf_files_get_crlf_lines_and_come_back_byte_for_byte() {
     let mut o = opts(dir.path());
     let lone_lf = |t: &str| t.replace("\r\n", "").contains('\n');
     install(&o).unwrap();
-    o.target = Target::Codex;
+    o.target = Host::Codex;
     install(&o).unwrap();
     for (p, _) in &files {
         let t = read(p);
@@ -184,7 +184,7 @@ fn crlf_files_get_crlf_lines_and_come_back_byte_for_byte() {
         assert!(!lone_lf(&t), "{} got LF lines: {t:?}", p.display());
     }
     uninstall(&o).unwrap();
-    o.target = Target::Claude;
+    o.target = Host::Claude;
     uninstall(&o).unwrap();
     for (p, t) in &files {
         assert_eq!(&read(p), t, "{}", p.display());
@@ -227,7 +227,7 @@ fn without_a_record_uninstall_still_takes_our_entries_out() {
 fn gemini_gets_its_own_shapes_in_one_settings_file() {
     let dir = tempfile::tempdir().unwrap();
     let mut o = opts(dir.path());
-    o.target = Target::Gemini;
+    o.target = Host::Gemini;
     o.command = "/opt/my tools/trilogy".into();
     install(&o).unwrap();
     let p = dir.path().join(".gemini/settings.json");
@@ -281,7 +281,7 @@ fn gemini_gets_its_own_shapes_in_one_settings_file() {
 fn codex_pointer_in_agents_md_stays_when_it_was_there_before() {
     let dir = tempfile::tempdir().unwrap();
     let mut o = opts(dir.path());
-    o.target = Target::Codex;
+    o.target = Host::Codex;
     let agents = dir.path().join("AGENTS.md");
     // what scaffolding writes for a new project
     std::fs::write(&agents, &o.boot_block).unwrap();
@@ -345,7 +345,7 @@ fn a_file_edited_between_two_installs_keeps_the_edit_at_uninstall() {
     uninstall(&o).unwrap();
     assert_eq!(read(&p), FOREIGN.replace("\"opus\"", "\"sonnet\""));
     // a block refreshed in place is still only ours: the rules file comes back whole
-    o.target = Target::Vscode;
+    o.target = Host::Vscode;
     o.memory_block = "<!-- trilogy:memory:start -->\nold\n<!-- trilogy:memory:end -->\n".into();
     let rules = dir.path().join(".github/copilot-instructions.md");
     std::fs::create_dir_all(rules.parent().unwrap()).unwrap();

@@ -13,8 +13,9 @@ use std::collections::{HashMap, HashSet};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::model::host::{Host, HostLimits};
 use crate::model::{EntryKind, FileKind, State};
-use crate::ops::agent::{self, HostLimits, Source};
+use crate::ops::agent::{self, Source};
 use crate::ops::inject::{Budget, DECISIONS_SHARE, Ledger, PROJECT_SHARE, texts};
 use crate::workspace::{Workspace, agents};
 
@@ -71,11 +72,14 @@ pub struct EntrySeen {
 pub fn limits_for(host: Option<&str>, window_tokens: Option<u64>) -> Result<HostLimits> {
     let mut limits = match host {
         None | Some("") | Some("cli") => HostLimits::default(),
-        Some(h) => crate::hooks::host_limits(h).ok_or_else(|| {
-            Error::bad_input(format!(
-                "host `{h}`: use claude, codex or gemini (or leave it out for no host limit)"
-            ))
-        })?,
+        // only a host whose hooks limit the block is one to ask for
+        Some(h) => (Host::parse(h).map(Host::limits))
+            .filter(|l| *l != HostLimits::default())
+            .ok_or_else(|| {
+                Error::bad_input(format!(
+                    "host `{h}`: use claude, codex or gemini (or leave it out for no host limit)"
+                ))
+            })?,
     };
     limits.window_tokens = window_tokens;
     Ok(limits)
@@ -243,4 +247,28 @@ pub fn injection_counts(ws: &Workspace, r: &dyn crate::store::Reader) -> Result<
         }
     }
     Ok((out, list.len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_host_whose_hooks_limit_the_block_is_taken() {
+        let claude = limits_for(Some("claude"), Some(200_000)).unwrap();
+        assert_eq!(
+            claude.char_cap,
+            Some(crate::model::host::CLAUDE_CONTEXT_CHARS)
+        );
+        assert_eq!(claude.window_tokens, Some(200_000));
+        assert_eq!(
+            limits_for(Some("cli"), None).unwrap(),
+            HostLimits::default()
+        );
+        // Cursor and DeepSeek Harness have hooks but no cap of their own: no host limit to ask for
+        for h in ["cursor", "dsh", "zed", "nowhere"] {
+            let e = limits_for(Some(h), None).unwrap_err().to_string();
+            assert!(e.contains("use claude, codex or gemini"), "{h}: {e}");
+        }
+    }
 }

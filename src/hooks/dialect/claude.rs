@@ -1,0 +1,95 @@
+//! Claude Code's hook JSON, which Codex and Gemini CLI speak too: snake_case input
+//! (`session_id`, `cwd`, `source`, `tool_name`, `tool_input`, `transcript_path`) and an
+//! answer of `{"hookSpecificOutput": {"hookEventName", "additionalContext"}}`, or nothing.
+//! Claude Code's own part: its transcript tells a turn's tools when no tool hook did.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::ops::agent::Source;
+
+use super::{Call, Dialect, Said, Turn, str_field};
+use crate::hooks::{Event, tool_kind};
+
+pub(super) struct Claude;
+
+impl Dialect for Claude {
+    fn event(&self, name: &str) -> Option<Event> {
+        Event::parse(name)
+    }
+
+    fn events(&self) -> String {
+        hook_events()
+    }
+
+    fn read(
+        &self,
+        event: Event,
+        stdin: &str,
+        _env: &[(String, String)],
+        overrides: &[String],
+    ) -> Result<Call> {
+        let (input, mut call) = read(event, stdin, overrides)?;
+        if event == Event::Stop {
+            let transcript = str_field(&input, "transcript_path").map(PathBuf::from);
+            call.turn = Turn::Hooked { transcript };
+        }
+        Ok(call)
+    }
+
+    fn answer(&self, event: Event, said: Said) -> Result<String> {
+        Ok(answer(event, "UserPromptSubmit", said))
+    }
+}
+
+/// The five hook events, by their command-line names.
+pub(super) fn hook_events() -> String {
+    Event::HOOKS.map(Event::as_str).join(", ")
+}
+
+/// The call in Claude Code's hook JSON, and the JSON itself.
+pub(super) fn read(event: Event, stdin: &str, overrides: &[String]) -> Result<(Value, Call)> {
+    let input: Value = serde_json::from_str(stdin)
+        .map_err(|e| Error::bad_input(format!("stdin is not the host's JSON: {e}")))?;
+    if !input.is_object() {
+        return Err(Error::bad_input("stdin is not a JSON object"));
+    }
+    let id = str_field(&input, "session_id")
+        .ok_or_else(|| Error::bad_input("no session_id in the hook input"))?;
+    let mut call = Call::new(id, str_field(&input, "cwd").map(PathBuf::from), overrides);
+    call.source = str_field(&input, "source")
+        .and_then(Source::parse)
+        .unwrap_or(Source::Startup);
+    if event == Event::PostToolUse {
+        call.tools = str_field(&input, "tool_name")
+            .map(|name| {
+                vec![tool_kind(
+                    name,
+                    input.get("tool_input").unwrap_or(&Value::Null),
+                )]
+            })
+            .ok_or_else(|| Error::bad_input("no tool_name in PostToolUse input"));
+    }
+    Ok((input, call))
+}
+
+/// The answer carrying context, under the host's name for the event (`prompt`: its name for
+/// the prompt's event); nothing when there is no context to give.
+pub(super) fn answer(event: Event, prompt: &str, said: Said) -> String {
+    let Said::Context(text) = said else {
+        return String::new();
+    };
+    let name = match event {
+        Event::SessionStart => "SessionStart",
+        _ => prompt,
+    };
+    serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": name,
+            "additionalContext": text,
+        }
+    })
+    .to_string()
+}
