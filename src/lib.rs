@@ -2,9 +2,62 @@
 //!
 //! Three Markdown files per project (`memory/PROJECT.md`, `DECISIONS.md`, `SESSIONS.md`) are
 //! deterministic projections of a transactional redb store; edits made to the files are parsed
-//! back and merged. Dependencies point down: `base` (every touch point with the operating
-//! system; it imports nothing of ours) → `model` → `markdown`/`store` → `workspace` → `ops`
-//! → surfaces (`cli`). Library code never prints.
+//! back and merged. Library code never prints.
+//!
+//! # The rooms, from the foundation up
+//!
+//! Each room imports only the rooms before it, and no two modules import each other (a facade
+//! and its own children aside); `tests/repo/layers.rs` reads every import and says where the
+//! code is not there yet.
+//!
+//! - `base`: every touch point with the operating system (the user's folders, whole-file
+//!   writes, the regular-file fence, locks, process liveness, the clock, digests) and the fault
+//!   points the crash tests use (compiled only with the `faults` feature). Imports nothing of
+//!   ours.
+//! - `error`, `secrets`, `model`, `config`, `schema`: pure types and rules: entries, sections,
+//!   areas, hosts, settings, the credential scan.
+//! - `markdown` (render, parse, merge), `store` (the only room naming redb), `index` (the only
+//!   one naming tantivy), `recall` (the hosts' transcripts and their index).
+//! - `registry`, `user`, `workspace`: where memory lives, its lock and the sync protocol.
+//! - `ops`: one module per use case; the only callers of transactions.
+//! - Surfaces: `cli`, `hooks`, `mcp`, `web`: parse input, call `ops`, format the answer.
+//!
+//! # A checkpoint, from the command line to the store's commit
+//!
+//! 1. `main` calls `cli::run`, which parses the arguments (clap, only in `cli/`) and builds the
+//!    context once: the environment snapshot, the settings, the workspace found from the
+//!    working directory (`workspace/locate.rs`).
+//! 2. The checkpoint command reads the batch (`ops::parse_input`) and calls `ops::checkpoint`,
+//!    which checks it whole before anything is written (`ops/checkpoint/validate.rs`: schema,
+//!    sizes, credentials).
+//! 3. `ops/checkpoint/group.rs` drops the batch into `.trilogy/queue/` and either waits for the
+//!    process that leads or leads itself: `lead_round` claims the waiting batches and applies
+//!    them in one `Workspace::write`.
+//! 4. `Workspace::write` (`workspace/mod.rs`) opens the store's write transaction as a `Tx` and
+//!    first absorbs what people and git changed in the files (`workspace/sync/absorb.rs`:
+//!    parse, three-way diff against the version trilogy last wrote, events in the log).
+//! 5. Each batch is applied under its own author (`Tx::as_author`: actor, time, session), into
+//!    the store's tables through `store`.
+//! 6. `Tx::finish` (`workspace/sync/project.rs`) renders every changed file (`markdown`), holds
+//!    git's index lock while it swaps them in (`workspace/sync/gitlock.rs`), commits the store
+//!    durably, and each waiting writer reads its own outcome.
+//!
+//! # A Claude Code session start, to the printed block
+//!
+//! 1. Claude Code runs `trilogy hook claude session-start` (the line `trilogy install claude`
+//!    wrote into its settings) with its JSON on stdin.
+//! 2. `hooks::run` reads the JSON through the host's dialect (`hooks/dialect/claude.rs`) into a
+//!    call and an `Event`.
+//! 3. The one set of session rules (`hooks/session.rs`) finds the workspace from the payload,
+//!    and asks `ops::agent::inject` for the block within the host's limits
+//!    (`model::host::Host::limits`).
+//! 4. `ops/agent.rs` reads the store in one snapshot (`Workspace::read`, which brings hand
+//!    edits in first when the files differ from what the store wrote) and assembles the block
+//!    (`ops/inject/`: the budget shared out in `alloc.rs`, cut to fit in `assemble.rs`,
+//!    written in `render.rs`), noting in the session's record what it was given.
+//! 5. The dialect answers in Claude Code's form (`hookSpecificOutput.additionalContext`). A
+//!    hook never fails the host: whatever goes wrong, it prints nothing and leaves a line in
+//!    `.trilogy/hooks.log`.
 
 #![forbid(unsafe_code)]
 
