@@ -9,7 +9,7 @@ use crate::ops::search::SearchOutcome;
 use crate::ops::{CheckpointOutcome, InitOutcome, LogView, ReadOutput, RestoreOutcome, Status};
 use crate::workspace::SyncReport;
 
-use super::Env;
+use super::Context;
 
 /// Write a line to stdout; a closed pipe (`trilogy log | head`) ends the process quietly.
 pub fn emit(text: &str) {
@@ -30,8 +30,8 @@ pub fn emit_bytes(bytes: &[u8]) {
 }
 
 /// Print `v` as JSON with `--json`, else with its human formatter.
-pub fn print<T: Serialize>(env: &Env, v: &T, human: impl Fn(&T) -> String) -> Result<()> {
-    if env.json {
+pub fn print<T: Serialize>(ctx: &Context, v: &T, human: impl Fn(&T) -> String) -> Result<()> {
+    if ctx.json {
         let s = serde_json::to_string_pretty(v)
             .map_err(|e| crate::Error::Internal(format!("json output: {e}")))?;
         emit(&s);
