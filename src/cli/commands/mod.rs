@@ -1,7 +1,7 @@
 //! One module per top-level verb: each holds its `<Verb>Args` (what clap parses) and its
 //! `run`, which turns the arguments into the `ops` call doing the work and hands the result
 //! to `format`. A verb module never opens the workspace itself (its [`Context`] is built once
-//! by `cli::run`) and never prints but through `format`. Where two verbs share one noun they
+//! by `cli::run`). Where two verbs share one noun they
 //! share its code in the verb that owns it: `uninstall` runs `install`'s, `user edit` opens
 //! the editor `review` opens.
 //!
