@@ -32,10 +32,6 @@ pub fn run(ctx: &Context, a: DueArgs) -> Result<()> {
         .today()
         .checked_add_days(chrono::Days::new(a.within))
         .ok_or_else(|| Error::bad_input("--within: too many days"))?;
-    ctx.ws.require_memory()?;
-    let due = ctx
-        .ws
-        .read(|r| crate::ops::truth::review::due(r, until))?
-        .value;
+    let due = crate::ops::truth::review::due_in(&ctx.ws, until)?;
     format::print(ctx, &due, |d| format::due(d))
 }

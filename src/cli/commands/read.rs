@@ -3,9 +3,11 @@
 
 use clap::Args;
 
-use crate::error::{Error, Result};
-use crate::model::FileKind;
-use crate::ops::{self, EntryFilter, ReadTarget};
+use crate::error::Result;
+use crate::ops::{
+    self,
+    read::{Asker, Request},
+};
 
 use super::super::{Context, format};
 use super::parse_date;
@@ -37,71 +39,25 @@ pub struct ReadArgs {
 }
 
 pub fn run(ctx: &Context, a: ReadArgs) -> Result<()> {
-    if a.file.as_deref().is_some_and(crate::user::is_file) {
-        let target = match a.section {
-            Some(s) => ReadTarget::Section(s),
-            None => ReadTarget::File(FileKind::Project),
-        };
-        let out = ops::read(crate::user::ready(&ctx.ws)?, &target)?;
-        format::warn_sync(&out.report);
-        return format::print(ctx, &out.value, format::read);
-    }
-    if a.section.is_some()
-        && let Some(f) = a
-            .file
-            .as_deref()
-            .filter(|f| FileKind::from_name(f) != Some(FileKind::Project))
-    {
-        return Err(Error::bad_input(format!(
-            "--section reads a section of PROJECT.md or USER.md, not of {f}; drop the file name, or name one of those two"
-        )));
-    }
-    let file = a
-        .file
-        .as_deref()
-        .map(|f| {
-            FileKind::from_name(f).ok_or_else(|| {
-                Error::bad_input(format!(
-                    "unknown file `{f}`; choose PROJECT.md, DECISIONS.md, SESSIONS.md, SESSIONS-archive.md or USER.md"
-                ))
-            })
-        })
-        .transpose()?;
-    let entry_mode = a.area.is_some()
-        || a.since.is_some()
-        || a.until.is_some()
-        || a.limit.is_some()
-        || a.branch.is_some();
-    let targets: Vec<ReadTarget> = if let Some(s) = a.section {
-        vec![ReadTarget::Section(s)]
-    } else if entry_mode {
-        vec![ReadTarget::Entries(EntryFilter {
-            file: file.unwrap_or(FileKind::Sessions),
-            area: a.area,
-            since: parse_date("since", &a.since)?,
-            until: parse_date("until", &a.until)?,
-            limit: a.limit.unwrap_or(usize::MAX),
-            branch: a.branch,
-        })]
-    } else if let Some(f) = file {
-        vec![ReadTarget::File(f)]
-    } else {
-        [FileKind::Project, FileKind::Decisions, FileKind::Sessions]
-            .into_iter()
-            .map(ReadTarget::File)
-            .collect()
+    let request = Request {
+        since: parse_date("since", &a.since)?,
+        until: parse_date("until", &a.until)?,
+        file: a.file,
+        section: a.section,
+        area: a.area,
+        limit: a.limit,
+        branch: a.branch,
+        asker: Asker::Person,
     };
     let mut outs = Vec::new();
-    for t in &targets {
-        let out = ops::read(&ctx.ws, t)?;
+    for out in ops::read::run(&ctx.ws, &request)? {
         format::warn_sync(&out.report);
         outs.push(out.value);
     }
-    if outs.len() == 1 {
-        format::print(ctx, &outs[0], format::read)
-    } else {
-        format::print(ctx, &outs, |o: &Vec<ops::ReadOutput>| {
+    match outs.len() {
+        1 => format::print(ctx, &outs[0], format::read),
+        _ => format::print(ctx, &outs, |o: &Vec<ops::ReadOutput>| {
             o.iter().map(format::read).collect::<Vec<_>>().join("\n")
-        })
+        }),
     }
 }

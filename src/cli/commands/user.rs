@@ -156,8 +156,7 @@ pub fn run(ctx: &Context, a: UserArgs) -> Result<()> {
 
 /// The heading of USER.md a `--section` names (either language).
 fn heading(u: &crate::workspace::Workspace, name: &str) -> Result<String> {
-    let sections = u.read(|r| r.sections())?.value;
-    user::resolve_section(name, &sections, u.lang(), "--section")
+    crate::ops::read::user_heading(u, name, "--section")
 }
 
 fn shown(s: &user::Shown) -> String {
