@@ -9,7 +9,7 @@ use crate::ops::search::SearchOutcome;
 use crate::ops::{CheckpointOutcome, InitOutcome, LogView, ReadOutput, RestoreOutcome, Status};
 use crate::workspace::SyncReport;
 
-use super::Env;
+use super::Context;
 
 /// Write a line to stdout; a closed pipe (`trilogy log | head`) ends the process quietly.
 pub fn emit(text: &str) {
@@ -30,8 +30,8 @@ pub fn emit_bytes(bytes: &[u8]) {
 }
 
 /// Print `v` as JSON with `--json`, else with its human formatter.
-pub fn print<T: Serialize>(env: &Env, v: &T, human: impl Fn(&T) -> String) -> Result<()> {
-    if env.json {
+pub fn print<T: Serialize>(ctx: &Context, v: &T, human: impl Fn(&T) -> String) -> Result<()> {
+    if ctx.json {
         let s = serde_json::to_string_pretty(v)
             .map_err(|e| crate::Error::Internal(format!("json output: {e}")))?;
         emit(&s);
@@ -189,6 +189,7 @@ fn is_snippet(line: &str, snippet: &str) -> bool {
     }
 }
 
+/// `trilogy status`: the files, then the counts, what needs a person, and the lists.
 pub fn status(s: &Status) -> String {
     let mut out = format!(
         "workspace {}\nstore     {}\nlang      {}\n\n",
@@ -209,6 +210,14 @@ pub fn status(s: &Status) -> String {
             out.push_str(&format!("{:<22} (absent){owed}\n", f.file));
         }
     }
+    status_counts(&mut out, s);
+    status_warnings(&mut out, s);
+    status_lists(&mut out, s);
+    out
+}
+
+/// The PROJECT sections filled, entry counts, areas, proposals and open reports.
+fn status_counts(out: &mut String, s: &Status) {
     let filled = s.sections.iter().filter(|x| !x.empty).count();
     out.push_str(&format!(
         "\nPROJECT sections filled: {filled}/{}{}\n",
@@ -248,6 +257,10 @@ pub fn status(s: &Status) -> String {
             ));
         }
     }
+}
+
+/// What does not parse, is stale, unclosed, secret or unmerged: each needs a person.
+fn status_warnings(out: &mut String, s: &Status) {
     for b in &s.unparseable {
         out.push_str(&format!("\nNOT PARSED: {b}\n"));
     }
@@ -271,6 +284,10 @@ pub fn status(s: &Status) -> String {
             "\nUNMERGED: {f}: git could not run the merge driver and kept one side only; run `trilogy resolve` before committing\n"
         ));
     }
+}
+
+/// Sibling work trees, what is due, conflicts, kept entries and the last change.
+fn status_lists(out: &mut String, s: &Status) {
     if !s.siblings.is_empty() {
         out.push_str(&format!("\nsibling work trees ({}):\n", s.siblings.len()));
         for w in &s.siblings {
@@ -322,7 +339,6 @@ pub fn status(s: &Status) -> String {
             e.at, e.actor, e.op, e.detail
         ));
     }
-    out
 }
 
 pub fn log(v: &LogView) -> String {

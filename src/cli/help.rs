@@ -145,9 +145,9 @@ pub(super) fn asked(args: &[OsString]) -> Option<&'static Topic> {
     let mut it = args.iter().skip(1);
     while let Some(a) = it.next() {
         let a = a.to_str()?;
-        match super::global_option(a) {
-            Some(super::GlobalOption::Whole) => {}
-            Some(super::GlobalOption::WithValue) => {
+        match super::parse::global_option(a) {
+            Some(super::parse::GlobalOption::Whole) => {}
+            Some(super::parse::GlobalOption::WithValue) => {
                 it.next()?;
             }
             None => words.push(a),

@@ -6,8 +6,7 @@ use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 use crate::index::{ArchiveMode, SearchQuery};
-use crate::model::FileKind;
-use crate::ops::{self, EntryFilter, ReadTarget};
+use crate::ops;
 use crate::workspace::Workspace;
 
 use super::{ReadArgs, RecallArgs, SearchArgs, StatusArgs, args, date, in_range, read_text};
@@ -31,55 +30,37 @@ pub(super) fn checkpoint(
     Ok((serde_json::to_value(&out).unwrap_or(Value::Null), text))
 }
 
-/// `memory_read`: a file, a section or entries, of the project's memory or the user's.
+/// `memory_read`: a file, a section or entries, of the project's memory or the user's, read
+/// as an agent asks (bounded; see [`ops::read::Request`]).
 pub(super) fn read(
     ws: &Workspace,
     name: &str,
     a: Option<Map<String, Value>>,
 ) -> Result<(Value, String)> {
     let r: ReadArgs = args(name, a)?;
-    if r.file.as_deref().is_some_and(crate::user::is_file) {
-        let target = match r.section {
-            Some(s) => ReadTarget::Section(s),
-            None => ReadTarget::File(FileKind::Project),
-        };
-        let out = ops::read(crate::user::ready(ws)?, &target)?.value;
-        return Ok((
-            serde_json::to_value(&out).unwrap_or(Value::Null),
-            read_text(&out),
-        ));
-    }
-    let file = r
-            .file
-            .as_deref()
-            .map(|f| {
-                FileKind::from_name(f).ok_or_else(|| {
-                    Error::bad_input(format!(
-                        "`file` = `{f}`: use PROJECT.md, DECISIONS.md, SESSIONS.md or SESSIONS-archive.md"
-                    ))
-                })
-            })
-            .transpose()?;
-    let filtered = r.area.is_some() || r.since.is_some() || r.until.is_some() || r.limit.is_some();
-    let target = if let Some(s) = r.section {
-        ReadTarget::Section(s)
-    } else if filtered || file.is_none() {
-        ReadTarget::Entries(EntryFilter {
-            file: file.unwrap_or(FileKind::Sessions),
-            area: r.area,
-            since: date("since", &r.since)?,
-            until: date("until", &r.until)?,
-            limit: in_range("limit", r.limit, 1, 200)?.unwrap_or(15),
-            branch: None,
-        })
-    } else {
-        ReadTarget::File(file.unwrap_or(FileKind::Project))
+    let request = ops::read::Request {
+        since: date("since", &r.since)?,
+        until: date("until", &r.until)?,
+        file: r.file,
+        section: r.section,
+        area: r.area,
+        limit: r.limit,
+        branch: None,
+        asker: ops::read::Asker::Agent,
     };
-    let out = ops::read(ws, &target)?.value;
-    Ok((
-        serde_json::to_value(&out).unwrap_or(Value::Null),
-        read_text(&out),
-    ))
+    let outs: Vec<ops::ReadOutput> = (ops::read::run(ws, &request)?.into_iter())
+        .map(|w| w.value)
+        .collect();
+    Ok(match outs.as_slice() {
+        [one] => (
+            serde_json::to_value(one).unwrap_or(Value::Null),
+            read_text(one),
+        ),
+        many => (
+            serde_json::to_value(many).unwrap_or(Value::Null),
+            many.iter().map(read_text).collect::<Vec<_>>().join("\n"),
+        ),
+    })
 }
 
 /// `memory_recall`: what was said in this project's sessions.

@@ -14,6 +14,7 @@ pub mod import;
 pub mod inject;
 pub mod install;
 mod query;
+pub mod read;
 pub mod restore;
 pub mod save;
 pub mod search;

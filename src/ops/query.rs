@@ -15,7 +15,7 @@ use crate::workspace::{Broken, Workspace, Written, render_file};
 use super::{AreaCount, EntryView, area_line, area_map};
 
 /// Which part of memory to read.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum ReadTarget {
     /// A whole file as the store renders it.
     File(FileKind),
@@ -26,7 +26,7 @@ pub enum ReadTarget {
 }
 
 /// Filters for entry reads.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EntryFilter {
     pub file: FileKind,
     pub area: Option<String>,

@@ -17,3 +17,4 @@ mod notices;
 mod original_habits;
 mod project_location;
 mod read;
+mod read_request;

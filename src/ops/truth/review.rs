@@ -131,6 +131,13 @@ pub fn due(r: &dyn Reader, until: NaiveDate) -> Result<Vec<Due>> {
     Ok(out)
 }
 
+/// What in `ws` is due on or before `until` (`trilogy due`); a workspace without memory files
+/// is refused, as every read of them is.
+pub fn due_in(ws: &crate::workspace::Workspace, until: NaiveDate) -> Result<Vec<Due>> {
+    ws.require_memory()?;
+    Ok(ws.read(|r| due(r, until))?.value)
+}
+
 /// `d`, when it is a live decision whose review date is on or before `until`.
 pub fn due_decision(d: &EntryRecord, until: NaiveDate) -> Option<Due> {
     // most decisions carry no review line: skip them without reading their fields

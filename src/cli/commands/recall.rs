@@ -7,9 +7,9 @@ use crate::error::{Error, Result};
 use crate::model::host::Host;
 use crate::recall::{self, RecallQuery};
 
-use super::{Env, format};
+use super::super::{Context, format, progress};
 
-pub const RECALL_HELP: &str = "\
+pub const HELP: &str = "\
 Searches what you typed and what the agents answered in this workspace's sessions of Claude
 Code (~/.claude/projects), Codex (~/.codex/sessions), Gemini CLI (~/.gemini/tmp) and DeepSeek
 Harness ($DSH_HOME/sessions) — never tool calls or their output, thinking, compaction
@@ -46,18 +46,18 @@ pub struct RecallArgs {
     forget: bool,
 }
 
-pub(super) fn run(env: &Env, a: RecallArgs) -> Result<()> {
+pub fn run(ctx: &Context, a: RecallArgs) -> Result<()> {
     if a.forget {
-        let gone = recall::forget(&env.ws)?;
+        let gone = recall::forget(&ctx.ws)?;
         let v = serde_json::json!({ "deleted": gone });
-        return format::print(env, &v, |_| match gone {
+        return format::print(ctx, &v, |_| match gone {
             true => "deleted this workspace's recall index".into(),
             false => "there was no recall index for this workspace".into(),
         });
     }
     if a.status {
-        let s = recall::status(&env.ws)?;
-        return format::print(env, &s, status);
+        let s = recall::status(&ctx.ws)?;
+        return format::print(ctx, &s, status);
     }
     let q = RecallQuery {
         text: a.query.join(" "),
@@ -70,10 +70,10 @@ pub(super) fn run(env: &Env, a: RecallArgs) -> Result<()> {
         limit: a.limit,
         hosts: Vec::new(),
     };
-    let mut bar = super::progress::Bar::stderr("reading transcripts", env.json);
-    let out = recall::recall(&env.ws, &q, &mut |done, total| bar.update(done, total))?;
+    let mut bar = progress::Bar::stderr("reading transcripts", ctx.json);
+    let out = recall::recall(&ctx.ws, &q, &mut |done, total| bar.update(done, total))?;
     drop(bar);
-    format::print(env, &out, |o| {
+    format::print(ctx, &out, |o| {
         if o.hits.is_empty() {
             return "nothing said in this workspace's sessions matches".into();
         }

@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 use crate::error::{Error, Result};
 use crate::user::{self, UserLine};
 
-use super::{Cli, Env, format};
+use super::super::{Context, format};
 
 pub const USER_HELP: &str = "\
 USER.md lives in your data folder ($XDG_DATA_HOME/trilogy/user/USER.md, or
@@ -76,15 +76,11 @@ enum UserCmd {
 
 /// Run `trilogy user`: in a workspace (whose language a new USER.md takes when your config
 /// names none), or anywhere else with your own settings alone.
-pub(super) fn run(cli: &Cli, a: UserArgs) -> Result<()> {
-    let env = match super::build_env(cli) {
-        Ok(env) => env,
-        Err(_) => user_only_env(cli)?,
-    };
+pub fn run(ctx: &Context, a: UserArgs) -> Result<()> {
     match a.cmd.unwrap_or(UserCmd::Show) {
         UserCmd::Show => {
-            let s = user::show(&env.ws)?;
-            format::print(&env, &s, shown)
+            let s = user::show(&ctx.ws)?;
+            format::print(ctx, &s, shown)
         }
         UserCmd::Add {
             section,
@@ -92,7 +88,7 @@ pub(super) fn run(cli: &Cli, a: UserArgs) -> Result<()> {
             replaces,
         } => {
             let w = user::add(
-                &env.ws,
+                &ctx.ws,
                 "cli",
                 &UserLine {
                     section,
@@ -101,7 +97,7 @@ pub(super) fn run(cli: &Cli, a: UserArgs) -> Result<()> {
                 },
             )?;
             format::warn_sync(&w.report);
-            format::print(&env, &w.value, |o| {
+            format::print(ctx, &w.value, |o| {
                 let mut out = match o.written.is_empty() {
                     true => vec!["USER.md: nothing new (the line is there already)".to_string()],
                     false => o.written.iter().map(|w| format!("wrote {w}")).collect(),
@@ -114,23 +110,23 @@ pub(super) fn run(cli: &Cli, a: UserArgs) -> Result<()> {
             })
         }
         UserCmd::Edit => {
-            let path = user::ready(&env.ws)?.file_path(crate::model::FileKind::Project);
+            let path = user::ready(&ctx.ws)?.file_path(crate::model::FileKind::Project);
             super::review::run_editor(
                 &path,
                 &format!("edit {} yourself", path.display()),
                 "whatever it saved is taken in by the next trilogy command",
             )?;
-            let s = user::show(&env.ws)?;
+            let s = user::show(&ctx.ws)?;
             if let Some(why) = &s.unparseable {
                 return Err(Error::bad_input(format!(
                     "{}: {why}; nothing of it was taken in (its last good version stays): fix it and run `trilogy user` again",
                     s.path
                 )));
             }
-            format::print(&env, &s, shown)
+            format::print(ctx, &s, shown)
         }
         UserCmd::Log { section, limit } => {
-            let u = user::ready(&env.ws)?;
+            let u = user::ready(&ctx.ws)?;
             let section = section.map(|s| heading(u, &s)).transpose()?;
             let view = crate::ops::log(
                 u,
@@ -140,28 +136,27 @@ pub(super) fn run(cli: &Cli, a: UserArgs) -> Result<()> {
                     section,
                 },
             )?;
-            format::print(&env, &view, format::log)
+            format::print(ctx, &view, format::log)
         }
         UserCmd::Restore { section, revision } => {
-            let u = user::ready(&env.ws)?;
+            let u = user::ready(&ctx.ws)?;
             let out =
                 crate::ops::restore_section(u, "cli", &heading(u, &section)?, revision, None)?;
             format::warn_sync(&out.report);
-            format::print(&env, &out.value, format::restore)
+            format::print(ctx, &out.value, format::restore)
         }
         UserCmd::Path => {
-            let path = user::path(&env.ws)?;
+            let path = user::path(&ctx.ws)?;
             let v =
                 serde_json::json!({ "path": path.display().to_string(), "exists": path.exists() });
-            format::print(&env, &v, |_| path.display().to_string())
+            format::print(ctx, &v, |_| path.display().to_string())
         }
     }
 }
 
 /// The heading of USER.md a `--section` names (either language).
 fn heading(u: &crate::workspace::Workspace, name: &str) -> Result<String> {
-    let sections = u.read(|r| r.sections())?.value;
-    user::resolve_section(name, &sections, u.lang(), "--section")
+    crate::ops::read::user_heading(u, name, "--section")
 }
 
 fn shown(s: &user::Shown) -> String {
@@ -190,27 +185,4 @@ fn shown(s: &user::Shown) -> String {
         ));
     }
     out.join("\n")
-}
-
-/// Outside any workspace (your home folder, a folder trilogy keeps no memory in): your own
-/// settings, no project's.
-pub(super) fn user_only_env(cli: &Cli) -> Result<Env> {
-    use crate::config::{LoadArgs, load};
-    let env = crate::base::env::snapshot();
-    let loaded = load(&LoadArgs {
-        user_file: LoadArgs::default_user_file(&env),
-        workspace_file: None,
-        env: env.clone(),
-        overrides: cli.g.set.clone(),
-        lenient: false,
-    })?;
-    let clock = crate::workspace::Clock::from_env(&env).map_err(Error::bad_input)?;
-    let here = std::env::current_dir().unwrap_or_default();
-    let ws = crate::workspace::Workspace::new(here, loaded.config.clone(), clock);
-    Ok(Env {
-        json: cli.g.json,
-        vars: env,
-        loaded,
-        ws,
-    })
 }

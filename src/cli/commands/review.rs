@@ -8,9 +8,9 @@ use crate::error::{Error, Result};
 use crate::model::Proposal;
 use crate::ops::{self, gate};
 
-use super::{Env, format};
+use super::super::{Context, format};
 
-pub const REVIEW_HELP: &str = "\
+pub const HELP: &str = "\
 Where `review_mode` says `propose` (e.g. `[review_mode] decisions = \"propose\"` in
 trilogy.toml), an agent's checkpoint of that kind is checked as a direct write and kept as a
 proposal: not in the memory files, not in the block as fact. This is a workflow gate, not a
@@ -163,11 +163,11 @@ fn edit(text: &str) -> Result<String> {
     Ok(out)
 }
 
-pub fn review(env: &Env, a: ReviewArgs) -> Result<()> {
+pub fn run(ctx: &Context, a: ReviewArgs) -> Result<()> {
     match a.cmd.unwrap_or(ReviewCmd::List { all: false }) {
         ReviewCmd::List { all } => {
-            let l = gate::list(&env.ws, all)?;
-            format::print(env, &l, |l| {
+            let l = gate::list(&ctx.ws, all)?;
+            format::print(ctx, &l, |l| {
                 let mut out = Vec::new();
                 if l.proposals.is_empty() && l.reports.is_empty() {
                     return "(nothing waits for review)".into();
@@ -189,8 +189,8 @@ pub fn review(env: &Env, a: ReviewArgs) -> Result<()> {
             })
         }
         ReviewCmd::Show { id } => {
-            let p = gate::show(&env.ws, &id)?;
-            format::print(env, &p, |p| {
+            let p = gate::show(&ctx.ws, &id)?;
+            format::print(ctx, &p, |p| {
                 format!(
                     "{}\nproposed by {}{}\n\n{}",
                     line(p),
@@ -203,18 +203,18 @@ pub fn review(env: &Env, a: ReviewArgs) -> Result<()> {
                 )
             })
         }
-        ReviewCmd::Accept { all, user, .. } if all || user => accept_many(env, all, user),
+        ReviewCmd::Accept { all, user, .. } if all || user => accept_many(ctx, all, user),
         ReviewCmd::Accept {
             id, edit: e, text, ..
         } => {
             let id = id.unwrap_or_default();
             let text = match (e, text) {
-                (true, _) => Some(edit(&main_text(&gate::show(&env.ws, &id)?))?),
+                (true, _) => Some(edit(&main_text(&gate::show(&ctx.ws, &id)?))?),
                 (false, t) => t,
             };
-            let w = gate::accept(&env.ws, "cli", &id, text.as_deref())?;
+            let w = gate::accept(&ctx.ws, "cli", &id, text.as_deref())?;
             format::warn_sync(&w.report);
-            format::print(env, &w.value, |a| {
+            format::print(ctx, &w.value, |a| {
                 let mut s = accepted(a);
                 for warning in &a.warnings {
                     s.push_str(&format!("\nwarning: {warning}"));
@@ -223,8 +223,8 @@ pub fn review(env: &Env, a: ReviewArgs) -> Result<()> {
             })
         }
         ReviewCmd::Reject { id, why } => {
-            let p = gate::reject(&env.ws, "cli", &id, why.as_deref())?;
-            format::print(env, &p, |p| {
+            let p = gate::reject(&ctx.ws, "cli", &id, why.as_deref())?;
+            format::print(ctx, &p, |p| {
                 format!(
                     "rejected {} (kept, never written): {}",
                     p.id,
@@ -233,20 +233,20 @@ pub fn review(env: &Env, a: ReviewArgs) -> Result<()> {
             })
         }
         ReviewCmd::Close { n } => {
-            let r = ops::close_report(&env.ws, "cli", n)?;
-            format::print(env, &r, format::closed_report)
+            let r = ops::close_report(&ctx.ws, "cli", n)?;
+            format::print(ctx, &r, format::closed_report)
         }
     }
 }
 
 /// `accept --all` (this workspace's pending proposals) and `--user` (the pending USER.md
 /// lines), oldest first; USER.md lines not asked for are named, with where they came from.
-fn accept_many(env: &Env, all: bool, user: bool) -> Result<()> {
-    let (take, unnamed) = gate::pending_to_accept(&env.ws, all, user)?;
+fn accept_many(ctx: &Context, all: bool, user: bool) -> Result<()> {
+    let (take, unnamed) = gate::pending_to_accept(&ctx.ws, all, user)?;
     let mut done = Vec::new();
     let mut failed = Vec::new();
     for p in take {
-        match gate::accept(&env.ws, "cli", &p.id, None) {
+        match gate::accept(&ctx.ws, "cli", &p.id, None) {
             Ok(w) => {
                 format::warn_sync(&w.report);
                 done.push(w.value);
@@ -265,7 +265,7 @@ fn accept_many(env: &Env, all: bool, user: bool) -> Result<()> {
         })
         .collect();
     let v = serde_json::json!({"accepted": done, "left_pending": failed, "user_not_accepted": not_named});
-    format::print(env, &v, |_| {
+    format::print(ctx, &v, |_| {
         let mut out: Vec<String> = done.iter().map(accepted).collect();
         out.extend(
             failed

@@ -8,9 +8,9 @@ use clap::Args;
 use crate::error::{Error, Result};
 use crate::ops::{self, CheckpointInput, DecisionInput, ProjectInput, SessionInput};
 
-use super::{Env, format};
+use super::super::{Context, format};
 
-pub(super) const CHECKPOINT_HELP: &str = r#"Batch shape (all parts optional):
+pub const HELP: &str = r#"Batch shape (all parts optional):
   {"sessions":  [{"done": "...", "area": "...", "open": "...", "next": "..."}],
    "decisions": [{"choice": "...", "over": "...", "because": "...", "topic": "...", "review": "3 months", "supersedes": "..."}],
    "project":   [{"section": "现状", "text": "..."} or {"section": "State", "line": "...", "replaces": "..."}],
@@ -127,7 +127,7 @@ fn quick_input(a: &CheckpointArgs) -> Option<CheckpointInput> {
     any.then_some(input)
 }
 
-pub fn checkpoint(env: &Env, a: CheckpointArgs) -> Result<()> {
+pub fn run(ctx: &Context, a: CheckpointArgs) -> Result<()> {
     let quick = quick_input(&a);
     let input = match (&a.file, quick) {
         (Some(_), Some(_)) => {
@@ -171,13 +171,13 @@ pub fn checkpoint(env: &Env, a: CheckpointArgs) -> Result<()> {
         Some(id) => crate::model::agent_actor(id),
         None => a.actor.clone(),
     };
-    let out = ops::checkpoint(&env.ws, &actor, &input)?;
+    let out = ops::checkpoint(&ctx.ws, &actor, &input)?;
     if !out.value.written.is_empty() {
         // hosts without hooks re-read their rules file every turn
-        for e in ops::block::refresh_rules_files(&env.ws).1 {
+        for e in ops::block::refresh_rules_files(&ctx.ws).1 {
             eprintln!("warning: could not refresh the memory block: {e}");
         }
     }
     format::warn_sync(&out.report);
-    format::print(env, &out.value, format::checkpoint)
+    format::print(ctx, &out.value, format::checkpoint)
 }

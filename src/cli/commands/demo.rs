@@ -8,7 +8,14 @@ use crate::model::{FileKind, Lang};
 use crate::ops::{CheckpointInput, DecisionInput, ProjectInput, SessionInput};
 use crate::workspace::{Clock, Workspace};
 
-use super::style::Style;
+use super::super::style::Style;
+
+#[derive(clap::Args, Debug)]
+pub struct DemoArgs {
+    /// Keep the demo workspace instead of deleting it at the end
+    #[arg(long)]
+    keep: bool,
+}
 
 fn step(style: Style, n: u32, title: &str) {
     println!("\n{}", style.bold(&format!("[{n}] {title}")));
@@ -33,7 +40,9 @@ fn show_cmd(args: &[&str]) -> Result<()> {
     Ok(())
 }
 
-pub fn run(keep: bool, overrides: &[String], style: Style) -> Result<()> {
+/// The demo with the `--set` overrides, headings in `style`.
+pub fn run(a: DemoArgs, overrides: &[String], style: Style) -> Result<()> {
+    let keep = a.keep;
     let loaded = config::load(&LoadArgs {
         overrides: overrides.to_vec(),
         ..Default::default()

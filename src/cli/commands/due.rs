@@ -1,0 +1,37 @@
+//! `trilogy due`: the decisions and PROJECT sections whose review date has come.
+
+use clap::Args;
+
+use crate::error::{Error, Result};
+
+use super::super::{Context, format};
+
+pub const HELP: &str =
+    "A decision carries its review date as a line `复核：2027-03-01` (`Review: …`), a PROJECT
+section as its last line; record one with `--review` or `\"review\"` in the batch (a date, or
+`3 months`, `2 weeks`, `3个月后`, `2周后`, `立即`, written down as the date). A phrase like
+`when we change machines` is kept and never comes due. Superseding or retiring the decision,
+or editing the date, settles it. The session-start block lists what is due, a few lines.
+
+Examples:
+  trilogy due                 # due today or earlier (TRILOGY_TODAY pins today)
+  trilogy due --within 30     # and in the next 30 days
+  trilogy due --json";
+
+#[derive(Args, Debug)]
+pub struct DueArgs {
+    /// Also what comes due within this many days
+    #[arg(long, value_name = "DAYS", default_value_t = 0)]
+    within: u64,
+}
+
+pub fn run(ctx: &Context, a: DueArgs) -> Result<()> {
+    let until = ctx
+        .ws
+        .clock
+        .today()
+        .checked_add_days(chrono::Days::new(a.within))
+        .ok_or_else(|| Error::bad_input("--within: too many days"))?;
+    let due = crate::ops::truth::review::due_in(&ctx.ws, until)?;
+    format::print(ctx, &due, |d| format::due(d))
+}
