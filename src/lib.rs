@@ -24,12 +24,12 @@
 //!
 //! # A checkpoint, from the command line to the store's commit
 //!
-//! 1. `main` calls `cli::run`, which parses the arguments (clap, only in `cli/`) and builds the
-//!    context once: the environment snapshot, the settings, the workspace found from the
-//!    working directory (`workspace/locate.rs`).
-//! 2. The checkpoint command reads the batch (`ops::parse_input`) and calls `ops::checkpoint`,
-//!    which checks it whole before anything is written (`ops/checkpoint/validate.rs`: schema,
-//!    sizes, credentials).
+//! 1. `main` calls `cli::run`, which parses the arguments (clap, only in `cli/`), matches the
+//!    verb once and builds its `Context` (`cli/context.rs`): the environment snapshot, the
+//!    settings, the workspace found from the working directory (`workspace/locate.rs`).
+//! 2. `cli/commands/checkpoint.rs` reads the batch (`ops::parse_input`) and calls
+//!    `ops::checkpoint`, which checks it whole before anything is written
+//!    (`ops/checkpoint/validate.rs`: schema, sizes, credentials).
 //! 3. `ops/checkpoint/group.rs` drops the batch into `.trilogy/queue/` and either waits for the
 //!    process that leads or leads itself: `lead_round` claims the waiting batches and applies
 //!    them in one `Workspace::write`.
@@ -46,8 +46,8 @@
 //!
 //! 1. Claude Code runs `trilogy hook claude session-start` (the line `trilogy install claude`
 //!    wrote into its settings) with its JSON on stdin.
-//! 2. `hooks::run` reads the JSON through the host's dialect (`hooks/dialect/claude.rs`) into a
-//!    call and an `Event`.
+//! 2. `cli/commands/hook.rs` hands stdin to `hooks::run`, which reads the JSON through the
+//!    host's dialect (`hooks/dialect/claude.rs`) into a call and an `Event`.
 //! 3. The one set of session rules (`hooks/session.rs`) finds the workspace from the payload,
 //!    and asks `ops::agent::inject` for the block within the host's limits
 //!    (`model::host::Host::limits`).
