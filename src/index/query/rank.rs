@@ -1,327 +1,41 @@
-//! Queries: what a search asks, what it answers, and how the index and the pending changes
-//! are ranked together.
-//!
-//! Which documents are hits. A query's terms are its words (code names and their parts,
-//! stemmed English), its CJK pairs and its single CJK characters. A document is a hit when it
-//! holds at least one of the query's words or pairs; single characters add to its score but
-//! never make a hit by themselves, so `boot block 重复` finds nothing in a workspace that holds
-//! only 重 somewhere. A character the query holds by itself (a run of one CJK character: `锁`,
-//! the `第` of `第 4242 次会话`) is a word of the query too, but a weak one: documents matching
-//! nothing but such characters are returned only when no document matches a word or a pair
-//! (so always for a query made of single characters), and are marked `weak`.
-//!
-//! Score. BM25 over heading and body (a heading word weighs [`HEADING_BOOST`] of a body word)
-//! for the query's subject words (question and function words dropped while others remain),
-//! then, over the candidates the index hands over: single CJK characters as a bonus; the
-//! whole query as a phrase ([`PHRASE_BOOST`]); each two consecutive subject words (not CJK
-//! pairs, whose overlap already places them) within [`PROXIMITY_SLOP`] positions of each other
-//! ([`PROXIMITY_BOOST`]); and the whole multiplied by the square of the idf-weighed share of
-//! subject words the document holds, so an entry holding more of the question outranks a
-//! short one repeating part of it.
-//!
-//! Order. Higher score first, scores compared (and reported) to three decimals; equal scores
-//! rank live before superseded before archived, then the newest first (by date, undated last,
-//! then by store order), then by id. A workspace answers a query in the same order every time.
-//! State, date and store order are one number in an index column (`doc::recency`), so ties
-//! are ordered without loading the documents; they are ordered among the candidates the
-//! index hands over (the limit, the pending keys and [`RESCORE_WINDOW`] more, by score).
+//! One ranking pass over the index and the pending changes: candidates, their BM25 score and
+//! bonuses, the share of subject words held, ties by recency, and the snippet shown. The
+//! order is the module header's of `query`; this module only scores, it never writes.
 
 use std::cmp::Ordering;
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
-use std::ops::Bound;
 
 use chrono::NaiveDate;
-use serde::Serialize;
 use tantivy::collector::TopDocs;
 use tantivy::columnar::Column;
-use tantivy::query::{
-    BooleanQuery, BoostQuery, EnableScoring, Occur, PhraseQuery, Query, RangeQuery, TermQuery,
-};
-use tantivy::schema::{Field, IndexRecordOption, Value};
+use tantivy::query::{BooleanQuery, EnableScoring, Occur, PhraseQuery, Query};
+use tantivy::schema::{Field, Value};
 use tantivy::{DocAddress, DocSet, Searcher, TantivyDocument, Term};
 
-use super::bm25::Bm25;
-use super::doc::{Pending, SearchDoc, whole_text};
-use super::tokenizer::{is_cjk, lone_cjk};
-use super::{
-    HEADING_BOOST, MAX_NEAR_TERMS, PHRASE_BOOST, PROXIMITY_BOOST, PROXIMITY_SLOP, RECENCY,
-    RESCORE_WINDOW, SearchIndex, days, index_err, terms,
+use super::*;
+use crate::error::Result;
+use crate::index::bm25::Bm25;
+use crate::index::doc::{Pending, SearchDoc, whole_text};
+use crate::index::tokenizer::is_cjk;
+use crate::index::{
+    MAX_NEAR_TERMS, PHRASE_BOOST, PROXIMITY_BOOST, PROXIMITY_SLOP, RECENCY, RESCORE_WINDOW,
+    SearchIndex, index_err, terms,
 };
-use crate::error::{Error, Result};
 use crate::model::State;
-
-/// Which part of the archive a search covers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ArchiveMode {
-    /// Live files and the archive.
-    #[default]
-    Include,
-    /// Live files only.
-    Exclude,
-    /// The archive only.
-    Only,
-}
-
-/// A search.
-#[derive(Debug, Clone, Default)]
-pub struct SearchQuery {
-    pub text: String,
-    pub limit: usize,
-    /// `session`, `decision` or `section`.
-    pub kind: Option<String>,
-    pub area: Option<String>,
-    pub since: Option<NaiveDate>,
-    pub until: Option<NaiveDate>,
-    pub archive: ArchiveMode,
-    /// This work tree only: no entries of sibling work trees (the caller adds those).
-    pub here: bool,
-}
-
-/// One result.
-#[derive(Debug, Clone, Serialize)]
-pub struct Hit {
-    /// Entry id, or section key.
-    pub id: String,
-    pub kind: String,
-    pub file: String,
-    pub heading: String,
-    /// The best-matching line.
-    pub snippet: String,
-    pub score: f32,
-    /// Matched nothing but single CJK characters the query holds by themselves (see the
-    /// module header): returned only because nothing matched a word or a pair.
-    pub weak: bool,
-    pub state: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub date: Option<NaiveDate>,
-    /// The whole document: an entry's `## heading` line and body, a PROJECT section's text, a
-    /// file's prose.
-    pub text: String,
-    /// State, date and store order for equal scores: the higher ranks first.
-    #[serde(skip)]
-    pub recency: u64,
-    /// Lower-ranked hits with the very same text under another heading (the same Done line in
-    /// several sessions), folded into this one so the others show different answers.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub also: usize,
-    /// The branch the entry was recorded on (filled in from the store by the caller).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub branch: Option<String>,
-    /// The sibling work tree that holds it, when it is not this one's.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub worktree: Option<String>,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-/// Hits in rank order with each text kept once: a later hit whose entry says exactly what an
-/// earlier one says, under another heading, is counted in the earlier one's `also`.
-fn fold(hits: Vec<Hit>) -> Vec<Hit> {
-    let mut out: Vec<Hit> = Vec::with_capacity(hits.len());
-    let mut seen: HashMap<(String, String), usize> = HashMap::new();
-    for h in hits {
-        let body = h.text.split_once('\n').map_or("", |(_, b)| b).trim();
-        if body.is_empty() {
-            out.push(h);
-            continue;
-        }
-        match seen.entry((h.kind.clone(), body.to_string())) {
-            Entry::Occupied(first) => out[*first.get()].also += 1,
-            Entry::Vacant(slot) => {
-                slot.insert(out.len());
-                out.push(h);
-            }
-        }
-    }
-    out
-}
-
-/// A query's terms, by what they can do (see the module header).
-struct Terms {
-    /// Every term in query order: the phrase bonus.
-    ordered: Vec<String>,
-    /// Words and CJK pairs, each once: one of them makes a hit.
-    strong: Vec<String>,
-    /// Single CJK characters, each once: they add to a hit's score.
-    chars: Vec<String>,
-    /// The characters the query holds by themselves, each once: weak hits.
-    lone: Vec<String>,
-}
-
-impl Terms {
-    fn of(text: &str) -> Terms {
-        let ordered = terms(text);
-        let (mut strong, mut chars) = (Vec::new(), Vec::new());
-        for t in &ordered {
-            let mut cs = t.chars();
-            let single = matches!((cs.next(), cs.next()), (Some(c), None) if is_cjk(c));
-            push_new(if single { &mut chars } else { &mut strong }, t);
-        }
-        // question and function words weigh nothing while the query has other words: "what
-        // did we decide about the backoff" is searched as "decide backoff"
-        if strong.iter().any(|t| !is_stopword(t)) {
-            strong.retain(|t| !is_stopword(t));
-            chars.retain(|t| !is_stopword(t));
-        }
-        let mut lone = Vec::new();
-        for c in lone_cjk(text) {
-            for t in terms(c) {
-                push_new(&mut lone, &t);
-            }
-        }
-        Terms {
-            ordered,
-            strong,
-            chars,
-            lone,
-        }
-    }
-}
-
-/// The words and CJK pairs of `text` that carry its subject, each once, in order: no question
-/// or function words, no single CJK characters (what a query is ranked by).
-pub fn subject_terms(text: &str) -> Vec<String> {
-    Terms::of(text)
-        .strong
-        .into_iter()
-        .filter(|t| !is_stopword(t))
-        .collect()
-}
-
-/// English and Chinese words that carry no subject: question words, pronouns, articles,
-/// auxiliaries, prepositions (tokens are lowercase; Chinese ones are characters and pairs).
-const STOPWORDS: &[&str] = &[
-    "a", "about", "an", "and", "any", "are", "as", "at", "be", "been", "by", "can", "could", "did",
-    "do", "does", "for", "from", "had", "has", "have", "how", "i", "if", "in", "into", "is", "it",
-    "its", "me", "my", "of", "on", "or", "our", "should", "so", "some", "that", "the", "then",
-    "there", "these", "this", "those", "to", "us", "was", "we", "were", "what", "when", "where",
-    "which", "who", "why", "will", "with", "would", "you", "的", "了", "吗", "呢", "是", "在",
-    "我们", "什么", "怎么", "怎样", "如何", "哪里", "哪个", "哪些", "为什", "为何", "是否", "这个",
-    "那个", "有没",
-];
-
-/// Chinese characters that only ever carry grammar or ask (particles, question words): a pair
-/// holding one (`点的`, `改了`, `在哪`) spans a word boundary and names no subject.
-const FUNCTION_CHARS: &[char] = &[
-    '的', '了', '吗', '呢', '吧', '啊', '呀', '哪', '么', '什', '怎',
-];
-
-fn is_stopword(t: &str) -> bool {
-    STOPWORDS.contains(&t)
-        || (t.chars().count() == 2 && t.chars().any(|c| FUNCTION_CHARS.contains(&c)))
-}
-
-fn push_new(v: &mut Vec<String>, t: &str) {
-    if !v.iter().any(|x| x == t) {
-        v.push(t.to_string());
-    }
-}
 
 /// One ranking pass: the documents holding any of `required` are hits, scored on `required`
 /// and `bonus` together, plus the phrase bonus for `ordered`.
-struct Pass<'a> {
-    required: &'a [String],
-    bonus: &'a [String],
-    ordered: &'a [String],
-    weak: bool,
+pub(super) struct Pass<'a> {
+    pub(super) required: &'a [String],
+    pub(super) bonus: &'a [String],
+    pub(super) ordered: &'a [String],
+    pub(super) weak: bool,
 }
 
 impl SearchIndex {
-    fn filters(&self, q: &SearchQuery) -> Vec<(Occur, Box<dyn Query>)> {
-        let term = |f: Field, v: &str| -> Box<dyn Query> {
-            Box::new(TermQuery::new(
-                Term::from_field_text(f, v),
-                IndexRecordOption::Basic,
-            ))
-        };
-        let mut v: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        if let Some(k) = &q.kind {
-            v.push((Occur::Must, term(self.f.kind, k)));
-        }
-        if let Some(a) = &q.area {
-            v.push((Occur::Must, term(self.f.area, &a.trim().to_lowercase())));
-        }
-        match q.archive {
-            ArchiveMode::Include => {}
-            ArchiveMode::Exclude => {
-                v.push((Occur::MustNot, term(self.f.state, State::Archived.as_str())))
-            }
-            ArchiveMode::Only => {
-                v.push((Occur::Must, term(self.f.state, State::Archived.as_str())))
-            }
-        }
-        if q.since.is_some() || q.until.is_some() {
-            // undated documents (sections, undated entries) are stored with date 0: a date
-            // filter leaves them out, as it does for pending documents
-            let lo = Bound::Included(Term::from_field_i64(self.f.date, q.since.map_or(1, days)));
-            let hi = q.until.map_or(Bound::Unbounded, |d| {
-                Bound::Included(Term::from_field_i64(self.f.date, days(d)))
-            });
-            v.push((Occur::Must, Box::new(RangeQuery::new(lo, hi))));
-        }
-        v
-    }
-
-    /// Any of `terms`, in the heading (boosted) or the body.
-    fn any_of(&self, terms: &[String]) -> BooleanQuery {
-        let mut should: Vec<(Occur, Box<dyn Query>)> = Vec::new();
-        for t in terms {
-            let h = TermQuery::new(
-                Term::from_field_text(self.f.heading, t),
-                IndexRecordOption::WithFreqs,
-            );
-            should.push((
-                Occur::Should,
-                Box::new(BoostQuery::new(Box::new(h), HEADING_BOOST)),
-            ));
-            let b = TermQuery::new(
-                Term::from_field_text(self.f.body, t),
-                IndexRecordOption::WithFreqs,
-            );
-            should.push((Occur::Should, Box::new(b)));
-        }
-        BooleanQuery::new(should)
-    }
-
-    /// Run a search; `pending` holds the changes the index has not applied yet.
-    pub fn search(&self, q: &SearchQuery, pending: &Pending) -> Result<Vec<Hit>> {
-        let t = Terms::of(&q.text);
-        if t.ordered.is_empty() {
-            return Err(Error::bad_input(format!(
-                "`{}` has no searchable words or characters",
-                q.text.trim()
-            )));
-        }
-        let reader = self.reader()?;
-        let searcher = reader.searcher();
-        let mut hits = Vec::new();
-        if !t.strong.is_empty() {
-            let pass = Pass {
-                required: &t.strong,
-                bonus: &t.chars,
-                ordered: &t.ordered,
-                weak: false,
-            };
-            hits = self.rank(&searcher, q, pending, &pass)?;
-        }
-        if hits.is_empty() && !t.lone.is_empty() {
-            let pass = Pass {
-                required: &t.lone,
-                bonus: &[],
-                ordered: &t.ordered,
-                weak: true,
-            };
-            hits = self.rank(&searcher, q, pending, &pass)?;
-        }
-        Ok(hits)
-    }
-
     /// One pass over the index and the pending documents.
-    fn rank(
+    pub(super) fn rank(
         &self,
         searcher: &Searcher,
         q: &SearchQuery,
@@ -447,7 +161,7 @@ impl SearchIndex {
     }
 
     /// The hit a stored document makes; `None` when the index holds an outdated version.
-    fn hit(
+    pub(super) fn hit(
         &self,
         doc: &TantivyDocument,
         (score, recency): (f32, u64),
@@ -620,6 +334,28 @@ fn near_pairs(pass: &Pass) -> Vec<String> {
     out
 }
 
+/// Hits in rank order with each text kept once: a later hit whose entry says exactly what an
+/// earlier one says, under another heading, is counted in the earlier one's `also`.
+fn fold(hits: Vec<Hit>) -> Vec<Hit> {
+    let mut out: Vec<Hit> = Vec::with_capacity(hits.len());
+    let mut seen: HashMap<(String, String), usize> = HashMap::new();
+    for h in hits {
+        let body = h.text.split_once('\n').map_or("", |(_, b)| b).trim();
+        if body.is_empty() {
+            out.push(h);
+            continue;
+        }
+        match seen.entry((h.kind.clone(), body.to_string())) {
+            Entry::Occupied(first) => out[*first.get()].also += 1,
+            Entry::Vacant(slot) => {
+                slot.insert(out.len());
+                out.push(h);
+            }
+        }
+    }
+    out
+}
+
 /// [`coverage`] of pending document `i`.
 fn tail_coverage(bm25: &Bm25, i: usize, pass: &Pass) -> f32 {
     if pass.weak || pass.required.len() < 2 {
@@ -629,7 +365,7 @@ fn tail_coverage(bm25: &Bm25, i: usize, pass: &Pass) -> f32 {
 }
 
 /// BM25's idf of a term found in `df` of `docs` documents.
-fn idf(docs: f32, df: f32) -> f32 {
+pub(super) fn idf(docs: f32, df: f32) -> f32 {
     (1.0 + (docs - df + 0.5) / (df + 0.5)).ln()
 }
 
@@ -653,7 +389,7 @@ fn ranking(a: &Hit, b: &Hit) -> Ordering {
 }
 
 /// The line sharing the most terms with the query (the heading when nothing better).
-fn snippet(heading: &str, body: &str, wanted: &HashSet<&str>) -> String {
+pub(super) fn snippet(heading: &str, body: &str, wanted: &HashSet<&str>) -> String {
     let mut best = (0usize, heading);
     for line in body.lines().filter(|l| !l.trim().is_empty()) {
         let n = terms(line)
@@ -674,17 +410,8 @@ fn snippet(heading: &str, body: &str, wanted: &HashSet<&str>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::super::doc::recency;
     use super::*;
-
-    #[test]
-    fn query_terms_are_words_pairs_characters_and_lone_characters() {
-        let t = Terms::of("boot 重复 锁");
-        assert_eq!(t.strong, ["boot", "重复"]);
-        assert_eq!(t.chars, ["重", "复", "锁"]);
-        assert_eq!(t.lone, ["锁"], "only 锁 stands by itself");
-        assert_eq!(t.ordered, ["boot", "重", "重复", "复", "锁"]);
-    }
+    use crate::index::doc::recency;
 
     #[test]
     fn ties_rank_live_then_newest_then_store_order_then_id() {
