@@ -40,7 +40,6 @@ const LONG_FILES: &[&str] = &[
     "tests/files/regressions.rs",
     "tests/files/sync.rs",
     "tests/git/merge_driver.rs",
-    "tests/hosts/install_hosts.rs",
     "tests/memory/bundles.rs",
     "tests/memory/import_sources.rs",
     "tests/memory/recall.rs",
