@@ -42,7 +42,6 @@ const LONG_FILES: &[&str] = &[
     "tests/git/merge_driver.rs",
     "tests/memory/bundles.rs",
     "tests/memory/import_sources.rs",
-    "tests/memory/search.rs",
 ];
 
 /// What a reader should aim for; longer functions are listed (not failed).
