@@ -41,7 +41,6 @@ const LONG_FILES: &[&str] = &[
     "tests/files/sync.rs",
     "tests/git/merge_driver.rs",
     "tests/memory/bundles.rs",
-    "tests/memory/import_sources.rs",
 ];
 
 /// What a reader should aim for; longer functions are listed (not failed).
