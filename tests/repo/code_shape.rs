@@ -40,7 +40,6 @@ const LONG_FILES: &[&str] = &[
     "tests/files/regressions.rs",
     "tests/files/sync.rs",
     "tests/git/merge_driver.rs",
-    "tests/memory/bundles.rs",
 ];
 
 /// What a reader should aim for; longer functions are listed (not failed).
