@@ -38,7 +38,6 @@ const LONG_FILES: &[&str] = &[
     "src/model.rs",
     "tests/e2e/browser.rs",
     "tests/files/regressions.rs",
-    "tests/files/sync.rs",
     "tests/git/merge_driver.rs",
 ];
 
