@@ -37,7 +37,6 @@ const LONG_FILES: &[&str] = &[
     "src/cli/mod.rs",
     "src/model.rs",
     "tests/e2e/browser.rs",
-    "tests/files/regressions.rs",
     "tests/git/merge_driver.rs",
 ];
 
