@@ -18,12 +18,11 @@ const LIMIT: usize = 150;
 
 /// Test functions over [`LIMIT`] still to be cut into named steps: `file:name`.
 const LONG_TEST_FNS: &[&str] = &[
-    "tests/e2e/browser.rs:panel_reads_workspaces_and_edits_only_the_instruction_file",
-    "tests/e2e/browser.rs:panel_fixes_entries_in_place",
-    "tests/e2e/browser.rs:panel_exports_imports_restores_and_clears",
-    "tests/e2e/browser.rs:panel_follows_the_store_and_keeps_drafts",
-    "tests/e2e/browser.rs:panel_banner_chip_and_english_labels",
-    "tests/e2e/browser.rs:panel_shows_what_the_agent_sees",
+    "tests/e2e/browser/fixes.rs:panel_fixes_entries_in_place",
+    "tests/e2e/browser/bundles.rs:panel_exports_imports_restores_and_clears",
+    "tests/e2e/browser/live.rs:panel_follows_the_store_and_keeps_drafts",
+    "tests/e2e/browser/looks.rs:panel_banner_chip_and_english_labels",
+    "tests/e2e/browser/agent_view.rs:panel_shows_what_the_agent_sees",
     "tests/store/torture.rs:writers_a_hand_editor_and_a_reader_lose_nothing",
     "tests/hosts/mcp.rs:a_real_client_lists_and_calls_every_tool",
     "tests/panel/panel_api/cards.rs:cards_edit_remove_retire_supersede_and_restore_through_the_store",
@@ -33,11 +32,7 @@ const LONG_TEST_FNS: &[&str] = &[
 const FILE_LIMIT: usize = 600;
 
 /// Files over [`FILE_LIMIT`] still to be split, relative to the crate.
-const LONG_FILES: &[&str] = &[
-    "src/cli/mod.rs",
-    "src/model.rs",
-    "tests/e2e/browser.rs",
-];
+const LONG_FILES: &[&str] = &["src/cli/mod.rs", "src/model.rs"];
 
 /// What a reader should aim for; longer functions are listed (not failed).
 const AIM: usize = 80;
