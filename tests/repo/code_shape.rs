@@ -21,8 +21,6 @@ const LONG_TEST_FNS: &[&str] = &[
     "tests/e2e/browser/fixes.rs:panel_fixes_entries_in_place",
     "tests/e2e/browser/bundles.rs:panel_exports_imports_restores_and_clears",
     "tests/e2e/browser/live.rs:panel_follows_the_store_and_keeps_drafts",
-    "tests/e2e/browser/looks.rs:panel_banner_chip_and_english_labels",
-    "tests/e2e/browser/agent_view.rs:panel_shows_what_the_agent_sees",
     "tests/store/torture.rs:writers_a_hand_editor_and_a_reader_lose_nothing",
     "tests/hosts/mcp.rs:a_real_client_lists_and_calls_every_tool",
     "tests/panel/panel_api/cards.rs:cards_edit_remove_retire_supersede_and_restore_through_the_store",

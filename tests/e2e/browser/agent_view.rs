@@ -31,6 +31,16 @@ async fn panel_shows_what_the_agent_sees() {
         printed(home.run(&a_root, &["inject"], &[], None))
     );
 
+    the_ledger_line_sits_above_the_tabs(&b).await;
+    each_file_has_a_bar_of_shown_bytes(&b).await;
+    entries_say_why_they_are_out_and_which_are_in_use(&b, &home, &a_root).await;
+    another_host_and_window_give_that_inject(&b, &home, &a_root).await;
+
+    b.close().await;
+}
+
+/// The ledger line the agents get, above the tabs and every file.
+async fn the_ledger_line_sits_above_the_tabs(b: &Browser) {
     // the ledger line the agents get, above the tabs and every file
     let ledger = b
         .until(
@@ -55,7 +65,10 @@ async fn panel_shows_what_the_agent_sees() {
             .contains(ledger[0].as_str().unwrap()),
         "the line is the block's own"
     );
+}
 
+/// A bar per file: shown bytes against the share and the file's size.
+async fn each_file_has_a_bar_of_shown_bytes(b: &Browser) {
     // a bar per file, shown bytes against the share and the file's size
     let bars = b
         .js("return [...document.querySelectorAll('#inject-files .tp-bar-row')].map(r =>
@@ -72,7 +85,14 @@ async fn panel_shows_what_the_agent_sees() {
             "{r}"
         );
     }
+}
 
+/// The entries: left out with why, in use as the sessions recorded, the rest never injected.
+async fn entries_say_why_they_are_out_and_which_are_in_use(
+    b: &Browser,
+    home: &Home,
+    a_root: &Path,
+) {
     // the entries: the superseded decision is left out, and says why; what the session
     // `s-alpha-1` was given is in use, the rest never injected
     let rows = b
@@ -134,7 +154,10 @@ async fn panel_shows_what_the_agent_sees() {
             .contains("注入次数来自 2 个智能体会话的记录"),
         "the counts say where they come from"
     );
+}
 
+/// Another host and a window: the text is `trilogy inject --host … --window-tokens …`'s.
+async fn another_host_and_window_give_that_inject(b: &Browser, home: &Home, a_root: &Path) {
     // another host and a window: the text is `trilogy inject --host … --window-tokens …`'s
     let select = b.client.find(Locator::Id("inject-host")).await.unwrap();
     select.select_by_value("codex").await.unwrap();
@@ -158,6 +181,4 @@ async fn panel_shows_what_the_agent_sees() {
             && asked.last().unwrap().contains("window=20000"),
         "{asked:?}"
     );
-
-    b.close().await;
 }

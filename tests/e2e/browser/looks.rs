@@ -39,6 +39,16 @@ async fn panel_banner_chip_and_english_labels() {
     let b = Browser::launch().await;
     b.open(&server).await;
 
+    a_stale_reading_shows_the_banner_until_current(&b, &home, &s_root).await;
+    the_chip_creates_polls_and_says_synced(&b, &here).await;
+    english_labels_follow_the_servers_language(&b, &home, &here).await;
+
+    b.close().await;
+}
+
+/// A stale reading shows the banner, whose action opens PROJECT's first section, and a re-read
+/// once PROJECT.md is current takes it away (checks 17, 19).
+async fn a_stale_reading_shows_the_banner_until_current(b: &Browser, home: &Home, s_root: &Path) {
     // 17. a stale reading shows the banner with the day and entry counts
     b.pick(&s_root).await;
     let banner = b
@@ -78,7 +88,11 @@ async fn panel_banner_chip_and_english_labels() {
     )
     .await;
     assert!(b.raw("现状", "PROJECT.md").await.contains("Stale no more."));
+}
 
+/// The chip: creating memory in a folder without it, polling `/status` for its own folder,
+/// saying how long ago it synced, and nothing without a folder (checks 25, 26, 28, 29).
+async fn the_chip_creates_polls_and_says_synced(b: &Browser, here: &Path) {
     // 28. the chip of a folder without memory: a button 无记忆 · 点击创建, which POSTs /init
     let chip = b
         .until(
@@ -158,7 +172,10 @@ async fn panel_banner_chip_and_english_labels() {
              return [P.chipNode('', snap, false), P.chipNode(null, snap, false), P.chipNode('/x', snap, false).tagName]")
         .await;
     assert_eq!(v, json!([null, null, "BUTTON"]));
+}
 
+/// English labels when the server's language is English.
+async fn english_labels_follow_the_servers_language(b: &Browser, home: &Home, here: &Path) {
     // English labels when the server's language is English
     let en = Server::start(&home, &here, &[("TRILOGY_LANG", "en")]);
     b.open(&en).await;
@@ -183,8 +200,6 @@ async fn panel_banner_chip_and_english_labels() {
     );
     assert_eq!(b.text("#reread").await, "Re-read");
     assert_eq!(b.text("#title").await, "Project memory");
-
-    b.close().await;
 }
 
 /// Every view at 1400 and at 400 pixels wide: none scrolls sideways, and each is saved as a
