@@ -15,6 +15,25 @@ async fn panel_fixes_entries_in_place() {
     let b = Browser::launch().await;
     b.open_on_agent(&server).await;
 
+    let tantivy = "2026-11-17 — tantivy for the search index";
+    let redb = "2026-11-29 — keep entries in redb 4";
+    let panel = "2026-11-24 · panel";
+    the_attention_strip_counts_the_report(&b).await;
+    cards_show_their_facts_and_groups_fold(&b, tantivy).await;
+    let posts =
+        an_edit_saves_against_its_version_and_a_stale_one_is_refused(&b, &a_root, tantivy, redb)
+            .await;
+    supersede_retire_and_remove_from_the_card(&b, &a_root, redb, panel, posts).await;
+    restore_lands_in_date_order_and_the_change_log_names_it(&b, &a_root, panel).await;
+    a_section_is_edited_and_an_earlier_revision_put_back(&b, &a_root).await;
+    the_report_is_closed_from_the_attention_view(&b).await;
+
+    b.close().await;
+}
+
+/// The attention strip counts the report and links to where it is handled; doctor's count
+/// comes when the server has judged it.
+async fn the_attention_strip_counts_the_report(b: &Browser) {
     // the attention strip counts the report and links to where it is handled
     let strip = b
         .until(
@@ -34,10 +53,13 @@ async fn panel_fixes_entries_in_place() {
          return !!a && /^体检 \\d+ 错 · \\d+ 警告$/.test(a.textContent)",
     )
     .await;
+}
 
+/// The cards: date, area, state and provenance, grouped by month or by area, a group folded
+/// shut through a re-draw.
+async fn cards_show_their_facts_and_groups_fold(b: &Browser, tantivy: &str) {
     // the cards: date, area, state, provenance; grouped by month, by area on request
     b.tab("决策").await;
-    let tantivy = "2026-11-17 — tantivy for the search index";
     let id = b.card(tantivy).await;
     let card = b
         .js_with(
@@ -81,7 +103,17 @@ async fn panel_fixes_entries_in_place() {
     .await;
     b.js("document.querySelector('#cards .tp-group').open = true; return true")
         .await;
+}
 
+/// Edit: the entry's Markdown saved with its version; a stale version refused with the entry
+/// as it is now and the draft kept, and a second save made against it; the count of entry
+/// requests before the stale one.
+async fn an_edit_saves_against_its_version_and_a_stale_one_is_refused(
+    b: &Browser,
+    a_root: &Path,
+    tantivy: &str,
+    redb: &str,
+) -> usize {
     // edit: the entry's Markdown in a textarea; save sends its version
     b.card_click(tantivy, ".tp-card-edit-open").await;
     let opened = b
@@ -113,7 +145,6 @@ async fn panel_fixes_entries_in_place() {
 
     // a stale version: someone else edits the entry while the editor is open; the save is
     // refused, the page shows the entry as it is now and keeps the draft
-    let redb = "2026-11-29 — keep entries in redb 4";
     b.card_click(redb, ".tp-card-edit-open").await;
     b.until(
         "the card editor",
@@ -159,7 +190,17 @@ async fn panel_fixes_entries_in_place() {
     b.click(".tp-form-save").await;
     b.status("已修改").await;
     assert!(read(&a_root, "DECISIONS.md").contains("the lock protocol and its tests"));
+    posts
+}
 
+/// Supersede (decisions only), retire with a reason, and remove on a second click.
+async fn supersede_retire_and_remove_from_the_card(
+    b: &Browser,
+    a_root: &Path,
+    redb: &str,
+    panel: &str,
+    posts: usize,
+) {
     // supersede (decisions only): choice, because, over
     b.card_click("tantivy for the search index", ".tp-card-supersede")
         .await;
@@ -201,7 +242,6 @@ async fn panel_fixes_entries_in_place() {
 
     // remove: the first click only arms it
     b.tab("日志").await;
-    let panel = "2026-11-24 · panel";
     b.card_click(panel, ".tp-card-remove").await;
     b.until(
         "the armed remove",
@@ -217,7 +257,14 @@ async fn panel_fixes_entries_in_place() {
     b.card_click(panel, ".tp-card-remove-confirm").await;
     b.status("已移除").await;
     assert!(!read(&a_root, "SESSIONS.md").contains(panel));
+}
 
+/// Restore from the history, in date order, and the change log naming the panel's operations.
+async fn restore_lands_in_date_order_and_the_change_log_names_it(
+    b: &Browser,
+    a_root: &Path,
+    panel: &str,
+) {
     // restore from the history: the message says where it landed, in date order
     b.click_text("#insight-tabs", "可恢复").await;
     b.click_marked(
@@ -268,7 +315,10 @@ async fn panel_fixes_entries_in_place() {
         names.contains(&"退役") && names.contains(&"恢复"),
         "{names:?}"
     );
+}
 
+/// PROJECT: a section's body edited, then an earlier revision put back.
+async fn a_section_is_edited_and_an_earlier_revision_put_back(b: &Browser, a_root: &Path) {
     // PROJECT: edit a section's body, then put an earlier revision back
     b.tab("现状").await;
     b.click_marked(
@@ -314,7 +364,10 @@ async fn panel_fixes_entries_in_place() {
     .await;
     b.status("已把小节「现状」恢复到第").await;
     assert!(read(&a_root, "PROJECT.md").contains("A CLI that keeps an agent's project memory"));
+}
 
+/// The report, closed from the attention view; the strip follows.
+async fn the_report_is_closed_from_the_attention_view(b: &Browser) {
     // the report, closed from the attention view; the strip follows
     b.click("#attention [data-att=reports]").await;
     b.until(
@@ -330,6 +383,4 @@ async fn panel_fixes_entries_in_place() {
     )
     .await;
     assert!(b.elements().await < 5_000);
-
-    b.close().await;
 }

@@ -23,6 +23,18 @@ async fn panel_follows_the_store_and_keeps_drafts() {
     let b = Browser::launch().await;
     b.open_on_agent(&server).await;
 
+    the_open_view_follows_cli_writes(&b, &home, &a_root, &l_root).await;
+    an_open_draft_asks_before_it_is_left(&b, &a_root, &b_root).await;
+    a_write_elsewhere_leaves_the_form_and_its_focus(&b, &home, &a_root).await;
+    the_log_only_workspace_charts_its_weeks_and_clears_undoably(&b, &l_root).await;
+    a_narrow_window_stacks_the_list_above_the_detail(&b, &b_root).await;
+
+    b.close().await;
+}
+
+/// The empty badge for a log entry, and a CLI checkpoint showing up in the open view with
+/// no reload.
+async fn the_open_view_follows_cli_writes(b: &Browser, home: &Home, a_root: &Path, l_root: &Path) {
     // the empty badge: a log entry is memory, whatever PROJECT.md says
     assert_eq!(row(&b, &l_root).await, Some(("已记录".into(), false)));
 
@@ -48,7 +60,11 @@ async fn panel_follows_the_store_and_keeps_drafts() {
                 .all(|u| u.contains(&format!("root={}", uri_component(&a_root)))),
         "{polls:?}"
     );
+}
 
+/// The instruction editor's and a card's drafts: leaving them asks, cancelling stays, and the
+/// open workspace's own row keeps the draft; removing another card asks first.
+async fn an_open_draft_asks_before_it_is_left(b: &Browser, a_root: &Path, b_root: &Path) {
     // the instruction editor's draft: switching workspace asks, and cancelling stays
     b.click("#instruction-edit-open").await;
     let editor = b
@@ -168,6 +184,11 @@ async fn panel_follows_the_store_and_keeps_drafts() {
             ),
         "the draft stays and the other card is not removed"
     );
+}
+
+/// A write elsewhere while a draft is open: the page follows it around the form, which keeps
+/// its text and focus, and the view catches up when the form closes.
+async fn a_write_elsewhere_leaves_the_form_and_its_focus(b: &Browser, home: &Home, a_root: &Path) {
     // a write elsewhere while the draft is open: the page follows it around the form, the
     // form keeps its text and its focus, and the view catches up when the form closes
     b.js("document.querySelector('.tp-card-edit').focus(); return true")
@@ -211,7 +232,11 @@ async fn panel_follows_the_store_and_keeps_drafts() {
     )
     .await;
     assert!(!read(&a_root, "SESSIONS.md").contains("完成：a draft\n"));
+}
 
+/// The log-only workspace's weekly chart from its week to this one, and a clear that says
+/// it can be undone and undoes.
+async fn the_log_only_workspace_charts_its_weeks_and_clears_undoably(b: &Browser, l_root: &Path) {
     // the weekly chart of the log-only workspace: from its one week to this one, years shown
     b.pick(&l_root).await;
     b.click_text("#insight-tabs", "每周会话").await;
@@ -251,7 +276,10 @@ async fn panel_follows_the_store_and_keeps_drafts() {
     let said = b.status("已恢复这次清除的内容").await;
     assert!(said.contains("1 条条目"), "{said}");
     assert!(read(&l_root, "SESSIONS.md").contains("logonly started"));
+}
 
+/// Below 760 px the list is one column above the detail and does not stick over the tabs.
+async fn a_narrow_window_stacks_the_list_above_the_detail(b: &Browser, b_root: &Path) {
     // below 760 px the list is one column above the detail and does not stick over the tabs
     b.pick(&b_root).await;
     b.client.set_window_size(400, 900).await.unwrap();
@@ -278,8 +306,6 @@ async fn panel_follows_the_store_and_keeps_drafts() {
         narrow["overflow"].as_i64().unwrap() <= 0,
         "no sideways scrolling: {narrow}"
     );
-
-    b.close().await;
 }
 
 /// At 2,000 entries in each file (and 2,000 archived), every view stays under 5,000
