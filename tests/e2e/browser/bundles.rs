@@ -44,6 +44,19 @@ async fn panel_exports_imports_restores_and_clears() {
     .await;
     b.pick(&a_root).await;
 
+    let first_heading = archive_offers_a_restore_per_dated_entry(&b, &a_root).await;
+    export_downloads_the_workspaces_bundle(&b, &a_root).await;
+    an_archived_entry_goes_back_in_date_order(&b, &a_root, &first_heading).await;
+    a_replaced_entry_is_restored_from_its_history(&b, &a_root).await;
+    import_says_what_came_in_and_refuses_bad_json(&b, &home, &d_root).await;
+    clear_arms_first_and_forget_touches_no_file(&b, &home, &a_root, &d_root).await;
+
+    b.close().await;
+}
+
+/// The archive tab: one card with 恢复 per dated entry, none for the header (check 20); the
+/// first dated heading.
+async fn archive_offers_a_restore_per_dated_entry(b: &Browser, a_root: &Path) -> String {
     // 20. the archive tab: one card with 恢复 per dated entry, none for the header
     b.tab("归档").await;
     let archive = read(&a_root, "SESSIONS-archive.md");
@@ -68,7 +81,12 @@ async fn panel_exports_imports_restores_and_clears() {
         assert_eq!(o[1], "archived");
         assert_eq!(o[2].as_str().unwrap(), *heading, "the file's order");
     }
+    dated[0].to_string()
+}
 
+/// Export and import are one group on one row, and export downloads the bundle named by
+/// folder and date, holding the files (checks 13, 14).
+async fn export_downloads_the_workspaces_bundle(b: &Browser, a_root: &Path) {
     // 13. export and import are one group, on one row, even with the archive hint shown
     let group = b
         .js(
@@ -128,10 +146,17 @@ async fn panel_exports_imports_restores_and_clears() {
     ] {
         assert_eq!(bundle["files"][f], read(&a_root, f), "{f} in the download");
     }
+}
 
+/// The archive restore: the entry goes back into the log in date order, and the message says
+/// where it landed.
+async fn an_archived_entry_goes_back_in_date_order(
+    b: &Browser,
+    a_root: &Path,
+    first_heading: &str,
+) {
     // the archive restore: the entry goes back into the log in date order, and the message
     // says where it landed
-    let first_heading = dated[0].to_string();
     b.click(".tp-entry-card:first-of-type .tp-card-restore")
         .await;
     let said = b.status("已恢复").await;
@@ -153,7 +178,11 @@ async fn panel_exports_imports_restores_and_clears() {
         "return document.querySelectorAll('#cards .tp-entry-card').length === 1",
     )
     .await;
+}
 
+/// A replaced entry restored from the history pane by id, and the event log naming who did
+/// what.
+async fn a_replaced_entry_is_restored_from_its_history(b: &Browser, a_root: &Path) {
     // restore of a replaced entry, from the history pane, by id
     b.click_text("#insight-tabs", "可恢复").await;
     let mark = b
@@ -201,7 +230,11 @@ async fn panel_exports_imports_restores_and_clears() {
         )
         .await;
     assert_eq!(who, json!(["命令行", "手改文件", "面板"]));
+}
 
+/// Import into the other workspace says what came in; an unparseable file is a JSON error,
+/// never posted (checks 15, 16).
+async fn import_says_what_came_in_and_refuses_bad_json(b: &Browser, home: &Home, d_root: &Path) {
     // 15. import into the other workspace: POST {root, bundle}, re-read, and say what came in:
     // one decision and one session, no PROJECT section
     b.pick(&d_root).await;
@@ -256,7 +289,16 @@ async fn panel_exports_imports_restores_and_clears() {
         "the bad file is never POSTed"
     );
     assert_eq!(read(&d_root, "SESSIONS.md"), before_files);
+}
 
+/// Clear: armed by a first click, done by the second; only the cleared row offers 忘记, which
+/// forgets that row and touches no file (checks 4, 27).
+async fn clear_arms_first_and_forget_touches_no_file(
+    b: &Browser,
+    home: &Home,
+    a_root: &Path,
+    d_root: &Path,
+) {
     // 4. clear: a first click only arms it (the warning names the archive), the second clears
     b.pick(&a_root).await;
     b.click("#clear").await;
@@ -321,6 +363,4 @@ async fn panel_exports_imports_restores_and_clears() {
         std::fs::read_to_string(a_root.join("AGENTS.md")).unwrap(),
         agents_before
     );
-
-    b.close().await;
 }
