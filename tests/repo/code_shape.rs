@@ -19,7 +19,6 @@ const LIMIT: usize = 150;
 /// Test functions over [`LIMIT`] still to be cut into named steps: `file:name`.
 const LONG_TEST_FNS: &[&str] = &[
     "tests/store/torture.rs:writers_a_hand_editor_and_a_reader_lose_nothing",
-    "tests/hosts/mcp.rs:a_real_client_lists_and_calls_every_tool",
     "tests/panel/panel_api/cards.rs:cards_edit_remove_retire_supersede_and_restore_through_the_store",
 ];
 
