@@ -298,7 +298,7 @@ fn listing(fns: &[&(String, Found)]) -> String {
 }
 
 /// The functions of `all` over [`LIMIT`] lines, listing those over [`AIM`] on the way.
-fn over_limit<'a>(all: &'a [(String, Found)]) -> Vec<&'a (String, Found)> {
+fn over_limit(all: &[(String, Found)]) -> Vec<&(String, Found)> {
     let mut long: Vec<_> = all.iter().filter(|(_, f)| f.lines > AIM).collect();
     long.sort_by_key(|(_, f)| std::cmp::Reverse(f.lines));
     if !long.is_empty() {

@@ -121,7 +121,7 @@ async fn entries_say_why_they_are_out_and_which_are_in_use(
             .contains("## 2026-11-24 · panel"),
         "and it is not in the text"
     );
-    let sessions = home.json(&a_root, &["sessions"]);
+    let sessions = home.json(a_root, &["sessions"]);
     let given: Vec<String> = sessions
         .as_array()
         .unwrap()
@@ -164,7 +164,7 @@ async fn another_host_and_window_give_that_inject(b: &Browser, home: &Home, a_ro
     b.type_into("#inject-window", "20000").await;
     b.click("#inject-apply").await;
     let want = printed(home.run(
-        &a_root,
+        a_root,
         &["inject", "--host", "codex", "--window-tokens", "20000"],
         &[],
         None,

@@ -59,7 +59,7 @@ async fn panel_exports_imports_restores_and_clears() {
 async fn archive_offers_a_restore_per_dated_entry(b: &Browser, a_root: &Path) -> String {
     // 20. the archive tab: one card with 恢复 per dated entry, none for the header
     b.tab("归档").await;
-    let archive = read(&a_root, "SESSIONS-archive.md");
+    let archive = read(a_root, "SESSIONS-archive.md");
     let dated: Vec<&str> = archive.lines().filter(|l| l.starts_with("## 20")).collect();
     assert_eq!(
         dated.len(),
@@ -144,7 +144,7 @@ async fn export_downloads_the_workspaces_bundle(b: &Browser, a_root: &Path) {
         "SESSIONS.md",
         "SESSIONS-archive.md",
     ] {
-        assert_eq!(bundle["files"][f], read(&a_root, f), "{f} in the download");
+        assert_eq!(bundle["files"][f], read(a_root, f), "{f} in the download");
     }
 }
 
@@ -160,7 +160,7 @@ async fn an_archived_entry_goes_back_in_date_order(
     b.click(".tp-entry-card:first-of-type .tp-card-restore")
         .await;
     let said = b.status("已恢复").await;
-    let log = read(&a_root, "SESSIONS.md");
+    let log = read(a_root, "SESSIONS.md");
     let log_headings: Vec<&str> = log.lines().filter(|l| l.starts_with("## ")).collect();
     let at = log_headings
         .iter()
@@ -172,7 +172,7 @@ async fn an_archived_entry_goes_back_in_date_order(
         "{said} (the entry is number {at} in {log})"
     );
     assert!(!said.contains("顶部"), "{said}");
-    assert!(!read(&a_root, "SESSIONS-archive.md").contains(&first_heading));
+    assert!(!read(a_root, "SESSIONS-archive.md").contains(first_heading));
     b.until(
         "one archived entry left",
         "return document.querySelectorAll('#cards .tp-entry-card').length === 1",
@@ -213,7 +213,7 @@ async fn a_replaced_entry_is_restored_from_its_history(b: &Browser, a_root: &Pat
         said.contains("DECISIONS.md") && said.contains("按日期"),
         "{said}"
     );
-    assert!(read(&a_root, "DECISIONS.md").contains("因为：phrase queries and BM25"));
+    assert!(read(a_root, "DECISIONS.md").contains("因为：phrase queries and BM25"));
     b.tab("决策").await;
     b.until(
         "the restored decision on screen",
@@ -237,7 +237,7 @@ async fn a_replaced_entry_is_restored_from_its_history(b: &Browser, a_root: &Pat
 async fn import_says_what_came_in_and_refuses_bad_json(b: &Browser, home: &Home, d_root: &Path) {
     // 15. import into the other workspace: POST {root, bundle}, re-read, and say what came in:
     // one decision and one session, no PROJECT section
-    b.pick(&d_root).await;
+    b.pick(d_root).await;
     let bundle_path = home.dir.path().join("bundle.json");
     let decisions = "# DECISIONS\n\n## 2026-10-01 — ship the panel\n选择：ship the panel\n放弃：a desktop app\n因为：the browser is everywhere\n";
     let sessions_text = "# SESSIONS\n\n## 2026-10-02 · panel\n完成：the panel imports bundles, verified in Chromium\n";
@@ -261,8 +261,8 @@ async fn import_says_what_came_in_and_refuses_bad_json(b: &Browser, home: &Home,
     let said = b.status("已导入").await;
     assert_eq!(said, "已导入 2 条条目、0 个 PROJECT 小节");
     assert_eq!(b.requests("import").await.len(), 1);
-    assert!(read(&d_root, "DECISIONS.md").contains("ship the panel"));
-    assert!(read(&d_root, "SESSIONS.md").contains("the panel imports bundles"));
+    assert!(read(d_root, "DECISIONS.md").contains("ship the panel"));
+    assert!(read(d_root, "SESSIONS.md").contains("the panel imports bundles"));
     b.tab("日志").await;
     b.until(
         "the imported log on screen",
@@ -273,7 +273,7 @@ async fn import_says_what_came_in_and_refuses_bad_json(b: &Browser, home: &Home,
     // 16. an unparseable file: a JSON error, and never POSTed
     let bad = home.dir.path().join("bad.json");
     std::fs::write(&bad, "{\"kind\": \"dsh-trilogy/memory-bundle\", files: ").unwrap();
-    let before_files = read(&d_root, "SESSIONS.md");
+    let before_files = read(d_root, "SESSIONS.md");
     let picker = b.client.find(Locator::Id("import-file")).await.unwrap();
     picker.send_keys(&bad.to_string_lossy()).await.unwrap();
     let said = b.status("JSON").await;
@@ -288,7 +288,7 @@ async fn import_says_what_came_in_and_refuses_bad_json(b: &Browser, home: &Home,
         1,
         "the bad file is never POSTed"
     );
-    assert_eq!(read(&d_root, "SESSIONS.md"), before_files);
+    assert_eq!(read(d_root, "SESSIONS.md"), before_files);
 }
 
 /// Clear: armed by a first click, done by the second; only the cleared row offers 忘记, which
@@ -300,7 +300,7 @@ async fn clear_arms_first_and_forget_touches_no_file(
     d_root: &Path,
 ) {
     // 4. clear: a first click only arms it (the warning names the archive), the second clears
-    b.pick(&a_root).await;
+    b.pick(a_root).await;
     b.click("#clear").await;
     let warning = b
         .until(
@@ -343,8 +343,8 @@ async fn clear_arms_first_and_forget_touches_no_file(
     .await;
 
     // 27. only the cleared row offers 忘记; it forgets that row only, touching no file
-    assert_eq!(row(&b, &a_root).await, Some(("已清除".into(), true)));
-    let (_, d_forget) = row(&b, &d_root).await.unwrap();
+    assert_eq!(row(b, a_root).await, Some(("已清除".into(), true)));
+    let (_, d_forget) = row(b, d_root).await.unwrap();
     assert!(!d_forget, "a live workspace cannot be forgotten");
     let agents_before = std::fs::read_to_string(a_root.join("AGENTS.md")).unwrap();
     b.click("#side-list .tp-forget").await;
@@ -355,7 +355,7 @@ async fn clear_arms_first_and_forget_touches_no_file(
     )
     .await;
     assert_eq!(b.requests("forget").await.len(), 1);
-    assert!(row(&b, &d_root).await.is_some(), "the other row stays");
+    assert!(row(b, d_root).await.is_some(), "the other row stays");
     assert!(!b.exists("#side-list .tp-forget").await);
     let registry = std::fs::read_to_string(home.registry()).unwrap();
     assert!(!registry.contains(&*a_root.to_string_lossy()), "{registry}");

@@ -140,7 +140,7 @@ async fn an_edit_saves_against_its_version_and_a_stale_one_is_refused(
     b.type_into(".tp-card-edit", &edited).await;
     b.click(".tp-form-save").await;
     b.status("已修改").await;
-    assert!(read(&a_root, "DECISIONS.md").contains("因为：phrase queries, BM25 and fast merges"));
+    assert!(read(a_root, "DECISIONS.md").contains("因为：phrase queries, BM25 and fast merges"));
     let posts = b.requests("entry").await.len();
 
     // a stale version: someone else edits the entry while the editor is open; the save is
@@ -185,11 +185,11 @@ async fn an_edit_saves_against_its_version_and_a_stale_one_is_refused(
         "{conflict}"
     );
     assert_eq!(conflict[1].as_str().unwrap(), draft, "the draft is kept");
-    assert!(read(&a_root, "DECISIONS.md").contains("as another writer says"));
+    assert!(read(a_root, "DECISIONS.md").contains("as another writer says"));
     // a second save is deliberate, against the version now shown
     b.click(".tp-form-save").await;
     b.status("已修改").await;
-    assert!(read(&a_root, "DECISIONS.md").contains("the lock protocol and its tests"));
+    assert!(read(a_root, "DECISIONS.md").contains("the lock protocol and its tests"));
     posts
 }
 
@@ -218,7 +218,7 @@ async fn supersede_retire_and_remove_from_the_card(
         .await;
     b.click(".tp-form-save").await;
     b.status("已用新决策取代").await;
-    let decisions = read(&a_root, "DECISIONS.md");
+    let decisions = read(a_root, "DECISIONS.md");
     assert!(
         decisions.contains("选择：tantivy with a CJK tokenizer"),
         "{decisions}"
@@ -238,7 +238,7 @@ async fn supersede_retire_and_remove_from_the_card(
         .await;
     b.click(".tp-form-save").await;
     b.status("已退役").await;
-    assert!(read(&a_root, "DECISIONS.md").contains("redb 5 is out"));
+    assert!(read(a_root, "DECISIONS.md").contains("redb 5 is out"));
 
     // remove: the first click only arms it
     b.tab("日志").await;
@@ -249,14 +249,14 @@ async fn supersede_retire_and_remove_from_the_card(
     )
     .await;
     assert!(
-        read(&a_root, "SESSIONS.md").contains(panel),
+        read(a_root, "SESSIONS.md").contains(panel),
         "armed, not removed"
     );
     let before = b.requests("entry").await.len();
     assert!(before > posts);
     b.card_click(panel, ".tp-card-remove-confirm").await;
     b.status("已移除").await;
-    assert!(!read(&a_root, "SESSIONS.md").contains(panel));
+    assert!(!read(a_root, "SESSIONS.md").contains(panel));
 }
 
 /// Restore from the history, in date order, and the change log naming the panel's operations.
@@ -275,7 +275,7 @@ async fn restore_lands_in_date_order_and_the_change_log_names_it(
     )
     .await;
     let said = b.status("已恢复").await;
-    let log = read(&a_root, "SESSIONS.md");
+    let log = read(a_root, "SESSIONS.md");
     let at = log
         .lines()
         .filter(|l| l.starts_with("## "))
@@ -346,7 +346,7 @@ async fn a_section_is_edited_and_an_earlier_revision_put_back(b: &Browser, a_roo
     b.click(".tp-form-save").await;
     b.status("已保存小节「现状」").await;
     assert!(
-        read(&a_root, "PROJECT.md").contains("A CLI and a web panel that keep an agent's memory.")
+        read(a_root, "PROJECT.md").contains("A CLI and a web panel that keep an agent's memory.")
     );
     b.click_marked(
         "the 现状 revisions",
@@ -363,7 +363,7 @@ async fn a_section_is_edited_and_an_earlier_revision_put_back(b: &Browser, a_roo
     )
     .await;
     b.status("已把小节「现状」恢复到第").await;
-    assert!(read(&a_root, "PROJECT.md").contains("A CLI that keeps an agent's project memory"));
+    assert!(read(a_root, "PROJECT.md").contains("A CLI that keeps an agent's project memory"));
 }
 
 /// The report, closed from the attention view; the strip follows.

@@ -36,13 +36,13 @@ async fn panel_follows_the_store_and_keeps_drafts() {
 /// no reload.
 async fn the_open_view_follows_cli_writes(b: &Browser, home: &Home, a_root: &Path, l_root: &Path) {
     // the empty badge: a log entry is memory, whatever PROJECT.md says
-    assert_eq!(row(&b, &l_root).await, Some(("已记录".into(), false)));
+    assert_eq!(row(b, l_root).await, Some(("已记录".into(), false)));
 
     // a CLI checkpoint while the page is open shows up in the open view, with no reload
     b.tab("日志").await;
     b.js("window.__same = 1; return true").await;
     home.checkpoint(
-        &a_root,
+        a_root,
         common::TODAY,
         json!({"sessions": [{"done": "the panel follows the store, verified in Chromium", "area": "panel"}]}),
     );
@@ -57,7 +57,7 @@ async fn the_open_view_follows_cli_writes(b: &Browser, home: &Home, a_root: &Pat
         !polls.is_empty()
             && polls
                 .iter()
-                .all(|u| u.contains(&format!("root={}", uri_component(&a_root)))),
+                .all(|u| u.contains(&format!("root={}", uri_component(a_root)))),
         "{polls:?}"
     );
 }
@@ -176,7 +176,7 @@ async fn an_open_draft_asks_before_it_is_left(b: &Browser, a_root: &Path, b_root
     b.client.dismiss_alert().await.unwrap();
     assert!(
         b.js("return !!document.querySelector('.tp-card-edit')").await == json!(true)
-            && read(&a_root, "SESSIONS.md").contains(
+            && read(a_root, "SESSIONS.md").contains(
                 b.js(&format!("return document.querySelector('#cards .tp-entry-card[data-id=\"{other}\"]').dataset.heading"))
                     .await
                     .as_str()
@@ -194,7 +194,7 @@ async fn a_write_elsewhere_leaves_the_form_and_its_focus(b: &Browser, home: &Hom
     b.js("document.querySelector('.tp-card-edit').focus(); return true")
         .await;
     home.checkpoint(
-        &a_root,
+        a_root,
         common::TODAY,
         json!({"sessions": [{"done": "a write while a draft is open, verified in Chromium", "area": "panel"}]}),
     );
@@ -231,14 +231,14 @@ async fn a_write_elsewhere_leaves_the_form_and_its_focus(b: &Browser, home: &Hom
         "return document.getElementById('content').dataset.view === 'decisions'",
     )
     .await;
-    assert!(!read(&a_root, "SESSIONS.md").contains("完成：a draft\n"));
+    assert!(!read(a_root, "SESSIONS.md").contains("完成：a draft\n"));
 }
 
 /// The log-only workspace's weekly chart from its week to this one, and a clear that says
 /// it can be undone and undoes.
 async fn the_log_only_workspace_charts_its_weeks_and_clears_undoably(b: &Browser, l_root: &Path) {
     // the weekly chart of the log-only workspace: from its one week to this one, years shown
-    b.pick(&l_root).await;
+    b.pick(l_root).await;
     b.click_text("#insight-tabs", "每周会话").await;
     let chart = b
         .until(
@@ -275,13 +275,13 @@ async fn the_log_only_workspace_charts_its_weeks_and_clears_undoably(b: &Browser
     b.click("#clear-undo").await;
     let said = b.status("已恢复这次清除的内容").await;
     assert!(said.contains("1 条条目"), "{said}");
-    assert!(read(&l_root, "SESSIONS.md").contains("logonly started"));
+    assert!(read(l_root, "SESSIONS.md").contains("logonly started"));
 }
 
 /// Below 760 px the list is one column above the detail and does not stick over the tabs.
 async fn a_narrow_window_stacks_the_list_above_the_detail(b: &Browser, b_root: &Path) {
     // below 760 px the list is one column above the detail and does not stick over the tabs
-    b.pick(&b_root).await;
+    b.pick(b_root).await;
     b.client.set_window_size(400, 900).await.unwrap();
     let narrow = b
         .until(

@@ -50,7 +50,7 @@ async fn panel_banner_chip_and_english_labels() {
 /// once PROJECT.md is current takes it away (checks 17, 19).
 async fn a_stale_reading_shows_the_banner_until_current(b: &Browser, home: &Home, s_root: &Path) {
     // 17. a stale reading shows the banner with the day and entry counts
-    b.pick(&s_root).await;
+    b.pick(s_root).await;
     let banner = b
         .until(
             "the staleness banner",
@@ -77,7 +77,7 @@ async fn a_stale_reading_shows_the_banner_until_current(b: &Browser, home: &Home
 
     // 19. it goes after a re-read once PROJECT.md is current again
     home.checkpoint(
-        &s_root,
+        s_root,
         common::TODAY,
         json!({"project": [{"section": "现状", "text": "Stale no more."}]}),
     );
@@ -103,7 +103,7 @@ async fn the_chip_creates_polls_and_says_synced(b: &Browser, here: &Path) {
     assert_eq!(chip, json!(["BUTTON", "无记忆 · 点击创建"]));
     // 25. one /status?cwd=<own cwd> at once, then one every 4000 ms
     let statuses = b.requests("status").await;
-    let cwd = uri_component(&here);
+    let cwd = uri_component(here);
     assert!(
         statuses
             .iter()
@@ -177,7 +177,7 @@ async fn the_chip_creates_polls_and_says_synced(b: &Browser, here: &Path) {
 /// English labels when the server's language is English.
 async fn english_labels_follow_the_servers_language(b: &Browser, home: &Home, here: &Path) {
     // English labels when the server's language is English
-    let en = Server::start(&home, &here, &[("TRILOGY_LANG", "en")]);
+    let en = Server::start(home, here, &[("TRILOGY_LANG", "en")]);
     b.open(&en).await;
     b.until(
         "the English panel",

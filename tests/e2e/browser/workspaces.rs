@@ -137,7 +137,7 @@ async fn picking_another_workspace_reads_its_files(b: &Browser, other: &Path) {
 async fn memory_text_is_shown_never_run(b: &Browser, b_root: &Path) {
     // memory text is text: markup in it is shown, never run, on the section cards as in the
     // raw file
-    b.pick(&b_root).await;
+    b.pick(b_root).await;
     b.raw("现状", "PROJECT.md").await;
     b.js("document.getElementById('raw-toggle').click(); return true")
         .await;
@@ -162,7 +162,7 @@ async fn memory_text_is_shown_never_run(b: &Browser, b_root: &Path) {
              return { text: t.textContent, elements: t.children.length, pwned: window.__pwned === 1,
                       imgs: document.querySelectorAll('#content img, #content b').length }")
         .await;
-    assert_eq!(shown["text"], json!(read(&b_root, "PROJECT.md")));
+    assert_eq!(shown["text"], json!(read(b_root, "PROJECT.md")));
     assert!(
         shown["text"]
             .as_str()
@@ -209,7 +209,7 @@ async fn only_the_instruction_file_is_edited_whole(b: &Browser, a_root: &Path, a
         ("决策", "DECISIONS.md"),
         ("日志", "SESSIONS.md"),
     ] {
-        assert_eq!(b.raw(label, file).await, read(&a_root, file), "{file}");
+        assert_eq!(b.raw(label, file).await, read(a_root, file), "{file}");
         let editors = b
             .js("return { areas: [...document.querySelectorAll('textarea')].filter(t => t.offsetParent !== null).length,
                           edit: [...document.querySelectorAll('button')].filter(b => b.textContent === '编辑整份文件')
@@ -234,7 +234,7 @@ async fn only_the_instruction_file_is_edited_whole(b: &Browser, a_root: &Path, a
             "const t = document.getElementById('instruction-edit'); return t.offsetParent !== null ? t.value : null",
         )
         .await;
-    let on_disk = std::fs::read_to_string(&agents).unwrap();
+    let on_disk = std::fs::read_to_string(agents).unwrap();
     assert_eq!(opened.as_str().unwrap(), on_disk);
     assert!(
         on_disk.contains("Use tabs, not spaces.") && on_disk.contains("<!-- trilogy:start -->")
@@ -287,7 +287,7 @@ async fn only_the_instruction_file_is_edited_whole(b: &Browser, a_root: &Path, a
     )
     .await;
     assert_eq!(b.requests("save").await.len(), 1);
-    assert_eq!(std::fs::read_to_string(&agents).unwrap(), draft);
+    assert_eq!(std::fs::read_to_string(agents).unwrap(), draft);
 }
 
 /// The block removed and rewritten, each armed by a first click (checks 6–8).
@@ -303,7 +303,7 @@ async fn the_boot_block_is_removed_and_rewritten_once_confirmed(b: &Browser, age
         .await;
     assert!(warning.as_str().unwrap().contains("memory/"), "{warning}");
     assert!(
-        std::fs::read_to_string(&agents)
+        std::fs::read_to_string(agents)
             .unwrap()
             .contains("trilogy:start"),
         "armed, not removed"
@@ -311,7 +311,7 @@ async fn the_boot_block_is_removed_and_rewritten_once_confirmed(b: &Browser, age
     b.click("#boot-cancel").await;
     b.until("the block buttons again", "return !!document.getElementById('boot-remove') && !document.getElementById('boot-confirm')").await;
     assert!(
-        std::fs::read_to_string(&agents)
+        std::fs::read_to_string(agents)
             .unwrap()
             .contains("trilogy:start"),
         "cancelled"
@@ -332,7 +332,7 @@ async fn the_boot_block_is_removed_and_rewritten_once_confirmed(b: &Browser, age
             .await,
         json!(true)
     );
-    let removed = std::fs::read_to_string(&agents).unwrap();
+    let removed = std::fs::read_to_string(agents).unwrap();
     assert!(!removed.contains("trilogy:start"), "{removed}");
     assert!(removed.contains("Use tabs, not spaces.") && removed.contains("Keep commits small."));
 
@@ -355,7 +355,7 @@ async fn the_boot_block_is_removed_and_rewritten_once_confirmed(b: &Browser, age
     )
     .await;
     assert!(
-        !std::fs::read_to_string(&agents)
+        !std::fs::read_to_string(agents)
             .unwrap()
             .contains("trilogy:start"),
         "armed, not rewritten"
@@ -367,7 +367,7 @@ async fn the_boot_block_is_removed_and_rewritten_once_confirmed(b: &Browser, age
     )
     .await;
     assert!(
-        std::fs::read_to_string(&agents)
+        std::fs::read_to_string(agents)
             .unwrap()
             .contains("<!-- trilogy:start -->")
     );
@@ -399,7 +399,7 @@ async fn the_archive_tab_is_read_only(b: &Browser) {
 /// log` has it.
 async fn search_and_the_event_log_are_the_clis(b: &Browser, home: &Home, a_root: &Path) {
     // search: the memory_search ranking, whole entries shown
-    let cli = home.json(&a_root, &["search", "-n", "20", "panel verified Chromium"]);
+    let cli = home.json(a_root, &["search", "-n", "20", "panel verified Chromium"]);
     let want_ids: Vec<&str> = cli["hits"]
         .as_array()
         .unwrap()
@@ -431,7 +431,7 @@ async fn search_and_the_event_log_are_the_clis(b: &Browser, home: &Home, a_root:
 
     // the event log: who changed what, newest first, as `trilogy log` has it
     b.click_text("#insight-tabs", "变更记录").await;
-    let log = home.json(&a_root, &["log", "-n", "50"]);
+    let log = home.json(a_root, &["log", "-n", "50"]);
     let rows = b
         .until(
             "the event log",
@@ -456,7 +456,7 @@ async fn search_and_the_event_log_are_the_clis(b: &Browser, home: &Home, a_root:
 async fn agent_sessions_and_the_weekly_chart_are_the_clis(b: &Browser, home: &Home, a_root: &Path) {
     // agent sessions: what each was injected and what its caps dropped
     b.click_text("#insight-tabs", "智能体会话").await;
-    let sessions = home.json(&a_root, &["sessions"]);
+    let sessions = home.json(a_root, &["sessions"]);
     let s = &sessions.as_array().unwrap()[0];
     assert_eq!(s["id"], "s-alpha-1");
     let row_text = b
