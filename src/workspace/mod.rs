@@ -6,9 +6,11 @@
 //! first when they are not (so every read sees hand edits).
 
 pub mod agents;
+mod discover;
 mod fence;
 mod fsio;
 mod open;
+mod places;
 pub use fsio::{MAX_FILE_BYTES, read_existing, read_file, read_text_file};
 mod locate;
 mod reading;
@@ -19,23 +21,26 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use crate::config::{Config, RootStrategy};
+use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::model::{FileKind, Lang};
 use crate::store::{Reader, Store};
 
 pub use fence::{Fence, beneath, is_under};
 pub use fsio::{open_lock_file, write_atomic};
+
 pub use locate::{
     CEILING_VAR, Ceilings, Found, Located, find_memory, holds_memory, lexical, locate, path_of_uri,
     repository_root,
 };
+
 pub use scaffold::{
     BOOT_END, BOOT_START, BootOutcome, BootPresence, boot_block, boot_presence, ensure_boot_block,
     ensure_region, remove_boot_block, remove_region, template, with_region, without_region,
 };
 pub use sync::gitlock::{clear_stale as clear_stale_git_lock, stale_lock as stale_git_lock};
 pub use sync::gitop::{PROJECT_DAY_KEY, commit_day, worktrees};
+
 pub use sync::{
     Author, Broken, ClearedCounts, SyncReport, Tx, Written, entry_block, entry_ids, live_entries,
     pending_key, pointer_line, render_file,
@@ -43,6 +48,9 @@ pub use sync::{
 pub(crate) use sync::{CHECKOUT, CLEAR_ARCHIVE, CLEARED, MERGED};
 
 pub use crate::base::clock::Clock;
+#[cfg(test)]
+pub(crate) use discover::scratch;
+pub use discover::{Wanted, discover_root, host_dirs, open_located, open_workspace};
 
 /// Which memory a [`Workspace`] value holds: a project's three files, or the user's `USER.md`
 /// (one file, sections like PROJECT.md's, outside any repository). One machinery serves both.
@@ -89,160 +97,6 @@ pub struct Scaffolded {
     /// Where the text of a replaced legacy boot block was kept.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rescued: Option<String>,
-}
-
-/// Find the workspace root for `start` with the configured strategy, looking no higher than
-/// `ceilings`.
-pub fn discover_root(start: &Path, config: &Config, ceilings: &Ceilings) -> PathBuf {
-    let start = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
-    if config.project_root_strategy == RootStrategy::Marker {
-        let markers: Vec<&str> = if config.project_root_markers.is_empty() {
-            vec![".git"]
-        } else {
-            config
-                .project_root_markers
-                .iter()
-                .map(String::as_str)
-                .collect()
-        };
-        for dir in ceilings.walk(&start) {
-            if markers.iter().any(|m| dir.join(m).exists()) {
-                return dir.to_path_buf();
-            }
-        }
-    }
-    start
-}
-
-/// Where a surface looks for its workspace (see [`locate`]).
-#[derive(Debug, Clone, Default)]
-pub struct Wanted<'a> {
-    /// `--root`.
-    pub explicit: Option<&'a Path>,
-    /// The host's project directories and the client's roots, in order.
-    pub host: Vec<PathBuf>,
-    /// The working directory (a hook's payload `cwd`).
-    pub cwd: Option<&'a Path>,
-    /// Settings files' unknown keys are skipped, not refused ([`crate::config::LoadArgs::lenient`]):
-    /// hooks and the MCP server.
-    pub lenient: bool,
-}
-
-/// The host project directories named in the environment.
-pub fn host_dirs(env: &[(String, String)]) -> Vec<PathBuf> {
-    ["CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"]
-        .iter()
-        .filter_map(|k| crate::base::env::var(env, k))
-        .map(PathBuf::from)
-        .collect()
-}
-
-/// An initialised workspace in a new temporary folder, for unit tests.
-#[cfg(test)]
-pub(crate) fn scratch() -> (tempfile::TempDir, Workspace) {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = Workspace::new(
-        dir.path().to_path_buf(),
-        Config::default(),
-        Clock::default(),
-    );
-    crate::ops::init(&ws).unwrap();
-    (dir, ws)
-}
-
-/// Find the root for `start`, load the layered settings (with that root's `trilogy.toml`) and
-/// the clock overrides from `env` (`TRILOGY_TODAY`, `TRILOGY_NOW_MS`).
-pub fn open_workspace(
-    start: &Path,
-    env: &[(String, String)],
-    overrides: &[String],
-) -> Result<(Workspace, crate::config::Loaded)> {
-    let wanted = Wanted {
-        explicit: Some(start),
-        ..Wanted::default()
-    };
-    open_located(&wanted, env, overrides).map(|(ws, loaded, _)| (ws, loaded))
-}
-
-/// Locate the root with the one rule ([`locate`]) — or, with `project_root_strategy =
-/// "marker"`, the nearest marker above the working directory — then load the settings.
-pub fn open_located(
-    wanted: &Wanted,
-    env: &[(String, String)],
-    overrides: &[String],
-) -> Result<(Workspace, crate::config::Loaded, Located)> {
-    use crate::config::{LoadArgs, load};
-    let mut args = LoadArgs {
-        user_file: LoadArgs::default_user_file(env),
-        workspace_file: None,
-        env: env.to_vec(),
-        overrides: overrides.to_vec(),
-        lenient: wanted.lenient,
-    };
-    let first = load(&args)?;
-    // a process whose working directory was deleted (a panel started there) still opens the
-    // roots it is given
-    let cwd = match (wanted.cwd, std::env::current_dir()) {
-        (Some(c), _) => c.to_path_buf(),
-        (None, Ok(c)) => c,
-        (None, Err(e)) => match wanted.explicit {
-            Some(root) => root.to_path_buf(),
-            None => return Err(Error::io(".", e)),
-        },
-    };
-    let ceilings = Ceilings::from_env(env);
-    let mut located = locate(
-        wanted.explicit,
-        &wanted.host,
-        &cwd,
-        &first.config.memory_dir_name,
-        &ceilings,
-    )?;
-    if first.config.project_root_strategy == RootStrategy::Marker
-        && matches!(located.found, Found::Repository | Found::Here)
-    {
-        located.root = discover_root(&cwd, &first.config, &ceilings);
-    }
-    let root = if located.found == Found::Explicit
-        && first.config.project_root_strategy == RootStrategy::Marker
-    {
-        discover_root(&located.root, &first.config, &ceilings)
-    } else {
-        located.root.clone()
-    };
-    // the project's own settings are read only from a regular file inside it: a committed
-    // `trilogy.toml` linked to a file elsewhere would echo that file in error messages
-    let home = crate::base::dirs::home(env);
-    // the user memory's folder holds the user's store: a workspace there would share it
-    let same = |a: &Path, b: &Path| match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => std::path::absolute(a).ok() == std::path::absolute(b).ok(),
-    };
-    if let Some(u) = first.config.user.as_ref().filter(|u| same(&root, &u.dir)) {
-        return Err(Error::NoProject(format!(
-            "{}: this is where your user memory (USER.md) lives, not a project; run trilogy in a project folder, or move the user memory with `user_memory_dir` in your own config file",
-            u.dir.display()
-        )));
-    }
-    if let Some(why) = locate::refused_root(&root, home.as_deref()) {
-        return Err(Error::NoProject(format!(
-            "{}: trilogy keeps no memory in {why}; run it in a project folder (a repository, or a folder of its own), or name one with --root",
-            root.display()
-        )));
-    }
-    let ws_file = root.join("trilogy.toml");
-    args.workspace_file = Some(if root.exists() {
-        beneath(&root, &ws_file)?
-    } else {
-        ws_file
-    });
-    let loaded = load(&args)?;
-    let ws = Workspace::new(
-        root,
-        loaded.config.clone(),
-        Clock::from_env(env).map_err(Error::bad_input)?,
-    );
-    Ok((ws, loaded, located))
 }
 
 /// A store is opened for writing only as a file of its own: a second hard link would write
@@ -344,99 +198,9 @@ impl Workspace {
     pub fn is_user(&self) -> bool {
         self.scope == Scope::User
     }
+}
 
-    /// The memory files this scope keeps.
-    pub fn files(&self) -> &'static [FileKind] {
-        match self.scope {
-            Scope::Workspace => &FileKind::ALL,
-            Scope::User => &USER_FILES,
-        }
-    }
-
-    /// The name of memory file `f` here (the user scope's sections are `USER.md`).
-    pub fn file_name(&self, f: FileKind) -> &'static str {
-        match (self.scope, f) {
-            (Scope::User, FileKind::Project) => crate::user::FILE,
-            _ => f.file_name(),
-        }
-    }
-
-    /// The root as a git work tree: the user scope is never one, whatever folder holds it.
-    pub fn git(&self) -> Option<&Path> {
-        (self.scope == Scope::Workspace).then_some(self.root.as_path())
-    }
-
-    pub fn memory_dir(&self) -> PathBuf {
-        match self.scope {
-            Scope::Workspace => self.root.join(&self.config.memory_dir_name),
-            Scope::User => self.root.clone(),
-        }
-    }
-
-    pub fn file_path(&self, f: FileKind) -> PathBuf {
-        self.memory_dir().join(self.file_name(f))
-    }
-
-    /// The fence of this root (see [`beneath`]).
-    pub fn fence(&self) -> Result<&Fence> {
-        if let Some(f) = self.fence.get() {
-            return Ok(f);
-        }
-        let f = Fence::new(&self.root)?;
-        Ok(self.fence.get_or_init(|| f))
-    }
-
-    /// `path` (under the root) resolved through the fence: no symlink leads outside the root.
-    pub fn inside(&self, path: &Path) -> Result<PathBuf> {
-        self.fence()?.resolve(path)
-    }
-
-    /// Where memory file `f` really is: resolved through the fence, and refused when it is a
-    /// link to another memory file (SESSIONS.md → DECISIONS.md would read sessions as
-    /// decisions and write one file's entries into the other).
-    pub fn memory_file(&self, f: FileKind) -> Result<PathBuf> {
-        let path = self.inside(&self.file_path(f))?;
-        let own = self.file_path(f);
-        if path.file_name() != own.file_name()
-            || std::fs::symlink_metadata(&own).is_ok_and(|m| m.file_type().is_symlink())
-        {
-            for &g in self.files() {
-                if g == f {
-                    continue;
-                }
-                let other = self.inside(&self.file_path(g))?;
-                if other == path {
-                    return Err(Error::Io {
-                        path: own,
-                        message: format!(
-                            "is a symlink to {}, which is also where {} is; each memory file must be its own file (replace the link with a copy, or delete it and run `trilogy doctor --fix`)",
-                            path.display(),
-                            self.file_name(g)
-                        ),
-                    });
-                }
-            }
-        }
-        Ok(path)
-    }
-
-    pub fn state_dir(&self) -> PathBuf {
-        self.root.join(".trilogy")
-    }
-
-    /// Where versions taken out of a file are kept for a person to look at, through the fence.
-    pub fn rescue_dir(&self) -> Result<PathBuf> {
-        self.inside(&self.state_dir().join("rescued"))
-    }
-
-    pub fn index_dir(&self) -> PathBuf {
-        self.state_dir().join("index")
-    }
-
-    pub fn store_path(&self) -> PathBuf {
-        self.state_dir().join("store.redb")
-    }
-
+impl Workspace {
     fn timeout(&self) -> Duration {
         Duration::from_millis(self.config.lock_timeout_ms)
     }

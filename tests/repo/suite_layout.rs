@@ -1,6 +1,7 @@
 //! Every test file belongs to a suite: `tests/` holds one folder per area, each a test binary
 //! (`tests/<area>/main.rs`) that declares every file beside it as a module. A file cargo would
 //! not build (left at the top, or never declared) would pass by never running; this finds it.
+//! A module of an area may be a folder (`<name>/mod.rs` with its own modules beside it).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -64,6 +65,41 @@ fn no_test_file_sits_outside_an_area() {
     );
 }
 
+/// The folders directly in `dir` that are modules (hold a `mod.rs`), by name.
+fn module_dirs(dir: &Path) -> BTreeSet<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("mod.rs").is_file())
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Checks that `dir` holds exactly the modules `parent` (its `main.rs` or `mod.rs`) declares,
+/// each a file `<name>.rs` or a folder `<name>/mod.rs`, and the same inside each such folder.
+fn check_modules(dir: &Path, parent: &str) {
+    let source = std::fs::read_to_string(dir.join(parent)).unwrap();
+    let mods: BTreeSet<String> = declared(&source)
+        .into_iter()
+        .filter(|(_, path)| path.is_none())
+        .map(|(name, _)| name)
+        .collect();
+    let mut files = rust_files(dir);
+    files.remove(parent.trim_end_matches(".rs"));
+    let folders = module_dirs(dir);
+    files.extend(folders.iter().cloned());
+    let forgotten: Vec<_> = files.difference(&mods).collect();
+    let missing: Vec<_> = mods.difference(&files).collect();
+    assert!(
+        forgotten.is_empty() && missing.is_empty(),
+        "{}: files never declared in {parent}: {forgotten:?}; declared without a file: {missing:?}",
+        dir.display()
+    );
+    for folder in folders {
+        check_modules(&dir.join(folder), "mod.rs");
+    }
+}
+
 #[test]
 fn every_file_of_an_area_is_a_module_of_it() {
     let areas = areas();
@@ -72,21 +108,7 @@ fn every_file_of_an_area_is_a_module_of_it() {
         "expected the areas of tests/, found {areas:?}"
     );
     for area in areas {
-        let main = std::fs::read_to_string(area.join("main.rs")).unwrap();
-        let mods: BTreeSet<String> = declared(&main)
-            .into_iter()
-            .filter(|(_, path)| path.is_none())
-            .map(|(name, _)| name)
-            .collect();
-        let mut files = rust_files(&area);
-        files.remove("main");
-        let forgotten: Vec<_> = files.difference(&mods).collect();
-        let missing: Vec<_> = mods.difference(&files).collect();
-        assert!(
-            forgotten.is_empty() && missing.is_empty(),
-            "{}: files never declared in main.rs: {forgotten:?}; declared without a file: {missing:?}",
-            area.display()
-        );
+        check_modules(&area, "main.rs");
     }
 }
 

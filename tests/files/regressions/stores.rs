@@ -1,0 +1,154 @@
+//! Stores written by older schemas read as before and gain what is new, and doctor finds
+//! near records that disagree with the entries.
+
+use super::*;
+
+#[test]
+fn a_schema_2_store_gains_the_live_decision_count() {
+    use trilogy::store::{Reader, Store};
+    let ws = Ws::init();
+    ws.ok(&["checkpoint", "--decision", "use sqlite"]);
+    ws.ok(&[
+        "checkpoint",
+        "--decision",
+        "use redb",
+        "--supersedes",
+        "use sqlite",
+    ]);
+    ws.ok(&["checkpoint", "--decision", "keep markdown"]);
+    let path = ws.root().join(".trilogy/store.redb");
+    {
+        // what a schema 2 store looks like: no counter
+        let store = Store::open(&path, std::time::Duration::from_secs(5)).unwrap();
+        let w = store.write(std::time::Duration::from_secs(5)).unwrap();
+        w.set_meta("schema_version", 2).unwrap();
+        w.set_meta("count:live_decisions", 0).unwrap();
+        w.commit().unwrap();
+    }
+    ws.ok(&["status"]);
+    let store = Store::open_read_only(&path).unwrap();
+    let r = store.read().unwrap();
+    assert_eq!(
+        r.meta("schema_version").unwrap(),
+        trilogy::store::SCHEMA_VERSION
+    );
+    assert_eq!(r.live_decisions().unwrap(), 2);
+    drop(r);
+    drop(store);
+    let doctor = ws.run(&["doctor"]);
+    assert!(doctor.status.success(), "{}", text(&doctor.stdout));
+    // and it follows later writes
+    ws.ok(&["checkpoint", "--decision", "one more"]);
+    let store = Store::open_read_only(&path).unwrap();
+    assert_eq!(store.read().unwrap().live_decisions().unwrap(), 3);
+}
+
+/// The store file opened with redb itself, as trilogy opens it, to shape it as an older or a
+/// damaged store would be.
+fn raw_store(path: &std::path::Path) -> redb::Database {
+    redb::Database::builder()
+        .set_concurrency_mode(redb::ConcurrencyMode::MultiWriter)
+        .create(path)
+        .unwrap()
+}
+
+#[test]
+fn a_schema_3_store_reads_as_before_and_gains_the_near_records() {
+    use redb::TableDefinition;
+    use trilogy::store::Store;
+    let ws = Ws::init();
+    for i in 0..6 {
+        ws.ok(&["checkpoint", "--session-done", &format!("step {i}; tested")]);
+    }
+    ws.ok(&["checkpoint", "--decision", "use redb"]);
+    ws.ok(&["checkpoint", "--decision", "keep markdown"]);
+    let block = ws.ok(&["inject"]);
+    let path = ws.root().join(".trilogy/store.redb");
+    {
+        // what a schema 3 store looks like: no table of near records
+        let db = raw_store(&path);
+        let w = db.begin_write().unwrap();
+        let near: TableDefinition<&[u8], &[u8]> = TableDefinition::new("near");
+        assert!(
+            w.delete_table(near).unwrap(),
+            "a schema 4 store keeps the near records"
+        );
+        w.open_table(TableDefinition::<&str, u64>::new("meta"))
+            .unwrap()
+            .insert("schema_version", 3)
+            .unwrap();
+        w.commit().unwrap();
+    }
+    // read-only, the old layout is read through the entries table
+    assert_eq!(ws.ok(&["inject"]), block);
+    let files = || {
+        ["PROJECT.md", "DECISIONS.md", "SESSIONS.md"]
+            .map(|f| std::fs::read_to_string(ws.root().join("memory").join(f)).unwrap())
+    };
+    let before = files();
+    ws.ok(&["checkpoint", "--session-done", "after the upgrade; tested"]);
+    let store = Store::open_read_only(&path).unwrap();
+    let r = store.read().unwrap();
+    assert_eq!(
+        trilogy::store::Reader::meta(&r, "schema_version").unwrap(),
+        trilogy::store::SCHEMA_VERSION
+    );
+    let sessions =
+        trilogy::store::Reader::file_entries(&r, trilogy::model::FileKind::Sessions, 0, usize::MAX)
+            .unwrap();
+    assert_eq!(sessions.len(), 7);
+    assert!(
+        sessions[0].body.contains("after the upgrade"),
+        "{:?}",
+        sessions[0]
+    );
+    drop(r);
+    drop(store);
+    let after = files();
+    assert_eq!(after[0], before[0]);
+    assert_eq!(after[1], before[1]);
+    assert!(after[2].contains("after the upgrade") && after[2].contains("step 0; tested"));
+    let doctor = ws.run(&["doctor"]);
+    assert!(doctor.status.success(), "{}", text(&doctor.stdout));
+}
+
+#[test]
+fn doctor_finds_near_records_that_disagree_with_the_entries_and_fix_rebuilds_them() {
+    use redb::{ReadableTable, TableDefinition};
+    let ws = Ws::init();
+    for i in 0..3 {
+        ws.ok(&["checkpoint", "--session-done", &format!("kept {i}; tested")]);
+    }
+    let path = ws.root().join(".trilogy/store.redb");
+    {
+        // one near record lost: the files and the render order still hold the entry
+        let db = raw_store(&path);
+        let w = db.begin_write().unwrap();
+        {
+            let near: TableDefinition<&[u8], &[u8]> = TableDefinition::new("near");
+            let mut t = w.open_table(near).unwrap();
+            let key = t
+                .iter()
+                .unwrap()
+                .next()
+                .unwrap()
+                .unwrap()
+                .0
+                .value()
+                .to_vec();
+            t.remove(key.as_slice()).unwrap();
+        }
+        w.commit().unwrap();
+    }
+    let doctor = ws.run(&["doctor"]);
+    assert!(!doctor.status.success(), "{}", text(&doctor.stdout));
+    let said = format!("{}{}", text(&doctor.stdout), text(&doctor.stderr));
+    assert!(said.contains("disagree with the entries table"), "{said}");
+    ws.ok(&["doctor", "--fix"]);
+    let doctor = ws.run(&["doctor"]);
+    assert!(doctor.status.success(), "{}", text(&doctor.stdout));
+    let s = ws.read("SESSIONS.md");
+    for i in 0..3 {
+        assert_eq!(s.matches(&format!("kept {i}; tested")).count(), 1, "{s}");
+    }
+}
