@@ -44,6 +44,37 @@ impl Dialect for Claude {
     }
 }
 
+/// A host that speaks Claude Code's hook JSON as it is and answers a prompt's context under its
+/// own event name: Codex and Gemini CLI, each named in its own file.
+pub(super) struct Kin {
+    /// The `hookEventName` a prompt's context is answered under.
+    pub(super) prompt_event: &'static str,
+}
+
+impl Dialect for Kin {
+    fn event(&self, name: &str) -> Option<Event> {
+        Event::parse(name)
+    }
+
+    fn events(&self) -> String {
+        hook_events()
+    }
+
+    fn read(
+        &self,
+        event: Event,
+        stdin: &str,
+        _env: &[(String, String)],
+        overrides: &[String],
+    ) -> Result<Call> {
+        Ok(read(event, stdin, overrides)?.1)
+    }
+
+    fn answer(&self, event: Event, said: Said) -> Result<String> {
+        Ok(answer(event, self.prompt_event, said))
+    }
+}
+
 /// The five hook events, by their command-line names.
 pub(super) fn hook_events() -> String {
     Event::HOOKS.map(Event::as_str).join(", ")

@@ -6,44 +6,21 @@
 //! SessionStart gave (measured with 0.61.0), so a resume gets the whole block again
 //! ([`crate::model::host::Host::limits`]).
 
-use crate::error::Result;
+use super::claude::Kin;
 
-use super::{Call, Dialect, Said, claude};
-use crate::hooks::Event;
-
-pub(super) struct Gemini;
-
-impl Dialect for Gemini {
-    fn event(&self, name: &str) -> Option<Event> {
-        Event::parse(name)
-    }
-
-    fn events(&self) -> String {
-        claude::hook_events()
-    }
-
-    fn read(
-        &self,
-        event: Event,
-        stdin: &str,
-        _env: &[(String, String)],
-        overrides: &[String],
-    ) -> Result<Call> {
-        Ok(claude::read(event, stdin, overrides)?.1)
-    }
-
-    fn answer(&self, event: Event, said: Said) -> Result<String> {
-        Ok(claude::answer(event, "BeforeAgent", said))
-    }
-}
+pub(super) static GEMINI: Kin = Kin {
+    prompt_event: "BeforeAgent",
+};
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use super::GEMINI;
+    use crate::hooks::Event;
+    use crate::hooks::dialect::{Dialect, Said};
 
     #[test]
     fn the_prompts_context_comes_with_before_agent() {
-        let a = |e, s| Gemini.answer(e, s).unwrap();
+        let a = |e, s| GEMINI.answer(e, s).unwrap();
         let start = a(Event::SessionStart, Said::Context("b".into()));
         assert!(
             start.contains(r#""hookEventName":"SessionStart""#),
@@ -56,7 +33,7 @@ mod tests {
         );
         assert_eq!(a(Event::UserPromptSubmit, Said::Nothing), "");
         let codex =
-            super::super::codex::Codex.answer(Event::UserPromptSubmit, Said::Context("n".into()));
+            super::super::codex::CODEX.answer(Event::UserPromptSubmit, Said::Context("n".into()));
         assert!(
             codex
                 .unwrap()

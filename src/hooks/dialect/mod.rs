@@ -126,8 +126,8 @@ pub(super) trait Dialect {
 pub(super) fn of(host: Host) -> Option<&'static dyn Dialect> {
     let d: &'static dyn Dialect = match host {
         Host::Claude => &claude::Claude,
-        Host::Codex => &codex::Codex,
-        Host::Gemini => &gemini::Gemini,
+        Host::Codex => &codex::CODEX,
+        Host::Gemini => &gemini::GEMINI,
         Host::Cursor => &cursor::Cursor,
         Host::Dsh => &dsh::Dsh,
         Host::Vscode | Host::Windsurf | Host::Zed => return None,
