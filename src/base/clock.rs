@@ -88,13 +88,7 @@ impl Clock {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::base::env::tests::env;
 
     #[test]
     fn pins_are_read_from_the_environment_given_and_bad_ones_refused() {

@@ -82,14 +82,8 @@ pub fn is_system_folder(path: &std::path::Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::base::env::tests::env;
     use std::path::Path;
-
-    fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        pairs
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
 
     type Kind = fn(&[(String, String)]) -> Option<PathBuf>;
     const KINDS: [(Kind, &str, &str); 4] = [

@@ -37,10 +37,11 @@ pub fn on_path<'a>(path: Option<&'a str>, name: &'a str) -> impl Iterator<Item =
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
-    fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    /// An environment snapshot of `pairs`, for the tests of `base`.
+    pub(crate) fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))

@@ -13,42 +13,19 @@ use crate::ops::agent::Source;
 use super::{Call, Dialect, Said, Turn, str_field};
 use crate::hooks::{Event, tool_kind};
 
-pub(super) struct Claude;
+pub(super) static CLAUDE: Kin = Kin {
+    prompt_event: "UserPromptSubmit",
+    stop_reads_transcript: true,
+};
 
-impl Dialect for Claude {
-    fn event(&self, name: &str) -> Option<Event> {
-        Event::parse(name)
-    }
-
-    fn events(&self) -> String {
-        hook_events()
-    }
-
-    fn read(
-        &self,
-        event: Event,
-        stdin: &str,
-        _env: &[(String, String)],
-        overrides: &[String],
-    ) -> Result<Call> {
-        let (input, mut call) = read(event, stdin, overrides)?;
-        if event == Event::Stop {
-            let transcript = str_field(&input, "transcript_path").map(PathBuf::from);
-            call.turn = Turn::Hooked { transcript };
-        }
-        Ok(call)
-    }
-
-    fn answer(&self, event: Event, said: Said) -> Result<String> {
-        Ok(answer(event, "UserPromptSubmit", said))
-    }
-}
-
-/// A host that speaks Claude Code's hook JSON as it is and answers a prompt's context under its
-/// own event name: Codex and Gemini CLI, each named in its own file.
+/// A host that speaks Claude Code's hook JSON: Claude Code itself, and Codex and Gemini CLI,
+/// each named in its own file with the event its prompt's context is answered under.
 pub(super) struct Kin {
     /// The `hookEventName` a prompt's context is answered under.
     pub(super) prompt_event: &'static str,
+    /// Claude Code's own part: at a stop, its transcript tells the turn's tools when no tool
+    /// hook did.
+    pub(super) stop_reads_transcript: bool,
 }
 
 impl Dialect for Kin {
@@ -67,7 +44,12 @@ impl Dialect for Kin {
         _env: &[(String, String)],
         overrides: &[String],
     ) -> Result<Call> {
-        Ok(read(event, stdin, overrides)?.1)
+        let (input, mut call) = read(event, stdin, overrides)?;
+        if self.stop_reads_transcript && event == Event::Stop {
+            let transcript = str_field(&input, "transcript_path").map(PathBuf::from);
+            call.turn = Turn::Hooked { transcript };
+        }
+        Ok(call)
     }
 
     fn answer(&self, event: Event, said: Said) -> Result<String> {

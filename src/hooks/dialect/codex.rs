@@ -5,4 +5,5 @@ use super::claude::Kin;
 
 pub(super) static CODEX: Kin = Kin {
     prompt_event: "UserPromptSubmit",
+    stop_reads_transcript: false,
 };

@@ -10,6 +10,7 @@ use super::claude::Kin;
 
 pub(super) static GEMINI: Kin = Kin {
     prompt_event: "BeforeAgent",
+    stop_reads_transcript: false,
 };
 
 #[cfg(test)]

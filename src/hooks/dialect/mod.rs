@@ -125,7 +125,7 @@ pub(super) trait Dialect {
 /// The dialect of `host`, when trilogy answers its hooks.
 pub(super) fn of(host: Host) -> Option<&'static dyn Dialect> {
     let d: &'static dyn Dialect = match host {
-        Host::Claude => &claude::Claude,
+        Host::Claude => &claude::CLAUDE,
         Host::Codex => &codex::CODEX,
         Host::Gemini => &gemini::GEMINI,
         Host::Cursor => &cursor::Cursor,
