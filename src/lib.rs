@@ -17,8 +17,10 @@
 //! - `error`, `secrets`, `model`, `config`, `schema`: pure types and rules: entries, sections,
 //!   areas, hosts, settings, the credential scan.
 //! - `markdown` (render, parse, merge), `store` (the only room naming redb), `index` (the only
-//!   one naming tantivy), `recall` (the hosts' transcripts and their index).
-//! - `registry`, `user`, `workspace`: where memory lives, its lock and the sync protocol.
+//!   one naming tantivy).
+//! - `user`, `workspace`: where memory lives, its lock and the sync protocol.
+//! - `recall` (the hosts' transcripts and their index), `registry` (the workspaces this person
+//!   has, for the panel and `trilogy agent`): built on workspaces, below every use case.
 //! - `ops`: one module per use case; the only callers of transactions.
 //! - Surfaces: `cli`, `hooks`, `mcp`, `web`: parse input, call `ops`, format the answer.
 //!
@@ -30,9 +32,9 @@
 //! 2. `cli/commands/checkpoint.rs` reads the batch (`ops::parse_input`) and calls
 //!    `ops::checkpoint`, which checks it whole before anything is written
 //!    (`ops/checkpoint/validate.rs`: schema, sizes, credentials).
-//! 3. `ops/checkpoint/group.rs` drops the batch into `.trilogy/queue/` and either waits for the
-//!    process that leads or leads itself: `lead_round` claims the waiting batches and applies
-//!    them in one `Workspace::write`.
+//! 3. `ops/checkpoint/submit.rs` drops the batch into `.trilogy/queue/` and either waits for
+//!    the process that leads or leads itself: `lead_round` (`ops/checkpoint/group.rs`) claims
+//!    the waiting batches and applies them in one `Workspace::write`.
 //! 4. `Workspace::write` (`workspace/mod.rs`) opens the store's write transaction as a `Tx` and
 //!    first absorbs what people and git changed in the files (`workspace/sync/absorb.rs`:
 //!    parse, three-way diff against the version trilogy last wrote, events in the log).

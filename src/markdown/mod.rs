@@ -8,11 +8,13 @@
 //!
 //! This module is pure: no I/O, no store, no clock.
 
+mod entry;
 mod layout;
 mod lines;
 mod merge;
 mod parse;
 
+pub use entry::{block_of, entry_block, pointer_line};
 pub use layout::{Layout, Piece, Unit, text_hash};
 pub use lines::{Clash, LineMerge, line_counts, line_hash, line_hashes, merge_lines, take_line};
 pub use merge::{MergeOutcome, merge_entries, merge_sections};

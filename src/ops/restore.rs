@@ -5,9 +5,10 @@
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::markdown::entry_block;
 use crate::model::{EntryRecord, FileKind, SectionRecord, State};
 use crate::store::Reader;
-use crate::workspace::{Tx, Workspace, Written, entry_block};
+use crate::workspace::{Tx, Workspace, Written};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RestoreOutcome {
@@ -67,7 +68,7 @@ pub fn restore_entry(
     let prefix = id_prefix_checked(id_prefix)?;
     ws.write(actor, |tx| {
         let rec = entry_by_prefix(tx.store(), prefix)?;
-        super::fix::check_entry(tx.store(), &rec.id, version)?;
+        super::version::check_entry(tx.store(), &rec.id, version)?;
         if rec.state == State::Live {
             return Err(Error::bad_input(format!(
                 "entry {} ({}) is already live",
@@ -158,7 +159,7 @@ pub fn restore_section(
     ws.require_memory()?;
     ws.write(actor, |tx| {
         let cur = super::query::find_section(&tx.store().sections()?, name)?;
-        let now = super::fix::section_version(&cur);
+        let now = super::version::section_version(&cur);
         if let Some(seen) = version.filter(|v| *v != now) {
             return Err(Error::Conflict(format!(
                 "section `{}` changed since it was read (version {seen}, now {now}): nothing was restored; read it again",

@@ -2,7 +2,7 @@
 //! page at a time, each with its version, provenance and the reports that name it),
 //! `sections` and `revisions` (PROJECT.md), `POST entry` (edit, remove, retire, supersede,
 //! restore) and `POST section` (edit, restore a revision). Every write names the version the
-//! person saw ([`crate::ops::fix`]); a stale one is answered 409 with what is there now.
+//! person saw ([`crate::ops::version`]); a stale one is answered 409 with what is there now.
 
 use std::collections::HashMap;
 
@@ -103,7 +103,7 @@ fn card(
         .map_err(|err| Error::Internal(format!("json: {err}")))?;
     v["provenance"] = serde_json::to_value(ops::Provenance::read(ws, r, e)?)
         .map_err(|err| Error::Internal(format!("json: {err}")))?;
-    v["version"] = json!(fix::entry_version(e));
+    v["version"] = json!(ops::version::entry_version(e));
     v["replaced_by"] = json!(e.replaced_by);
     v["file"] = json!(e.file().map(|f| ws.file_name(f)));
     v["reports"] = json!(named.reports.get(&e.id).cloned().unwrap_or_default());
@@ -170,7 +170,7 @@ fn sections(app: &App, req: &Request) -> ApiResult {
                     "body": s.text(),
                     "revision": s.revision,
                     "removed": s.removed,
-                    "version": fix::section_version(s),
+                    "version": ops::version::section_version(s),
                 })
             })
             .collect();

@@ -139,7 +139,7 @@ fn history(app: &App, req: &Request) -> ApiResult {
                 "heading": e.heading,
                 "text": format!("## {}\n{}", e.heading, e.body),
                 // what `POST /restore {root, id, version}` names: restored only while unchanged
-                "version": crate::ops::fix::entry_version(e),
+                "version": crate::ops::version::entry_version(e),
                 "at": e.created_at,
             })
         })

@@ -19,10 +19,10 @@ const RANKS: &[&[&str]] = &[
     &["markdown"],
     &["store"],
     &["index"],
-    &["recall"],
-    &["registry"],
     &["user"],
     &["workspace"],
+    &["recall"],
+    &["registry"],
     &["ops"],
     &["cli", "hooks", "mcp", "web"],
 ];
@@ -40,16 +40,10 @@ const DEBTS: &[&str] = &[
     "crate: ops and user import each other",
     "crate: ops and workspace import each other",
     "crate: user and workspace import each other",
-    "ops: fix and truth import each other",
-    "ops::checkpoint: drain and group import each other",
-    "ops::install: plan and record import each other",
-    "recall imports workspace, a room above or beside it",
-    "registry imports workspace, a room above or beside it",
     "user imports ops, a room above or beside it",
     "user imports workspace, a room above or beside it",
     "web names the store: a surface calls ops, which opens the transaction",
     "workspace imports ops, a room above or beside it",
-    "workspace::sync: base and render import each other",
 ];
 
 /// A module's path inside the crate, as written in `use` (`ops::checkpoint::group`).

@@ -18,6 +18,7 @@ pub mod drain;
 mod group;
 mod propose;
 mod section;
+mod submit;
 mod validate;
 
 pub(crate) use body::has_verification;
@@ -164,7 +165,7 @@ pub fn checkpoint(
     } else {
         crate::ops::truth::similar::warnings(ws, input)
     };
-    let mut done = group::submit(ws, actor, input)?;
+    let mut done = submit::submit(ws, actor, input)?;
     done.value.warnings.extend(near);
     if !lines.is_empty() {
         let u = crate::user::record(ws, actor, lines, mode).map_err(|e| {

@@ -4,29 +4,15 @@
 //! transaction, so a change made since (an agent's checkpoint, a hand edit, another panel)
 //! is refused as a conflict instead of being overwritten. Nothing is lost either way: an
 //! edited entry stays restorable as `replaced`, a removed one as `removed`, and a section
-//! keeps every revision.
-//!
-//! An entry's version is its id and state: the id hashes the entry's kind, heading and body,
-//! so any change to its text gives it another id, and a change of state (retired,
-//! superseded, archived) shows in the state. A version is per entry on purpose: a checkpoint
-//! that adds other entries does not make the person's view of this one stale.
+//! keeps every revision. What a version is, and the check, live in [`super::version`].
 
 use serde::Serialize;
 
+use super::version::{current, section_version, stale};
 use crate::error::{Error, Result};
-use crate::model::{EntryRecord, FileKind, SectionRecord, State};
+use crate::model::{FileKind, SectionRecord, State};
 use crate::store::Reader;
 use crate::workspace::{Workspace, Written};
-
-/// The version of an entry as a reader saw it.
-pub fn entry_version(e: &EntryRecord) -> String {
-    format!("e:{}:{}", e.id, e.state.as_str())
-}
-
-/// The version of a section as a reader saw it.
-pub fn section_version(s: &SectionRecord) -> String {
-    format!("s:{}:{}", s.key, s.revision)
-}
 
 /// What a fix did.
 #[derive(Debug, Clone, Serialize)]
@@ -47,32 +33,6 @@ pub struct Fixed {
     pub revision: Option<u64>,
     /// False when the text sent was the text already stored: nothing was written.
     pub changed: bool,
-}
-
-/// The conflict a stale version meets.
-fn stale(what: &str, seen: &str, now: &str) -> Error {
-    Error::Conflict(format!(
-        "{what} changed since it was read (version {seen}, now {now}): nothing was written; read it again and make the change on what it says now"
-    ))
-}
-
-/// The entry with exactly this id, checked against `version`.
-fn current(r: &dyn Reader, id: &str, version: &str) -> Result<EntryRecord> {
-    let rec = r.entry(id.trim())?.ok_or_else(|| {
-        Error::NotFound(format!(
-            "no entry with id `{}`; `trilogy log` lists ids",
-            id.trim()
-        ))
-    })?;
-    let now = entry_version(&rec);
-    if version != now {
-        return Err(stale(
-            &format!("entry {} ({})", rec.id, rec.heading),
-            version,
-            &now,
-        ));
-    }
-    Ok(rec)
 }
 
 /// The one `## ` block of `text`: its heading and body, as a file would hold them.
@@ -292,15 +252,6 @@ pub fn edit_section(
             changed: true,
         })
     })
-}
-
-/// Refuse with a conflict when entry `id` is no longer as `version` saw it (the retire and
-/// restore paths call this inside their own transactions).
-pub fn check_entry(r: &dyn Reader, id: &str, version: Option<&str>) -> Result<()> {
-    match version {
-        Some(v) => current(r, id, v).map(|_| ()),
-        None => Ok(()),
-    }
 }
 
 /// Record `decision` in place of live decision `id`, as seen at `version`: written directly

@@ -4,7 +4,8 @@
 //! (written through, so the link stays) — and only then write them, each atomically. A write
 //! that fails puts back the files already written.
 //!
-//! Reading goes through [`read_text`] alone: never waiting on a FIFO, regular files only.
+//! Reading goes through the workspace fence ([`read_text`]): never waiting on a FIFO, regular
+//! files only.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

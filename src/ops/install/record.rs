@@ -124,7 +124,8 @@ fn read_data(path: &Path) -> Result<Option<Data>> {
 
 /// The record at `path`, and whether an older trilogy kept it.
 fn read_on_disk(path: &Path) -> Result<Option<(Data, bool)>> {
-    let Some(text) = super::plan::read_text(path)? else {
+    let Some(text) = crate::workspace::read_text_file(path, crate::workspace::MAX_FILE_BYTES)?
+    else {
         return Ok(None);
     };
     let parsed = serde_json::from_str::<OnDisk>(&text).map_err(|e| Error::Unparseable {

@@ -26,7 +26,7 @@ pub struct RetireOutcome {
 const MAX_WHY_BYTES: usize = 1024;
 
 /// Retire the live decision or session whose id starts with `id_prefix` (with `version`,
-/// only while it is as that version saw it: see [`crate::ops::fix`]).
+/// only while it is as that version saw it: see [`crate::ops::version`]).
 pub fn retire(
     ws: &Workspace,
     actor: &str,
@@ -56,7 +56,7 @@ pub fn retire(
     let marker = format!("{} — {why}", ws.clock.today().format("%Y-%m-%d"));
     ws.write(actor, |tx| {
         let mut rec = crate::ops::restore::entry_by_prefix(tx.store(), prefix)?;
-        crate::ops::fix::check_entry(tx.store(), &rec.id, version)?;
+        crate::ops::version::check_entry(tx.store(), &rec.id, version)?;
         match rec.state {
             State::Live => {}
             State::Archived => {

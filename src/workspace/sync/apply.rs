@@ -12,10 +12,10 @@ use crate::model::{
 };
 use crate::store::Reader;
 
+use super::Tx;
 use super::base::lines::{body_lines, printed_lines};
 use super::base::{Base, Kept, Prints, block_hash, id_key};
 use super::items::{Item, items_drain, keep_readable};
-use super::{Tx, render};
 use crate::store::Print;
 
 /// What reading the changed files gathered, applied once all of them are read.
@@ -151,7 +151,7 @@ impl Tx<'_> {
         // never held twice (at 100k entries, 17 MB less at the peak)
         let mut prints: Vec<Print> = Vec::new();
         let items = items_drain(f, &mut parsed.doc, self.author.today, |k, b, item| {
-            let store = render::block_of(
+            let store = markdown::block_of(
                 &item.heading,
                 &item.body,
                 item.state,
@@ -342,7 +342,7 @@ impl Tx<'_> {
                 .get(&f)
                 .is_some_and(|n| imported.get(&f).copied().unwrap_or(0) == *n);
             let pointer = (f == FileKind::Sessions && archived > 0)
-                .then(|| render::pointer_line(archived, self.lang()));
+                .then(|| markdown::pointer_line(archived, self.lang()));
             let head = self.store.preamble(f)?.unwrap_or_default();
             if whole && f != FileKind::Project && layout.is_canonical(&head, pointer.as_deref()) {
                 self.store.set_layout(f, None)?;

@@ -7,8 +7,8 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::markdown::{self, Block, Doc, Layout, Piece};
-use crate::model::{self, EntryRecord, FileKind, FileStamp, Lang, State};
+use crate::markdown::{self, Block, Doc, Layout, Piece, entry_block, pointer_line};
+use crate::model::{FileKind, FileStamp, Lang, State};
 use crate::store::Reader;
 
 use super::super::{fsio, scaffold};
@@ -136,57 +136,6 @@ impl Tx<'_> {
             from,
             stamp,
         }))
-    }
-}
-
-/// The block of a stored entry as it appears in its file.
-pub fn entry_block(rec: &EntryRecord, lang: Lang) -> Block {
-    block_of(
-        &rec.heading,
-        &rec.body,
-        rec.state,
-        rec.superseded_by.as_deref(),
-        lang,
-    )
-}
-
-/// The block of an entry with this heading, body and state.
-pub(super) fn block_of(
-    heading: &str,
-    body: &str,
-    state: State,
-    superseded_by: Option<&str>,
-    lang: Lang,
-) -> Block {
-    let mut body = body.to_string();
-    let label = match state {
-        State::Superseded => Some(model::labels(lang).superseded),
-        State::Retired => Some(model::labels(lang).retired),
-        _ => None,
-    };
-    if let Some(label) = label {
-        let by = superseded_by.unwrap_or("");
-        if !body.is_empty() {
-            body.push('\n');
-        }
-        body.push_str(label);
-        body.push_str(by);
-        body.truncate(body.trim_end().len());
-    }
-    Block::new(heading.to_string(), body)
-}
-
-/// The pointer line left at the end of SESSIONS.md.
-pub fn pointer_line(count: u64, lang: Lang) -> String {
-    match lang {
-        Lang::Zh => format!(
-            "{} {count} 条（见 `SESSIONS-archive.md`，不会自动注入，需要时用 `memory_read` 读取）。",
-            markdown::POINTER_PREFIXES[0]
-        ),
-        Lang::En => format!(
-            "{}: {count} in `SESSIONS-archive.md` (never injected automatically; read it with `memory_read`).",
-            markdown::POINTER_PREFIXES[1]
-        ),
     }
 }
 

@@ -86,7 +86,7 @@ fn fnv64(bytes: &[u8]) -> u64 {
 pub(super) fn print_of(rec: &EntryRecord, lang: Lang) -> Print {
     (
         id_key(&rec.id),
-        block_hash(&super::render::entry_block(rec, lang).text()),
+        block_hash(&crate::markdown::entry_block(rec, lang).text()),
     )
 }
 
