@@ -32,20 +32,20 @@ impl Tx<'_> {
         if !fresh {
             self.absorb_late_saves()?;
         }
-        self.seq_floor = self.store.meta("next_seq")? + 1;
+        self.git.seq_floor = self.store.meta("next_seq")? + 1;
         // after `trilogy clear` the files are missing on purpose (see `wholesale`)
         let cleared = self.store.meta(wholesale::CLEARED)? == 1;
         for f in FileKind::ALL {
             let since = self.store.meta(&pending_key(f))?;
             if since > 0 {
-                self.pending.insert(f, since);
+                self.git.pending.insert(f, since);
             }
         }
         let last_head = self.store.git_head()?;
-        if let (Some(last), Some(now)) = (&last_head, &self.head)
+        if let (Some(last), Some(now)) = (&last_head, &self.git.head)
             && switch::is_switch(last, now)
         {
-            self.switched_from = Some(last.clone());
+            self.git.switched_from = Some(last.clone());
         }
         let mut changed_docs: Vec<(FileKind, Parsed)> = Vec::new();
         // while git rewrites the work tree the files are in flux: they are neither read nor
@@ -60,17 +60,19 @@ impl Tx<'_> {
         self.after_looking(fresh, git_busy == Some(true), cleared)?;
         // a checkout that moved HEAD while the files were read (git drops its index lock
         // before it writes HEAD): nothing is absorbed, the next command reads it whole
-        if !changed_docs.is_empty() && self.ws.git().and_then(gitop::head) != self.head {
+        if !changed_docs.is_empty() && self.ws.git().and_then(gitop::head) != self.git.head {
             for (f, _) in changed_docs.drain(..) {
-                self.deferred.insert(f);
-                self.absorbed.remove(&f);
+                self.files.deferred.insert(f);
+                self.files.stamps.remove(&f);
             }
         }
         // the head is recorded once every file was looked at under it: a file left for a later
         // command (or one that does not parse) is still read as part of the switch
-        let looked = git_busy != Some(true) && self.deferred.is_empty() && self.broken.is_empty();
+        let looked = git_busy != Some(true)
+            && self.files.deferred.is_empty()
+            && self.files.broken.is_empty();
         if looked
-            && let Some(now) = &self.head
+            && let Some(now) = &self.git.head
             && last_head.as_ref() != Some(now)
         {
             self.store.set_git_head(now)?;
@@ -95,7 +97,7 @@ impl Tx<'_> {
             && trust_stat
             && fsio::stat_matches(&path, s, stamped_at)
         {
-            self.seen.insert(f, Some(s.sha1.clone()));
+            self.files.seen.insert(f, Some(s.sha1.clone()));
             return Ok(None);
         }
         if *git_busy.get_or_insert_with(|| self.hold_git().is_some()) {
@@ -105,7 +107,7 @@ impl Tx<'_> {
         // save in several `write()` calls); one still writing is left for a later command
         let ours = stamp.as_ref().is_some_and(|s| fsio::stat_equal(&path, s));
         if !ours && !fsio::wait_quiet(&path, fsio::QUIET, QUIET_LIMIT) {
-            self.deferred.insert(f);
+            self.files.deferred.insert(f);
             return Ok(None);
         }
         if ours
@@ -115,7 +117,7 @@ impl Tx<'_> {
         {
             // the version trilogy last wrote or read, by its hash (taken a block at a time,
             // so a 20 MB archive is never held in memory): only its stamp may need recording
-            self.seen.insert(f, Some(disk.sha1.clone()));
+            self.files.seen.insert(f, Some(disk.sha1.clone()));
             let settled = fsio::is_racy(s, stamped_at) && fsio::vouches(&disk);
             if disk != *s || settled {
                 self.store.set_stamp(f, &disk)?;
@@ -126,7 +128,8 @@ impl Tx<'_> {
         let Some(read) = self.read_settled(f, &path, ours)? else {
             return Ok(None);
         };
-        self.seen
+        self.files
+            .seen
             .insert(f, read.as_ref().map(|(_, st)| st.sha1.clone()));
         if self.is_missing(f, &read, cleared)? {
             return Ok(None);
@@ -160,7 +163,7 @@ impl Tx<'_> {
                 .is_some_and(|(b, _)| !b.is_empty() && !b.ends_with(b"\n"))
         {
             if !fsio::wait_quiet(path, MID_LINE_QUIET, QUIET_LIMIT + MID_LINE_QUIET) {
-                self.deferred.insert(f);
+                self.files.deferred.insert(f);
                 return Ok(None);
             }
             read = fsio::read_stamped(path)?;
@@ -172,7 +175,7 @@ impl Tx<'_> {
                 && !b.ends_with(b"\n")
                 && fsio::is_fresh(st)
             {
-                self.deferred.insert(f);
+                self.files.deferred.insert(f);
                 return Ok(None);
             }
         }
@@ -191,7 +194,7 @@ impl Tx<'_> {
             None => true,
             Some((bytes, st)) if bytes.is_empty() => {
                 if fsio::is_fresh(st) {
-                    self.deferred.insert(f);
+                    self.files.deferred.insert(f);
                     return Ok(true);
                 }
                 true
@@ -255,10 +258,10 @@ impl Tx<'_> {
                     .git()
                     .is_some_and(|g| gitop::is_git_version(g, &bytes))
                 {
-                    self.from_git.insert(f);
-                    self.git_read.insert(f);
+                    self.git.same_as_index.insert(f);
+                    self.git.absorbed_from_index.insert(f);
                 }
-                self.absorbed.insert(f, disk_stamp.clone());
+                self.files.stamps.insert(f, disk_stamp.clone());
                 Ok(Some(p))
             }
             Err(e) => {
@@ -268,7 +271,7 @@ impl Tx<'_> {
                     line: e.line,
                     reason: e.reason.clone(),
                 });
-                self.broken.insert(f, e);
+                self.files.broken.insert(f, e);
                 Ok(None)
             }
         }
@@ -279,7 +282,7 @@ impl Tx<'_> {
     fn after_looking(&mut self, fresh: bool, git_busy: bool, cleared: bool) -> Result<()> {
         // the first import is done once every file was read: one left for a save in flight is
         // imported, as the rest were, by the next command
-        if fresh && !git_busy && self.deferred.is_empty() {
+        if fresh && !git_busy && self.files.deferred.is_empty() {
             self.store.set_meta("absorbed_once", 1)?;
             self.changed = true;
         }
@@ -296,14 +299,14 @@ impl Tx<'_> {
             self.store.set_meta(gitop::PROJECT_DAY_KEY, day)?;
             self.changed = true;
         }
-        if cleared && self.project && !self.deferred.is_empty() {
+        if cleared && self.project && !self.files.deferred.is_empty() {
             // not every file could start again yet: stay cleared for the next command
         } else if cleared && self.project {
             self.store.set_meta(wholesale::CLEARED, 0)?;
             self.changed = true;
         }
         // files a git operation kept trilogy from writing are written now (finish checks git)
-        for f in self.pending.keys() {
+        for f in self.git.pending.keys() {
             self.dirty.insert(*f);
         }
         Ok(())
@@ -317,7 +320,7 @@ impl Tx<'_> {
         fresh: bool,
         looked: bool,
     ) -> Result<()> {
-        let actor = match self.switched_from {
+        let actor = match self.git.switched_from {
             Some(_) => CHECKOUT,
             None => "file-edit",
         };
@@ -326,21 +329,21 @@ impl Tx<'_> {
                 true => Ok(()),
                 false => tx.apply_docs(changed_docs, fresh),
             };
-            if result.is_ok() && looked && tx.switched_from.is_some() {
+            if result.is_ok() && looked && tx.git.switched_from.is_some() {
                 result = tx.settle_switch();
             }
             result
         });
         // what the operation then writes is its own doing, not the checkout's
-        self.switched_from = None;
+        self.git.switched_from = None;
         // the versions read are recorded too: a later save from the same copy (an editor's
         // next save) is made from them, not from what trilogy writes in their place
-        for (f, st) in &self.absorbed {
-            if let Some(p) = self.prints_read.remove(f) {
-                self.read_versions.push((*f, st.sha1.clone(), p));
+        for (f, st) in &self.files.stamps {
+            if let Some(p) = self.files.prints.remove(f) {
+                self.files.versions.push((*f, st.sha1.clone(), p));
             }
         }
-        self.prints_read.clear();
+        self.files.prints.clear();
         result?;
         self.begin_section_versions()
     }

@@ -88,7 +88,7 @@ impl Tx<'_> {
         self.dirty.insert(f);
         self.changed = true;
         if f == FileKind::Archive {
-            self.archive_other = true;
+            self.archive.other = true;
         }
         let old_pre = self.store.preamble(f)?;
         if old_pre.as_deref() != Some(parsed.doc.preamble.as_str()) {
@@ -120,7 +120,7 @@ impl Tx<'_> {
         let entries = self.store.file_entries(f, 0, usize::MAX)?;
         let found = self.found_base(f, &items, &entries, &prints)?;
         // a switch takes out of the files only what git's version of them lacks
-        if self.switched_from.is_some() && self.git_read.contains(&f) {
+        if self.git.switched_from.is_some() && self.git.absorbed_from_index.contains(&f) {
             g.switch_gone
                 .extend(found.gone.iter().map(|(id, _)| id.clone()));
         }
@@ -130,7 +130,7 @@ impl Tx<'_> {
         }
         g.theirs_prints.insert(f, found.theirs);
         g.kept.extend(found.kept.map(|k| (f, k)));
-        self.prints_read.insert(f, prints);
+        self.files.prints.insert(f, prints);
         // allocate sequence numbers bottom-up so the upper of two same-date entries is newer
         let mut items = items;
         items.reverse();
@@ -189,7 +189,7 @@ impl Tx<'_> {
             let Some(mut rec) = self.store.entry(&id)? else {
                 continue;
             };
-            if let Some(from) = self.switched_from.clone()
+            if let Some(from) = self.git.switched_from.clone()
                 && switch_gone.contains(&id)
             {
                 // a checkout took it out: it stays with the branch whose file held it
@@ -200,12 +200,14 @@ impl Tx<'_> {
                 self.put_entry(&rec)?;
                 let detail = format!("{file}: {} → elsewhere: {}", was.as_str(), rec.heading);
                 self.log("elsewhere", vec![id], &detail)?;
-                self.moves_of_switch.away += 1;
+                self.git.moves_of_switch.away += 1;
                 continue;
             }
             // a version git wrote (a checkout or reset of the file, a pull, a merge) took it
             // out: the log names git, not a person's edit
-            let by_git = rec.file().is_some_and(|f| self.git_read.contains(&f));
+            let by_git = rec
+                .file()
+                .is_some_and(|f| self.git.absorbed_from_index.contains(&f));
             let op = if by.is_some() { "replace" } else { "remove" };
             rec.state = if by.is_some() {
                 State::Replaced
@@ -270,7 +272,7 @@ impl Tx<'_> {
                         });
                     if !left_alone {
                         if rec.state == State::Elsewhere {
-                            self.moves_of_switch.back += 1;
+                            self.git.moves_of_switch.back += 1;
                         }
                         self.take_state(f, rec, &item, "")?;
                     }
@@ -294,7 +296,7 @@ impl Tx<'_> {
         let mut rec = self.entry_of(item)?;
         rec.origin = Origin::default();
         // recorded in another clone or work tree: it came with git (a merge, a pull)
-        if !fresh && self.switched_from.is_none() && self.git_read.contains(&f) {
+        if !fresh && self.git.switched_from.is_none() && self.git.absorbed_from_index.contains(&f) {
             match self.sibling_provenance(&rec.id) {
                 Some((origin, actor)) => (rec.origin, rec.actor) = (origin, actor),
                 None => rec.actor = super::MERGED.to_string(),
@@ -346,7 +348,7 @@ impl Tx<'_> {
             let head = self.store.preamble(f)?.unwrap_or_default();
             if whole && f != FileKind::Project && layout.is_canonical(&head, pointer.as_deref()) {
                 self.store.set_layout(f, None)?;
-                self.as_read.insert(f);
+                self.files.as_read.insert(f);
             } else {
                 self.store.set_layout(f, Some(&layout))?;
             }
@@ -415,7 +417,7 @@ impl Tx<'_> {
         let printed = printed_lines(saved.iter().map(|s| (s.key.as_str(), s.body.as_str())));
         let mut base = self.section_base(&printed, fresh)?;
         let prints = printed.into_iter().map(|(p, _)| p).collect();
-        self.prints_read.insert(FileKind::Project, prints);
+        self.files.prints.insert(FileKind::Project, prints);
         let mut seen: HashSet<String> = HashSet::new();
         for (order, s) in saved.into_iter().enumerate() {
             let SavedSection {

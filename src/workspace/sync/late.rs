@@ -110,7 +110,7 @@ impl Tx<'_> {
             let bytes = super::fsio::read_existing(&path, super::fsio::MAX_FILE_BYTES)?;
             let next = d.join(name(f, meta.len(), m));
             self.absorb_additions(f, &bytes, &path)?;
-            self.late_taken.push((path, next));
+            self.files.late_taken.push((path, next));
         }
         Ok(())
     }

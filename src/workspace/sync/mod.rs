@@ -55,6 +55,28 @@ pub struct Tx<'w> {
     store: WriteTx,
     /// Who writes, when, for which session: stamped on what is recorded (see `author`).
     author: Author,
+    /// Where git stands: the head, a branch switch, its index lock.
+    git: GitView,
+    /// Sibling work trees' stores, opened (read-only) once an entry arrives by a merge.
+    sibling_stores: Option<Vec<crate::store::Store>>,
+    dirty: BTreeSet<FileKind>,
+    /// What the memory files held when this transaction looked at them.
+    files: FilesSeen,
+    /// Whether this transaction writes the files (a read of a read-only folder only absorbs).
+    pub(super) project: bool,
+    /// Entries moved between files in this transaction: (from, to).
+    moves: BTreeSet<(FileKind, FileKind)>,
+    /// What entered the archive (see [`ArchiveAdds`]).
+    archive: ArchiveAdds,
+    changed: bool,
+    /// This transaction clears the memory: the files are deleted instead of written.
+    clearing: bool,
+    report: SyncReport,
+}
+
+/// Where git stands for one transaction.
+#[derive(Default)]
+struct GitView {
     /// The git head of the work tree now (see `gitop::head`).
     head: Option<String>,
     /// The head the files were last looked at under, when a branch switch came between: the
@@ -62,35 +84,28 @@ pub struct Tx<'w> {
     switched_from: Option<String>,
     moves_of_switch: switch::Moves,
     /// Git's index lock, taken once a file must be read or written (see `gitlock`).
-    git_lock: GitHold,
-    /// Sibling work trees' stores, opened (read-only) once an entry arrives by a merge.
-    sibling_stores: Option<Vec<crate::store::Store>>,
-    dirty: BTreeSet<FileKind>,
-    broken: BTreeMap<FileKind, ParseError>,
-    /// Files found empty moments after they were modified: another program is most likely
-    /// between truncating and writing them, so this command neither absorbs nor replaces them.
-    deferred: BTreeSet<FileKind>,
+    lock: GitHold,
     /// Files whose writing a git operation deferred, with the first sequence number recorded
     /// since (entries from it on were never in the file, so their absence is not a removal).
     pending: HashMap<FileKind, u64>,
     /// The sequence number the first entry recorded in this transaction gets (or later).
     seq_floor: u64,
     /// Files found exactly as git's index has them.
-    from_git: BTreeSet<FileKind>,
+    same_as_index: BTreeSet<FileKind>,
     /// Of those, the ones absorb read (not a whole-file write taken as meant): what they bring
     /// that the store lacks came with git.
-    git_read: BTreeSet<FileKind>,
-    /// Whether this transaction writes the files (a read of a read-only folder only absorbs).
-    pub(super) project: bool,
+    absorbed_from_index: BTreeSet<FileKind>,
+}
+
+/// What one transaction found in the memory files, and what absorbing them recorded.
+#[derive(Default)]
+struct FilesSeen {
     /// SHA-1 of each file as absorb saw it (`None`: missing).
     seen: HashMap<FileKind, Option<String>>,
-    /// Entries moved between files in this transaction: (from, to).
-    moves: BTreeSet<(FileKind, FileKind)>,
-    /// Entries that entered the archive in this transaction, and whether anything else about
-    /// the archive changed: when only entries entered, and they are its newest, the archive is
-    /// written by splicing them onto the file instead of rendering it whole.
-    archive_added: Vec<String>,
-    archive_other: bool,
+    broken: BTreeMap<FileKind, ParseError>,
+    /// Files found empty moments after they were modified: another program is most likely
+    /// between truncating and writing them, so this command neither absorbs nor replaces them.
+    deferred: BTreeSet<FileKind>,
     /// Files a fresh import found exactly as the store renders them, untouched since.
     as_read: BTreeSet<FileKind>,
     /// Per file, the SHA-1 of the version a whole-file writer says its text was made from.
@@ -98,24 +113,30 @@ pub struct Tx<'w> {
     /// A save of PROJECT.md being merged: a hash of its lines, and the store's lines it lacks.
     section_save: Option<(u64, Vec<u64>)>,
     /// Per file parsed by the last `apply_docs`, its entries as read.
-    prints_read: HashMap<FileKind, Vec<crate::store::Print>>,
+    prints: HashMap<FileKind, Vec<crate::store::Print>>,
     /// Versions found on disk and absorbed: (file, SHA-1, entries), recorded at the end.
-    read_versions: Vec<(FileKind, String, Vec<crate::store::Print>)>,
+    versions: Vec<(FileKind, String, Vec<crate::store::Print>)>,
     /// Stamps of the files absorbed (parsed) in this transaction.
-    absorbed: HashMap<FileKind, crate::model::FileStamp>,
+    stamps: HashMap<FileKind, crate::model::FileStamp>,
     /// Displaced versions whose late saves this transaction took, with the name each gets
     /// once the transaction is committed (see `late`): renamed earlier, a transaction dropped
     /// and run again would take them for unchanged and lose what they added.
     late_taken: Vec<(std::path::PathBuf, std::path::PathBuf)>,
-    changed: bool,
-    /// This transaction clears the memory: the files are deleted instead of written.
-    clearing: bool,
-    report: SyncReport,
+}
+
+/// Entries that entered the archive in one transaction, and whether anything else about the
+/// archive changed: when only entries entered, and they are its newest, the archive is
+/// written by splicing them onto the file instead of rendering it whole.
+#[derive(Default)]
+struct ArchiveAdds {
+    added: Vec<String>,
+    other: bool,
 }
 
 /// Git's index lock in a transaction.
-#[derive(Debug)]
+#[derive(Debug, Default)]
 enum GitHold {
+    #[default]
     Unasked,
     /// Held until this is replaced or dropped.
     Held {
@@ -173,30 +194,17 @@ impl<'w> Tx<'w> {
             ws,
             store,
             author: Author::new(actor, &ws.clock, head.as_deref().and_then(gitop::branch_of)),
-            head,
-            switched_from: None,
-            git_lock: GitHold::Unasked,
-            moves_of_switch: switch::Moves::default(),
+            git: GitView {
+                head,
+                seq_floor: 1,
+                ..GitView::default()
+            },
             sibling_stores: None,
             dirty: BTreeSet::new(),
-            broken: BTreeMap::new(),
-            deferred: BTreeSet::new(),
-            pending: HashMap::new(),
-            seq_floor: 1,
-            from_git: BTreeSet::new(),
-            git_read: BTreeSet::new(),
+            files: FilesSeen::default(),
             project: true,
-            seen: HashMap::new(),
             moves: BTreeSet::new(),
-            archive_added: Vec::new(),
-            archive_other: false,
-            as_read: BTreeSet::new(),
-            named: HashMap::new(),
-            section_save: None,
-            prints_read: HashMap::new(),
-            read_versions: Vec::new(),
-            absorbed: HashMap::new(),
-            late_taken: Vec::new(),
+            archive: ArchiveAdds::default(),
             changed: false,
             clearing: false,
             report: SyncReport::default(),
@@ -214,7 +222,7 @@ impl<'w> Tx<'w> {
 
     /// Declare that `file` will be re-rendered; refused when the file does not parse.
     pub fn touch(&mut self, file: FileKind) -> Result<()> {
-        if let Some(e) = self.broken.get(&file) {
+        if let Some(e) = self.files.broken.get(&file) {
             return Err(Error::WouldOverwrite {
                 path: self.ws.file_path(file),
                 line: e.line,
@@ -222,7 +230,7 @@ impl<'w> Tx<'w> {
             });
         }
         self.dirty.insert(file);
-        self.as_read.remove(&file);
+        self.files.as_read.remove(&file);
         self.changed = true;
         Ok(())
     }
@@ -246,9 +254,9 @@ impl<'w> Tx<'w> {
         let was = old.as_ref().and_then(|o| o.file()) == Some(FileKind::Archive);
         let is = rec.file() == Some(FileKind::Archive);
         if is && !was {
-            self.archive_added.push(rec.id.clone());
+            self.archive.added.push(rec.id.clone());
         } else if is || was {
-            self.archive_other = true;
+            self.archive.other = true;
         }
         self.store.put_entry_over(rec, old)
     }
@@ -320,7 +328,7 @@ impl<'w> Tx<'w> {
 
     /// Files that do not parse right now.
     pub fn broken(&self) -> &BTreeMap<FileKind, ParseError> {
-        &self.broken
+        &self.files.broken
     }
 
     // ---- protocol steps -------------------------------------------------------------------
@@ -330,18 +338,18 @@ impl<'w> Tx<'w> {
     pub(super) fn hold_git(&mut self) -> Option<&'static str> {
         // asked again after git was found busy (the files to write, after absorbing): git may
         // be done by now
-        if matches!(self.git_lock, GitHold::Held { .. } | GitHold::NoRepo) {
+        if matches!(self.git.lock, GitHold::Held { .. } | GitHold::NoRepo) {
             return None;
         }
         let Some(root) = self.ws.git() else {
-            self.git_lock = GitHold::NoRepo;
+            self.git.lock = GitHold::NoRepo;
             return None;
         };
         match gitlock::take(root) {
-            gitlock::Taken::Held(l) => self.git_lock = GitHold::Held { _lock: l },
-            gitlock::Taken::NoRepo => self.git_lock = GitHold::NoRepo,
+            gitlock::Taken::Held(l) => self.git.lock = GitHold::Held { _lock: l },
+            gitlock::Taken::NoRepo => self.git.lock = GitHold::NoRepo,
             gitlock::Taken::Busy(why) => {
-                self.git_lock = GitHold::Busy;
+                self.git.lock = GitHold::Busy;
                 return Some(why);
             }
         }
@@ -350,14 +358,14 @@ impl<'w> Tx<'w> {
 
     /// Let go of git's index lock: the files are written (or left for later).
     pub(super) fn release_git(&mut self) {
-        if let GitHold::Held { .. } = self.git_lock {
-            self.git_lock = GitHold::Unasked;
+        if let GitHold::Held { .. } = self.git.lock {
+            self.git.lock = GitHold::Unasked;
         }
     }
 
     /// Record the versions read from disk in this transaction (before any written in their place).
     pub(super) fn record_read_versions(&mut self) -> Result<()> {
-        for (f, sha1, prints) in std::mem::take(&mut self.read_versions) {
+        for (f, sha1, prints) in std::mem::take(&mut self.files.versions) {
             self.record_version(f, &sha1, prints)?;
         }
         Ok(())

@@ -25,7 +25,7 @@ impl Tx<'_> {
         if to_archive && !from_archive {
             order = vec![Project, Decisions, Archive, Sessions];
         }
-        order.retain(|f| self.dirty.contains(f) && !self.broken.contains_key(f));
+        order.retain(|f| self.dirty.contains(f) && !self.files.broken.contains_key(f));
         order
     }
 
@@ -33,7 +33,7 @@ impl Tx<'_> {
     /// when a file changed on disk after it was absorbed: nothing has been written and the
     /// caller starts over with a fresh transaction (which takes the late saves again).
     pub(in crate::workspace) fn finish(mut self) -> Result<Option<SyncReport>> {
-        let late = std::mem::take(&mut self.late_taken);
+        let late = std::mem::take(&mut self.files.late_taken);
         let report = self.finish_committing()?;
         if report.is_some() {
             Tx::name_late_taken(late);
@@ -46,12 +46,13 @@ impl Tx<'_> {
         if self.clearing {
             return self.finish_clear();
         }
-        if self.dirty.contains(&FileKind::Archive) && !self.broken.contains_key(&FileKind::Sessions)
+        if self.dirty.contains(&FileKind::Archive)
+            && !self.files.broken.contains_key(&FileKind::Sessions)
         {
             // the pointer line counts the archive
             self.dirty.insert(FileKind::Sessions);
         }
-        if self.dirty.iter().any(|f| self.deferred.contains(f)) {
+        if self.dirty.iter().any(|f| self.files.deferred.contains(f)) {
             // a file this command must write is being written by someone else: wait for it
             return Ok(None);
         }
@@ -85,9 +86,9 @@ impl Tx<'_> {
     /// whatever they lack is written by the next command that records something.
     fn finish_read(mut self) -> Result<Option<SyncReport>> {
         self.record_read_versions()?;
-        let absorbed = std::mem::take(&mut self.absorbed);
+        let absorbed = std::mem::take(&mut self.files.stamps);
         for (f, st) in &absorbed {
-            if !self.broken.contains_key(f) {
+            if !self.files.broken.contains_key(f) {
                 self.store.set_stamp(*f, st)?;
                 self.store.set_meta(&written_key(*f), 0)?;
                 self.changed = true;
@@ -96,21 +97,21 @@ impl Tx<'_> {
         // a file the store would write differently (a renamed legacy heading, a missing
         // file) is owed a write: the next command that records something makes it
         for f in self.write_order() {
-            if self.pending.contains_key(&f) {
+            if self.git.pending.contains_key(&f) {
                 continue;
             }
-            if self.as_read.contains(&f) {
+            if self.files.as_read.contains(&f) {
                 // imported just now, in the very bytes the store renders: nothing owed
                 self.changed = true;
                 continue;
             }
             let (text, laid) = render::render_laid(&self.store, f, self.lang())?;
-            let on_disk = self.seen.get(&f).cloned().flatten();
+            let on_disk = self.files.seen.get(&f).cloned().flatten();
             if on_disk == Some(hex::sha1(text.as_bytes())) {
                 // the same bytes: keep the simplest layout that gives them
                 self.store.set_layout(f, laid.as_ref())?;
             } else {
-                self.store.set_meta(&pending_key(f), self.seq_floor)?;
+                self.store.set_meta(&pending_key(f), self.git.seq_floor)?;
             }
             self.changed = true;
         }
@@ -125,8 +126,8 @@ impl Tx<'_> {
     /// change now, the files wait for the first command that can write them.
     fn finish_deferred(mut self, why: &str) -> Result<Option<SyncReport>> {
         for f in self.write_order() {
-            if !self.pending.contains_key(&f) {
-                self.store.set_meta(&pending_key(f), self.seq_floor)?;
+            if !self.git.pending.contains_key(&f) {
+                self.store.set_meta(&pending_key(f), self.git.seq_floor)?;
                 self.changed = true;
             }
         }
@@ -153,7 +154,7 @@ impl Tx<'_> {
                 continue;
             }
             let now = fsio::read_stamped(&path)?;
-            if self.seen.get(&f) != Some(&now.as_ref().map(|(_, st)| st.sha1.clone())) {
+            if self.files.seen.get(&f) != Some(&now.as_ref().map(|(_, st)| st.sha1.clone())) {
                 return Ok(None);
             }
             let (text, layout, prints) = render::render_printed(&self.store, f, self.lang())?;
@@ -233,7 +234,7 @@ impl Tx<'_> {
             None => {
                 let sw = fsio::swap_in(path, text.as_bytes(), tmp_dir)?;
                 let displaced = sw.previous_stamped()?;
-                let expected = self.seen.get(&f).cloned().flatten();
+                let expected = self.files.seen.get(&f).cloned().flatten();
                 let intact = match (&displaced, &sw.previous) {
                     (Some((b, _)), _) => Some(hex::sha1(b)) == expected,
                     (None, None) => true,
@@ -247,7 +248,7 @@ impl Tx<'_> {
     /// Undo the swaps, newest first; a save that raced with them is kept in `rescue_dir`.
     fn undo_swaps(&self, swapped: Vec<(FileKind, fsio::Swapped)>, rescue_dir: &Path) -> Result<()> {
         for (f, sw) in swapped.into_iter().rev() {
-            let expected = self.seen.get(&f).cloned().flatten();
+            let expected = self.files.seen.get(&f).cloned().flatten();
             match sw.undo(expected.as_deref(), rescue_dir)? {
                 fsio::Undone::Restored | fsio::Undone::KeptTheirSave => {}
                 fsio::Undone::Rescued(to) => tracing::warn!(
@@ -296,7 +297,7 @@ impl Tx<'_> {
         for (f, stamp) in s.changed_files {
             self.store.set_stamp(f, &stamp)?;
             self.store.set_meta(&written_key(f), 1)?;
-            if self.pending.contains_key(&f) {
+            if self.git.pending.contains_key(&f) {
                 self.store.set_meta(&pending_key(f), 0)?;
             }
             self.changed = true;

@@ -43,8 +43,8 @@ impl Tx<'_> {
     /// into memory. `None`: render it whole.
     pub(super) fn archive_splice(&self, f: FileKind, path: &Path) -> Result<Option<Splice>> {
         if f != FileKind::Archive
-            || self.archive_other
-            || self.archive_added.is_empty()
+            || self.archive.other
+            || self.archive.added.is_empty()
             || self.store.layout(f)?.is_some()
         {
             return Ok(None);
@@ -52,7 +52,7 @@ impl Tx<'_> {
         let Some(stamp) = self.store.stamp(f)? else {
             return Ok(None);
         };
-        if self.seen.get(&f) != Some(&Some(stamp.sha1.clone())) {
+        if self.files.seen.get(&f) != Some(&Some(stamp.sha1.clone())) {
             return Ok(None);
         }
         let trusted = fsio::stat_matches(path, &stamp, self.store.stamped_at(f)?)
@@ -69,9 +69,9 @@ impl Tx<'_> {
         {
             return Ok(None);
         }
-        let k = self.archive_added.len();
+        let k = self.archive.added.len();
         let top = self.store.file_entries(f, 0, k)?;
-        let added: HashSet<&str> = self.archive_added.iter().map(String::as_str).collect();
+        let added: HashSet<&str> = self.archive.added.iter().map(String::as_str).collect();
         if top.len() != k || top.iter().any(|e| !added.contains(e.id.as_str())) {
             return Ok(None);
         }

@@ -58,7 +58,7 @@ impl Tx<'_> {
         if fresh || sections.iter().all(|s| s.removed) {
             return Ok(None);
         }
-        if self.from_git.contains(&f) {
+        if self.git.same_as_index.contains(&f) {
             // a version git wrote is taken as it is, but an older copy git put back (a stash, a
             // merge that rewound the work tree), which keeps the lines written after it
             return Ok(self.put_back_of_git(f)?.map(|base| SectionBase {
@@ -77,7 +77,7 @@ impl Tx<'_> {
         // a line the save plainly edited was seen by its writer: held, when the base is chosen
         let mut scored = theirs.clone();
         scored.extend(edited_lines(&stored, saved).into_iter().map(|k| (k, 0)));
-        let named = self.named.get(&f).cloned();
+        let named = self.files.named.get(&f).cloned();
         let Some(base) = self.base_of(f, &scored, &Held::Lines(&ours), named.as_deref())? else {
             return Err(Error::Conflict(format!(
                 "{}: the copy this save was made from is no longer known to trilogy (it was read too long ago, or changed before trilogy saw it); nothing was saved: read the file again and make the change there",
@@ -90,7 +90,7 @@ impl Tx<'_> {
             .filter(|k| !theirs.contains_key(k))
             .copied()
             .collect();
-        self.section_save = Some((set_hash(&theirs), lacked));
+        self.files.section_save = Some((set_hash(&theirs), lacked));
         Ok(Some(SectionBase {
             sections: sections_of(&base.prints),
             kept: Vec::new(),
@@ -105,14 +105,14 @@ impl Tx<'_> {
         let f = FileKind::Project;
         // the file must be the store's own rendering: not read in this transaction (it
         // changed), not broken, not owed a write
-        let changed = self.absorbed.contains_key(&f)
-            || self.broken.contains_key(&f)
-            || self.deferred.contains(&f)
-            || self.pending.contains_key(&f);
+        let changed = self.files.stamps.contains_key(&f)
+            || self.files.broken.contains_key(&f)
+            || self.files.deferred.contains(&f)
+            || self.git.pending.contains_key(&f);
         if changed || !super::base::kept_for(f) || self.versions_begun(f)? {
             return Ok(());
         }
-        let Some(Some(sha1)) = self.seen.get(&f).cloned() else {
+        let Some(Some(sha1)) = self.files.seen.get(&f).cloned() else {
             return Ok(());
         };
         let sections = self.store.sections()?;
@@ -121,7 +121,7 @@ impl Tx<'_> {
                 .filter(|s| !s.removed)
                 .map(|s| (s.key.as_str(), s.body.as_str())),
         );
-        self.read_versions.push((f, sha1, prints));
+        self.files.versions.push((f, sha1, prints));
         Ok(())
     }
 
@@ -170,7 +170,7 @@ impl Tx<'_> {
             Some(b) => b.sections,
             None => HashMap::new(),
         };
-        self.section_save = None;
+        self.files.section_save = None;
         let current: HashMap<String, SectionRecord> = (self.store.sections()?.into_iter())
             .map(|s| (s.key.clone(), s))
             .collect();
@@ -228,7 +228,7 @@ impl Tx<'_> {
     pub(super) fn settle_sections(&mut self, base: Option<SectionBase>) -> Result<()> {
         let f = FileKind::Project;
         let file = self.ws.file_name(f);
-        let save = self.section_save.take();
+        let save = self.files.section_save.take();
         if let Some(b) = &base {
             match (&save, b.kept.is_empty()) {
                 (Some((hash, lacked)), false) => self.store.set_kept_last(f, *hash, lacked)?,

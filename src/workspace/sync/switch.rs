@@ -33,7 +33,7 @@ impl Tx<'_> {
     /// checkout dropped it before it was committed) is removed, restorable, as an edit of that
     /// branch would have done; then one line of the report says what the switch did.
     pub(super) fn settle_switch(&mut self) -> Result<()> {
-        let Some(now) = self.head.clone() else {
+        let Some(now) = self.git.head.clone() else {
             return Ok(());
         };
         let label = gitop::branch_of(&now).unwrap_or_default();
@@ -50,14 +50,14 @@ impl Tx<'_> {
                     rec.heading
                 );
                 self.log("remove", vec![rec.id.clone()], &detail)?;
-                self.moves_of_switch.gone += 1;
+                self.git.moves_of_switch.gone += 1;
             }
         }
-        let m = self.moves_of_switch;
+        let m = self.git.moves_of_switch;
         if m.away + m.back + m.gone == 0 {
             return Ok(());
         }
-        let from = self.switched_from.as_deref().and_then(gitop::branch_of);
+        let from = self.git.switched_from.as_deref().and_then(gitop::branch_of);
         self.report.absorbed.push(format!(
             "checkout {} → {label}: {} entries now on the other branch only, {} back in the files{}",
             from.unwrap_or_default(),

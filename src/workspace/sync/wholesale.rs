@@ -69,15 +69,17 @@ impl Tx<'_> {
     /// (a conflict, nothing changed) when that version is not known, when PROJECT.md changed
     /// since, or when the text removes, edits or marks an entry changed since.
     pub fn take_text_from(&mut self, f: FileKind, text: &str, version: &str) -> Result<()> {
-        if f == FileKind::Project && self.seen.get(&f).and_then(|s| s.as_deref()) != Some(version) {
+        if f == FileKind::Project
+            && self.files.seen.get(&f).and_then(|s| s.as_deref()) != Some(version)
+        {
             return Err(Error::Conflict(format!(
                 "{}: changed by someone else since this copy was read; nothing was saved: read the file again and make the change there",
                 self.ws.file_name(f)
             )));
         }
-        self.named.insert(f, version.to_string());
+        self.files.named.insert(f, version.to_string());
         let result = self.take_texts(&[(f, text)], false);
-        self.named.remove(&f);
+        self.files.named.remove(&f);
         result
     }
 
@@ -87,7 +89,7 @@ impl Tx<'_> {
         let mut docs = Vec::with_capacity(files.len());
         for (f, text) in files {
             let f = *f;
-            if let Some(e) = self.broken.get(&f) {
+            if let Some(e) = self.files.broken.get(&f) {
                 return Err(Error::WouldOverwrite {
                     path: self.ws.file_path(f),
                     line: e.line,
@@ -109,7 +111,7 @@ impl Tx<'_> {
             true => files
                 .iter()
                 .map(|(f, _)| *f)
-                .filter(|f| self.from_git.insert(*f))
+                .filter(|f| self.git.same_as_index.insert(*f))
                 .collect(),
             false => Vec::new(),
         };
@@ -117,14 +119,14 @@ impl Tx<'_> {
         let fresh = self.store.meta("count:total")? == 0;
         let result = self.apply_docs(docs, fresh);
         // a text taken whole was never on disk as it is: no version of the file
-        self.prints_read.clear();
+        self.files.prints.clear();
         for f in added_git {
-            self.from_git.remove(&f);
+            self.git.same_as_index.remove(&f);
         }
         result?;
         for (f, _) in files {
             if *f == FileKind::Archive {
-                self.archive_other = true;
+                self.archive.other = true;
             }
             self.dirty.insert(*f);
         }
@@ -136,7 +138,7 @@ impl Tx<'_> {
     /// actor), and have this transaction delete the four files instead of writing them. A file
     /// that does not parse is refused: its text is not in the store, so deleting it would lose it.
     pub fn clear_memory(&mut self) -> Result<ClearedCounts> {
-        if let Some((f, e)) = self.broken.iter().next() {
+        if let Some((f, e)) = self.files.broken.iter().next() {
             return Err(Error::WouldOverwrite {
                 path: self.ws.file_path(*f),
                 line: e.line,
@@ -211,7 +213,7 @@ impl Tx<'_> {
     /// The end of a clear: delete the files (each must still be the version absorbed, else the
     /// transaction starts over), then commit. `Ok(None)`: start over.
     pub(super) fn finish_clear(mut self) -> Result<Option<super::SyncReport>> {
-        if !self.deferred.is_empty() {
+        if !self.files.deferred.is_empty() {
             return Ok(None);
         }
         let mut doomed = Vec::new();
@@ -219,6 +221,7 @@ impl Tx<'_> {
             let path = self.ws.memory_file(f)?;
             let now = fsio::read_stamped(&path)?;
             if self
+                .files
                 .seen
                 .get(&f)
                 .is_some_and(|seen| seen.as_deref() != now.as_ref().map(|(_, st)| st.sha1.as_str()))

@@ -337,11 +337,11 @@ impl Tx<'_> {
     /// back, neither what the index nor `HEAD` holds, outside a branch switch (see
     /// [`Tx::put_back`]); `None` when git's version is taken as it is.
     pub(super) fn put_back_of_git(&self, f: FileKind) -> Result<Option<Base>> {
-        if self.switched_from.is_some() {
+        if self.git.switched_from.is_some() {
             return Ok(None);
         }
         let (Some(sha1), Some(root), Ok(path)) = (
-            self.seen.get(&f).cloned().flatten(),
+            self.files.seen.get(&f).cloned().flatten(),
             self.ws.git(),
             self.ws.memory_file(f),
         ) else {
@@ -387,7 +387,7 @@ impl Tx<'_> {
             });
             // the very version on disk when this transaction read it, which no version records
             // (a store that only read it, or rebuilt since): the store's entries are its entries
-            if found.is_none() && self.seen.get(&f).and_then(|s| s.as_deref()) == Some(sha) {
+            if found.is_none() && self.files.seen.get(&f).and_then(|s| s.as_deref()) == Some(sha) {
                 found = Some(held.prints(self.lang(), None));
             }
             return Ok(found.map(|prints| Base {

@@ -90,7 +90,7 @@ impl Tx<'_> {
         // an entry the save plainly edited was seen by its writer: it counts as held when the
         // base is chosen
         let mut scored = reading.theirs.clone();
-        if !self.from_git.contains(&f) {
+        if !self.git.same_as_index.contains(&f) {
             let edited = pair(&sides(&|_| true), &added_sides, Sure::Words, decisions);
             scored.extend(edited.keys().map(|id| (id_key(id), 0)));
         }
@@ -98,10 +98,10 @@ impl Tx<'_> {
         // it lacks goes, but those git kept from being written. An older copy git put back
         // (outside a branch switch, which has its own rule) is merged against itself: what was
         // recorded after it stays, as with any save made from an old copy
-        let base = match self.from_git.contains(&f) {
+        let base = match self.git.same_as_index.contains(&f) {
             true => self.put_back_of_git(f)?,
             false => {
-                let named = self.named.get(&f).cloned();
+                let named = self.files.named.get(&f).cloned();
                 match self.base_of(f, &scored, &Held::Entries(entries), named.as_deref())? {
                     Some(b) => Some(b),
                     None => {
@@ -113,7 +113,7 @@ impl Tx<'_> {
                 }
             }
         };
-        let pending = self.pending.get(&f).copied();
+        let pending = self.git.pending.get(&f).copied();
         let mut removed: Vec<&EntryRecord> = Vec::new();
         let mut kept = Vec::new();
         for e in entries.iter().filter(|e| !held.contains(e.id.as_str())) {
