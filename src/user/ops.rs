@@ -5,11 +5,11 @@ use serde::Serialize;
 
 use crate::config::Mode;
 use crate::error::{Error, Result};
+use crate::model::user::UserLine;
 use crate::model::{FileKind, Lang};
 use crate::ops::CheckpointOutcome;
+use crate::workspace::user::ready;
 use crate::workspace::{Workspace, Written};
-
-use super::{UserLine, ready};
 
 /// Write `lines` into USER.md for `ws`'s user, as `actor`: `Direct` writes them, `Propose`
 /// checks them as the write would and keeps them for the person's review. One transaction of

@@ -21,8 +21,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use trilogy::model::FileKind;
+use trilogy::model::user::UserLine;
 use trilogy::ops::{self, CheckpointInput, ProjectInput};
-use trilogy::user::UserLine;
 use trilogy::workspace::{Clock, Workspace};
 
 fn clock() -> Clock {

@@ -44,7 +44,7 @@ pub struct CheckpointInput {
     /// Lines for the user's own memory (USER.md), across every project: proposals for the
     /// person to accept unless their `review_mode.user` is `direct`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub user: Vec<crate::user::UserLine>,
+    pub user: Vec<crate::model::user::UserLine>,
     /// What looks stale, duplicated or wrong; kept as a report for the user, never acted on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,

@@ -172,7 +172,7 @@ pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> R
     ];
     if l.user_bytes_file > 0 || l.user_bytes_shown > 0 {
         files.push(FileShare {
-            file: crate::user::FILE.into(),
+            file: crate::model::user::FILE.into(),
             bytes_shown: l.user_bytes_shown,
             bytes_total: l.user_bytes_file,
             share: user_share,
