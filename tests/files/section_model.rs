@@ -80,7 +80,7 @@ impl Scope {
                     line: line.to_string(),
                     replaces: replaces.map(str::to_string),
                 };
-                trilogy::user::add(ws, "cli", &l).unwrap();
+                trilogy::ops::user::add(ws, "cli", &l).unwrap();
             }
         }
     }

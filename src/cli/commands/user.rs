@@ -5,7 +5,7 @@ use clap::{Args, Subcommand};
 
 use crate::error::{Error, Result};
 use crate::model::user::UserLine;
-use crate::user;
+use crate::ops::user;
 use crate::workspace::user as scope;
 
 use super::super::{Context, format};

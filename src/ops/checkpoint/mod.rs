@@ -18,6 +18,7 @@ pub mod drain;
 mod group;
 mod propose;
 mod section;
+pub(super) mod user;
 mod validate;
 
 pub(crate) use body::has_verification;
@@ -148,10 +149,10 @@ pub fn checkpoint(
         && rest.project.is_empty()
         && rest.notes.as_deref().is_none_or(|n| n.trim().is_empty());
     if !lines.is_empty() && nothing_else {
-        return crate::user::record(ws, actor, lines, mode);
+        return user::record(ws, actor, lines, mode);
     }
     if !lines.is_empty() {
-        crate::user::check(ws, actor, lines, mode)?;
+        user::check(ws, actor, lines, mode)?;
     }
     let input = &rest;
     if ws.config.auto_scaffold && !ws.has_memory() {
@@ -167,7 +168,7 @@ pub fn checkpoint(
     let mut done = group::submit(ws, actor, input)?;
     done.value.warnings.extend(near);
     if !lines.is_empty() {
-        let u = crate::user::record(ws, actor, lines, mode).map_err(|e| {
+        let u = user::record(ws, actor, lines, mode).map_err(|e| {
             Error::bad_input(format!(
                 "the project's part was recorded ({}), the user lines were not: {e}; retrying the whole call records only what is missing",
                 done.value.summary

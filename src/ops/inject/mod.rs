@@ -12,6 +12,7 @@ mod cut;
 mod render;
 mod stale;
 mod texts;
+pub mod user;
 
 use chrono::NaiveDate;
 use serde::Serialize;

@@ -148,7 +148,7 @@ pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> R
         .value;
     let project_share = (sizing as f64 * PROJECT_SHARE) as usize;
     let decisions_share = (sizing as f64 * DECISIONS_SHARE) as usize;
-    let user_share = crate::user::room(ws, block_budget(l));
+    let user_share = crate::ops::inject::user::room(ws, block_budget(l));
     let mut files = vec![
         FileShare {
             file: FileKind::Project.file_name().into(),

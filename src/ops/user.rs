@@ -1,62 +1,20 @@
-//! What people and agents do with the user memory: write lines (a person directly, an agent
-//! as proposals unless the person's `review_mode.user` says `direct`) and look at it.
+//! What people and agents do with the user memory (USER.md, the user scope of
+//! `workspace::user`): a person writes a line directly (`trilogy user`, or the file); an
+//! agent's `memory_checkpoint` `user` lines become proposals kept in the user store unless the
+//! person's `review_mode.user` says `direct` (`checkpoint/user.rs`), shown by `trilogy review`
+//! in every workspace. It is looked at whole, and a live session is told what changed in it.
+//! Every session-start block carries it (`inject/user.rs`), never the copies of the block
+//! written into committed files.
 
 use serde::Serialize;
 
 use crate::config::Mode;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::user::UserLine;
-use crate::model::{FileKind, Lang};
+use crate::model::{Event, FileKind, Lang};
 use crate::ops::CheckpointOutcome;
 use crate::workspace::user::ready;
 use crate::workspace::{Workspace, Written};
-
-/// Write `lines` into USER.md for `ws`'s user, as `actor`: `Direct` writes them, `Propose`
-/// checks them as the write would and keeps them for the person's review. One transaction of
-/// the user store; nothing is written when one line fails.
-pub fn record(
-    ws: &Workspace,
-    actor: &str,
-    lines: &[UserLine],
-    mode: Mode,
-) -> Result<Written<CheckpointOutcome>> {
-    let u = ready(ws)?;
-    let from = ws.root.display().to_string();
-    let mut done = u.write(actor, |tx| {
-        let mut out = CheckpointOutcome::default();
-        crate::ops::user_lines(tx, lines, mode, &from, &mut out)?;
-        Ok(out)
-    })?;
-    let o = &mut done.value;
-    o.summary = match (o.written.len(), o.proposed.len()) {
-        (0, 0) => "USER.md: nothing new.".to_string(),
-        (n, 0) => format!("USER.md: wrote {n} line(s)."),
-        (_, n) => format!(
-            "USER.md: proposed {n} line(s) for the person's review (review_mode.user: propose); they are not in the user memory until accepted with `trilogy review accept ID`."
-        ),
-    };
-    Ok(done)
-}
-
-/// Check `lines` as [`record`] would write them, writing nothing (the transaction is dropped).
-pub fn check(ws: &Workspace, actor: &str, lines: &[UserLine], mode: Mode) -> Result<()> {
-    let u = ready(ws)?;
-    let from = ws.root.display().to_string();
-    let checked = u.write(actor, |tx| {
-        let mut out = CheckpointOutcome::default();
-        crate::ops::user_lines(tx, lines, mode, &from, &mut out)?;
-        // dropped, not committed: nothing of it is kept
-        Err::<(), _>(Error::Internal(CHECKED.into()))
-    });
-    match checked {
-        Err(Error::Internal(m)) if m == CHECKED => Ok(()),
-        Err(e) => Err(e),
-        Ok(_) => Ok(()),
-    }
-}
-
-/// What a check's dropped transaction returns.
-const CHECKED: &str = "user lines checked, not written";
 
 /// A person's line: written at once.
 pub fn add(ws: &Workspace, actor: &str, line: &UserLine) -> Result<Written<CheckpointOutcome>> {
@@ -64,7 +22,7 @@ pub fn add(ws: &Workspace, actor: &str, line: &UserLine) -> Result<Written<Check
         user: vec![line.clone()],
         ..Default::default()
     })?;
-    record(ws, actor, std::slice::from_ref(line), Mode::Direct)
+    super::checkpoint::user::record(ws, actor, std::slice::from_ref(line), Mode::Direct)
 }
 
 /// USER.md as `trilogy user show` prints it.
@@ -133,4 +91,60 @@ pub fn show(ws: &Workspace) -> Result<Shown> {
             .map(|b| format!("line {}: {}", b.line, b.reason)),
         withheld,
     })
+}
+
+/// What changed in the user memory since the session last saw it (`seen`, moved to now), as
+/// a notice in `ws`'s language; `None` when nothing did (or the user memory is off). A session
+/// that never saw the user memory is told nothing the first time, only from then on.
+pub fn notice(ws: &Workspace, seen: &mut Option<u64>, own_actor: &str) -> Option<String> {
+    if !ws.config.inject_user_memory {
+        return None;
+    }
+    let u = ws.user_scope()?;
+    if !u.store_path().exists() {
+        return None;
+    }
+    let lang = ws.lang();
+    let since = *seen;
+    let read = u.read(|r| {
+        let last = r.last_event_seq()?;
+        let Some(since) = since else {
+            return Ok((last, None));
+        };
+        let events: Vec<Event> = (r.events_since(since)?.into_iter())
+            .filter(|e| e.actor != own_actor)
+            .filter(|e| {
+                !matches!(
+                    e.op.as_str(),
+                    "report" | "kept" | "propose" | "propose-again" | "reject" | "accept"
+                )
+            })
+            // a section of USER.md, not of PROJECT.md
+            .map(|mut e| {
+                if e.op.starts_with("section") {
+                    e.op = format!("user-{}", e.op);
+                }
+                e
+            })
+            .collect();
+        if events.is_empty() {
+            return Ok((last, None));
+        }
+        let head = match lang {
+            Lang::Zh => "用户记忆（USER.md，所有项目共用）有变化：",
+            Lang::En => "The user memory (USER.md, shared by every project) changed:",
+        };
+        let text = crate::ops::truth::notice::render(r, lang, head, &events)?;
+        Ok((last, text))
+    });
+    match read {
+        Ok(w) => {
+            *seen = Some(w.value.0);
+            w.value.1
+        }
+        Err(e) => {
+            tracing::warn!("user memory notice left out: {e}");
+            None
+        }
+    }
 }
