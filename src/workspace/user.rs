@@ -65,3 +65,21 @@ pub fn ready(ws: &Workspace) -> Result<&Workspace> {
 pub fn path(ws: &Workspace) -> Result<PathBuf> {
     Ok(scope(ws)?.file_path(FileKind::Project))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_user_md_tells_its_language_by_its_headings() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(lang_of(dir.path()), None, "no file yet");
+        let write = |text: &str| std::fs::write(dir.path().join(FILE), text).unwrap();
+        write("# USER.md\n\n## 偏好\n\n## Notes\n");
+        assert_eq!(lang_of(dir.path()), Some(Lang::Zh));
+        write("# USER.md\n\n## preferences\n\n- terse\n");
+        assert_eq!(lang_of(dir.path()), Some(Lang::En), "any case");
+        write("# USER.md\n\n## Notes\n");
+        assert_eq!(lang_of(dir.path()), None, "no heading of its own");
+    }
+}
