@@ -18,7 +18,8 @@
 //!   areas, hosts, settings, the credential scan.
 //! - `markdown` (render, parse, merge), `store` (the only room naming redb), `index` (the only
 //!   one naming tantivy).
-//! - `user`, `workspace`: where memory lives, its lock and the sync protocol.
+//! - `workspace`: where memory lives, its lock and the sync protocol; the user's own memory
+//!   (USER.md) is a workspace of the user scope (`workspace/user.rs`).
 //! - `recall` (the hosts' transcripts and their index), `registry` (the workspaces this person
 //!   has, for the panel and `trilogy agent`): built on workspaces, below every use case.
 //! - `ops`: one module per use case; the only callers of transactions.
@@ -72,7 +73,6 @@ pub mod model;
 pub mod schema;
 pub mod secrets;
 pub mod store;
-pub mod user;
 
 pub use error::{Error, ErrorKind, Exit, Result};
 pub mod cli;

@@ -75,7 +75,7 @@ mod tests {
                 replaces: some(),
                 review: some(),
             }],
-            user: vec![crate::user::UserLine {
+            user: vec![crate::model::user::UserLine {
                 section: "x".into(),
                 line: "x".into(),
                 replaces: some(),

@@ -9,7 +9,8 @@
 //! `entry` (kinds, states, ids, the entry record), `section` (PROJECT.md's sections), `fields`
 //! (labels, field and marker lines), `area`, `dates`, `actor` (who writes), `records` (the
 //! log, reports, file stamps, what the block left out), `text` (cutting text to its room),
-//! `proposal` and `clash`.
+//! `proposal` and `clash`; `host` (the agents' hosts) and `user` (USER.md's file, sections and
+//! lines) are read through their own paths.
 
 mod actor;
 mod area;
@@ -23,6 +24,7 @@ mod proposal;
 mod records;
 mod section;
 pub mod text;
+pub mod user;
 pub use actor::*;
 pub use area::*;
 pub use clash::SectionClash;

@@ -124,7 +124,7 @@ pub fn inject(
         budget.bytes = budget.bytes.min(cap);
     }
     // read before the workspace's snapshot: the user store is never opened inside it
-    let user = crate::user::part(ws, budget);
+    let user = super::inject::user::part(ws, budget);
     // the block, and the sibling entries it names, from one snapshot
     let assembled = |r: &dyn Reader| -> Result<(Block, Vec<super::sibling::SiblingEntry>)> {
         let siblings = crate::ops::sibling::recent(ws, r)?;
@@ -286,7 +286,7 @@ fn pending(
             parts.push(n);
         }
         let own = st.actor();
-        if let Some(n) = crate::user::notice(ws, &mut st.user_seen, &own) {
+        if let Some(n) = super::user::notice(ws, &mut st.user_seen, &own) {
             parts.push(n);
         }
         st.seen_event = r.last_event_seq()?;

@@ -23,6 +23,7 @@ pub mod seen;
 pub mod sibling;
 pub mod surface;
 pub mod truth;
+pub mod user;
 pub mod version;
 
 use chrono::NaiveDate;

@@ -81,7 +81,11 @@ impl Request {
 
     /// What this request reads, by the rules on [`Request`].
     pub fn resolve(&self) -> Result<Resolved> {
-        if self.file.as_deref().is_some_and(crate::user::is_file) {
+        if self
+            .file
+            .as_deref()
+            .is_some_and(crate::model::user::is_file)
+        {
             return Ok(Resolved::User(match &self.section {
                 Some(s) => ReadTarget::Section(s.clone()),
                 None => ReadTarget::File(FileKind::Project),
@@ -147,7 +151,10 @@ impl Request {
 /// in order, each with what the files' sync reported.
 pub fn run(ws: &Workspace, request: &Request) -> Result<Vec<Written<super::ReadOutput>>> {
     match request.resolve()? {
-        Resolved::User(target) => Ok(vec![super::read(crate::user::ready(ws)?, &target)?]),
+        Resolved::User(target) => Ok(vec![super::read(
+            crate::workspace::user::ready(ws)?,
+            &target,
+        )?]),
         Resolved::Workspace(targets) => targets.iter().map(|t| super::read(ws, t)).collect(),
     }
 }
@@ -156,7 +163,7 @@ pub fn run(ws: &Workspace, request: &Request) -> Result<Vec<Written<super::ReadO
 /// `user`; `field` names where the name was given, for the error.
 pub fn user_heading(user: &Workspace, name: &str, field: &str) -> Result<String> {
     let sections = user.read(|r| r.sections())?.value;
-    crate::user::resolve_section(name, &sections, user.lang(), field)
+    crate::model::user::resolve_section(name, &sections, user.lang(), field)
 }
 
 #[cfg(test)]

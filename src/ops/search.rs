@@ -232,7 +232,7 @@ fn user_docs(ws: &Workspace, q: &SearchQuery) -> Vec<crate::index::SearchDoc> {
             .map(|s| crate::index::SearchDoc {
                 key: format!("u:{}", s.key),
                 kind: "user",
-                file: crate::user::FILE,
+                file: crate::model::user::FILE,
                 area: String::new(),
                 state: crate::model::State::Live.as_str(),
                 date: None,

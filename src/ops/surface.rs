@@ -99,7 +99,7 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
     let budget = Budget::effective(cfg, input.limits.window_tokens, input.limits.char_cap);
     let now = ws.clock.now();
     let user = match cfg.inject_on_session_start {
-        true => crate::user::part(ws, budget),
+        true => super::inject::user::part(ws, budget),
         false => None,
     };
     with_session(ws, host, id, |r, st| {
@@ -192,7 +192,7 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
                         });
                     }
                     let own = st.actor();
-                    if let Some(n) = crate::user::notice(ws, &mut st.user_seen, &own)
+                    if let Some(n) = super::user::notice(ws, &mut st.user_seen, &own)
                         && n.chars().count() <= STEP_NOTICE_CHARS
                     {
                         out.append.push(Append {

@@ -65,7 +65,9 @@ pub(crate) fn scratch() -> (tempfile::TempDir, Workspace) {
         Config::default(),
         Clock::default(),
     );
-    crate::ops::init(&ws).unwrap();
+    // initialised as `trilogy init` does: the files made, then the store written once
+    ws.scaffold().unwrap();
+    ws.write("cli", |_| Ok(())).unwrap();
     (dir, ws)
 }
 

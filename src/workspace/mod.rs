@@ -16,6 +16,7 @@ mod locate;
 mod reading;
 mod scaffold;
 mod sync;
+pub mod user;
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -183,7 +184,7 @@ impl Workspace {
                 let u = self.config.user.as_ref()?;
                 let mut config = (*u.config).clone();
                 if !u.lang_set {
-                    config.lang = crate::user::lang_of(&u.dir).unwrap_or(self.config.lang);
+                    config.lang = user::lang_of(&u.dir).unwrap_or(self.config.lang);
                 }
                 config.user = None;
                 Some(Arc::new(Workspace::user_at(

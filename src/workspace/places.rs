@@ -21,7 +21,7 @@ impl Workspace {
     /// The name of memory file `f` here (the user scope's sections are `USER.md`).
     pub fn file_name(&self, f: FileKind) -> &'static str {
         match (self.scope, f) {
-            (Scope::User, FileKind::Project) => crate::user::FILE,
+            (Scope::User, FileKind::Project) => crate::model::user::FILE,
             _ => f.file_name(),
         }
     }

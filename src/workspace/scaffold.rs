@@ -63,7 +63,7 @@ impl Workspace {
     /// one, else the built-in template.
     pub fn file_template(&self, f: FileKind) -> Result<Cow<'static, str>> {
         if self.is_user() {
-            return Ok(Cow::Borrowed(crate::user::template(self.lang())));
+            return Ok(Cow::Borrowed(super::user::template(self.lang())));
         }
         Ok(match self.own_template(f.file_name())? {
             Some(text) => Cow::Owned(text),

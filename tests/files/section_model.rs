@@ -21,8 +21,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use trilogy::model::FileKind;
+use trilogy::model::user::UserLine;
 use trilogy::ops::{self, CheckpointInput, ProjectInput};
-use trilogy::user::UserLine;
 use trilogy::workspace::{Clock, Workspace};
 
 fn clock() -> Clock {
@@ -80,7 +80,7 @@ impl Scope {
                     line: line.to_string(),
                     replaces: replaces.map(str::to_string),
                 };
-                trilogy::user::add(ws, "cli", &l).unwrap();
+                trilogy::ops::user::add(ws, "cli", &l).unwrap();
             }
         }
     }

@@ -32,7 +32,7 @@ pub struct ExportArgs {
 
 pub fn run(ctx: &Context, a: ExportArgs) -> Result<()> {
     let b = match a.user {
-        true => bundle::export(crate::user::ready(&ctx.ws)?)?,
+        true => bundle::export(crate::workspace::user::ready(&ctx.ws)?)?,
         false => bundle::export(&ctx.ws)?,
     };
     let text = serde_json::to_string_pretty(&b)

@@ -99,7 +99,7 @@ pub fn run(ctx: &Context, a: ImportArgs) -> Result<()> {
         ImportMode::Merge
     };
     let into = match a.user {
-        true => crate::user::ready(&ctx.ws)?,
+        true => crate::workspace::user::ready(&ctx.ws)?,
         false => &ctx.ws,
     };
     let out = bundle::import(into, &value, mode, "cli")?;

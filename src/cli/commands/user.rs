@@ -4,7 +4,9 @@
 use clap::{Args, Subcommand};
 
 use crate::error::{Error, Result};
-use crate::user::{self, UserLine};
+use crate::model::user::UserLine;
+use crate::ops::user;
+use crate::workspace::user as scope;
 
 use super::super::{Context, format};
 
@@ -110,7 +112,7 @@ pub fn run(ctx: &Context, a: UserArgs) -> Result<()> {
             })
         }
         UserCmd::Edit => {
-            let path = user::ready(&ctx.ws)?.file_path(crate::model::FileKind::Project);
+            let path = scope::ready(&ctx.ws)?.file_path(crate::model::FileKind::Project);
             super::review::run_editor(
                 &path,
                 &format!("edit {} yourself", path.display()),
@@ -126,7 +128,7 @@ pub fn run(ctx: &Context, a: UserArgs) -> Result<()> {
             format::print(ctx, &s, shown)
         }
         UserCmd::Log { section, limit } => {
-            let u = user::ready(&ctx.ws)?;
+            let u = scope::ready(&ctx.ws)?;
             let section = section.map(|s| heading(u, &s)).transpose()?;
             let view = crate::ops::log(
                 u,
@@ -139,14 +141,14 @@ pub fn run(ctx: &Context, a: UserArgs) -> Result<()> {
             format::print(ctx, &view, format::log)
         }
         UserCmd::Restore { section, revision } => {
-            let u = user::ready(&ctx.ws)?;
+            let u = scope::ready(&ctx.ws)?;
             let out =
                 crate::ops::restore_section(u, "cli", &heading(u, &section)?, revision, None)?;
             format::warn_sync(&out.report);
             format::print(ctx, &out.value, format::restore)
         }
         UserCmd::Path => {
-            let path = user::path(&ctx.ws)?;
+            let path = scope::path(&ctx.ws)?;
             let v =
                 serde_json::json!({ "path": path.display().to_string(), "exists": path.exists() });
             format::print(ctx, &v, |_| path.display().to_string())

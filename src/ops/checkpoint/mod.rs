@@ -19,6 +19,7 @@ mod group;
 mod propose;
 mod section;
 mod submit;
+pub(super) mod user;
 mod validate;
 
 pub(crate) use body::has_verification;
@@ -45,7 +46,7 @@ pub struct CheckpointInput {
     /// Lines for the user's own memory (USER.md), across every project: proposals for the
     /// person to accept unless their `review_mode.user` is `direct`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub user: Vec<crate::user::UserLine>,
+    pub user: Vec<crate::model::user::UserLine>,
     /// What looks stale, duplicated or wrong; kept as a report for the user, never acted on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notes: Option<String>,
@@ -149,10 +150,10 @@ pub fn checkpoint(
         && rest.project.is_empty()
         && rest.notes.as_deref().is_none_or(|n| n.trim().is_empty());
     if !lines.is_empty() && nothing_else {
-        return crate::user::record(ws, actor, lines, mode);
+        return user::record(ws, actor, lines, mode);
     }
     if !lines.is_empty() {
-        crate::user::check(ws, actor, lines, mode)?;
+        user::check(ws, actor, lines, mode)?;
     }
     let input = &rest;
     if ws.config.auto_scaffold && !ws.has_memory() {
@@ -168,7 +169,7 @@ pub fn checkpoint(
     let mut done = submit::submit(ws, actor, input)?;
     done.value.warnings.extend(near);
     if !lines.is_empty() {
-        let u = crate::user::record(ws, actor, lines, mode).map_err(|e| {
+        let u = user::record(ws, actor, lines, mode).map_err(|e| {
             Error::bad_input(format!(
                 "the project's part was recorded ({}), the user lines were not: {e}; retrying the whole call records only what is missing",
                 done.value.summary

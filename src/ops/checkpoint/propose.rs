@@ -10,7 +10,7 @@ use crate::model::{Proposal, ProposalKind, ProposalState, normalize_area, sessio
 use crate::store::Reader;
 use crate::workspace::Tx;
 
-use crate::user::UserLine;
+use crate::model::user::UserLine;
 
 use super::{CheckpointInput, CheckpointOutcome, ProjectInput, edit_section};
 

@@ -27,7 +27,7 @@ pub(crate) fn edit_section(
     let field = if user { "user" } else { "project" };
     // USER.md's sections are its own four (either language) and what the person added
     let user_heading = match user {
-        true => Some(crate::user::resolve_section(
+        true => Some(crate::model::user::resolve_section(
             &p.section,
             &sections,
             lang,

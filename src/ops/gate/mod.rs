@@ -207,7 +207,7 @@ fn input_of(p: &Proposal, text: Option<&str>) -> Result<CheckpointInput> {
             input.project.push(e);
         }
         ProposalKind::User => {
-            let mut l: crate::user::UserLine = serde_json::from_str(&p.item).map_err(bad)?;
+            let mut l: crate::model::user::UserLine = serde_json::from_str(&p.item).map_err(bad)?;
             if let Some(t) = text {
                 l.line = t.to_string();
             }

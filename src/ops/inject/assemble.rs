@@ -26,8 +26,8 @@ pub struct Inputs<'a> {
     pub file_date: &'a dyn Fn() -> Option<NaiveDate>,
     /// What sibling work trees recorded lately.
     pub siblings: &'a [crate::ops::sibling::SiblingEntry],
-    /// The user memory's part (see [`crate::user::part`]), shown after the ledger.
-    pub user: Option<&'a crate::user::Part>,
+    /// The user memory's part (see [`user::part`](super::user::part)), shown after the ledger.
+    pub user: Option<&'a super::user::Part>,
 }
 
 /// PROJECT's parts, each capped at its share of the budget.

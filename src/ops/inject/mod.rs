@@ -1,6 +1,7 @@
 //! The session-start block (DESIGN §5): ledger, area map, PROJECT with per-section caps,
 //! live DECISIONS, recent SESSIONS chosen by area, a footer naming what was left out, the
-//! staleness notice and, while PROJECT is empty, the bootstrap instructions.
+//! staleness notice and, while PROJECT is empty, the bootstrap instructions; the user memory
+//! (USER.md) is a part of its own (`user.rs`).
 //!
 //! Assembled from the store only. The whole block, footer included, never exceeds the
 //! effective budget (bytes, and characters when the host caps them). The archive is never
@@ -12,6 +13,7 @@ mod cut;
 mod render;
 mod stale;
 mod texts;
+pub mod user;
 
 use chrono::NaiveDate;
 use serde::Serialize;

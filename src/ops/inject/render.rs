@@ -38,7 +38,7 @@ pub(super) struct Ctx<'a> {
     /// The newest decision is shown cut (it alone is over half the decisions' share).
     pub(super) newest_decision_cut: bool,
     /// The user memory's part, and whether it was left out to make the block fit.
-    pub(super) user: Option<&'a crate::user::Part>,
+    pub(super) user: Option<&'a super::user::Part>,
     pub(super) user_dropped: bool,
     pub(super) r: &'a dyn Reader,
 }
@@ -52,7 +52,7 @@ struct Shown<'p> {
     sessions: &'p [&'p EntryRecord],
     with_decisions: bool,
     /// The user memory's part, when it has text.
-    user: Option<&'p crate::user::Part>,
+    user: Option<&'p super::user::Part>,
 }
 
 impl Ctx<'_> {

@@ -155,7 +155,7 @@ pub fn read_in(
             let sections = r.sections()?;
             // USER.md's sections are named in either language
             let name = &match ws.is_user() {
-                true => crate::user::resolve_section(name, &sections, lang, "section")?,
+                true => crate::model::user::resolve_section(name, &sections, lang, "section")?,
                 false => name.clone(),
             };
             let key = section_key(name);

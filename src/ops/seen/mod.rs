@@ -148,7 +148,7 @@ pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> R
         .value;
     let project_share = (sizing as f64 * PROJECT_SHARE) as usize;
     let decisions_share = (sizing as f64 * DECISIONS_SHARE) as usize;
-    let user_share = crate::user::room(ws, block_budget(l));
+    let user_share = crate::ops::inject::user::room(ws, block_budget(l));
     let mut files = vec![
         FileShare {
             file: FileKind::Project.file_name().into(),
@@ -172,7 +172,7 @@ pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> R
     ];
     if l.user_bytes_file > 0 || l.user_bytes_shown > 0 {
         files.push(FileShare {
-            file: crate::user::FILE.into(),
+            file: crate::model::user::FILE.into(),
             bytes_shown: l.user_bytes_shown,
             bytes_total: l.user_bytes_file,
             share: user_share,

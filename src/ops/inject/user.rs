@@ -1,14 +1,15 @@
-//! The user memory in the session-start block and in live sessions' notices.
+//! The user memory's part of the session-start block.
 //!
 //! The block carries USER.md's sections right after the ledger, under their own cap
 //! (`user_memory_max_bytes`, and at most a tenth of the budget): a section that does not fit
 //! whole is cut at a line end with a marker, sections after it are named as left out. A user
 //! store that cannot be read never stops a session start: the block goes without it.
 
-use crate::model::{Event, FileKind, Lang};
-use crate::ops::inject::Budget;
+use crate::model::{FileKind, Lang};
 use crate::secrets::in_record;
 use crate::workspace::Workspace;
+
+use super::Budget;
 
 /// The share of the budget the user memory may take.
 pub const USER_SHARE: f64 = 0.10;
@@ -152,60 +153,4 @@ pub fn part(ws: &Workspace, budget: Budget) -> Option<Part> {
         part.text = format!("{head}\n{}", pieces.join("\n\n"));
     }
     Some(part)
-}
-
-/// What changed in the user memory since the session last saw it (`seen`, moved to now), as
-/// a notice in `ws`'s language; `None` when nothing did (or the user memory is off). A session
-/// that never saw the user memory is told nothing the first time, only from then on.
-pub fn notice(ws: &Workspace, seen: &mut Option<u64>, own_actor: &str) -> Option<String> {
-    if !ws.config.inject_user_memory {
-        return None;
-    }
-    let u = ws.user_scope()?;
-    if !u.store_path().exists() {
-        return None;
-    }
-    let lang = ws.lang();
-    let since = *seen;
-    let read = u.read(|r| {
-        let last = r.last_event_seq()?;
-        let Some(since) = since else {
-            return Ok((last, None));
-        };
-        let events: Vec<Event> = (r.events_since(since)?.into_iter())
-            .filter(|e| e.actor != own_actor)
-            .filter(|e| {
-                !matches!(
-                    e.op.as_str(),
-                    "report" | "kept" | "propose" | "propose-again" | "reject" | "accept"
-                )
-            })
-            // a section of USER.md, not of PROJECT.md
-            .map(|mut e| {
-                if e.op.starts_with("section") {
-                    e.op = format!("user-{}", e.op);
-                }
-                e
-            })
-            .collect();
-        if events.is_empty() {
-            return Ok((last, None));
-        }
-        let head = match lang {
-            Lang::Zh => "用户记忆（USER.md，所有项目共用）有变化：",
-            Lang::En => "The user memory (USER.md, shared by every project) changed:",
-        };
-        let text = crate::ops::truth::notice::render(r, lang, head, &events)?;
-        Ok((last, text))
-    });
-    match read {
-        Ok(w) => {
-            *seen = Some(w.value.0);
-            w.value.1
-        }
-        Err(e) => {
-            tracing::warn!("user memory notice left out: {e}");
-            None
-        }
-    }
 }

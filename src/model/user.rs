@@ -1,27 +1,12 @@
-//! The user scope: what is true of one person and their machine in every project — how they
-//! like to work, where their tools are, the conventions they keep, the lessons they learnt —
-//! in `USER.md` in the user's data folder, with its own store beside it.
-//!
-//! It is a [`Workspace`] of scope [`Scope::User`](crate::workspace::Scope): one file whose
-//! sections are edited in place like PROJECT.md's, through the same absorb, render, lock,
-//! history and secret checks. A person writes it directly (`trilogy user`, or the file); an
-//! agent's `memory_checkpoint` `user` lines become proposals kept in the user store, shown by
-//! `trilogy review` in every workspace. Every session-start block carries it (`block`), never
-//! the copies of the block written into committed files.
-
-mod block;
-mod ops;
-
-use std::path::{Path, PathBuf};
+//! The user memory's own terms: its file's name, its four sections in both languages, the
+//! line an agent or a person puts into one, and which heading a section name means. Pure: it
+//! reads no file and knows no workspace (the user scope itself is `workspace::user`).
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::model::{Lang, SectionRecord};
-use crate::workspace::Workspace;
 
-pub use block::{Part, notice, part, room};
-pub use ops::{Shown, ShownSection, add, check, record, show};
+use super::{Lang, SectionRecord};
 
 /// The user memory's file name.
 pub const FILE: &str = "USER.md";
@@ -34,14 +19,6 @@ pub const SLOTS: [(&str, &str); 4] = [
     ("约定", "Conventions"),
     ("教训", "Lessons"),
 ];
-
-/// The text a new USER.md starts from.
-pub fn template(lang: Lang) -> &'static str {
-    match lang {
-        Lang::Zh => include_str!("../../templates/zh/USER.md"),
-        Lang::En => include_str!("../../templates/en/USER.md"),
-    }
-}
 
 /// One line an agent (or a person) puts into a section of USER.md.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, PartialEq, Eq)]
@@ -57,53 +34,9 @@ pub struct UserLine {
     pub replaces: Option<String>,
 }
 
-/// The language an existing USER.md was made in, told by its headings; `None` when there is no
-/// file or its headings say nothing.
-pub fn lang_of(dir: &Path) -> Option<Lang> {
-    let text =
-        crate::base::fence::read_small_text(&dir.join(FILE), crate::workspace::MAX_FILE_BYTES)?;
-    let headings: Vec<&str> = (text.lines())
-        .filter_map(|l| l.strip_prefix("## "))
-        .map(str::trim)
-        .collect();
-    if SLOTS.iter().any(|(zh, _)| headings.contains(zh)) {
-        return Some(Lang::Zh);
-    }
-    SLOTS
-        .iter()
-        .any(|(_, en)| headings.iter().any(|h| h.eq_ignore_ascii_case(en)))
-        .then_some(Lang::En)
-}
-
-/// The user scope of `ws`, or why there is none.
-pub fn scope(ws: &Workspace) -> Result<&Workspace> {
-    if ws.is_user() {
-        return Ok(ws);
-    }
-    ws.user_scope().ok_or_else(|| {
-        Error::NotFound(
-            "no user data folder is known (neither HOME nor XDG_DATA_HOME is set): set one, or `user_memory_dir` in your config file".into(),
-        )
-    })
-}
-
-/// The user scope, with USER.md made from its template on first use.
-pub fn ready(ws: &Workspace) -> Result<&Workspace> {
-    let u = scope(ws)?;
-    if !u.has_memory() && !u.store_path().exists() {
-        u.scaffold()?;
-    }
-    Ok(u)
-}
-
 /// Whether a file name given to a read names USER.md.
 pub fn is_file(name: &str) -> bool {
     name.trim().eq_ignore_ascii_case(FILE)
-}
-
-/// Where USER.md is (whether or not it exists yet).
-pub fn path(ws: &Workspace) -> Result<PathBuf> {
-    Ok(scope(ws)?.file_path(crate::model::FileKind::Project))
 }
 
 /// The heading of USER.md a `section` names: a heading it has (any case), or one of the four
