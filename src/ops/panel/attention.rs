@@ -41,8 +41,7 @@ impl Lags {
 /// PROJECT.md's lag behind the logs in `ws` (`project_ms`: its mtime, Unix ms), from `lags`
 /// while neither the store nor the file moved.
 pub fn lag(ws: &Workspace, lags: &Lags, project_ms: i64) -> Result<Option<Staleness>> {
-    ws.read(|r| lags.judged(ws, r, project_ms))
-        .map(|w| w.value)
+    ws.read(|r| lags.judged(ws, r, project_ms)).map(|w| w.value)
 }
 
 /// What the page's banner is made of, from one snapshot.
