@@ -8,7 +8,8 @@
 //! waits for a person, [`seen`]). Answers are JSON with `cache-control: no-store`; errors are `{ "error": "…" }`
 //! with the original's statuses and texts, or the status of the failure's kind
 //! ([`crate::ErrorKind::http_status`]). Handlers run on the blocking pool and go through `ops`
-//! like every other writer; no transaction is held between requests.
+//! for every read and write, as every surface does (what only the panel asks is
+//! [`crate::ops::panel`]); no transaction is held between requests.
 
 mod api;
 mod assets;

@@ -51,7 +51,6 @@ const DEBTS: &[&str] = &[
     "registry imports workspace, a room above or beside it",
     "user imports ops, a room above or beside it",
     "user imports workspace, a room above or beside it",
-    "web opens a transaction itself: a surface calls ops, which opens it",
     "workspace imports ops, a room above or beside it",
     "workspace::sync: base and render import each other",
 ];
