@@ -44,6 +44,9 @@
 //! 6. `Tx::finish` (`workspace/sync/project.rs`) renders every changed file (`markdown`), holds
 //!    git's index lock while it swaps them in (`workspace/sync/gitlock.rs`), commits the store
 //!    durably, and each waiting writer reads its own outcome.
+//! 7. Back in `ops::checkpoint`, a call that wrote something refreshes the block in each
+//!    rules file that holds it (`ops/block.rs`: hosts without hooks re-read that file every
+//!    turn); the command prints the outcome, warning of a rules file it could not refresh.
 //!
 //! # A Claude Code session start, to the printed block
 //!

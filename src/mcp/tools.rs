@@ -20,11 +20,8 @@ pub(super) fn checkpoint(
 ) -> Result<(Value, String)> {
     let input: ops::CheckpointInput = args(name, a)?;
     let out = ops::checkpoint(ws, actor, &input)?.value;
-    if !out.written.is_empty() {
-        // hosts without hooks re-read their rules file every turn
-        for e in ops::block::refresh_rules_files(ws).1 {
-            tracing::warn!(error = %e, "could not refresh the memory block");
-        }
+    for e in &out.rules_unrefreshed {
+        tracing::warn!(error = %e, "could not refresh the memory block");
     }
     let text = out.summary.clone();
     Ok((serde_json::to_value(&out).unwrap_or(Value::Null), text))

@@ -13,6 +13,7 @@ pub mod gitmerge;
 pub mod import;
 pub mod inject;
 pub mod install;
+pub mod panel;
 mod query;
 pub mod read;
 pub mod restore;

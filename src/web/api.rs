@@ -264,7 +264,7 @@ fn files(app: &App, req: &Request) -> ApiResult {
     // the store takes in what changed in the files first, so the versions served are ones a
     // save can be merged against (a folder without a store is served as it is)
     if ws.has_memory() && ws.store_path().exists() {
-        let _ = ws.read(|_| Ok(()));
+        let _ = crate::ops::panel::take_in_edits(&ws);
     }
     let mut files = serde_json::Map::new();
     let mut shas: Vec<Option<String>> = Vec::new();
@@ -366,17 +366,7 @@ fn staleness(
     if ws.store_path().exists() {
         // judged again only when the store changed or PROJECT.md was touched (the judgement
         // scans every entry and may ask git for the file's date)
-        let lag = ws
-            .read(|r| {
-                let key = (r.change_seq()?, r.store_id()?, project_ms);
-                if let Some(hit) = app.lag_cache(&ws.root, key) {
-                    return Ok(hit);
-                }
-                let lag = crate::ops::inject::lag(r, &|| crate::ops::file_date(ws, r))?;
-                app.keep_lag(&ws.root, key, lag.clone());
-                Ok(lag)
-            })?
-            .value;
+        let lag = crate::ops::panel::lag(ws, &app.lags, project_ms)?;
         let (behind, since) = lag.map_or((0, 0), |l| (l.behind_days, l.entries_since));
         return Ok(base(
             threshold > 0 && behind >= threshold,
@@ -464,11 +454,17 @@ fn status(app: &App, req: &Request) -> ApiResult {
 
 /// Unix ms of the newest event a writer recorded (a hand edit absorbed is not a recording).
 fn last_recorded(ws: &Workspace) -> Option<i64> {
-    let events = ws.read(|r| r.events(16)).ok()?.value;
+    let query = crate::ops::LogQuery {
+        limit: 16,
+        ..Default::default()
+    };
+    let crate::ops::LogView::Events { events } = crate::ops::log(ws, &query).ok()? else {
+        return None;
+    };
     events
         .iter()
-        .find(|e| e.actor != "file-edit")
-        .and_then(|e| chrono::DateTime::parse_from_rfc3339(&e.at).ok())
+        .find(|e| e.event.actor != "file-edit")
+        .and_then(|e| chrono::DateTime::parse_from_rfc3339(&e.event.at).ok())
         .map(|t| t.timestamp_millis())
 }
 

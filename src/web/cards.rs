@@ -4,17 +4,14 @@
 //! restore) and `POST section` (edit, restore a revision). Every write names the version the
 //! person saw ([`crate::ops::version`]); a stale one is answered 409 with what is there now.
 
-use std::collections::HashMap;
-
 use axum::http::Method;
 use serde_json::{Value, json};
 
 use super::api::{open, open_to_read, registered, root_of};
 use super::{ApiError, ApiResult, App, Request, to_json, wrong_method};
 use crate::error::{Error, ErrorKind};
-use crate::model::{EntryRecord, FileKind, State};
+use crate::model::FileKind;
 use crate::ops::{self, fix};
-use crate::store::Reader;
 use crate::workspace::Workspace;
 
 /// Who the event log names for the panel's writes.
@@ -57,60 +54,6 @@ fn entry_file(ws: &Workspace, name: &str) -> Result<FileKind, ApiError> {
         })
 }
 
-/// What waits for a person about an entry: open reports naming it (by number), pending
-/// proposals to supersede it (by id).
-struct Named {
-    reports: HashMap<String, Vec<u64>>,
-    /// Each pending proposal's id and what its decision supersedes (an id, a heading…).
-    supersede: Vec<(String, String)>,
-}
-
-impl Named {
-    fn read(r: &dyn Reader) -> crate::error::Result<Named> {
-        let mut reports: HashMap<String, Vec<u64>> = HashMap::new();
-        for rep in r.reports()?.into_iter().filter(|x| x.open) {
-            for (id, _) in crate::ops::truth::retire::named_in(r, &rep.text)? {
-                reports.entry(id).or_default().push(rep.seq);
-            }
-        }
-        let supersede = (r.proposals()?.into_iter())
-            .filter(|p| p.state == crate::model::ProposalState::Pending)
-            .filter_map(|p| {
-                let item: Value = serde_json::from_str(&p.item).ok()?;
-                let target = item.get("supersedes")?.as_str()?.trim().to_string();
-                Some((p.id, target))
-            })
-            .collect();
-        Ok(Named { reports, supersede })
-    }
-
-    fn proposals_for(&self, e: &EntryRecord) -> Vec<&str> {
-        (self.supersede.iter())
-            .filter(|(_, t)| (t.len() >= 4 && e.id.starts_with(t.as_str())) || *t == e.heading)
-            .map(|(id, _)| id.as_str())
-            .collect()
-    }
-}
-
-/// One card: the entry as `trilogy read --json` shows it, with its version and what names it.
-fn card(
-    ws: &Workspace,
-    r: &dyn Reader,
-    e: &EntryRecord,
-    named: &Named,
-) -> crate::error::Result<Value> {
-    let mut v = serde_json::to_value(ops::EntryView::from(e))
-        .map_err(|err| Error::Internal(format!("json: {err}")))?;
-    v["provenance"] = serde_json::to_value(ops::Provenance::read(ws, r, e)?)
-        .map_err(|err| Error::Internal(format!("json: {err}")))?;
-    v["version"] = json!(ops::version::entry_version(e));
-    v["replaced_by"] = json!(e.replaced_by);
-    v["file"] = json!(e.file().map(|f| ws.file_name(f)));
-    v["reports"] = json!(named.reports.get(&e.id).cloned().unwrap_or_default());
-    v["proposals"] = json!(named.proposals_for(e));
-    Ok(v)
-}
-
 /// `GET /entries?root=&file=&offset=&limit=&q=`: one file's entries in file order (newest
 /// first), a page at a time; `q` keeps those whose text holds it (case-insensitive).
 fn entries(app: &App, req: &Request) -> ApiResult {
@@ -120,64 +63,14 @@ fn entries(app: &App, req: &Request) -> ApiResult {
     let offset = req.number("offset", 0, 0..=usize::MAX)?;
     let limit = req.number("limit", 50, 0..=MAX_PAGE)?.max(1);
     let q = req.param("q").map(|q| q.trim().to_lowercase());
-    let out = ws
-        .read(|r| {
-            let named = Named::read(r)?;
-            let (total, page) = match &q {
-                None => (r.file_count(f)? as usize, r.file_entries(f, offset, limit)?),
-                Some(q) => {
-                    let (mut total, mut page) = (0usize, Vec::new());
-                    r.scan_file(f, 0, &mut |e| {
-                        let hit = e.heading.to_lowercase().contains(q.as_str())
-                            || e.body.to_lowercase().contains(q.as_str());
-                        if hit {
-                            if total >= offset && page.len() < limit {
-                                page.push(e);
-                            }
-                            total += 1;
-                        }
-                        Ok(true)
-                    })?;
-                    (total, page)
-                }
-            };
-            let cards = (page.iter())
-                .map(|e| card(&ws, r, e, &named))
-                .collect::<crate::error::Result<Vec<_>>>()?;
-            Ok(json!({
-                "file": ws.file_name(f),
-                "total": total,
-                "offset": offset,
-                "limit": limit,
-                "entries": cards,
-            }))
-        })?
-        .value;
-    Ok(out)
+    to_json(&ops::panel::entries(&ws, f, offset, limit, q.as_deref())?)
 }
 
 /// `GET /sections?root=`: PROJECT.md's prose and sections, each with its version.
 fn sections(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let ws = open_to_read(app, &root, true)?;
-    ws.read(|r| {
-        let prose = crate::markdown::prose(&r.preamble(FileKind::Project)?.unwrap_or_default());
-        let list: Vec<Value> = (r.sections()?.iter())
-            .map(|s| {
-                json!({
-                    "key": s.key,
-                    "heading": s.heading,
-                    "body": s.text(),
-                    "revision": s.revision,
-                    "removed": s.removed,
-                    "version": ops::version::section_version(s),
-                })
-            })
-            .collect();
-        Ok(json!({ "prose": prose, "sections": list }))
-    })
-    .map(|w| w.value)
-    .map_err(ApiError::from)
+    to_json(&ops::panel::sections(&ws)?)
 }
 
 /// `GET /revisions?root=&key=`: every revision of one section, newest first.
@@ -187,83 +80,17 @@ fn revisions(app: &App, req: &Request) -> ApiResult {
         .param("key")
         .ok_or_else(|| ApiError::bad("缺少 key 参数"))?;
     let ws = open_to_read(app, &root, true)?;
-    ws.read(|r| {
-        let cur = (r.sections()?.into_iter())
-            .find(|s| s.key == key)
-            .ok_or_else(|| Error::NotFound(format!("没有这个 PROJECT 段：{key}")))?;
-        let mut list = r.section_history(key)?;
-        list.sort_by_key(|v| std::cmp::Reverse(v.revision));
-        Ok(json!({
-            "key": cur.key,
-            "heading": cur.heading,
-            "revision": cur.revision,
-            "revisions": list.iter().map(|v| json!({
-                "revision": v.revision,
-                "body": crate::model::trim_blank_lines(&v.body),
-                "at": v.at,
-                "actor": v.actor,
-            })).collect::<Vec<_>>(),
-        }))
-    })
-    .map(|w| w.value)
-    .map_err(ApiError::from)
-}
-
-/// Where entry `id` is now: its file and 1-based place there (files are in date order).
-pub(super) fn place_of(ws: &Workspace, id: &str) -> crate::error::Result<Value> {
-    ws.read(|r| {
-        let Some(e) = r.entry(id)? else {
-            return Ok(Value::Null);
-        };
-        let Some(f) = e.file() else {
-            return Ok(json!({ "file": null, "state": e.state.as_str() }));
-        };
-        let mut n = 0usize;
-        let mut at = None;
-        r.scan_file(f, 0, &mut |x| {
-            n += 1;
-            if x.id == id {
-                at = Some(n);
-                return Ok(false);
-            }
-            Ok(true)
-        })?;
-        Ok(json!({
-            "file": ws.file_name(f),
-            "position": at,
-            "of": r.file_count(f)?,
-            "state": e.state.as_str(),
-        }))
-    })
-    .map(|w| w.value)
+    to_json(&ops::panel::revisions(&ws, key)?)
 }
 
 /// A conflict's answer: 409, with the entry as it is now (following replacements).
 fn conflict(ws: &Workspace, id: &str, e: Error) -> ApiError {
     let mut err = ApiError::from(e);
-    let now = ws.read(|r| {
-        // retire and restore take an id prefix too
-        let mut cur = match r.entry(id)? {
-            Some(e) => Some(e),
-            None => crate::ops::restore::entry_by_prefix(r, id).ok(),
-        };
-        // an edited entry: its replacement is what the person should look at now
-        for _ in 0..16 {
-            match cur.as_ref().and_then(|c| c.replaced_by.clone()) {
-                Some(next) if cur.as_ref().is_some_and(|c| c.state == State::Replaced) => {
-                    cur = r.entry(&next)?
-                }
-                _ => break,
-            }
-        }
-        let named = Named::read(r)?;
-        cur.map(|c| card(ws, r, &c, &named)).transpose()
-    });
+    let now = (ops::panel::current(ws, id).ok().flatten())
+        .and_then(|card| to_json(&card).ok())
+        .unwrap_or(Value::Null);
     let mut extra = serde_json::Map::new();
-    extra.insert(
-        "current".into(),
-        now.ok().and_then(|w| w.value).unwrap_or(Value::Null),
-    );
+    extra.insert("current".into(), now);
     err.extra = Some(extra);
     err
 }
@@ -339,7 +166,7 @@ fn entry(app: &App, req: &Request) -> ApiResult {
     match answered {
         Ok((mut v, at)) => {
             v["action"] = json!(action);
-            v["where"] = place_of(&ws, &at)?;
+            v["where"] = to_json(&ops::panel::place(&ws, &at)?)?;
             Ok(v)
         }
         Err(e) if e.kind() == ErrorKind::Conflict => Err(conflict(&ws, id, e)),
@@ -374,9 +201,7 @@ fn section(app: &App, req: &Request) -> ApiResult {
                 .and_then(Value::as_u64)
                 .ok_or_else(|| ApiError::bad("缺少 revision（一个修订号）"))?;
             // restore finds a section by heading (or a person's name for it)
-            let heading = (ws.read(|r| r.sections())?.value.into_iter())
-                .find(|s| s.key == key)
-                .map(|s| s.heading)
+            let heading = ops::panel::section_heading(&ws, key)?
                 .ok_or_else(|| ApiError::new(404, format!("没有这个 PROJECT 段：{key}")))?;
             let done = app.writing(&busy, || {
                 ops::restore_section(&ws, ACTOR, &heading, revision, Some(version))

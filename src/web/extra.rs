@@ -4,16 +4,12 @@
 //! entries) and `weeks` (sessions per ISO week by area, for the page's chart). All read-only;
 //! their JSON is the CLI's `--json` for the same question.
 
-use std::collections::BTreeMap;
-
 use axum::http::Method;
-use chrono::Datelike;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use super::api::{open_to_read, root_of};
 use super::{ApiError, ApiResult, App, Request, to_json, wrong_method};
 use crate::index::{ArchiveMode, SearchQuery};
-use crate::model::{FileKind, State};
 
 const ENDPOINTS: [&str; 6] = ["info", "search", "events", "sessions", "history", "weeks"];
 
@@ -115,36 +111,11 @@ fn sessions(app: &App, req: &Request) -> ApiResult {
 fn history(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let ws = open_to_read(app, &root, true)?;
-    let mut entries = ws.read(|r| r.all_entries())?.value;
-    entries.retain(|e| e.state != State::Live);
-    entries.sort_by(|a, b| b.sort_date.cmp(&a.sort_date).then(b.seq.cmp(&a.seq)));
-    let total = entries.len();
     let (offset, limit) = (
         req.number("offset", 0, 0..=usize::MAX)?,
         req.number("limit", 200, 1..=10_000)?,
     );
-    let list: Vec<Value> = entries
-        .iter()
-        .skip(offset)
-        .take(limit)
-        .map(|e| {
-            json!({
-                "id": e.id,
-                "file": e.file().unwrap_or(match e.kind {
-                    crate::model::EntryKind::Session => FileKind::Sessions,
-                    crate::model::EntryKind::Decision => FileKind::Decisions,
-                }).file_name(),
-                "kind": e.kind.as_str(),
-                "state": e.state.as_str(),
-                "heading": e.heading,
-                "text": format!("## {}\n{}", e.heading, e.body),
-                // what `POST /restore {root, id, version}` names: restored only while unchanged
-                "version": crate::ops::version::entry_version(e),
-                "at": e.created_at,
-            })
-        })
-        .collect();
-    Ok(json!({ "entries": list, "total": total, "offset": offset, "limit": limit }))
+    to_json(&crate::ops::panel::history(&ws, offset, limit)?)
 }
 
 /// `GET /weeks?root=`: `{ weeks: [{ week: "YYYY-Www", areas: { area: count } }] }`, oldest
@@ -152,23 +123,5 @@ fn history(app: &App, req: &Request) -> ApiResult {
 fn weeks(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let ws = open_to_read(app, &root, true)?;
-    let mut weeks: BTreeMap<String, BTreeMap<String, u64>> = BTreeMap::new();
-    ws.read(|r| {
-        for f in [FileKind::Sessions, FileKind::Archive] {
-            r.scan_file(f, 0, &mut |e| {
-                if let Some(d) = e.date() {
-                    let w = d.iso_week();
-                    let key = format!("{}-W{:02}", w.year(), w.week());
-                    *weeks.entry(key).or_default().entry(e.area()).or_default() += 1;
-                }
-                Ok(true)
-            })?;
-        }
-        Ok(())
-    })?;
-    let list: Vec<Value> = weeks
-        .into_iter()
-        .map(|(week, areas)| json!({ "week": week, "areas": areas }))
-        .collect();
-    Ok(json!({ "weeks": list }))
+    Ok(json!({ "weeks": to_json(&crate::ops::panel::weeks(&ws)?)? }))
 }

@@ -8,7 +8,8 @@
 //! waits for a person, [`seen`]). Answers are JSON with `cache-control: no-store`; errors are `{ "error": "…" }`
 //! with the original's statuses and texts, or the status of the failure's kind
 //! ([`crate::ErrorKind::http_status`]). Handlers run on the blocking pool and go through `ops`
-//! like every other writer; no transaction is held between requests.
+//! for every read and write, as every surface does (what only the panel asks is
+//! [`crate::ops::panel`]); no transaction is held between requests.
 
 mod api;
 mod assets;
@@ -74,8 +75,8 @@ pub(crate) struct App {
     workspaces: Mutex<HashMap<PathBuf, Arc<Workspace>>>,
     /// Writes this server made, by root: (phase, Unix ms).
     activity: Mutex<HashMap<String, (Phase, i64)>>,
-    /// PROJECT.md's lag per root, with the (change, store, PROJECT mtime) it was judged at.
-    lags: Mutex<HashMap<PathBuf, (LagKey, Option<crate::ops::inject::Staleness>)>>,
+    /// PROJECT.md's lag per root, judged again only when the store or the file moved.
+    pub lags: crate::ops::panel::Lags,
     /// `doctor`'s findings per root (judged in the background: at 100k entries it takes a
     /// second or two).
     pub doctors: Doctors,
@@ -93,9 +94,6 @@ pub(crate) struct Doctored {
     pub value: Option<Value>,
 }
 
-/// What a judged lag depends on: the store's change counter and identity, PROJECT.md's mtime.
-pub(crate) type LagKey = (u64, u64, i64);
-
 impl App {
     /// The workspace at `root` (an absolute folder that exists), opened once.
     pub fn workspace(&self, root: &Path) -> Result<Arc<Workspace>> {
@@ -107,24 +105,6 @@ impl App {
         let ws = Arc::new(ws);
         held.insert(root.to_path_buf(), ws.clone());
         Ok(ws)
-    }
-
-    pub fn lag_cache(
-        &self,
-        root: &Path,
-        key: LagKey,
-    ) -> Option<Option<crate::ops::inject::Staleness>> {
-        let held = self.lags.lock().unwrap_or_else(|p| p.into_inner());
-        held.get(root)
-            .filter(|(k, _)| *k == key)
-            .map(|(_, v)| v.clone())
-    }
-
-    pub fn keep_lag(&self, root: &Path, key: LagKey, lag: Option<crate::ops::inject::Staleness>) {
-        self.lags
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(root.to_path_buf(), (key, lag));
     }
 
     pub fn mark(&self, root: &str, phase: Phase) {
@@ -421,7 +401,7 @@ pub fn serve(opts: Options, announce: impl FnOnce(&Launch) -> Result<()>) -> Res
             overrides: opts.overrides,
             workspaces: Mutex::new(HashMap::new()),
             activity: Mutex::new(HashMap::new()),
-            lags: Mutex::new(HashMap::new()),
+            lags: Default::default(),
             doctors: Arc::default(),
         });
         api::seed(&app);

@@ -10,7 +10,6 @@ use serde_json::{Value, json};
 use super::api::{open, open_to_read, registered, root_of};
 use super::{ApiError, ApiResult, App, Request, to_json, wrong_method};
 use crate::ops;
-use crate::store::Reader;
 
 /// Who the event log names for the panel's writes.
 const ACTOR: &str = "panel";
@@ -55,17 +54,7 @@ fn injection(app: &App, req: &Request) -> ApiResult {
 fn change(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let ws = open_to_read(app, &root, true)?;
-    let token = ws.read(|r| change_token(r))?.value;
-    Ok(json!({ "change": token }))
-}
-
-fn change_token(r: &dyn Reader) -> crate::error::Result<String> {
-    Ok(format!(
-        "{}.{}.{}",
-        r.store_id()?,
-        r.change_seq()?,
-        r.last_event_seq()?
-    ))
+    Ok(json!({ "change": ops::panel::change(&ws)? }))
 }
 
 /// `GET /attention?root=`: what waits for a person, each with where it is handled.
@@ -73,27 +62,15 @@ fn attention(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let ws = open_to_read(app, &root, true)?;
     let listing = ops::gate::list(&ws, false)?;
-    let today = ws.clock.today();
     let project_ms = std::fs::metadata(ws.file_path(crate::model::FileKind::Project))
         .and_then(|m| m.modified())
         .ok()
         .map_or(0, |t| crate::base::clock::unix_ms(t) as i64);
-    let (due, stale, token) = ws
-        .read(|r| {
-            let due = ops::truth::review::due(r, today)?.len();
-            // judged once per store change, as the staleness banner is (it scans every entry)
-            let key = (r.change_seq()?, r.store_id()?, project_ms);
-            let stale = match app.lag_cache(&ws.root, key) {
-                Some(hit) => hit,
-                None => {
-                    let lag = ops::inject::lag(r, &|| ops::file_date(&ws, r))?;
-                    app.keep_lag(&ws.root, key, lag.clone());
-                    lag
-                }
-            };
-            Ok((due, stale, change_token(r)?))
-        })?
-        .value;
+    let ops::panel::Attention {
+        due,
+        stale,
+        change: token,
+    } = ops::panel::attention(&ws, &app.lags, project_ms)?;
     let threshold = ws.config.project_stale_days;
     let stale = stale.filter(|l| threshold > 0 && l.behind_days >= threshold);
     let recall = if ws.config.recall.is_some() {
@@ -190,26 +167,7 @@ fn doctor_part(app: &App, ws: &std::sync::Arc<crate::workspace::Workspace>, toke
 fn review_list(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let ws = open_to_read(app, &root, true)?;
-    let listing = ops::gate::list(&ws, false)?;
-    let named = ws
-        .read(|r| {
-            (listing.reports.iter())
-                .map(|rep| ops::truth::retire::named_in(r, &rep.text))
-                .collect::<crate::error::Result<Vec<_>>>()
-        })?
-        .value;
-    let reports: Vec<Value> = (listing.reports.iter().zip(named))
-        .map(|(rep, names)| {
-            json!({
-                "n": rep.seq,
-                "text": rep.text,
-                "at": rep.at,
-                "actor": rep.actor,
-                "names": names.iter().map(|(id, _)| id).collect::<Vec<_>>(),
-            })
-        })
-        .collect();
-    Ok(json!({ "proposals": listing.proposals, "reports": reports }))
+    to_json(&ops::panel::review(&ws)?)
 }
 
 /// `POST /review {root, id, action, why?, text?}`: accept or reject a proposal, close a

@@ -109,7 +109,7 @@ fn restore(app: &App, req: &Request) -> ApiResult {
     };
     let v = out.value;
     // files are in date order: say where it landed, never "at the top"
-    let at = super::cards::place_of(&ws, &v.id)?;
+    let at = to_json(&ops::panel::place(&ws, &v.id)?)?;
     Ok(json!({ "restored": true, "id": v.id, "heading": v.heading, "from": v.from, "where": at }))
 }
 

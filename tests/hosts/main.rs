@@ -18,3 +18,4 @@ mod original_habits;
 mod project_location;
 mod read;
 mod read_request;
+mod rules_file;

@@ -31,11 +31,15 @@ const RANKS: &[&[&str]] = &[
 const LAUNCHES: &[(&str, &str)] = &[("cli", "hooks"), ("cli", "mcp"), ("cli", "web")];
 
 /// The surfaces are thin adapters: they call `ops`, which opens every transaction; none of them
-/// names the store itself.
+/// names the store itself, or opens a transaction on a workspace (see `TRANSACTIONS`).
 const SURFACES: &[&str] = &["cli", "hooks", "mcp", "web"];
 
+/// The workspace's methods that open a store transaction (`Workspace::read`, `read_settling`,
+/// `write`), each taking, as its last argument, the closure run inside it.
+const TRANSACTIONS: &[&str] = &[".read(", ".read_settling(", ".write("];
+
 /// Breaches the code still has, as `check` prints them. Fix one, then delete its line.
-const DEBTS: &[&str] = &["web names the store: a surface calls ops, which opens the transaction"];
+const DEBTS: &[&str] = &[];
 
 /// A module's path inside the crate, as written in `use` (`ops::checkpoint::group`).
 type Module = Vec<String>;
@@ -211,6 +215,68 @@ fn target(from: &Module, path: &[String], known: &BTreeSet<Module>) -> Option<Mo
         .find(|m| known.contains(m))
 }
 
+/// The lines where `text` opens a transaction: it calls one of [`TRANSACTIONS`] with a
+/// closure as the last argument (`ws.read(|r| …)`, `ws.write(actor, move |tx| …)`). A call
+/// that passes a named function instead of a closure is not seen.
+fn transactions(text: &str) -> Vec<usize> {
+    let code: Vec<&str> = text
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect();
+    let code = code.join("\n");
+    let mut out = Vec::new();
+    for method in TRANSACTIONS {
+        let mut from = 0;
+        while let Some(i) = code[from..].find(method) {
+            let args = from + i + method.len();
+            let last = top_level_items(inside_parens(&code[args..]))
+                .pop()
+                .unwrap_or("")
+                .trim_start();
+            let last = last.strip_prefix("move").unwrap_or(last).trim_start();
+            if last.starts_with('|') {
+                out.push(code[..args].matches('\n').count() + 1);
+            }
+            from = args;
+        }
+    }
+    out.sort_unstable();
+    out
+}
+
+/// The text of a call's arguments, whose opening parenthesis was just taken: up to the one
+/// that closes it (any bracket counted).
+fn inside_parens(s: &str) -> &str {
+    let mut depth = 0usize;
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => return &s[..i],
+            ')' | ']' | '}' => depth -= 1,
+            _ => {}
+        }
+    }
+    s
+}
+
+/// Arguments split at their top-level commas (any bracket counted).
+fn top_level_items(s: &str) -> Vec<&str> {
+    let (mut out, mut depth, mut start) = (Vec::new(), 0usize, 0);
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&s[start..]);
+    out
+}
+
 fn rank(room: &str) -> Option<usize> {
     RANKS.iter().position(|rank| rank.contains(&room))
 }
@@ -230,6 +296,16 @@ fn breaches() -> BTreeMap<String, String> {
                 format!("{room}: a room without a rank"),
                 file.display().to_string(),
             );
+        }
+        if SURFACES.contains(&room.as_str())
+            && let Some(line) = transactions(text).first()
+        {
+            let place = format!("{}:{line}", file.strip_prefix(src_dir()).unwrap().display());
+            found
+                .entry(format!(
+                    "{room} opens a transaction itself: a surface calls ops, which opens it"
+                ))
+                .or_insert(place);
         }
         for (line, path) in paths(text) {
             let Some(to) = target(module, &path, &known) else {
@@ -342,4 +418,17 @@ fn a_path_reaches_the_longest_module_it_names() {
         Some(path("ops"))
     );
     assert_eq!(target(&from, &path("crate::elsewhere::x"), &known), None);
+}
+
+#[test]
+fn a_call_with_a_closure_last_is_a_transaction_and_one_without_is_not() {
+    let text = "let a = ws.read(|r| r.count(f, (1, 2)))?;\n\
+                let b = ws\n    .write(ACTOR, move |tx| {\n        tx.log(a, b)\n    })?;\n\
+                let c = ws.read_settling(\"hook\", |_| Ok(()));\n\
+                file.write(true);\n\
+                let d = lock.read();\n\
+                // ws.read(|r| r.all()) in a comment\n\
+                app.writing(&key, || ops::init(&ws));\n\
+                io.read(&mut buf[..n]);";
+    assert_eq!(transactions(text), vec![1, 3, 6]);
 }

@@ -172,11 +172,8 @@ pub fn run(ctx: &Context, a: CheckpointArgs) -> Result<()> {
         None => a.actor.clone(),
     };
     let out = ops::checkpoint(&ctx.ws, &actor, &input)?;
-    if !out.value.written.is_empty() {
-        // hosts without hooks re-read their rules file every turn
-        for e in ops::block::refresh_rules_files(&ctx.ws).1 {
-            eprintln!("warning: could not refresh the memory block: {e}");
-        }
+    for e in &out.value.rules_unrefreshed {
+        eprintln!("warning: could not refresh the memory block: {e}");
     }
     format::warn_sync(&out.report);
     format::print(ctx, &out.value, format::checkpoint)

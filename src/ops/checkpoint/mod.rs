@@ -1,4 +1,5 @@
-//! `checkpoint`: record sessions, decisions, PROJECT edits and notes in one transaction.
+//! `checkpoint`: record sessions, decisions, PROJECT edits and notes in one transaction, then
+//! refresh the memory block in the rules files of hosts without hooks that hold it.
 //!
 //! Keeps the original tool's input shape (`sessions`, `decisions`, `project`, `notes`) and adds
 //! `{section, line, replaces}` line edits and `supersedes`. The date is stamped here, never
@@ -128,10 +129,36 @@ pub struct CheckpointOutcome {
     /// person's review (`trilogy review list`), not written.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub proposed: Vec<String>,
+    /// Why a rules file holding the memory block could not be refreshed after the write (see
+    /// [`checkpoint`]); what was recorded stands. Never in the JSON: the surfaces warn of
+    /// each, on stderr or in their log.
+    #[serde(skip)]
+    pub rules_unrefreshed: Vec<String>,
 }
 
 /// Record the batch. Validation and secret checks run before anything is stored.
+///
+/// After a call that wrote something, the block in every rules file that holds it is
+/// refreshed ([`super::block::refresh_rules_files`]): hosts without hooks re-read that file
+/// every turn, so it follows the write that changed what it shows. A file that cannot be
+/// refreshed does not fail the call; why is kept in
+/// [`CheckpointOutcome::rules_unrefreshed`].
 pub fn checkpoint(
+    ws: &Workspace,
+    actor: &str,
+    input: &CheckpointInput,
+) -> Result<Written<CheckpointOutcome>> {
+    let mut done = record(ws, actor, input)?;
+    if !done.value.written.is_empty() {
+        let (_, failed) = super::block::refresh_rules_files(ws);
+        done.value.rules_unrefreshed = failed.iter().map(ToString::to_string).collect();
+    }
+    Ok(done)
+}
+
+/// [`checkpoint`]'s record: the project's part in one transaction (through the group
+/// commit), the user's lines in the user store.
+fn record(
     ws: &Workspace,
     actor: &str,
     input: &CheckpointInput,
