@@ -9,7 +9,7 @@
 //!     injects; the call records the session, a store write with its fsync). Checked once to
 //!     print the same block as `assemble`. Target ≤ 5 ms. Floor: `floor_bin_true`, spawning
 //!     `/bin/true` the same way (piped stdin, stdout, stderr).
-//!   - `assemble`: `ops::inject::assemble` on an open read snapshot, with Claude's budget.
+//!   - `assemble`: `ops::session_block::assemble` on an open read snapshot, with Claude's budget.
 //!     Target ≤ 1 ms. Floor: `floor_file_entries_15`, the 15 newest sessions from the same
 //!     snapshot. Diagnostics (not floors): what `assemble` reads, `diag_decisions_all`
 //!     (every decision record) and `diag_sessions_all` (the 200 live sessions); and
@@ -57,7 +57,7 @@ use trilogy::config::Config;
 use trilogy::index::{Pending, SearchIndex, SearchQuery};
 use trilogy::model::FileKind;
 use trilogy::model::host::CLAUDE_CONTEXT_CHARS;
-use trilogy::ops::inject::{Budget, assemble};
+use trilogy::ops::session_block::{Budget, assemble};
 use trilogy::ops::{self, CheckpointInput, SessionInput};
 use trilogy::store::{ReadTx, Reader, Store};
 use trilogy::workspace::Workspace;

@@ -45,7 +45,7 @@
 //!    git's index lock while it swaps them in (`workspace/sync/gitlock.rs`), commits the store
 //!    durably, and each waiting writer reads its own outcome.
 //! 7. Back in `ops::checkpoint`, a call that wrote something refreshes the block in each
-//!    rules file that holds it (`ops/block.rs`: hosts without hooks re-read that file every
+//!    rules file that holds it (`ops/regions.rs`: hosts without hooks re-read that file every
 //!    turn); the command prints the outcome, warning of a rules file it could not refresh.
 //!
 //! # A Claude Code session start, to the printed block
@@ -59,7 +59,7 @@
 //!    (`model::host::Host::limits`).
 //! 4. `ops/agent.rs` reads the store in one snapshot (`Workspace::read`, which brings hand
 //!    edits in first when the files differ from what the store wrote) and assembles the block
-//!    (`ops/inject/`: the budget shared out in `alloc.rs`, cut to fit in `assemble.rs`,
+//!    (`ops/session_block/`: the budget shared out in `alloc.rs`, cut to fit in `assemble.rs`,
 //!    written in `render.rs`), noting in the session's record what it was given.
 //! 5. The dialect answers in Claude Code's form (`hookSpecificOutput.additionalContext`). A
 //!    hook never fails the host: whatever goes wrong, it prints nothing and leaves a line in

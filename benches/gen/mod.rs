@@ -28,8 +28,9 @@ use std::path::Path;
 
 use chrono::{Days, NaiveDate};
 use trilogy::config::Config;
+use trilogy::markdown::pointer_line;
 use trilogy::model::{FileKind, Lang};
-use trilogy::workspace::{Clock, Workspace, pointer_line, template};
+use trilogy::workspace::{Clock, Workspace, template};
 
 /// The four session areas.
 pub const AREAS: [&str; 4] = ["存储", "cli", "同步", "docs"];

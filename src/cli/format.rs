@@ -437,14 +437,14 @@ fn absorbed_lines(absorbed: &[String]) -> Vec<String> {
 }
 
 /// One item due for review.
-pub fn due_line(d: &crate::ops::truth::review::Due) -> String {
+pub fn due_line(d: &crate::ops::truth::due::Due) -> String {
     format!(
         "{} {} {} {} ({})",
         d.review, d.file, d.kind, d.heading, d.id
     )
 }
 
-pub fn due(v: &[crate::ops::truth::review::Due]) -> String {
+pub fn due(v: &[crate::ops::truth::due::Due]) -> String {
     if v.is_empty() {
         return "nothing is due for review".into();
     }

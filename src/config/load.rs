@@ -9,7 +9,7 @@ use super::check::{check_paths, check_value};
 use super::unknown::Unknown;
 use serde::{Deserialize, Serialize};
 
-use super::{Config, KEYS, UserScope, canonical_key, recall, review, user};
+use super::{Config, KEYS, UserScope, canonical_key, recall, review_mode, user};
 use crate::error::{Error, Result};
 
 /// Where an effective value came from.
@@ -74,9 +74,9 @@ fn layer(table: toml::Table, source: &str, mut unknown: Unknown) -> Result<toml:
         if canon == "review_mode"
             && let toml::Value::Table(t) = &mut v
         {
-            for sub in review::unknown_keys(t) {
+            for sub in review_mode::unknown_keys(t) {
                 unknown
-                    .meet(&format!("{k}.{sub}"), source, &review::KEYS)
+                    .meet(&format!("{k}.{sub}"), source, &review_mode::KEYS)
                     .map_err(cfg_err)?;
                 t.remove(&sub);
             }
@@ -151,7 +151,7 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
         |t: toml::Table, from: &str, merged: &mut toml::Table, mine: Option<&mut toml::Table>| {
             let put = |table: &mut toml::Table, k: &str, v: toml::Value| {
                 if k == "review_mode" {
-                    review::merge_into(table, v);
+                    review_mode::merge_into(table, v);
                 } else {
                     table.insert(k.to_string(), v);
                 }
@@ -199,8 +199,8 @@ pub fn load(args: &LoadArgs) -> Result<Loaded> {
             warnings.extend(recall::drop_widening(&mut table, &name));
         }
         let mut t = layer(table, &name, unknown)?;
-        if of_workspace && review::drop_user_direct(&mut t) {
-            warnings.push(review::user_direct_refused(&name));
+        if of_workspace && review_mode::drop_user_direct(&mut t) {
+            warnings.push(review_mode::user_direct_refused(&name));
         }
         apply(t, &name, &mut merged, (!of_workspace).then_some(&mut mine));
     }

@@ -14,12 +14,12 @@ use crate::model::Lang;
 mod check;
 mod load;
 mod recall;
-mod review;
+mod review_mode;
 mod unknown;
 mod user;
 pub use load::{LoadArgs, Loaded, Source, load};
 pub use recall::RecallPlaces;
-pub use review::{Mode, ReviewMode};
+pub use review_mode::{Mode, ReviewMode};
 pub use user::{USER_MAX_BYTES, USER_ONLY, UserScope};
 
 /// How the workspace root is found from the current directory.

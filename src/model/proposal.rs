@@ -32,7 +32,7 @@ impl ProposalKind {
 pub enum ProposalState {
     /// Waiting for a person.
     Pending,
-    /// Written, as a direct write would have written it.
+    /// Synced, as a direct write would have written it.
     Accepted,
     /// Kept, never written; `why` says why.
     Rejected,

@@ -15,7 +15,7 @@ use crate::model::{AgentSession, Event};
 use crate::store::Reader;
 use crate::workspace::{Workspace, agents};
 
-use super::inject::{Block, Budget, Inputs, assemble_with, texts};
+use super::session_block::{Block, Budget, Inputs, assemble_with, texts};
 
 /// Longest short change notice (bytes).
 pub const NOTICE_MAX: usize = 300;
@@ -124,7 +124,7 @@ pub fn inject(
         budget.bytes = budget.bytes.min(cap);
     }
     // read before the workspace's snapshot: the user store is never opened inside it
-    let user = super::inject::user::part(ws, budget);
+    let user = super::session_block::user::part(ws, budget);
     // the block, and the sibling entries it names, from one snapshot
     let assembled = |r: &dyn Reader| -> Result<(Block, Vec<super::sibling::SiblingEntry>)> {
         let siblings = crate::ops::sibling::recent(ws, r)?;

@@ -310,7 +310,8 @@ pub fn import(
             }
             out.sections_added = (tx.store().sections()?.into_iter())
                 .filter(|s| {
-                    !s.removed && !crate::ops::inject::project_is_empty(std::slice::from_ref(s), "")
+                    !s.removed
+                        && !crate::ops::session_block::project_is_empty(std::slice::from_ref(s), "")
                 })
                 .map(|s| s.heading)
                 .collect();

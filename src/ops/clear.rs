@@ -68,8 +68,8 @@ pub fn clear(ws: &Workspace, instruction_file: Option<&Path>, actor: &str) -> Re
     }
     let file = instruction_file
         .map(Path::to_path_buf)
-        .unwrap_or_else(|| super::block::boot_file(ws));
-    let path = super::block::target(ws, &file)?;
+        .unwrap_or_else(|| super::regions::boot_file(ws));
+    let path = super::regions::target(ws, &file)?;
     let text = crate::workspace::read_file(&path, crate::workspace::MAX_FILE_BYTES)?;
     if text.is_some_and(|t| String::from_utf8_lossy(&t).contains(BOOT_START)) {
         out.boot_block_removed = remove_region(&path, BOOT_START, crate::workspace::BOOT_END)?;

@@ -2,25 +2,25 @@
 //! nothing here prints or parses command lines.
 
 pub mod agent;
-pub mod block;
 pub mod bundle;
 mod checkpoint;
 pub mod clear;
 pub mod doctor;
 pub mod fix;
-pub mod gate;
 pub mod gitmerge;
 pub mod import;
-pub mod inject;
 pub mod install;
 pub mod panel;
+pub mod proposals;
 mod query;
 pub mod read;
+pub mod regions;
 pub mod restore;
 pub mod save;
 pub mod search;
 pub mod secrets;
 pub mod seen;
+pub mod session_block;
 pub mod sibling;
 pub mod surface;
 pub mod truth;

@@ -7,7 +7,7 @@ use chrono::NaiveDate;
 
 use crate::error::{Error, Result};
 use crate::model::FileKind;
-use crate::workspace::{Workspace, Written};
+use crate::workspace::{Synced, Workspace};
 
 use super::{EntryFilter, ReadTarget};
 
@@ -149,7 +149,7 @@ impl Request {
 
 /// Read what `request` asks for in `ws` (USER.md from the user scope), one answer per part,
 /// in order, each with what the files' sync reported.
-pub fn run(ws: &Workspace, request: &Request) -> Result<Vec<Written<super::ReadOutput>>> {
+pub fn run(ws: &Workspace, request: &Request) -> Result<Vec<Synced<super::ReadOutput>>> {
     match request.resolve()? {
         Resolved::User(target) => Ok(vec![super::read(
             crate::workspace::user::ready(ws)?,

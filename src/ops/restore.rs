@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::markdown::entry_block;
 use crate::model::{EntryRecord, FileKind, SectionRecord, State};
 use crate::store::Reader;
-use crate::workspace::{Tx, Workspace, Written};
+use crate::workspace::{Synced, Tx, Workspace};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RestoreOutcome {
@@ -63,7 +63,7 @@ pub fn restore_entry(
     actor: &str,
     id_prefix: &str,
     version: Option<&str>,
-) -> Result<Written<RestoreOutcome>> {
+) -> Result<Synced<RestoreOutcome>> {
     ws.require_memory()?;
     let prefix = id_prefix_checked(id_prefix)?;
     ws.write(actor, |tx| {
@@ -106,7 +106,7 @@ fn bring_back(tx: &mut Tx, mut rec: EntryRecord) -> Result<RestoreOutcome> {
 /// Restore the archived entry whose text (heading line and body, as the archive holds it)
 /// contains `text`, trimmed: the original's restore by text. The first such entry in archive
 /// order (newest first) comes back to SESSIONS.md.
-pub fn restore_text(ws: &Workspace, text: &str, actor: &str) -> Result<Written<RestoreOutcome>> {
+pub fn restore_text(ws: &Workspace, text: &str, actor: &str) -> Result<Synced<RestoreOutcome>> {
     let needle = comparable(text);
     let needle = needle.as_str();
     if needle.is_empty() {
@@ -155,7 +155,7 @@ pub fn restore_section(
     name: &str,
     revision: u64,
     version: Option<&str>,
-) -> Result<Written<RestoreOutcome>> {
+) -> Result<Synced<RestoreOutcome>> {
     ws.require_memory()?;
     ws.write(actor, |tx| {
         let cur = super::query::find_section(&tx.store().sections()?, name)?;
@@ -221,7 +221,7 @@ pub struct ClearRestored {
 /// it: its entries to their files (an archived one to the archive) and its PROJECT sections
 /// to their text before the clear (as a new revision each). What a person changed since is
 /// left as it is and named in [`ClearRestored::left`].
-pub fn restore_cleared(ws: &Workspace, actor: &str, seq: u64) -> Result<Written<ClearRestored>> {
+pub fn restore_cleared(ws: &Workspace, actor: &str, seq: u64) -> Result<Synced<ClearRestored>> {
     ws.write(actor, |tx| {
         let events = tx.store().events_since(seq.saturating_sub(2))?;
         let event = (events.iter())
@@ -278,7 +278,7 @@ pub fn restore_cleared(ws: &Workspace, actor: &str, seq: u64) -> Result<Written<
                     body: body.to_string(),
                     ..s.clone()
                 };
-                crate::ops::inject::project_is_empty(std::slice::from_ref(&probe), "")
+                crate::ops::session_block::project_is_empty(std::slice::from_ref(&probe), "")
             };
             let history = tx.store().section_history(&s.key)?;
             let Some(before) = (history.iter().rev())

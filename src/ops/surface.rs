@@ -21,7 +21,7 @@ use crate::model::host::HostLimits;
 use super::agent::{
     ToolKind, change_notice, close_turn, foreign_changes, note_tool, validate_id, with_session,
 };
-use super::inject::{Budget, Inputs, assemble_with, texts};
+use super::session_block::{Budget, Inputs, assemble_with, texts};
 
 /// Longest change notice appended at a step, in characters: the notice's own cap (2,000
 /// bytes, `truth::notice`), so the host's serialised message (id, role, source and this
@@ -99,7 +99,7 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
     let budget = Budget::effective(cfg, input.limits.window_tokens, input.limits.char_cap);
     let now = ws.clock.now();
     let user = match cfg.inject_on_session_start {
-        true => super::inject::user::part(ws, budget),
+        true => super::session_block::user::part(ws, budget),
         false => None,
     };
     with_session(ws, host, id, |r, st| {

@@ -3,7 +3,7 @@
 //! agent's `memory_checkpoint` `user` lines become proposals kept in the user store unless the
 //! person's `review_mode.user` says `direct` (`checkpoint/user.rs`), shown by `trilogy review`
 //! in every workspace. It is looked at whole, and a live session is told what changed in it.
-//! Every session-start block carries it (`inject/user.rs`), never the copies of the block
+//! Every session-start block carries it (`session_block/user.rs`), never the copies of the block
 //! written into committed files.
 
 use serde::Serialize;
@@ -14,10 +14,10 @@ use crate::model::user::UserLine;
 use crate::model::{Event, FileKind, Lang};
 use crate::ops::CheckpointOutcome;
 use crate::workspace::user::ready;
-use crate::workspace::{Workspace, Written};
+use crate::workspace::{Synced, Workspace};
 
 /// A person's line: written at once.
-pub fn add(ws: &Workspace, actor: &str, line: &UserLine) -> Result<Written<CheckpointOutcome>> {
+pub fn add(ws: &Workspace, actor: &str, line: &UserLine) -> Result<Synced<CheckpointOutcome>> {
     crate::ops::validate(&crate::ops::CheckpointInput {
         user: vec![line.clone()],
         ..Default::default()

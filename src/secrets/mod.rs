@@ -11,8 +11,8 @@
 
 mod block;
 mod entropy;
-mod gate;
 mod normalize;
+mod prefilter;
 mod rules;
 #[cfg(test)]
 mod tests;
@@ -173,7 +173,7 @@ pub fn masked(text: &str) -> String {
 
 /// [`find_all`], each finding with the bytes of `text` it covers.
 fn located(text: &str) -> Vec<(std::ops::Range<usize>, Finding)> {
-    if !gate::may_hold(text) {
+    if !prefilter::may_hold(text) {
         return Vec::new();
     }
     let c = compiled();

@@ -334,7 +334,7 @@ fn files(app: &App, req: &Request) -> ApiResult {
 }
 
 /// Reference §4.11's object. `stale`, `behindDays` and `entriesSince` are the store's
-/// judgement (`inject::lag`: PROJECT.md's last real revision against the logs' dates) when the
+/// judgement (`session_block::lag`: PROJECT.md's last real revision against the logs' dates) when the
 /// workspace has a store; a folder only the original plugin wrote is judged by mtimes as the
 /// original did.
 fn staleness(

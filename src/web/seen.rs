@@ -61,7 +61,7 @@ fn change(app: &App, req: &Request) -> ApiResult {
 fn attention(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let ws = open_to_read(app, &root, true)?;
-    let listing = ops::gate::list(&ws, false)?;
+    let listing = ops::proposals::list(&ws, false)?;
     let project_ms = std::fs::metadata(ws.file_path(crate::model::FileKind::Project))
         .and_then(|m| m.modified())
         .ok()
@@ -185,12 +185,12 @@ fn review_act(app: &App, req: &Request) -> ApiResult {
     match req.str_field("action").unwrap_or("") {
         "accept" => to_json(
             &app.writing(&key, || {
-                ops::gate::accept(&ws, ACTOR, &id, req.str_field("text"))
+                ops::proposals::accept(&ws, ACTOR, &id, req.str_field("text"))
             })?
             .value,
         ),
         "reject" => to_json(&app.writing(&key, || {
-            ops::gate::reject(&ws, ACTOR, &id, req.str_field("why"))
+            ops::proposals::reject(&ws, ACTOR, &id, req.str_field("why"))
         })?),
         "close" => {
             let n = id

@@ -49,7 +49,7 @@ fn boot_state(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let ws = open_to_read(app, &root, false)?;
     let name = instruction_name(app, &ws);
-    to_json(&ops::block::boot_state(&ws, Path::new(&name))?)
+    to_json(&ops::regions::boot_state(&ws, Path::new(&name))?)
 }
 
 /// `POST /boot {root, action}`: `remove` → `{removed: true}`, `rewrite` → `{rewritten: true}`.
@@ -63,10 +63,10 @@ fn boot_action(app: &App, req: &Request) -> ApiResult {
     let ws = open(app, &root)?;
     let name = instruction_name(app, &ws);
     if action == "remove" {
-        ops::block::remove_block(&ws, Path::new(&name))?;
+        ops::regions::remove_block(&ws, Path::new(&name))?;
         Ok(json!({ "removed": true }))
     } else {
-        let done = ops::block::rewrite_block(&ws, Path::new(&name))?;
+        let done = ops::regions::rewrite_block(&ws, Path::new(&name))?;
         Ok(json!({ "rewritten": true, "outcome": done.outcome }))
     }
 }

@@ -120,11 +120,11 @@ pub fn open_located(
         &ceilings,
     )?;
     if first.config.project_root_strategy == RootStrategy::Marker
-        && matches!(located.found, Found::Repository | Found::Here)
+        && matches!(located.found, LocatedBy::Repository | LocatedBy::Here)
     {
         located.root = discover_root(&cwd, &first.config, &ceilings);
     }
-    let root = if located.found == Found::Explicit
+    let root = if located.found == LocatedBy::Explicit
         && first.config.project_root_strategy == RootStrategy::Marker
     {
         discover_root(&located.root, &first.config, &ceilings)

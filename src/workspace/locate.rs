@@ -28,7 +28,7 @@ use crate::error::{Error, Result};
 /// How a root was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Found {
+pub enum LocatedBy {
     /// `--root`.
     Explicit,
     /// The host's project directory or the client's roots.
@@ -45,7 +45,7 @@ pub enum Found {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Located {
     pub root: PathBuf,
-    pub found: Found,
+    pub found: LocatedBy,
 }
 
 impl Located {
@@ -53,9 +53,9 @@ impl Located {
     pub fn may_scaffold(&self, home: Option<&Path>) -> bool {
         let root = &self.root;
         if root.parent().is_none() || home.is_some_and(|h| same(h, root)) {
-            return matches!(self.found, Found::Explicit);
+            return matches!(self.found, LocatedBy::Explicit);
         }
-        !matches!(self.found, Found::Here)
+        !matches!(self.found, LocatedBy::Here)
     }
 }
 
@@ -229,14 +229,14 @@ pub fn locate(
         }
         return Ok(Located {
             root: abs(r),
-            found: Found::Explicit,
+            found: LocatedBy::Explicit,
         });
     }
     let hosts: Vec<PathBuf> = host.iter().filter(|p| p.is_dir()).map(|p| abs(p)).collect();
     if let Some(h) = hosts.iter().find(|h| holds_memory(h, memory_dir_name)) {
         return Ok(Located {
             root: h.clone(),
-            found: Found::Host,
+            found: LocatedBy::Host,
         });
     }
     if let Some(m) = hosts
@@ -245,31 +245,31 @@ pub fn locate(
     {
         return Ok(Located {
             root: m,
-            found: Found::Memory,
+            found: LocatedBy::Memory,
         });
     }
     if let Some(h) = hosts.first() {
         return Ok(Located {
             root: h.clone(),
-            found: Found::Host,
+            found: LocatedBy::Host,
         });
     }
     let cwd = abs(cwd);
     if let Some(m) = find_memory(&cwd, memory_dir_name, ceilings) {
         return Ok(Located {
             root: m,
-            found: Found::Memory,
+            found: LocatedBy::Memory,
         });
     }
     if let Some(r) = repository_root(&cwd, ceilings) {
         return Ok(Located {
             root: r,
-            found: Found::Repository,
+            found: LocatedBy::Repository,
         });
     }
     Ok(Located {
         root: cwd,
-        found: Found::Here,
+        found: LocatedBy::Here,
     })
 }
 
@@ -327,7 +327,7 @@ mod tests {
         std::fs::create_dir_all(root.join("repo/src/deep")).unwrap();
         let got = locate(None, &[], &root.join("repo/src/deep"), "memory", &ceil).unwrap();
         assert_eq!(got.root, root.join("repo"));
-        assert_eq!(got.found, Found::Memory);
+        assert_eq!(got.found, LocatedBy::Memory);
         // a nested repository (a submodule) without memory: its own root, not the outer one
         std::fs::create_dir_all(root.join("repo/vendor/lib/.git")).unwrap();
         std::fs::create_dir_all(root.join("repo/vendor/lib/src")).unwrap();
@@ -340,7 +340,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(got.root, root.join("repo/vendor/lib"));
-        assert_eq!(got.found, Found::Repository);
+        assert_eq!(got.found, LocatedBy::Repository);
         // memory above the repository is not looked for
         std::fs::create_dir_all(root.join("outer/.trilogy")).unwrap();
         std::fs::create_dir_all(root.join("outer/inner/.git")).unwrap();
@@ -349,7 +349,7 @@ mod tests {
         // outside any repository and any memory: the folder itself, where nothing is created
         std::fs::create_dir_all(root.join("loose")).unwrap();
         let got = locate(None, &[], &root.join("loose"), "memory", &ceil).unwrap();
-        assert_eq!(got.found, Found::Here);
+        assert_eq!(got.found, LocatedBy::Here);
         assert!(!got.may_scaffold(None));
     }
 
@@ -363,12 +363,12 @@ mod tests {
         let got = locate(None, &[a.clone(), b.clone()], &root, "memory", &ceil).unwrap();
         assert_eq!(got.root, b);
         let got = locate(None, std::slice::from_ref(&a), &root, "memory", &ceil).unwrap();
-        assert_eq!((got.root, got.found), (a, Found::Host));
+        assert_eq!((got.root, got.found), (a, LocatedBy::Host));
         // a host started in a subfolder of a project with memory: the project's
         let sub = b.join("src");
         std::fs::create_dir_all(&sub).unwrap();
         let got = locate(None, std::slice::from_ref(&sub), &root, "memory", &ceil).unwrap();
-        assert_eq!((got.root, got.found), (b, Found::Memory));
+        assert_eq!((got.root, got.found), (b, LocatedBy::Memory));
     }
 
     #[test]
@@ -379,13 +379,13 @@ mod tests {
         assert!(e.to_string().contains("no such folder"), "{e}");
         let home = Located {
             root: t.path().to_path_buf(),
-            found: Found::Repository,
+            found: LocatedBy::Repository,
         };
         assert!(!home.may_scaffold(Some(t.path())));
         assert!(home.may_scaffold(None));
         let slash = Located {
             root: PathBuf::from("/"),
-            found: Found::Host,
+            found: LocatedBy::Host,
         };
         assert!(!slash.may_scaffold(None));
     }
@@ -398,17 +398,17 @@ mod tests {
         std::fs::create_dir_all(&loose).unwrap();
         // without the ceiling the walk reaches the stray marker: the arrangement is real
         let got = locate(None, &[], &loose, "memory", &Ceilings::none()).unwrap();
-        assert_eq!((got.root, got.found), (outer.clone(), Found::Memory));
+        assert_eq!((got.root, got.found), (outer.clone(), LocatedBy::Memory));
         assert_eq!(
             repository_root(&loose, &Ceilings::none()),
             Some(outer.clone())
         );
         // with it, neither walk looks at the ceiling or above
         let got = locate(None, &[], &loose, "memory", &ceil).unwrap();
-        assert_eq!((got.root, got.found), (loose.clone(), Found::Here));
+        assert_eq!((got.root, got.found), (loose.clone(), LocatedBy::Here));
         assert_eq!(repository_root(&loose, &ceil), None);
         let got = locate(None, std::slice::from_ref(&loose), &root, "memory", &ceil).unwrap();
-        assert_eq!((got.root, got.found), (loose.clone(), Found::Host));
+        assert_eq!((got.root, got.found), (loose.clone(), LocatedBy::Host));
         // a walk that starts at the ceiling still looks there
         assert_eq!(find_memory(&outer, "memory", &ceil), Some(outer.clone()));
     }

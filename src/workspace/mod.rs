@@ -31,8 +31,8 @@ pub use fence::{Fence, beneath, is_under};
 pub use fsio::{open_lock_file, write_atomic};
 
 pub use locate::{
-    CEILING_VAR, Ceilings, Found, Located, find_memory, holds_memory, lexical, locate, path_of_uri,
-    repository_root,
+    CEILING_VAR, Ceilings, Located, LocatedBy, find_memory, holds_memory, lexical, locate,
+    path_of_uri, repository_root,
 };
 
 pub use scaffold::{
@@ -43,7 +43,7 @@ pub use sync::gitlock::{clear_stale as clear_stale_git_lock, stale_lock as stale
 pub use sync::gitop::{PROJECT_DAY_KEY, commit_day, worktrees};
 
 pub use sync::{
-    Author, Broken, ClearedCounts, SyncReport, Tx, Written, entry_ids, live_entries, pending_key,
+    Author, Broken, ClearedCounts, SyncReport, Synced, Tx, entry_ids, live_entries, pending_key,
     render_file,
 };
 pub(crate) use sync::{CHECKOUT, CLEAR_ARCHIVE, CLEARED, MERGED};
@@ -332,11 +332,7 @@ impl Workspace {
     ///
     /// When a memory file changes on disk between absorbing it and writing it, the transaction
     /// is dropped before any file is written and the whole command runs again on the new bytes.
-    pub fn write<R>(
-        &self,
-        actor: &str,
-        op: impl FnMut(&mut Tx) -> Result<R>,
-    ) -> Result<Written<R>> {
+    pub fn write<R>(&self, actor: &str, op: impl FnMut(&mut Tx) -> Result<R>) -> Result<Synced<R>> {
         self.write_mode(actor, true, op)
     }
 
@@ -347,7 +343,7 @@ impl Workspace {
         actor: &str,
         project: bool,
         mut op: impl FnMut(&mut Tx) -> Result<R>,
-    ) -> Result<Written<R>> {
+    ) -> Result<Synced<R>> {
         // a save in flight (a file just emptied, or cut mid-line) is let finish before the lock
         // is taken, so the finished save is what gets absorbed
         let paths: Vec<PathBuf> = (self.files().iter())
@@ -365,7 +361,7 @@ impl Workspace {
             tx.absorb(self.files(), attempts == 1)?;
             let value = op(&mut tx)?;
             if let Some(report) = tx.finish()? {
-                return Ok(Written { value, report });
+                return Ok(Synced { value, report });
             }
             // someone is saving the files right now: let them finish, within the lock timeout
             if started.elapsed() >= self.timeout() {

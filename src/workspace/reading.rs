@@ -7,7 +7,7 @@ use super::*;
 impl Workspace {
     /// Run `f` on a consistent snapshot that reflects the files as they are now. The report
     /// names files that do not parse (their last good content is what the store serves).
-    pub fn read<R>(&self, f: impl FnOnce(&dyn Reader) -> Result<R>) -> Result<Written<R>> {
+    pub fn read<R>(&self, f: impl FnOnce(&dyn Reader) -> Result<R>) -> Result<Synced<R>> {
         self.read_mode(None, f)
     }
 
@@ -19,7 +19,7 @@ impl Workspace {
         &self,
         actor: &str,
         f: impl FnOnce(&dyn Reader) -> Result<R>,
-    ) -> Result<Written<R>> {
+    ) -> Result<Synced<R>> {
         self.read_mode(Some(actor), f)
     }
 
@@ -27,13 +27,13 @@ impl Workspace {
         &self,
         writer: Option<&str>,
         f: impl FnOnce(&dyn Reader) -> Result<R>,
-    ) -> Result<Written<R>> {
+    ) -> Result<Synced<R>> {
         self.require_memory()?;
         // a git index lock a killed trilogy left would stop the person's git commands
         if let Some(root) = self.git() {
             sync::gitlock::clear_stale(root);
         }
-        let clean = |value| Written {
+        let clean = |value| Synced {
             value,
             report: SyncReport::default(),
         };
@@ -80,7 +80,7 @@ impl Workspace {
             None => self.write_mode("cli", false, |_| Ok(()))?,
         };
         let rtx = store.read()?;
-        Ok(Written {
+        Ok(Synced {
             value: f(&rtx)?,
             report: synced.report,
         })

@@ -11,7 +11,7 @@ use proptest::test_runner::FileFailurePersistence;
 
 use common::Ws;
 use trilogy::config::Config;
-use trilogy::ops::inject::{Budget, assemble};
+use trilogy::ops::session_block::{Budget, assemble};
 use trilogy::ops::{self, CheckpointInput, DecisionInput, ProjectInput, SessionInput};
 use trilogy::workspace::{Clock, Workspace};
 

@@ -35,9 +35,9 @@ fn session(done: &str) -> CheckpointInput {
 
 /// `AGENTS.local.md` with a line of the person's own and the memory block after it.
 fn rules_file(ws: &Workspace) -> std::path::PathBuf {
-    let path = ws.root.join(ops::block::DEFAULT_BLOCK_FILE);
+    let path = ws.root.join(ops::regions::DEFAULT_BLOCK_FILE);
     std::fs::write(&path, "# local notes\n\nkeep me\n").unwrap();
-    ops::block::write_block(ws, Path::new(ops::block::DEFAULT_BLOCK_FILE)).unwrap();
+    ops::regions::write_block(ws, Path::new(ops::regions::DEFAULT_BLOCK_FILE)).unwrap();
     path
 }
 

@@ -142,7 +142,7 @@ fn path_at(s: &str) -> (Vec<Vec<String>>, &str) {
     if let Some(group) = rest.strip_prefix('{') {
         let (inner, after) = split_group(group);
         let mut out = Vec::new();
-        for item in split_items(inner) {
+        for item in top_level_items(inner) {
             let item = item.trim();
             if item.is_empty() || item == "self" {
                 out.push(segments.clone());
@@ -173,24 +173,6 @@ fn split_group(s: &str) -> (&str, &str) {
         }
     }
     (s, "")
-}
-
-/// The items of a group, split at its top-level commas.
-fn split_items(s: &str) -> Vec<&str> {
-    let (mut out, mut depth, mut start) = (Vec::new(), 0, 0);
-    for (i, c) in s.char_indices() {
-        match c {
-            '{' => depth += 1,
-            '}' => depth -= 1,
-            ',' if depth == 0 => {
-                out.push(&s[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(&s[start..]);
-    out
 }
 
 /// The module a path names from inside `from`: `super::` climbs, and the longest known

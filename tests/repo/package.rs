@@ -96,7 +96,7 @@ fn compiled_in() -> Vec<String> {
 #[test]
 fn the_globs_match_as_cargo_reads_them() {
     assert!(matches("src/**/*.rs", "src/lib.rs"));
-    assert!(matches("src/**/*.rs", "src/ops/inject/cut.rs"));
+    assert!(matches("src/**/*.rs", "src/ops/session_block/cut.rs"));
     assert!(!matches("src/**/*.rs", "src/ops/notes.md"));
     assert!(matches("templates/zh/*.md", "templates/zh/PROJECT.md"));
     assert!(!matches("templates/zh/*.md", "templates/zh/sub/PROJECT.md"));

@@ -55,8 +55,8 @@ struct BootFileArgs {
 }
 
 pub fn run(ctx: &Context, a: BlockArgs) -> Result<()> {
-    use crate::ops::block;
-    let file = |f: Option<PathBuf>| f.unwrap_or_else(|| block::boot_file(&ctx.ws));
+    use crate::ops::regions;
+    let file = |f: Option<PathBuf>| f.unwrap_or_else(|| regions::boot_file(&ctx.ws));
     match a.action {
         None => {
             let Some(f) = a.file else {
@@ -67,7 +67,7 @@ pub fn run(ctx: &Context, a: BlockArgs) -> Result<()> {
             session_block(ctx, &f)
         }
         Some(BlockAction::Status(b)) => {
-            let s = block::boot_state(&ctx.ws, &file(b.file))?;
+            let s = regions::boot_state(&ctx.ws, &file(b.file))?;
             format::print(ctx, &s, |s| {
                 let state = match (s.file_exists, s.exists, s.current) {
                     (false, _, _) => "the file does not exist",
@@ -82,7 +82,7 @@ pub fn run(ctx: &Context, a: BlockArgs) -> Result<()> {
         }
         Some(BlockAction::Remove(b)) => {
             let f = file(b.file);
-            let removed = block::remove_block(&ctx.ws, &f)?;
+            let removed = regions::remove_block(&ctx.ws, &f)?;
             let v = serde_json::json!({ "removed": removed, "file": f.display().to_string() });
             format::print(ctx, &v, |_| match removed {
                 true => format!("took the boot block out of {}", f.display()),
@@ -90,7 +90,7 @@ pub fn run(ctx: &Context, a: BlockArgs) -> Result<()> {
             })
         }
         Some(BlockAction::Rewrite(b)) => {
-            let out = block::rewrite_block(&ctx.ws, &file(b.file))?;
+            let out = regions::rewrite_block(&ctx.ws, &file(b.file))?;
             format::print(ctx, &out, |o| {
                 let mut s = format!("{} {}", o.outcome.word(), o.file);
                 if let Some(r) = &o.rescued {
@@ -104,7 +104,7 @@ pub fn run(ctx: &Context, a: BlockArgs) -> Result<()> {
 
 /// `trilogy block --file F`: the session-start block in a managed region of F.
 fn session_block(ctx: &Context, file: &std::path::Path) -> Result<()> {
-    let out = crate::ops::block::write_block(&ctx.ws, file)?;
+    let out = crate::ops::regions::write_block(&ctx.ws, file)?;
     format::print(ctx, &out, |o| {
         format!(
             "{} {} ({} bytes of memory)",

@@ -32,6 +32,6 @@ pub fn run(ctx: &Context, a: DueArgs) -> Result<()> {
         .today()
         .checked_add_days(chrono::Days::new(a.within))
         .ok_or_else(|| Error::bad_input("--within: too many days"))?;
-    let due = crate::ops::truth::review::due_in(&ctx.ws, until)?;
+    let due = crate::ops::truth::due::due_in(&ctx.ws, until)?;
     format::print(ctx, &due, |d| format::due(d))
 }

@@ -109,7 +109,7 @@ fn install_options(
             if !ctx.ws.has_memory() {
                 crate::ops::init(&ctx.ws)?;
             }
-            crate::ops::block::region(&ctx.ws, std::path::Path::new(file))?.0
+            crate::ops::regions::region(&ctx.ws, std::path::Path::new(file))?.0
         }
         _ => String::new(),
     };
@@ -136,15 +136,15 @@ fn install_options(
 /// harness's own `dsh plugin add`, or printed as the command to run when `dsh` is not on PATH.
 /// `--static` keeps the older setup: the block in `AGENTS.local.md` and the MCP entry to paste.
 fn install_dsh(ctx: &Context, a: &InstallArgs, remove: bool) -> Result<()> {
-    use crate::ops::block::{self, BLOCK_END, BLOCK_START, DEFAULT_BLOCK_FILE};
     use crate::ops::install::dsh;
+    use crate::ops::regions::{self, BLOCK_END, BLOCK_START, DEFAULT_BLOCK_FILE};
     let file = ctx.ws.root.join(DEFAULT_BLOCK_FILE);
     if a.static_block && !remove {
         if !ctx.ws.has_memory() {
             crate::ops::init(&ctx.ws)?;
         }
-        let out = block::write_block(&ctx.ws, std::path::Path::new(DEFAULT_BLOCK_FILE))?;
-        let snippet = block::dsh_snippet(&a.command());
+        let out = regions::write_block(&ctx.ws, std::path::Path::new(DEFAULT_BLOCK_FILE))?;
+        let snippet = regions::dsh_snippet(&a.command());
         let v = serde_json::json!({"block": out, "profile_entry": snippet});
         return format::print(ctx, &v, |_| {
             format!(

@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 
 use crate::error::{Error, Result};
 use crate::model::Proposal;
-use crate::ops::{self, gate};
+use crate::ops::{self, proposals};
 
 use super::super::{Context, format};
 
@@ -87,7 +87,7 @@ fn line(p: &Proposal) -> String {
         .unwrap_or_default();
     // a USER.md line can come from any repository: where from is said beside it
     let from = match p.kind {
-        crate::model::ProposalKind::User => gate::origin(p)
+        crate::model::ProposalKind::User => proposals::origin(p)
             .map(|o| format!("\n    from {o}"))
             .unwrap_or_default(),
         _ => String::new(),
@@ -106,11 +106,11 @@ fn line(p: &Proposal) -> String {
 }
 
 /// An accepted proposal in a line (with where a USER.md line came from).
-fn accepted(a: &gate::Accepted) -> String {
+fn accepted(a: &proposals::Accepted) -> String {
     let mut s = format!("accepted {}: {}", a.id, a.written.join("; "));
     if a.kind == "user" {
         s.push_str(&format!(" — {}", a.text));
-        if let Some(from) = gate::origin_of(a.repository.as_deref(), a.session.as_deref()) {
+        if let Some(from) = proposals::origin_of(a.repository.as_deref(), a.session.as_deref()) {
             s.push_str(&format!(" (from {from})"));
         }
     }
@@ -166,7 +166,7 @@ fn edit(text: &str) -> Result<String> {
 pub fn run(ctx: &Context, a: ReviewArgs) -> Result<()> {
     match a.cmd.unwrap_or(ReviewCmd::List { all: false }) {
         ReviewCmd::List { all } => {
-            let l = gate::list(&ctx.ws, all)?;
+            let l = proposals::list(&ctx.ws, all)?;
             format::print(ctx, &l, |l| {
                 let mut out = Vec::new();
                 if l.proposals.is_empty() && l.reports.is_empty() {
@@ -189,7 +189,7 @@ pub fn run(ctx: &Context, a: ReviewArgs) -> Result<()> {
             })
         }
         ReviewCmd::Show { id } => {
-            let p = gate::show(&ctx.ws, &id)?;
+            let p = proposals::show(&ctx.ws, &id)?;
             format::print(ctx, &p, |p| {
                 format!(
                     "{}\nproposed by {}{}\n\n{}",
@@ -209,10 +209,10 @@ pub fn run(ctx: &Context, a: ReviewArgs) -> Result<()> {
         } => {
             let id = id.unwrap_or_default();
             let text = match (e, text) {
-                (true, _) => Some(edit(&main_text(&gate::show(&ctx.ws, &id)?))?),
+                (true, _) => Some(edit(&main_text(&proposals::show(&ctx.ws, &id)?))?),
                 (false, t) => t,
             };
-            let w = gate::accept(&ctx.ws, "cli", &id, text.as_deref())?;
+            let w = proposals::accept(&ctx.ws, "cli", &id, text.as_deref())?;
             format::warn_sync(&w.report);
             format::print(ctx, &w.value, |a| {
                 let mut s = accepted(a);
@@ -223,7 +223,7 @@ pub fn run(ctx: &Context, a: ReviewArgs) -> Result<()> {
             })
         }
         ReviewCmd::Reject { id, why } => {
-            let p = gate::reject(&ctx.ws, "cli", &id, why.as_deref())?;
+            let p = proposals::reject(&ctx.ws, "cli", &id, why.as_deref())?;
             format::print(ctx, &p, |p| {
                 format!(
                     "rejected {} (kept, never written): {}",
@@ -242,11 +242,11 @@ pub fn run(ctx: &Context, a: ReviewArgs) -> Result<()> {
 /// `accept --all` (this workspace's pending proposals) and `--user` (the pending USER.md
 /// lines), oldest first; USER.md lines not asked for are named, with where they came from.
 fn accept_many(ctx: &Context, all: bool, user: bool) -> Result<()> {
-    let (take, unnamed) = gate::pending_to_accept(&ctx.ws, all, user)?;
+    let (take, unnamed) = proposals::pending_to_accept(&ctx.ws, all, user)?;
     let mut done = Vec::new();
     let mut failed = Vec::new();
     for p in take {
-        match gate::accept(&ctx.ws, "cli", &p.id, None) {
+        match proposals::accept(&ctx.ws, "cli", &p.id, None) {
             Ok(w) => {
                 format::warn_sync(&w.report);
                 done.push(w.value);

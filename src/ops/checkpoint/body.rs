@@ -87,11 +87,8 @@ pub(super) fn decision_body(d: &DecisionInput, lang: Lang, today: chrono::NaiveD
         }
     }
     if let Some(r) = d.review.as_deref().filter(|r| !r.trim().is_empty()) {
-        let review = crate::ops::truth::review::resolve(r, today);
-        lines.push(format!(
-            "{}{review}",
-            crate::ops::truth::review::label(lang)
-        ));
+        let review = crate::ops::truth::due::resolve(r, today);
+        lines.push(format!("{}{review}", crate::ops::truth::due::label(lang)));
     }
     // a last line that reads like a state marker would be taken for one
     model::escape_marker(safe_body(&lines.join("\n")))

@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 use super::{CheckpointInput, CheckpointOutcome, apply};
 use crate::base::process::pid_alive;
 use crate::error::{Error, ErrorKind, Result};
-use crate::workspace::{Author, SyncReport, Tx, Workspace, Written};
+use crate::workspace::{Author, SyncReport, Synced, Tx, Workspace};
 
 /// Most batches one leader applies in one transaction.
 const MAX_GROUP: usize = 64;
@@ -80,9 +80,9 @@ impl Outcome {
         }
     }
 
-    pub(super) fn into_result(self) -> Result<Written<CheckpointOutcome>> {
+    pub(super) fn into_result(self) -> Result<Synced<CheckpointOutcome>> {
         match self {
-            Outcome::Done { value, report } => Ok(Written {
+            Outcome::Done { value, report } => Ok(Synced {
                 value: *value,
                 report,
             }),

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
-use crate::workspace::{Tx, Workspace, Written};
+use crate::workspace::{Synced, Tx, Workspace};
 
 use super::AreaCount;
 
@@ -139,7 +139,7 @@ pub struct CheckpointOutcome {
 /// Record the batch. Validation and secret checks run before anything is stored.
 ///
 /// After a call that wrote something, the block in every rules file that holds it is
-/// refreshed ([`super::block::refresh_rules_files`]): hosts without hooks re-read that file
+/// refreshed ([`super::regions::refresh_rules_files`]): hosts without hooks re-read that file
 /// every turn, so it follows the write that changed what it shows. A file that cannot be
 /// refreshed does not fail the call; why is kept in
 /// [`CheckpointOutcome::rules_unrefreshed`].
@@ -147,10 +147,10 @@ pub fn checkpoint(
     ws: &Workspace,
     actor: &str,
     input: &CheckpointInput,
-) -> Result<Written<CheckpointOutcome>> {
+) -> Result<Synced<CheckpointOutcome>> {
     let mut done = record(ws, actor, input)?;
     if !done.value.written.is_empty() {
-        let (_, failed) = super::block::refresh_rules_files(ws);
+        let (_, failed) = super::regions::refresh_rules_files(ws);
         done.value.rules_unrefreshed = failed.iter().map(ToString::to_string).collect();
     }
     Ok(done)
@@ -162,7 +162,7 @@ fn record(
     ws: &Workspace,
     actor: &str,
     input: &CheckpointInput,
-) -> Result<Written<CheckpointOutcome>> {
+) -> Result<Synced<CheckpointOutcome>> {
     validate(input)?;
     // the user's lines go into the user store, a transaction of its own: they are checked
     // first, the project's part is written, then they are

@@ -97,10 +97,10 @@ fn with_review(text: &str, p: &ProjectInput, lang: Lang, today: chrono::NaiveDat
         .as_deref()
         .filter(|r| !r.trim().is_empty())
         .map(|r| {
-            let label = crate::ops::truth::review::label(lang);
-            format!("{label}{}", crate::ops::truth::review::resolve(r, today))
+            let label = crate::ops::truth::due::label(lang);
+            format!("{label}{}", crate::ops::truth::due::resolve(r, today))
         });
-    crate::ops::truth::review::settle(text, review)
+    crate::ops::truth::due::settle(text, review)
 }
 
 /// The key of the section edit `i` names: USER.md's resolved heading, one of the five fixed

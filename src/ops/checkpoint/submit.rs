@@ -13,7 +13,7 @@ use super::group::{
 };
 use super::{CheckpointInput, CheckpointOutcome};
 use crate::error::{Error, Result};
-use crate::workspace::{Workspace, Written};
+use crate::workspace::{Synced, Workspace};
 
 /// Record `input` through the group commit: spool it, then lead or wait for a leader, and
 /// return this batch's own outcome once it is durable.
@@ -21,7 +21,7 @@ pub fn submit(
     ws: &Workspace,
     actor: &str,
     input: &CheckpointInput,
-) -> Result<Written<CheckpointOutcome>> {
+) -> Result<Synced<CheckpointOutcome>> {
     // `.trilogy/` made here gets its `.gitignore` like anywhere else
     ws.ensure_state_dir()?;
     let dir = queue_dir(ws)?;

@@ -6,7 +6,7 @@ use crate::config::Mode;
 use crate::error::{Error, Result};
 use crate::model::user::UserLine;
 use crate::workspace::user::ready;
-use crate::workspace::{Workspace, Written};
+use crate::workspace::{Synced, Workspace};
 
 use super::{CheckpointOutcome, user_lines};
 
@@ -18,7 +18,7 @@ pub fn record(
     actor: &str,
     lines: &[UserLine],
     mode: Mode,
-) -> Result<Written<CheckpointOutcome>> {
+) -> Result<Synced<CheckpointOutcome>> {
     let u = ready(ws)?;
     let from = ws.root.display().to_string();
     let mut done = u.write(actor, |tx| {

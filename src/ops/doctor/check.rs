@@ -12,7 +12,7 @@ use crate::model::FileKind;
 use crate::store::{Reader, Store};
 use crate::workspace::{BOOT_END, BOOT_START, Workspace, render_file};
 
-use super::super::block::{BLOCK_END, BLOCK_START};
+use super::super::regions::{BLOCK_END, BLOCK_START};
 use super::{
     FIX_DAMAGED, Finding, Level, NEWER, StoreState, fence, finding, hosts, state_dir_findings,
     store_state, temp_files,
@@ -386,7 +386,7 @@ fn region_findings(ws: &Workspace, out: &mut Vec<Finding>) {
         ("CLAUDE.md", BOOT_START, BOOT_END),
         ("GEMINI.md", BOOT_START, BOOT_END),
         (
-            super::super::block::DEFAULT_BLOCK_FILE,
+            super::super::regions::DEFAULT_BLOCK_FILE,
             BLOCK_START,
             BLOCK_END,
         ),

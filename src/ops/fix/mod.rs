@@ -12,7 +12,7 @@ use super::version::{current, section_version, stale};
 use crate::error::{Error, Result};
 use crate::model::{FileKind, SectionRecord, State};
 use crate::store::Reader;
-use crate::workspace::{Workspace, Written};
+use crate::workspace::{Synced, Workspace};
 
 /// What a fix did.
 #[derive(Debug, Clone, Serialize)]
@@ -82,7 +82,7 @@ pub fn edit_entry(
     id: &str,
     version: &str,
     text: &str,
-) -> Result<Written<Fixed>> {
+) -> Result<Synced<Fixed>> {
     ws.require_memory()?;
     let (heading, body) = one_block(text)?;
     no_secret("the entry's text", &format!("{heading}\n{body}"))?;
@@ -151,12 +151,7 @@ pub fn edit_entry(
 }
 
 /// Take entry `id`, as seen at `version`, out of its file; it stays restorable (`removed`).
-pub fn remove_entry(
-    ws: &Workspace,
-    actor: &str,
-    id: &str,
-    version: &str,
-) -> Result<Written<Fixed>> {
+pub fn remove_entry(ws: &Workspace, actor: &str, id: &str, version: &str) -> Result<Synced<Fixed>> {
     ws.require_memory()?;
     ws.write(actor, |tx| {
         let mut rec = current(tx.store(), id, version)?;
@@ -197,7 +192,7 @@ pub fn edit_section(
     key: &str,
     version: &str,
     text: &str,
-) -> Result<Written<Fixed>> {
+) -> Result<Synced<Fixed>> {
     ws.require_memory()?;
     let text = crate::markdown::normalize_newlines(text);
     let body = crate::model::trim_blank_lines(text.trim_end()).to_string();
@@ -262,7 +257,7 @@ pub fn supersede(
     id: &str,
     version: &str,
     mut decision: crate::ops::DecisionInput,
-) -> Result<Written<crate::ops::CheckpointOutcome>> {
+) -> Result<Synced<crate::ops::CheckpointOutcome>> {
     ws.require_memory()?;
     decision.supersedes = Some(id.trim().to_string());
     let input = crate::ops::CheckpointInput {

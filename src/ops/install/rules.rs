@@ -1,6 +1,6 @@
 //! The session-start block in the rules file of a host that loads no hook output
 //! (`.github/copilot-instructions.md`, `.windsurfrules`, `.rules`, `.cursor/rules/trilogy.mdc`),
-//! as a managed region between the block markers of [`crate::ops::block`]. Install writes the
+//! as a managed region between the block markers of [`crate::ops::regions`]. Install writes the
 //! region, the MCP server refreshes it after every write that changes memory, uninstall takes
 //! it out. The rest of the file is the user's and is never touched; a file install created
 //! goes when nothing but what install put there is left.
@@ -9,7 +9,7 @@ use super::plan::Plan;
 use super::record::{Made, Record};
 use super::{InstallOptions, settings};
 use crate::error::Result;
-use crate::ops::block::{BLOCK_END, BLOCK_START};
+use crate::ops::regions::{BLOCK_END, BLOCK_START};
 use crate::workspace::{BootOutcome, with_region, without_region};
 
 /// The record's key for the block region (the boot pointer's region has none).

@@ -4,7 +4,7 @@
 //! session-start block in this project's `.windsurfrules`, which Cascade reads in every
 //! conversation. Windsurf keeps at most 6,000 characters of a rules file
 //! (docs.windsurf.com/windsurf/cascade/memories), so the block there is cut to fit
-//! ([`crate::ops::block`]). The server entry is shared by every project installed: uninstalling
+//! ([`crate::ops::regions`]). The server entry is shared by every project installed: uninstalling
 //! one leaves it while another project's install still uses it ([`super::record`]).
 
 use std::path::PathBuf;

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 
 use crate::error::Result;
-use crate::ops::inject::Staleness;
+use crate::ops::session_block::Staleness;
 use crate::store::Reader;
 use crate::workspace::Workspace;
 
@@ -31,7 +31,7 @@ impl Lags {
         }
         // judged without the lock: another workspace's request need not wait for it
         drop(held);
-        let lag = crate::ops::inject::lag(r, &|| crate::ops::file_date(ws, r))?;
+        let lag = crate::ops::session_block::lag(r, &|| crate::ops::file_date(ws, r))?;
         held = self.0.lock().unwrap_or_else(|p| p.into_inner());
         held.insert(ws.root.clone(), (key, lag.clone()));
         Ok(lag)
@@ -59,7 +59,7 @@ pub struct Attention {
 pub fn attention(ws: &Workspace, lags: &Lags, project_ms: i64) -> Result<Attention> {
     let today = ws.clock.today();
     ws.read(|r| {
-        let due = crate::ops::truth::review::due(r, today)?.len();
+        let due = crate::ops::truth::due::due(r, today)?.len();
         let stale = lags.judged(ws, r, project_ms)?;
         Ok(Attention {
             due,

@@ -122,7 +122,7 @@ pub struct ReviewReport {
 /// Pending proposals and open reports (as `trilogy review list` has them), each report with
 /// the live entries it names.
 pub fn review(ws: &Workspace) -> Result<Review> {
-    let listing = crate::ops::gate::list(ws, false)?;
+    let listing = crate::ops::proposals::list(ws, false)?;
     let named = ws
         .read(|r| {
             (listing.reports.iter())

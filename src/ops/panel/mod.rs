@@ -6,7 +6,7 @@
 //! Each answer is a typed value that serializes to the panel's JSON; reading the request and
 //! shaping the HTTP answer is the panel's (`web`). Every answer is a read (which, like every
 //! read, takes in a hand edit first); the panel's fixes are [`super::fix`],
-//! [`super::restore`] and [`super::gate`], as everyone's are.
+//! [`super::restore`] and [`super::proposals`], as everyone's are.
 
 mod attention;
 mod cards;

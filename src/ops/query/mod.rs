@@ -10,7 +10,7 @@ use crate::model::{
     EntryRecord, FileKind, area_name, is_empty_body, section_key, section_names_help,
 };
 use crate::store::Reader;
-use crate::workspace::{Workspace, Written, render_file};
+use crate::workspace::{Synced, Workspace, render_file};
 
 use super::EntryView;
 
@@ -88,7 +88,7 @@ pub enum ReadOutput {
 /// Read part of the memory, as an agent (or a person at the terminal) is given it: a
 /// credential written into a file by hand is masked, every line of a key block (the file keeps
 /// it, and `status` names it; see [`super::secrets`]).
-pub fn read(ws: &Workspace, target: &ReadTarget) -> Result<Written<ReadOutput>> {
+pub fn read(ws: &Workspace, target: &ReadTarget) -> Result<Synced<ReadOutput>> {
     let lang = ws.lang();
     let mut out = ws.read(|r| read_in(r, ws, target, lang))?;
     mask_credentials(&mut out.value);

@@ -101,8 +101,8 @@ pub struct Status {
     pub unclosed: Vec<Broken>,
     /// Credentials written into the files by hand.
     pub secrets: Vec<crate::ops::secrets::Sighting>,
-    /// PROJECT.md lagging behind the logs (see `inject::staleness`).
-    pub stale: Option<crate::ops::inject::Staleness>,
+    /// PROJECT.md lagging behind the logs (see `session_block::staleness`).
+    pub stale: Option<crate::ops::session_block::Staleness>,
     /// Memory files git left unmerged (its merge driver did not run): `trilogy resolve`.
     pub unmerged: Vec<String>,
     /// Saves made from an older copy, whose missing entries trilogy kept (each shown once).
@@ -113,7 +113,7 @@ pub struct Status {
     /// Topics holding more than one live decision (a hand edit or a merge brought them).
     pub topic_conflicts: Vec<crate::ops::truth::topic::TopicConflict>,
     /// Decisions and sections whose review date has come (`trilogy due`).
-    pub due: Vec<crate::ops::truth::review::Due>,
+    pub due: Vec<crate::ops::truth::due::Due>,
     /// This repository's other git work trees with memory (read, never written).
     pub siblings: Vec<crate::ops::sibling::Sibling>,
     pub last_event: Option<Event>,
@@ -158,7 +158,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             memory_dir: ws.memory_dir().display().to_string(),
             store: ws.store_path().display().to_string(),
             lang: ws.lang().as_str(),
-            project_empty: crate::ops::inject::project_is_empty(
+            project_empty: crate::ops::session_block::project_is_empty(
                 &r.sections()?,
                 &crate::markdown::prose(&r.preamble(FileKind::Project)?.unwrap_or_default()),
             ),
@@ -177,7 +177,9 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             proposals_pending: r.pending_proposals()?,
             unparseable: Vec::new(),
             unclosed: Vec::new(),
-            stale: crate::ops::inject::staleness(r, &ws.config, &|| crate::ops::file_date(ws, r))?,
+            stale: crate::ops::session_block::staleness(r, &ws.config, &|| {
+                crate::ops::file_date(ws, r)
+            })?,
             secrets: crate::ops::secrets::in_files(r, ws.lang())?,
             unmerged: Vec::new(),
             kept: (r.events(KEPT_LOOKBACK)?.into_iter())
@@ -185,7 +187,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
                 .collect(),
             section_conflicts: section_conflicts(ws, r)?,
             topic_conflicts: crate::ops::truth::topic::conflicts(r)?,
-            due: crate::ops::truth::review::due(r, today)?,
+            due: crate::ops::truth::due::due(r, today)?,
             siblings: Vec::new(),
             last_event: r.events(1)?.into_iter().next(),
         })

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::model::host::{Host, HostLimits};
 use crate::model::{EntryKind, FileKind, State};
 use crate::ops::agent::{self, Source};
-use crate::ops::inject::{Budget, DECISIONS_SHARE, Ledger, PROJECT_SHARE, texts};
+use crate::ops::session_block::{Budget, DECISIONS_SHARE, Ledger, PROJECT_SHARE, texts};
 use crate::workspace::{Workspace, agents};
 
 /// Days within which an injected entry counts as in use.
@@ -126,9 +126,10 @@ pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> R
                 .cloned()
                 .collect();
             let wanted = ws.config.session_entries_injected as usize;
-            let chosen: HashSet<String> = crate::ops::inject::sessions_chosen(&live, today, wanted)
-                .into_iter()
-                .collect();
+            let chosen: HashSet<String> =
+                crate::ops::session_block::sessions_chosen(&live, today, wanted)
+                    .into_iter()
+                    .collect();
             let newest: HashSet<&str> = live.iter().take(wanted).map(|e| e.id.as_str()).collect();
             for e in &sessions {
                 let is_shown = shown.contains(e.id.as_str());
@@ -148,7 +149,7 @@ pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> R
         .value;
     let project_share = (sizing as f64 * PROJECT_SHARE) as usize;
     let decisions_share = (sizing as f64 * DECISIONS_SHARE) as usize;
-    let user_share = crate::ops::inject::user::room(ws, block_budget(l));
+    let user_share = crate::ops::session_block::user::room(ws, block_budget(l));
     let mut files = vec![
         FileShare {
             file: FileKind::Project.file_name().into(),

@@ -16,8 +16,8 @@
 //!
 //! `retire`: a person marks an entry as no longer true; agents only propose it, in `notes`.
 
+pub mod due;
 pub mod notice;
 pub mod retire;
-pub mod review;
 pub mod similar;
 pub mod topic;

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::model::{EntryRecord, State};
 use crate::store::Reader;
-use crate::workspace::{Workspace, Written};
+use crate::workspace::{Synced, Workspace};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct RetireOutcome {
@@ -33,7 +33,7 @@ pub fn retire(
     id_prefix: &str,
     why: &str,
     version: Option<&str>,
-) -> Result<Written<RetireOutcome>> {
+) -> Result<Synced<RetireOutcome>> {
     ws.require_memory()?;
     let why = why.trim();
     if why.is_empty() {

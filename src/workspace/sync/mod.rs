@@ -180,9 +180,10 @@ impl std::fmt::Display for Broken {
     }
 }
 
-/// A result plus the sync report.
+/// What a read or a write of the memory gives: its result, and what bringing the files and
+/// the store together around it did (hand edits absorbed, files written or deferred).
 #[derive(Debug, Clone)]
-pub struct Written<R> {
+pub struct Synced<R> {
     pub value: R,
     pub report: SyncReport,
 }

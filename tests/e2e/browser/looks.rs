@@ -9,7 +9,7 @@ use super::*;
 async fn panel_banner_chip_and_english_labels() {
     let home = Home::new();
     // PROJECT.md last written on 2026-09-30 (its file that old too), the log 60 days on
-    // (§4.11; trilogy judges by the store's revision dates, src/ops/inject/stale.rs)
+    // (§4.11; trilogy judges by the store's revision dates, src/ops/session_block/stale.rs)
     let s_root = home.folder("stale");
     let then = [("TRILOGY_TODAY", "2026-09-30")];
     home.run(&s_root, &["init"], &then, None);

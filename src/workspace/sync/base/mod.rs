@@ -112,7 +112,7 @@ impl Tx<'_> {
 
 /// How a save's base was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Found {
+pub(super) enum BaseBy {
     /// The version its writer named.
     Named,
     /// The kept version it shares the most with.
@@ -129,7 +129,7 @@ pub(super) enum Found {
 /// The version a save is merged against.
 pub(super) struct Base {
     pub prints: Prints,
-    pub found: Found,
+    pub found: BaseBy,
 }
 
 /// The kept versions of a file replayed oldest first: `visit(n, record, entries, added,
@@ -329,7 +329,7 @@ impl Tx<'_> {
         });
         Ok(found.filter(|_| !head_after).map(|prints| Base {
             prints,
-            found: Found::PutBack,
+            found: BaseBy::PutBack,
         }))
     }
 
@@ -392,7 +392,7 @@ impl Tx<'_> {
             }
             return Ok(found.map(|prints| Base {
                 prints,
-                found: Found::Named,
+                found: BaseBy::Named,
             }));
         }
         // what the save lacks counts only while it is in the file: an entry someone removed since
@@ -471,7 +471,7 @@ impl Tx<'_> {
             {
                 return Ok(Some(Base {
                     prints: latest,
-                    found: Found::Repeated,
+                    found: BaseBy::Repeated,
                 }));
             }
             // older versions are gone: the save may have been made from one of them, so of the
@@ -483,12 +483,12 @@ impl Tx<'_> {
             }
             return Ok(Some(Base {
                 prints,
-                found: Found::Likeliest,
+                found: BaseBy::Likeliest,
             }));
         }
         Ok(Some(Base {
             prints: held.prints(self.lang(), Some(theirs)),
-            found: Found::NewestHeld,
+            found: BaseBy::NewestHeld,
         }))
     }
 }
@@ -554,7 +554,7 @@ mod tests {
             // a copy of version 2 with an entry of its own: based on version 2
             let theirs: Prints = [(1, 1), (2, 1), (99, 1)].into_iter().collect();
             let b = tx.base_of(f, &theirs, &Held::Entries(&[]), None)?.unwrap();
-            assert_eq!(b.found, Found::Likeliest);
+            assert_eq!(b.found, BaseBy::Likeliest);
             let mut ids: Vec<u64> = b.prints.keys().copied().collect();
             ids.sort();
             assert_eq!(ids, vec![1, 2]);
@@ -566,7 +566,7 @@ mod tests {
             let b = tx
                 .base_of(f, &theirs, &Held::Entries(&[]), Some(&format!("{:040}", 3)))?
                 .unwrap();
-            assert_eq!((b.found, b.prints.len()), (Found::Named, 3));
+            assert_eq!((b.found, b.prints.len()), (BaseBy::Named, 3));
             assert!(
                 tx.base_of(f, &theirs, &Held::Entries(&[]), Some(&"f".repeat(40)))?
                     .is_none()

@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use super::pair::{Side, Sure, pair};
-use super::{Base, Found, Held, Prints, id_key, print_of, set_hash};
+use super::{Base, BaseBy, Held, Prints, id_key, print_of, set_hash};
 use crate::error::{Error, Result};
 use crate::model::{EntryRecord, FileKind};
 use crate::store::{Print, Reader};
@@ -26,7 +26,7 @@ pub(in crate::workspace::sync) struct Reading {
 /// Entries a save lacked whose writer never saw them: they stay.
 pub(in crate::workspace::sync) struct Kept {
     ids: Vec<String>,
-    found: Found,
+    found: BaseBy,
 }
 
 impl Tx<'_> {
@@ -127,7 +127,7 @@ impl Tx<'_> {
                 kept.push(e.id.clone());
             }
         }
-        if let Some(b) = base.as_ref().filter(|b| b.found == Found::Named) {
+        if let Some(b) = base.as_ref().filter(|b| b.found == BaseBy::Named) {
             self.check_clashes(f, b, items, entries, &reading.theirs, &removed)?;
         }
         // which removed entries were edited, and into which added one
@@ -148,7 +148,7 @@ impl Tx<'_> {
                 .set_kept_last(f, set_hash(&reading.theirs), &keys)?;
             reading.kept = Some(Kept {
                 ids: kept,
-                found: base.as_ref().map_or(Found::Likeliest, |b| b.found),
+                found: base.as_ref().map_or(BaseBy::Likeliest, |b| b.found),
             });
         }
         reading.base = base;
@@ -207,11 +207,11 @@ impl Tx<'_> {
             ("entries", "them")
         };
         let why = match k.found {
-            Found::PutBack => {
+            BaseBy::PutBack => {
                 " (git put an older copy of the file back: a checkout, reset or stash of it, or a merge that rewound the work tree; edit the file to remove them)"
                     .to_string()
             }
-            Found::NewestHeld => {
+            BaseBy::NewestHeld => {
                 " (the save matched no recent version: every entry newer than the newest it holds stays)"
                     .to_string()
             }

@@ -12,7 +12,7 @@ use crate::ops::{
     CheckpointInput, DecisionInput, ProjectInput, SessionInput, apply_direct, validate,
 };
 use crate::store::Reader;
-use crate::workspace::{Author, Tx, Workspace, Written};
+use crate::workspace::{Author, Synced, Tx, Workspace};
 
 /// What `review list` shows.
 #[derive(Debug, Clone, Serialize)]
@@ -224,7 +224,7 @@ pub fn accept(
     actor: &str,
     id: &str,
     text: Option<&str>,
-) -> Result<Written<Accepted>> {
+) -> Result<Synced<Accepted>> {
     let (ws, p) = scope_of(ws, id)?;
     if p.state != ProposalState::Pending {
         return Err(Error::bad_input(format!(

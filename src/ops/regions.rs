@@ -15,7 +15,7 @@ use crate::workspace::{
     BootOutcome, Workspace, boot_presence, ensure_boot_block, ensure_region, remove_boot_block,
 };
 
-use super::inject::{Budget, assemble};
+use super::session_block::{Budget, assemble};
 
 /// Markers around the managed block (distinct from the boot block's).
 pub const BLOCK_START: &str = "<!-- trilogy:memory:start -->";

@@ -49,7 +49,7 @@ struct Decisions {
     /// Prose a person wrote in DECISIONS.md, when it fits the share.
     prose: Option<String>,
     live: usize,
-    due: Vec<crate::ops::truth::review::Due>,
+    due: Vec<crate::ops::truth::due::Due>,
 }
 
 /// The block for `inputs` from snapshot `r`.
@@ -77,14 +77,14 @@ pub fn assemble_with(r: &dyn Reader, inputs: &Inputs) -> Result<Block> {
     let sizing = budget.bytes.min(budget.chars.unwrap_or(usize::MAX));
     let project = capped_project(r, &sections, t, sizing)?;
     let mut decisions = fitting_decisions(r, t, today, sizing)?;
-    crate::ops::truth::review::add_sections(&mut decisions.due, &r.sections()?, today);
+    crate::ops::truth::due::add_sections(&mut decisions.due, &r.sections()?, today);
     let sibling_block = crate::ops::sibling::block_text(
         inputs.siblings,
         lang,
         (sizing as f64 * SIBLING_SHARE) as usize,
     );
     let stale = staleness(r, config, inputs.file_date)?;
-    let due_block = crate::ops::truth::review::block_text(&decisions.due, lang);
+    let due_block = crate::ops::truth::due::block_text(&decisions.due, lang);
     let parts = Parts {
         t,
         sections: project.capped,
@@ -192,7 +192,7 @@ fn fitting_decisions(
     let mut visited = 0usize;
     r.scan_file(FileKind::Decisions, 0, &mut |mut d| {
         visited += 1;
-        due.extend(crate::ops::truth::review::due_decision(&d, today));
+        due.extend(crate::ops::truth::due::due_decision(&d, today));
         if d.state != State::Live || in_record(&d).is_some() {
             return Ok(true);
         }
@@ -224,7 +224,7 @@ fn fitting_decisions(
     };
     if first_left_out.is_some() {
         r.scan_file(FileKind::Decisions, visited, &mut |d| {
-            due.extend(crate::ops::truth::review::due_decision(&d, today));
+            due.extend(crate::ops::truth::due::due_decision(&d, today));
             Ok(true)
         })?;
     }
