@@ -326,4 +326,33 @@ mod tests {
         let bad = complete(&flagged, FRAME_MAX).unwrap_err();
         assert!(bad.why.contains("not a zstd frame"), "{bad:?}");
     }
+
+    /// The fixture of frames written by the reference zstd (the C library, 1.5.4):
+    /// `{"a":1}` at level 3 with a checksum; the numbers 1 to 3000, a line each, at level 19
+    /// without one; 4000 lines of `{"seq":i % 7,"text":"the linker flag"}` at level 1 (two
+    /// blocks).
+    fn by_libzstd() -> Vec<u8> {
+        let p = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/recall/libzstd-frames.zst");
+        std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    }
+
+    #[test]
+    fn frames_the_reference_zstd_wrote_are_read_whole() {
+        let frames = by_libzstd();
+        let mut want = String::from("{\"a\":1}\n");
+        let numbers: String = (1..=3000).map(|i| format!("{i}\n")).collect();
+        want.push_str(&numbers);
+        let repeated: String = (1..=4000)
+            .map(|i| format!("{{\"seq\":{},\"text\":\"the linker flag\"}}\n", i % 7))
+            .collect();
+        want.push_str(&repeated);
+        let c = complete(&frames, FRAME_MAX).unwrap();
+        assert_eq!(c.text, want);
+        assert_eq!((c.used, c.skipped), (frames.len(), 0));
+        assert_eq!(c.said, want.len() as u64);
+        // the last frame cut short waits
+        let c = complete(&frames[..frames.len() - 1], FRAME_MAX).unwrap();
+        assert_eq!(c.text.len(), 8 + numbers.len());
+    }
 }
