@@ -26,6 +26,9 @@ pub struct Bad {
     pub why: String,
 }
 
+/// The largest window a frame may ask its decoder to keep: 128 MiB, the reference decoder's
+/// default limit (a frame asking for more does not decompress).
+const WINDOW_MAX: u64 = 1 << 27;
 /// The magic number that opens a zstd frame, as it is on disk.
 const MAGIC: [u8; 4] = 0xFD2F_B528u32.to_le_bytes();
 /// The magic numbers of skippable frames: these 4 bytes with any value in the low 4 bits of
@@ -55,7 +58,7 @@ fn frame_len(bytes: &[u8], at: usize) -> Result<Option<usize>, Bad> {
             return Ok(None);
         };
         let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
-        return Ok(Some(8 + len).filter(|&n| n <= bytes.len()));
+        return Ok(Some(len.saturating_add(8)).filter(|&n| n <= bytes.len()));
     }
     if head != &MAGIC[..head.len()] {
         return Err(bad("Unknown frame descriptor"));
@@ -110,7 +113,8 @@ fn inflate(frame: &[u8], at: usize, out: &mut impl std::io::Write) -> Result<u64
         at,
         why: format!("a zstd frame does not decompress: {e}"),
     };
-    let mut dec = ruzstd::decoding::StreamingDecoder::new(frame).map_err(|e| undecodable(&e))?;
+    let mut dec = ruzstd::decoding::StreamingDecoder::new_with_max_window_size(frame, WINDOW_MAX)
+        .map_err(|e| undecodable(&e))?;
     let said =
         std::io::copy(&mut (&mut dec).take(FRAME_MAX + 1), out).map_err(|e| undecodable(&e))?;
     if said <= FRAME_MAX
