@@ -43,7 +43,9 @@ pub use tokenizer::{MemoryTokenizer, is_cjk, tokens};
 /// 2: entries holding a credential are left out; areas are indexed composed (NFC).
 /// 4: documents carry their recency (equal scores rank live and newer first).
 /// 5: a PROJECT section that is still its template's placeholder is not indexed.
-const SCHEMA_VERSION: u64 = 5;
+/// 6: tantivy is built without its zstd column compression (lz4 stored text, as before): an
+/// index written by a build that had it is rebuilt rather than read.
+const SCHEMA_VERSION: u64 = 6;
 const TOKENIZER: &str = "memory";
 /// The column ordering documents of equal score (see `doc::recency`).
 const RECENCY: &str = "recency";
@@ -329,5 +331,39 @@ mod tests {
         let q: HashSet<String> = terms("parseSessions").into_iter().collect();
         let d: HashSet<String> = terms("fn parse_sessions()").into_iter().collect();
         assert!(q.intersection(&d).count() >= 2, "{q:?} vs {d:?}");
+    }
+
+    /// An index as an older trilogy left it: one document, committed with `schema` in its
+    /// payload.
+    fn left_by_an_older_trilogy(dir: &Path, schema_version: u64) {
+        let index = Index::create_in_dir(dir, schema().0).unwrap();
+        index.tokenizers().register(TOKENIZER, analyzer());
+        let f = schema().1;
+        let mut writer: tantivy::IndexWriter<tantivy::TantivyDocument> =
+            index.writer_with_num_threads(1, 15_000_000).unwrap();
+        writer
+            .add_document(tantivy::doc!(f.key => "d-1", f.recency => 1u64))
+            .unwrap();
+        let mut prepared = writer.prepare_commit().unwrap();
+        prepared.set_payload(&format!(
+            "{{\"wm\":7,\"schema\":{schema_version},\"store\":1}}"
+        ));
+        prepared.commit().unwrap();
+        writer.wait_merging_threads().unwrap();
+    }
+
+    #[test]
+    fn an_index_of_an_older_schema_is_rebuilt_and_one_of_this_schema_is_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        left_by_an_older_trilogy(dir.path(), SCHEMA_VERSION - 1);
+        let idx = SearchIndex::open(dir.path()).unwrap();
+        // made anew: nothing applied, nothing in it, the store fills it again
+        assert_eq!((idx.watermark(), idx.len().unwrap()), (0, 0));
+        drop(idx);
+
+        let dir = tempfile::tempdir().unwrap();
+        left_by_an_older_trilogy(dir.path(), SCHEMA_VERSION);
+        let idx = SearchIndex::open(dir.path()).unwrap();
+        assert_eq!((idx.watermark(), idx.len().unwrap()), (7, 1));
     }
 }

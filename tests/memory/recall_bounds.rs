@@ -9,7 +9,7 @@ use std::path::Path;
 
 use common::Ws;
 
-use super::recall::{claude_file, dsh_file, root, write};
+use super::recall::{claude_file, dsh_file, root, write, zstd_frame};
 use serde_json::{Value, json};
 
 /// A Claude Code line of this workspace in which the person says `text`.
@@ -20,7 +20,7 @@ fn claude_line(ws: &Ws, text: &str) -> String {
 
 /// One DeepSeek Harness event, as the harness writes it: a zstd frame of its own.
 fn frame(event: &Value) -> Vec<u8> {
-    zstd::stream::encode_all(format!("{event}\n").as_bytes(), 3).unwrap()
+    zstd_frame(format!("{event}\n").as_bytes())
 }
 
 /// The frame of a DeepSeek Harness event in which the person says `text`.
@@ -73,7 +73,7 @@ fn a_zstd_frame_that_says_more_than_64_mib_is_skipped_and_the_frames_after_it_ar
     let mut log = dsh_session(&ws, "narwhal before the bomb");
     // 65 MiB of line feeds in one frame of a few kilobytes, then the session goes on
     let nothing = vec![b'\n'; 65 << 20];
-    log.extend(zstd::stream::encode_all(&nothing[..], 3).unwrap());
+    log.extend(zstd_frame(&nothing));
     drop(nothing);
     log.extend(dsh_said("beluga after the bomb"));
     let log_path = write(&dsh_file(&ws), &log);
@@ -97,7 +97,7 @@ fn a_zstd_log_whose_frames_say_more_than_a_gigabyte_is_marked_unreadable() {
     );
     let mut log = dsh_session(&ws, "narwhal before the bomb");
     // each frame under the frame cap, all of them together over the file's
-    let bomb = zstd::stream::encode_all(&vec![b'\n'; 63 << 20][..], 3).unwrap();
+    let bomb = zstd_frame(&vec![b'\n'; 63 << 20]);
     for _ in 0..17 {
         log.extend_from_slice(&bomb);
     }

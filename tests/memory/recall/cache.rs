@@ -35,7 +35,7 @@ fn status_is_exact_on_good_pending_and_unreadable_files() {
         .open(codex_file(&ws))
         .unwrap();
     std::io::Write::write_all(&mut f, b"{\"type\":\"event_msg\",\"payload\":{}}\n").unwrap();
-    let mut bad = zstd::stream::encode_all(&b"{\"type\":\"turn/start\"}\n"[..], 3).unwrap();
+    let mut bad = zstd_frame(b"{\"type\":\"turn/start\"}\n");
     // not a frame: its magic number is gone
     bad[0] ^= 0xff;
     let mut d = std::fs::OpenOptions::new()

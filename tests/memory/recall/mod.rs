@@ -88,11 +88,16 @@ pub(super) fn dsh_file(ws: &Ws) -> PathBuf {
         .join("sessions/--proj--/session-26c79d9c-35bb-4de2-bead-33fd58cb9b88/session.jsonl.zstd")
 }
 
+/// `bytes` as one zstd frame (compressed in Rust, as trilogy reads it).
+pub(super) fn zstd_frame(bytes: &[u8]) -> Vec<u8> {
+    ruzstd::encoding::compress_to_vec(bytes, ruzstd::encoding::CompressionLevel::Fastest)
+}
+
 /// DeepSeek Harness's log: one zstd frame per appended event, as the harness writes it.
 fn frames(lines: &str) -> Vec<u8> {
     let mut out = Vec::new();
     for l in lines.lines() {
-        out.extend(zstd::stream::encode_all(format!("{l}\n").as_bytes(), 3).unwrap());
+        out.extend(zstd_frame(format!("{l}\n").as_bytes()));
     }
     out
 }
