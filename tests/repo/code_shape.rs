@@ -17,8 +17,7 @@ use std::path::{Path, PathBuf};
 const LIMIT: usize = 150;
 
 /// Test functions over [`LIMIT`] still to be cut into named steps: `file:name`.
-const LONG_TEST_FNS: &[&str] =
-    &["tests/store/torture.rs:writers_a_hand_editor_and_a_reader_lose_nothing"];
+const LONG_TEST_FNS: &[&str] = &[];
 
 /// The longest a source file may be, in lines.
 const FILE_LIMIT: usize = 600;
