@@ -29,24 +29,14 @@ fn seed() -> u64 {
     s
 }
 
-#[test]
-fn writers_killed_at_random_points_leave_a_healthy_workspace() {
-    let kills = env_or("TRILOGY_TORTURE_KILLS", 100) as usize;
-    let mut rng = Lcg(seed());
-    let ws = Ws::init();
-    // a small live cap, so kills also land while sessions move into the archive
-    std::fs::write(
-        ws.root().join("trilogy.toml"),
-        "sessions_max_entries = 5\nsessions_archive_batch = 2\n",
-    )
-    .unwrap();
-    let bin = assert_cmd::cargo::cargo_bin("trilogy");
-    // how long one checkpoint takes here and now: kills are spread over 1.5 times that, so
-    // they land anywhere in a command's life and about a third of the commands complete
+/// How long one checkpoint takes here and now (the middle of three), in µs, times 1.5: kills
+/// spread over that land anywhere in a command's life and about a third of the commands
+/// complete.
+fn kill_window_us(ws: &Ws, bin: &std::path::Path) -> u64 {
     let mut runs: Vec<Duration> = (0..3)
         .map(|n| {
             let t = std::time::Instant::now();
-            let out = Command::new(&bin)
+            let out = Command::new(bin)
                 .arg("--root")
                 .arg(ws.root())
                 .args([
@@ -68,74 +58,112 @@ fn writers_killed_at_random_points_leave_a_healthy_workspace() {
         "one checkpoint takes {:?}; kills within {window_us} µs",
         runs[1]
     );
+    window_us
+}
+
+/// How a checkpoint that may be killed ended.
+enum Ended {
+    /// It finished and said so: its writes are acknowledged.
+    Acked,
+    /// The kill stopped it.
+    Killed,
+    /// It finished with a failure before the kill.
+    Failed,
+}
+
+/// A checkpoint of a session and a decision tagged `tag`, killed after `wait` unless done by
+/// then.
+fn checkpoint_killed_after(ws: &Ws, bin: &std::path::Path, tag: &str, wait: Duration) -> Ended {
+    let mut child = Command::new(bin)
+        .arg("--root")
+        .arg(ws.root())
+        .args([
+            "checkpoint",
+            "--session-done",
+            &format!("{tag} entry; tested"),
+            "--decision",
+            &format!("{tag} choice"),
+        ])
+        .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
+        .envs(common::private_env(ws.state.path()))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(wait);
+    let (status, killed) = match child.try_wait().unwrap() {
+        Some(status) => (status, false),
+        None => {
+            child.kill().unwrap();
+            (child.wait().unwrap(), true)
+        }
+    };
+    match (status.success(), killed) {
+        (true, _) => Ended::Acked,
+        (false, true) => Ended::Killed,
+        (false, false) => Ended::Failed,
+    }
+}
+
+/// The store opens, doctor is clean after at most one `--fix`, and every `acked` tag's session
+/// and decision are in the files exactly once.
+fn assert_healthy_and_each_once(ws: &Ws, acked: &[String], killed: usize) {
+    let d = ws.run(&["doctor"]);
+    if !d.status.success() {
+        let fixed = ws.run(&["doctor", "--fix"]);
+        assert!(
+            fixed.status.success(),
+            "after {killed} kills: {}",
+            text(&fixed.stdout)
+        );
+    }
+    let s = format!(
+        "{}{}",
+        ws.read("SESSIONS.md"),
+        std::fs::read_to_string(ws.path("SESSIONS-archive.md")).unwrap_or_default()
+    );
+    let d = ws.read("DECISIONS.md");
+    for tag in acked {
+        assert_eq!(
+            s.matches(&format!("{tag} entry; tested")).count(),
+            1,
+            "{tag} in SESSIONS.md and its archive"
+        );
+        assert_eq!(
+            d.matches(&format!("— {tag} choice\n")).count(),
+            1,
+            "{tag} in DECISIONS.md"
+        );
+    }
+}
+
+#[test]
+fn writers_killed_at_random_points_leave_a_healthy_workspace() {
+    let kills = env_or("TRILOGY_TORTURE_KILLS", 100) as usize;
+    let mut rng = Lcg(seed());
+    let ws = Ws::init();
+    // a small live cap, so kills also land while sessions move into the archive
+    std::fs::write(
+        ws.root().join("trilogy.toml"),
+        "sessions_max_entries = 5\nsessions_archive_batch = 2\n",
+    )
+    .unwrap();
+    let bin = assert_cmd::cargo::cargo_bin("trilogy");
+    let window_us = kill_window_us(&ws, &bin);
     let mut acked = Vec::new();
     let mut killed = 0;
     let mut i = 0;
     while killed < kills {
         let tag = format!("k{i}");
         i += 1;
-        let mut child = Command::new(&bin)
-            .arg("--root")
-            .arg(ws.root())
-            .args([
-                "checkpoint",
-                "--session-done",
-                &format!("{tag} entry; tested"),
-                "--decision",
-                &format!("{tag} choice"),
-            ])
-            .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
-            .envs(common::private_env(ws.state.path()))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_micros(rng.next(window_us)));
-        match child.try_wait().unwrap() {
-            Some(status) => {
-                if status.success() {
-                    acked.push(tag);
-                }
-            }
-            None => {
-                child.kill().unwrap();
-                let status = child.wait().unwrap();
-                if status.success() {
-                    acked.push(tag);
-                } else {
-                    killed += 1;
-                }
-            }
+        let wait = Duration::from_micros(rng.next(window_us));
+        match checkpoint_killed_after(&ws, &bin, &tag, wait) {
+            Ended::Acked => acked.push(tag),
+            Ended::Killed => killed += 1,
+            Ended::Failed => {}
         }
         if i % 25 == 0 || killed == kills {
-            // the store opens, doctor is clean after at most one --fix, acknowledged writes are there
-            let d = ws.run(&["doctor"]);
-            if !d.status.success() {
-                let fixed = ws.run(&["doctor", "--fix"]);
-                assert!(
-                    fixed.status.success(),
-                    "after {killed} kills: {}",
-                    text(&fixed.stdout)
-                );
-            }
-            let s = format!(
-                "{}{}",
-                ws.read("SESSIONS.md"),
-                std::fs::read_to_string(ws.path("SESSIONS-archive.md")).unwrap_or_default()
-            );
-            let d = ws.read("DECISIONS.md");
-            for tag in &acked {
-                assert_eq!(
-                    s.matches(&format!("{tag} entry; tested")).count(),
-                    1,
-                    "{tag} in SESSIONS.md and its archive"
-                );
-                assert_eq!(
-                    d.matches(&format!("— {tag} choice\n")).count(),
-                    1,
-                    "{tag} in DECISIONS.md"
-                );
-            }
+            assert_healthy_and_each_once(&ws, &acked, killed);
         }
     }
     eprintln!(
