@@ -60,6 +60,8 @@ struct Tally {
     refused: usize,
     /// Rebases a refused step left half ended.
     half_done: usize,
+    /// Merges and pulls a refused step stopped before they merged, holding their autostash.
+    autostash_held: usize,
     commands: usize,
     /// Operations tried, and of those picked because their kind was short.
     tried: usize,
@@ -282,6 +284,13 @@ fn git_op(a: &Ws, kind: &str, rng: &mut Rng, on_side: &mut bool, t: &mut Tally) 
     // a merge or pull the writers kept from finishing is undone, as a person would
     if a.root().join(".git/MERGE_HEAD").exists() {
         git(a, &["merge", "--abort"]);
+    }
+    // one stopped before it merged still holds its autostash, and git refuses every later
+    // autostash ("MERGE_AUTOSTASH: reference already exists"): quit it as a person would,
+    // keeping what it held in the stash list
+    if a.root().join(".git/MERGE_AUTOSTASH").exists() {
+        git(a, &["merge", "--quit"]);
+        t.autostash_held += 1;
     }
     ok
 }
@@ -513,8 +522,8 @@ fn run_third(third: u64) {
     for &seed in &mine {
         let t = run_seed(seed);
         eprintln!(
-            "seed {seed}: {:?}; {} of {} git commands refused while trilogy held the index, {} rebases left half ended; {} operations, {} of them picked as short",
-            t.ok, t.refused, t.commands, t.half_done, t.tried, t.directed
+            "seed {seed}: {:?}; {} of {} git commands refused while trilogy held the index, {} rebases left half ended, {} merges held their autostash; {} operations, {} of them picked as short",
+            t.ok, t.refused, t.commands, t.half_done, t.autostash_held, t.tried, t.directed
         );
         refused += t.refused;
         commands += t.commands;
