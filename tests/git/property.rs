@@ -26,6 +26,8 @@ const KINDS: [&str; 7] = [
     "stash",
     "rebase",
 ];
+/// The kinds made only on `main` (on `side` they are not tried).
+const ON_MAIN: [&str; 3] = ["pull", "merge", "rebase"];
 /// Successful operations of each kind a seed must make.
 const MIN_EACH: usize = 5;
 /// Acknowledged writes a seed must make.
@@ -34,6 +36,12 @@ const MIN_ACKED: usize = 50;
 const TRIES: usize = 3;
 /// Past this a seed that has not done enough fails.
 const LIMIT: Duration = Duration::from_secs(240);
+/// Operations a seed picks at random, or for how long, before it turns to the kinds still
+/// short of [`MIN_EACH`]. A seed on a quiet machine has enough of every kind long before; on a
+/// loaded one, where a pull takes seconds and is often refused, picking at random would spend
+/// most of [`LIMIT`] on kinds it has enough of.
+const RANDOM_OPS: usize = 150;
+const RANDOM_FOR: Duration = Duration::from_secs(60);
 
 fn git(ws: &Ws, args: &[&str]) -> std::process::Output {
     git_output(ws.root(), args)
@@ -52,7 +60,12 @@ struct Tally {
     refused: usize,
     /// Rebases a refused step left half ended.
     half_done: usize,
+    /// Merges and pulls a refused step stopped before they merged, holding their autostash.
+    autostash_held: usize,
     commands: usize,
+    /// Operations tried, and of those picked because their kind was short.
+    tried: usize,
+    directed: usize,
 }
 
 impl Tally {
@@ -181,16 +194,36 @@ fn kinds() -> Vec<&'static str> {
     }
 }
 
-/// One random git operation in `a`; the kind when it succeeded.
-fn git_op(a: &Ws, rng: &mut Rng, on_side: &mut bool, t: &mut Tally) -> Option<&'static str> {
+/// The kind of the next operation: a random one while `exploring` or once every kind has
+/// [`MIN_EACH`]; else one of the kinds with the fewest successes, or a switch back to `main`
+/// first when that kind is made only there and `a` is on `side`.
+fn next_kind(t: &mut Tally, rng: &mut Rng, exploring: bool, on_side: bool) -> &'static str {
     let kinds = kinds();
-    let kind = kinds[rng.below(kinds.len())];
+    let done = |k: &str| t.ok.get(k).copied().unwrap_or(0);
+    let fewest = kinds.iter().map(|k| done(k)).min().unwrap_or(MIN_EACH);
+    if exploring || fewest >= MIN_EACH {
+        return kinds[rng.below(kinds.len())];
+    }
+    let short: Vec<&'static str> = kinds.into_iter().filter(|k| done(k) == fewest).collect();
+    let kind = short[rng.below(short.len())];
+    t.directed += 1;
+    if on_side && ON_MAIN.contains(&kind) {
+        "switch"
+    } else {
+        kind
+    }
+}
+
+/// One git operation of `kind` in `a`; whether it succeeded.
+fn git_op(a: &Ws, kind: &str, rng: &mut Rng, on_side: &mut bool, t: &mut Tally) -> bool {
+    t.tried += 1;
     let commit = |t: &mut Tally| {
         t.run(a, &["add", "-A", "memory"]) && t.run(a, &["commit", "-qm", "memory"])
     };
     let ok = match kind {
+        _ if *on_side && ON_MAIN.contains(&kind) => false,
         "commit" => commit(t),
-        "pull" if !*on_side => {
+        "pull" => {
             commit(t);
             // what the writers added since the commit is stashed around the merge, as most
             // people's pull does
@@ -205,7 +238,7 @@ fn git_op(a: &Ws, rng: &mut Rng, on_side: &mut bool, t: &mut Tally) -> Option<&'
             ];
             t.run(a, &pull) && t.run(a, &["push", "-q", "origin", "main"])
         }
-        "merge" if !*on_side => {
+        "merge" => {
             commit(t);
             t.run(a, &["fetch", "-q", "origin"])
                 && t.run(
@@ -232,7 +265,7 @@ fn git_op(a: &Ws, rng: &mut Rng, on_side: &mut bool, t: &mut Tally) -> Option<&'
             std::thread::sleep(Duration::from_millis(rng.below(80) as u64));
             stashed && t.run(a, &["stash", "pop", "-q"])
         }
-        "rebase" if !*on_side => {
+        "rebase" => {
             commit(t);
             // as `pull --rebase --autostash` does: what the writers added since is stashed
             // around the rebase
@@ -252,7 +285,14 @@ fn git_op(a: &Ws, rng: &mut Rng, on_side: &mut bool, t: &mut Tally) -> Option<&'
     if a.root().join(".git/MERGE_HEAD").exists() {
         git(a, &["merge", "--abort"]);
     }
-    ok.then_some(kind)
+    // one stopped before it merged still holds its autostash, and git refuses every later
+    // autostash ("MERGE_AUTOSTASH: reference already exists"): quit it as a person would,
+    // keeping what it held in the stash list
+    if a.root().join(".git/MERGE_AUTOSTASH").exists() {
+        git(a, &["merge", "--quit"]);
+        t.autostash_held += 1;
+    }
+    ok
 }
 
 /// Bring both clones to one history: `a` back on main with side merged, both pushed and pulled.
@@ -331,13 +371,16 @@ fn doctor_clean(ws: &Ws, which: char) {
     assert!(bad.is_empty(), "doctor in clone {which}: {bad:#?}");
 }
 
-fn run_seed(seed: u64) -> Tally {
-    let (_origin, a, b) = clones();
-    let (a, b) = (Arc::new(a), Arc::new(b));
-    let acked: Acked = Arc::default();
-    let stop = Arc::new(AtomicBool::new(false));
+/// The writers of both clones (CLI in each, MCP in `a`) and the second clone's person, who
+/// commits, pulls and pushes now and then; all until `stop`.
+fn start_writers(
+    a: &Arc<Ws>,
+    b: &Arc<Ws>,
+    acked: &Acked,
+    stop: &Arc<AtomicBool>,
+) -> Vec<std::thread::JoinHandle<()>> {
     let mut writers = Vec::new();
-    for (ws, clone, tag) in [(&a, 'a', "a1"), (&a, 'a', "a2"), (&b, 'b', "b1")] {
+    for (ws, clone, tag) in [(a, 'a', "a1"), (a, 'a', "a2"), (b, 'b', "b1")] {
         let (ws, acked, stop, tag) = (ws.clone(), acked.clone(), stop.clone(), tag.to_string());
         writers.push(std::thread::spawn(move || {
             cli_writer(&ws, clone, tag, acked, stop)
@@ -348,25 +391,31 @@ fn run_seed(seed: u64) -> Tally {
         writers.push(std::thread::spawn(move || mcp_writer(&ws, acked, stop)));
     }
     // the second clone's person commits, pulls and pushes now and then
-    {
-        let (b, stop) = (b.clone(), stop.clone());
-        writers.push(std::thread::spawn(move || {
-            let mut t = Tally::default();
-            while !stop.load(Ordering::Relaxed) {
-                t.run(&b, &["add", "-A", "memory"]);
-                t.run(&b, &["commit", "-qm", "b"]);
-                t.run(
-                    &b,
-                    &["pull", "-q", "--no-rebase", "--no-edit", "origin", "main"],
-                );
-                if b.root().join(".git/MERGE_HEAD").exists() {
-                    git(&b, &["merge", "--abort"]);
-                }
-                t.run(&b, &["push", "-q", "origin", "main"]);
-                std::thread::sleep(Duration::from_millis(300));
+    let (b, stop) = (b.clone(), stop.clone());
+    writers.push(std::thread::spawn(move || {
+        let mut t = Tally::default();
+        while !stop.load(Ordering::Relaxed) {
+            t.run(&b, &["add", "-A", "memory"]);
+            t.run(&b, &["commit", "-qm", "b"]);
+            t.run(
+                &b,
+                &["pull", "-q", "--no-rebase", "--no-edit", "origin", "main"],
+            );
+            if b.root().join(".git/MERGE_HEAD").exists() {
+                git(&b, &["merge", "--abort"]);
             }
-        }));
-    }
+            t.run(&b, &["push", "-q", "origin", "main"]);
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    }));
+    writers
+}
+
+/// The person's git in `a` while the writers write: operations for a random time of 2 to 5
+/// seconds and until every kind has [`MIN_EACH`] successes and [`MIN_ACKED`] writes are
+/// acknowledged, or [`LIMIT`] has passed. At random first; past [`RANDOM_OPS`] operations
+/// or [`RANDOM_FOR`], the kinds still short of [`MIN_EACH`] are picked.
+fn person_git(a: &Ws, acked: &Acked, seed: u64) -> Tally {
     let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
     let mut tally = Tally::default();
     let mut on_side = false;
@@ -374,7 +423,9 @@ fn run_seed(seed: u64) -> Tally {
     // a random time, and at least enough of every operation
     let least = Duration::from_millis(2000 + rng.below(3000) as u64);
     loop {
-        if let Some(kind) = git_op(&a, &mut rng, &mut on_side, &mut tally) {
+        let exploring = tally.tried < RANDOM_OPS && started.elapsed() < RANDOM_FOR;
+        let kind = next_kind(&mut tally, &mut rng, exploring, on_side);
+        if git_op(a, kind, &mut rng, &mut on_side, &mut tally) {
             *tally.ok.entry(kind).or_default() += 1;
         }
         let enough = kinds()
@@ -382,22 +433,20 @@ fn run_seed(seed: u64) -> Tally {
             .all(|k| tally.ok.get(k).copied().unwrap_or(0) >= MIN_EACH)
             && acked.lock().unwrap().len() >= MIN_ACKED;
         if (enough && started.elapsed() >= least) || started.elapsed() > LIMIT {
-            break;
+            return tally;
         }
         std::thread::sleep(Duration::from_millis(rng.below(60) as u64));
     }
-    stop.store(true, Ordering::Relaxed);
-    for w in writers {
-        w.join().unwrap();
-    }
-    let acked = acked.lock().unwrap().clone();
-    settle(&a, &b);
-    let (live_a, files_a) = live(&a);
-    let (live_b, files_b) = live(&b);
-    let git_a = taken_by_git(&a);
-    let git_b = taken_by_git(&b);
+}
+
+/// The `acked` entries missing from clone `a` or `b` although git never took them out there.
+fn lost_entries(acked: &HashMap<String, (char, String)>, a: &Ws, b: &Ws) -> Vec<String> {
+    let (live_a, files_a) = live(a);
+    let (live_b, files_b) = live(b);
+    let git_a = taken_by_git(a);
+    let git_b = taken_by_git(b);
     let mut lost = Vec::new();
-    for (id, (clone, line)) in &acked {
+    for (id, (clone, line)) in acked {
         // the line as its entry renders it, so `a1 2` is never found inside `a1 20`
         let rendered = format!("{line}; tested");
         let in_a = live_a.contains(id) && files_a.contains(&rendered);
@@ -412,6 +461,23 @@ fn run_seed(seed: u64) -> Tally {
             lost.push(format!("{id} ({line}) not in clone b"));
         }
     }
+    lost
+}
+
+fn run_seed(seed: u64) -> Tally {
+    let (_origin, a, b) = clones();
+    let (a, b) = (Arc::new(a), Arc::new(b));
+    let acked: Acked = Arc::default();
+    let stop = Arc::new(AtomicBool::new(false));
+    let writers = start_writers(&a, &b, &acked, &stop);
+    let tally = person_git(&a, &acked, seed);
+    stop.store(true, Ordering::Relaxed);
+    for w in writers {
+        w.join().unwrap();
+    }
+    let acked = acked.lock().unwrap().clone();
+    settle(&a, &b);
+    let lost = lost_entries(&acked, &a, &b);
     if !lost.is_empty() {
         // the clones stay for a look
         eprintln!(
@@ -456,8 +522,8 @@ fn run_third(third: u64) {
     for &seed in &mine {
         let t = run_seed(seed);
         eprintln!(
-            "seed {seed}: {:?}; {} of {} git commands refused while trilogy held the index, {} rebases left half ended",
-            t.ok, t.refused, t.commands, t.half_done
+            "seed {seed}: {:?}; {} of {} git commands refused while trilogy held the index, {} rebases left half ended, {} merges held their autostash; {} operations, {} of them picked as short",
+            t.ok, t.refused, t.commands, t.half_done, t.autostash_held, t.tried, t.directed
         );
         refused += t.refused;
         commands += t.commands;

@@ -17,10 +17,7 @@ use std::path::{Path, PathBuf};
 const LIMIT: usize = 150;
 
 /// Test functions over [`LIMIT`] still to be cut into named steps: `file:name`.
-const LONG_TEST_FNS: &[&str] = &[
-    "tests/store/torture.rs:writers_a_hand_editor_and_a_reader_lose_nothing",
-    "tests/panel/panel_api/cards.rs:cards_edit_remove_retire_supersede_and_restore_through_the_store",
-];
+const LONG_TEST_FNS: &[&str] = &[];
 
 /// The longest a source file may be, in lines.
 const FILE_LIMIT: usize = 600;

@@ -4,9 +4,13 @@
 
 use super::*;
 
-#[test]
-fn cards_edit_remove_retire_supersede_and_restore_through_the_store() {
-    let ws = Ws::init();
+/// `POST /trilogy/entry` with `body`.
+fn post_entry(s: &Server, body: Value) -> web::Resp {
+    s.post("/trilogy/entry", &body)
+}
+
+/// Two session entries in area `sync` and two decisions, for the cards to act on.
+fn record_two_sessions_and_two_decisions(ws: &Ws) {
     ws.ok(&[
         "checkpoint",
         "--session-done",
@@ -35,12 +39,13 @@ fn cards_edit_remove_retire_supersede_and_restore_through_the_store() {
         "--because",
         "size",
     ]);
-    let s = Server::start(&ws);
-    let r = root(&ws);
-    let post = |body: Value| s.post("/trilogy/entry", &body);
+}
 
-    // edit: the file holds the new text, the old is restorable, the event is the panel's
-    let c = card(&s, &ws, "SESSIONS.md", "wired the uploader");
+/// Edit: the file holds the new text, the old is restorable, the event is the panel's. Returns
+/// the card as it was and the answer to the edit.
+fn edit_keeps_the_old_text_restorable(s: &Server, ws: &Ws) -> (Value, Value) {
+    let r = root(ws);
+    let c = card(s, ws, "SESSIONS.md", "wired the uploader");
     let text = format!(
         "## {}\n{}",
         c["heading"].as_str().unwrap(),
@@ -49,7 +54,8 @@ fn cards_edit_remove_retire_supersede_and_restore_through_the_store() {
             .unwrap()
             .replace("wired the uploader", "wired the uploader twice")
     );
-    let v = post(
+    let v = post_entry(
+        s,
         json!({"root": r, "id": c["id"], "action": "edit", "version": c["version"], "text": text}),
     );
     assert_eq!(v.status, 200, "{}", v.body);
@@ -61,7 +67,7 @@ fn cards_edit_remove_retire_supersede_and_restore_through_the_store() {
         !ws.read("SESSIONS.md")
             .contains("wired the uploader; tested")
     );
-    let ev = last_event(&ws);
+    let ev = last_event(ws);
     assert_eq!(
         (ev["actor"].clone(), ev["op"].clone()),
         (json!("panel"), json!("replace"))
@@ -75,72 +81,95 @@ fn cards_edit_remove_retire_supersede_and_restore_through_the_store() {
             .any(|e| e["id"] == c["id"] && e["state"] == "replaced"),
         "the old text is restorable: {history}"
     );
+    (c, v)
+}
 
-    // the same version again is stale: 409, nothing written, and what is there now
+/// The version card `c` was edited from is stale now: 409, nothing written, and the answer
+/// shows the entry the edit (`edited`) made.
+fn the_same_version_again_is_stale(s: &Server, ws: &Ws, c: &Value, edited: &Value) {
     let before = ws.read("SESSIONS.md");
-    let stale = post(
-        json!({"root": r, "id": c["id"], "action": "edit", "version": c["version"], "text": "## x\ny"}),
+    let stale = post_entry(
+        s,
+        json!({"root": root(ws), "id": c["id"], "action": "edit", "version": c["version"], "text": "## x\ny"}),
     );
     assert_eq!(stale.status, 409, "{}", stale.body);
     assert_eq!(
         stale.json()["current"]["id"],
-        v["new_id"],
+        edited["new_id"],
         "the conflict shows the entry now"
     );
     assert_eq!(ws.read("SESSIONS.md"), before);
+}
 
-    // an agent's checkpoint of another entry does not make this card stale
-    let c2 = card(&s, &ws, "SESSIONS.md", "second pass on retries");
+/// An agent's checkpoint of another entry does not make a card stale: its entry is removed,
+/// and restored, the answer saying where it landed.
+fn remove_beside_an_agents_checkpoint_and_restore(s: &Server, ws: &Ws) {
+    let r = root(ws);
+    let c2 = card(s, ws, "SESSIONS.md", "second pass on retries");
     ws.ok(&[
         "checkpoint",
         "--session-done",
         "meanwhile an agent recorded this; tested",
     ]);
-    let v = post(json!({"root": r, "id": c2["id"], "action": "remove", "version": c2["version"]}));
+    let v = post_entry(
+        s,
+        json!({"root": r, "id": c2["id"], "action": "remove", "version": c2["version"]}),
+    );
     assert_eq!(v.status, 200, "{}", v.body);
     assert!(!ws.read("SESSIONS.md").contains("second pass on retries"));
     assert!(
         ws.read("SESSIONS.md")
             .contains("meanwhile an agent recorded this")
     );
-    assert_eq!(last_event(&ws)["op"], "remove");
+    assert_eq!(last_event(ws)["op"], "remove");
 
-    // restore says where it landed
     let v = s.post("/trilogy/restore", &json!({"root": r, "id": c2["id"]}));
     assert_eq!(v.status, 200, "{}", v.body);
     let v = v.json();
     assert_eq!(v["where"]["file"], "SESSIONS.md");
     assert!(v["where"]["position"].as_u64().unwrap() >= 1);
     assert!(ws.read("SESSIONS.md").contains("second pass on retries"));
+}
 
-    // retire needs a reason; with one, the marker line is in the file
-    let d = card(&s, &ws, "DECISIONS.md", "retry with backoff");
-    let v = post(json!({"root": r, "id": d["id"], "action": "retire", "version": d["version"]}));
+/// Retire needs a reason; with one, the marker line is in the file.
+fn retire_needs_a_reason(s: &Server, ws: &Ws) {
+    let r = root(ws);
+    let d = card(s, ws, "DECISIONS.md", "retry with backoff");
+    let v = post_entry(
+        s,
+        json!({"root": r, "id": d["id"], "action": "retire", "version": d["version"]}),
+    );
     assert_eq!(v.status, 400);
-    let v = post(
+    let v = post_entry(
+        s,
         json!({"root": r, "id": d["id"], "action": "retire", "version": d["version"], "why": "the links are fine now"}),
     );
     assert_eq!(v.status, 200, "{}", v.body);
     assert!(ws.read("DECISIONS.md").contains("the links are fine now"));
-    assert_eq!(last_event(&ws)["actor"], "panel");
+    assert_eq!(last_event(ws)["actor"], "panel");
+}
 
-    // supersede records the new decision directly and marks the old
-    let d = card(&s, &ws, "DECISIONS.md", "store photos as webp");
-    let v = post(
-        json!({"root": r, "id": d["id"], "action": "supersede", "version": d["version"],
+/// Supersede records the new decision directly and marks the old.
+fn supersede_records_the_new_decision_and_marks_the_old(s: &Server, ws: &Ws) {
+    let d = card(s, ws, "DECISIONS.md", "store photos as webp");
+    let v = post_entry(
+        s,
+        json!({"root": root(ws), "id": d["id"], "action": "supersede", "version": d["version"],
         "decision": {"choice": "store photos as avif", "because": "smaller still"}}),
     );
     assert_eq!(v.status, 200, "{}", v.body);
     let text = ws.read("DECISIONS.md");
     assert!(text.contains("store photos as avif"));
-    let old = card(&s, &ws, "DECISIONS.md", "store photos as webp");
+    let old = card(s, ws, "DECISIONS.md", "store photos as webp");
     assert_eq!(old["state"], "superseded");
+}
 
-    // without the token nothing is written
-    let d = card(&s, &ws, "DECISIONS.md", "store photos as avif");
+/// Without the token nothing is written to card `d`'s file.
+fn without_the_token_nothing_is_written(s: &Server, ws: &Ws, d: &Value) {
     let before = ws.read("DECISIONS.md");
     let body =
-        json!({"root": r, "id": d["id"], "action": "remove", "version": d["version"]}).to_string();
+        json!({"root": root(ws), "id": d["id"], "action": "remove", "version": d["version"]})
+            .to_string();
     let refused = s.raw(
         "POST",
         "/trilogy/entry",
@@ -149,19 +178,42 @@ fn cards_edit_remove_retire_supersede_and_restore_through_the_store() {
     );
     assert_eq!(refused.status, 403, "{}", refused.body);
     assert_eq!(ws.read("DECISIONS.md"), before);
+}
 
-    // bad input names what is wrong
-    let v = post(
+/// Bad input on card `d` names what is wrong, and nothing is written.
+fn bad_input_names_what_is_wrong(s: &Server, ws: &Ws, d: &Value) {
+    let r = root(ws);
+    let before = ws.read("DECISIONS.md");
+    let v = post_entry(
+        s,
         json!({"root": r, "id": d["id"], "action": "edit", "version": d["version"], "text": "no heading here"}),
     );
     assert_eq!(v.status, 400);
     assert!(v.error().contains("one entry"), "{}", v.error());
-    let v = post(json!({"root": r, "id": d["id"], "action": "explode", "version": d["version"]}));
+    let v = post_entry(
+        s,
+        json!({"root": r, "id": d["id"], "action": "explode", "version": d["version"]}),
+    );
     assert_eq!(v.status, 400);
-    let v = post(json!({"root": r, "id": d["id"], "action": "remove"}));
+    let v = post_entry(s, json!({"root": r, "id": d["id"], "action": "remove"}));
     assert_eq!(v.status, 400);
     assert!(v.error().contains("version"), "{}", v.error());
     assert_eq!(ws.read("DECISIONS.md"), before);
+}
+
+#[test]
+fn cards_edit_remove_retire_supersede_and_restore_through_the_store() {
+    let ws = Ws::init();
+    record_two_sessions_and_two_decisions(&ws);
+    let s = Server::start(&ws);
+    let (c, edited) = edit_keeps_the_old_text_restorable(&s, &ws);
+    the_same_version_again_is_stale(&s, &ws, &c, &edited);
+    remove_beside_an_agents_checkpoint_and_restore(&s, &ws);
+    retire_needs_a_reason(&s, &ws);
+    supersede_records_the_new_decision_and_marks_the_old(&s, &ws);
+    let d = card(&s, &ws, "DECISIONS.md", "store photos as avif");
+    without_the_token_nothing_is_written(&s, &ws, &d);
+    bad_input_names_what_is_wrong(&s, &ws, &d);
 }
 
 #[test]
