@@ -393,6 +393,9 @@ pub fn serve(opts: Options, announce: impl FnOnce(&Launch) -> Result<()>) -> Res
             .map_err(|e| Error::Internal(format!("listener address: {e}")))?
             .port();
         let token = new_token()?;
+        // listening for Ctrl-C and SIGTERM before the server says it is up: a stop sent the
+        // moment it announced itself is a clean stop
+        let stop_requested = crate::base::signal::stop_requests();
         let app = Arc::new(App {
             port,
             token: token.clone(),
@@ -422,7 +425,7 @@ pub fn serve(opts: Options, announce: impl FnOnce(&Launch) -> Result<()>) -> Res
         let mut stopped = stopping.clone();
         let mut cut = stopping;
         tokio::spawn(async move {
-            crate::base::signal::stop_requested().await;
+            stop_requested.await;
             let _ = stop.send(true);
         });
         let graceful = axum::serve(
