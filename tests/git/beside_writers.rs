@@ -1,8 +1,9 @@
 //! Git and trilogy never write a memory file at the same time: trilogy holds git's index lock
 //! while it reads and swaps memory files (a git command started then fails cleanly, changing
-//! nothing), clears a lock of its own left by a killed process, and reads an older copy git put
-//! back (a stash, a merge that rewound the work tree after failing) as that copy, keeping what
-//! was recorded after it.
+//! nothing), clears a lock of its own left by a killed process, waits out a stash saving the
+//! work tree (which reads it without the lock), and reads an older copy git put back (a stash,
+//! a merge that rewound the work tree after failing) as that copy, keeping what was recorded
+//! after it.
 
 use crate::common;
 
@@ -138,6 +139,77 @@ fn doctor_fix_removes_a_lock_trilogy_left_and_never_gits_own() {
     // the entry waited in the store, and the next command writes it
     ws.ok(&["checkpoint", "--session-done", "after git; tested"]);
     assert!(ws.read("SESSIONS.md").contains("while git holds the index"));
+}
+
+/// The `git` found first on `PATH`.
+fn real_git() -> std::path::PathBuf {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .map(|d| d.join("git"))
+        .find(|g| g.is_file())
+        .expect("git is on PATH")
+}
+
+/// A `git stash create` (what a merge, pull or rebase with `--autostash` runs) stopped where
+/// it has made its own index and let go of git's index lock, just before it reads the changed
+/// files into the stash (`git update-index`, run as a `git` found on git's exec path: here a
+/// script that writes `<dir>/saving` and waits for `<dir>/go`, a minute at most, then runs
+/// the real git).
+fn stash_stopped_before_saving(ws: &Ws, dir: &Path) -> std::process::Child {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(dir).unwrap();
+    let script = format!(
+        "#!/bin/sh\nif [ \"$1\" = update-index ]; then\n  : > '{d}/saving'\n  n=0\n  while [ ! -e '{d}/go' ] && [ $n -lt 3000 ]; do sleep 0.02; n=$((n+1)); done\nfi\nexec '{git}' \"$@\"\n",
+        d = dir.display(),
+        git = real_git().display()
+    );
+    let wrapper = dir.join("git");
+    std::fs::write(&wrapper, script).unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::process::Command::new(real_git())
+        .arg("-C")
+        .arg(ws.root())
+        .args(["stash", "create"])
+        .env("GIT_EXEC_PATH", dir)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn a_file_is_not_swapped_in_while_a_stash_saves_the_work_tree() {
+    // git's stash reads each changed file without the index lock, taking its size before it
+    // opens it: a version swapped in between would be saved cut at the old one's length
+    let ws = repo();
+    ws.ok(&["checkpoint", "--session-done", "before the stash; tested"]);
+    let before = std::fs::read(ws.path("SESSIONS.md")).unwrap();
+    let dir = ws.state.path().join("git-exec");
+    let stash = stash_stopped_before_saving(&ws, &dir);
+    wait_for(&dir.join("saving"), "the stash never reached its save");
+    let own_index = std::fs::read_dir(ws.root().join(".git"))
+        .unwrap()
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().starts_with("index.stash."));
+    assert!(own_index, "the stash keeps its own index while it saves");
+    assert!(!index_lock(&ws).exists(), "and holds no index lock");
+    ws.ok(&["checkpoint", "--session-done", "while git stashes; tested"]);
+    // the file stays as the stash is about to read it
+    let during = std::fs::read(ws.path("SESSIONS.md")).unwrap();
+    std::fs::write(dir.join("go"), "").unwrap();
+    let out = stash.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&during), text(&before));
+    let id = text(&out.stdout).trim().to_string();
+    let saved = git(
+        &ws,
+        &["cat-file", "blob", &format!("{id}:memory/SESSIONS.md")],
+    );
+    assert_eq!(text(&saved.stdout), text(&before));
+    // the entry waited in the store; the next command writes it
+    ws.ok(&["checkpoint", "--session-done", "after the stash; tested"]);
+    let file = ws.read("SESSIONS.md");
+    assert!(file.contains("while git stashes; tested"), "{file}");
 }
 
 #[test]

@@ -3,7 +3,9 @@
 //! index (`index.lock` in the work tree's git folder), the lock every git command that reads or
 //! rewrites the work tree takes first (commit, merge, pull, checkout, reset, stash, rebase). A
 //! git command started meanwhile fails at once ("Unable to create … index.lock: File exists")
-//! and changes nothing; trilogy, finding git's lock, writes the files later (`pending`).
+//! and changes nothing; trilogy, finding git's lock, writes the files later (`pending`). A stash
+//! saving the work tree reads it without that lock, so it is waited out the same way (see
+//! `gitop::stash_saving`).
 //!
 //! Without the lock, git could check a file clean, trilogy swap an entry in, and git then write
 //! its merge result over it: an entry in the store that no file holds, and the next read of the

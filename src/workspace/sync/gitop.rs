@@ -1,7 +1,9 @@
-//! Is git in the middle of rewriting the work tree? While a checkout, rebase, merge, cherry-pick
-//! or bisect is under way, git deletes and re-creates tracked files; a memory file re-created by
-//! trilogy at that moment makes git stop ("unable to create file … File exists") and can leave a
-//! rebase half done. The sync protocol asks here before writing any memory file.
+//! Is git in the middle of rewriting the work tree, or of saving it? While a checkout, rebase,
+//! merge, cherry-pick or bisect is under way, git deletes and re-creates tracked files; a memory
+//! file re-created by trilogy at that moment makes git stop ("unable to create file … File
+//! exists") and can leave a rebase half done. While a stash saves the work tree, a memory file
+//! swapped in is saved cut short (see [`stash_saving`]). The sync protocol asks here before
+//! writing any memory file.
 
 use std::path::{Path, PathBuf};
 
@@ -153,16 +155,45 @@ pub fn in_progress(root: &Path) -> Option<&'static str> {
         .iter()
         .find(|(name, _)| dir.join(name).exists())
         .map(|(_, what)| *what)
+        .or_else(|| stash_saving(&dir).then_some(STASH_SAVING))
 }
 
 /// An operation spanning several git commands under way in git folder `dir` (a merge, rebase,
-/// cherry-pick, revert or bisect), apart from the index lock itself.
+/// cherry-pick, revert or bisect), or a stash saving the work tree, apart from the index lock
+/// itself.
 pub(super) fn in_progress_besides_index(dir: &Path) -> Option<&'static str> {
     IN_PROGRESS
         .iter()
         .skip(1)
         .find(|(name, _)| dir.join(name).exists())
         .map(|(_, what)| *what)
+        .or_else(|| stash_saving(dir).then_some(STASH_SAVING))
+}
+
+const STASH_SAVING: &str = "git stash is saving the work tree";
+
+/// Whether a `git stash` (or the autostash of a merge, pull or rebase) is saving the work tree
+/// in git folder `dir`: from letting go of the index lock until the stash is written it keeps
+/// its own index, `index.stash.<its pid>`, and reads each changed file into it without the
+/// index lock. That read takes the file's size from `lstat` and then reads that many bytes from
+/// whatever file the path names once it is opened: a memory file swapped in between is saved
+/// as the new version cut at the old one's length (cut inside a character, not even UTF-8),
+/// which `stash pop` or the autostash then puts back in the work tree for the next commit to
+/// take. The index of a stash whose process is gone (killed midway) holds nothing up.
+fn stash_saving(dir: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    entries.flatten().any(|e| {
+        let name = e.file_name();
+        name.to_str()
+            .and_then(|n| n.strip_prefix("index.stash."))
+            .is_some_and(|pid| {
+                !pid.is_empty()
+                    && pid.bytes().all(|b| b.is_ascii_digit())
+                    && crate::base::process::pid_alive(pid)
+            })
+    })
 }
 
 /// True when `bytes` are exactly the version of `path` staged in git's index; `None` when git
@@ -297,5 +328,35 @@ mod tests {
             in_progress(&repo.join("sub")),
             Some("a git rebase is under way")
         );
+    }
+
+    #[test]
+    fn a_stash_saving_the_work_tree_is_waited_out_unless_its_process_is_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let git = dir.path().join(".git");
+        std::fs::create_dir(&git).unwrap();
+        let mut gone = std::process::Command::new("true").spawn().unwrap();
+        gone.wait().unwrap();
+        let mut alive = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        // names that are not a stash's own index: no pid, the lock beside it
+        for name in [
+            "index.stash.".to_string(),
+            "index.stash.x".to_string(),
+            format!("index.stash.{}.lock", alive.id()),
+            // the index of a stash killed midway
+            format!("index.stash.{}", gone.id()),
+        ] {
+            std::fs::write(git.join(name), "").unwrap();
+        }
+        let before = in_progress_besides_index(&git);
+        std::fs::write(git.join(format!("index.stash.{}", alive.id())), "").unwrap();
+        let during = (in_progress_besides_index(&git), in_progress(dir.path()));
+        let _ = alive.kill();
+        let _ = alive.wait();
+        assert_eq!(before, None);
+        assert_eq!(during, (Some(STASH_SAVING), Some(STASH_SAVING)));
     }
 }
