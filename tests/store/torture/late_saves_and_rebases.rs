@@ -106,14 +106,7 @@ fn chunked_and_held_open_saves_racing_writers_lose_nothing() {
         std::thread::sleep(Duration::from_millis(40));
     }
     let mut wanted = hand.clone();
-    for h in handles {
-        wanted.extend(
-            h.join()
-                .unwrap()
-                .into_iter()
-                .map(|t| format!("{t} session")),
-        );
-    }
+    wanted.extend(acked_sessions(handles));
     ws.ok(&["status"]);
     eprintln!(
         "{} entries to find, {} of them saved by hand",
@@ -183,18 +176,19 @@ fn git_rebases_racing_writers_lose_nothing() {
         }
         std::thread::sleep(Duration::from_millis(60));
     }
-    for h in handles {
-        wanted.extend(
-            h.join()
-                .unwrap()
-                .into_iter()
-                .map(|t| format!("{t} session")),
-        );
-    }
+    wanted.extend(acked_sessions(handles));
     ws.ok(&["status"]);
     eprintln!(
         "{} entries to find, {rebased} rebases, {stashed} left a stash",
         wanted.len()
     );
     assert_kept_and_healthy(ws, &wanted, false);
+}
+
+/// The session line of every checkpoint the writers had acknowledged, once they are done.
+fn acked_sessions(handles: Vec<std::thread::JoinHandle<Vec<String>>>) -> Vec<String> {
+    (handles.into_iter())
+        .flat_map(|h| h.join().unwrap())
+        .map(|t| format!("{t} session"))
+        .collect()
 }
