@@ -51,6 +51,7 @@ struct Usage {
 }
 
 impl Usage {
+    #[cfg(unix)]
     fn line(&self) -> String {
         format!(
             "{} {} {} {} {}",
@@ -80,7 +81,14 @@ impl Usage {
     }
 }
 
+/// The wrapper, where there is no `getrusage` (the bench runs on Unix).
+#[cfg(not(unix))]
+fn measure_child(_: &str, _: &[String]) -> ! {
+    panic!("this bench reads its children's usage through getrusage, which only Unix has")
+}
+
 /// The wrapper: run `args` (stdout to `out`), print its usage on stdout.
+#[cfg(unix)]
 fn measure_child(out: &str, args: &[String]) -> ! {
     use nix::sys::resource::{UsageWho, getrusage};
     let stdout = std::fs::File::create(out).expect("create the output file");

@@ -198,7 +198,15 @@ fn sibling_once(ws: &Workspace) -> Duration {
 }
 
 /// The CPU time this process has used (user and system): what the bench compares, so other
+/// programs on a shared machine weigh on no figure. Read on Unix only: the bench runs there.
+#[cfg(not(unix))]
+fn cpu() -> Duration {
+    panic!("this bench reads the CPU time through getrusage, which only Unix has")
+}
+
+/// The CPU time this process has used (user and system): what the bench compares, so other
 /// programs on a shared machine weigh on no figure.
+#[cfg(unix)]
 fn cpu() -> Duration {
     use nix::sys::resource::{UsageWho, getrusage};
     let u = getrusage(UsageWho::RUSAGE_SELF).expect("getrusage");

@@ -175,7 +175,7 @@ impl Fixture {
         let out = fx.cmd(&["init"]).output().unwrap();
         assert!(out.status.success(), "init: {out:?}");
         // what was just written goes to disk now, not in the background while timing
-        rustix::fs::sync();
+        sync_disk();
         eprintln!(
             "[setup] {} MB of transcripts in {} files",
             total >> 20,
@@ -239,7 +239,7 @@ fn bench(c: &mut Criterion, fx: &Fixture) {
         })
     });
     fx.recall();
-    rustix::fs::sync();
+    sync_disk();
     g.bench_function("warm", |b| b.iter(|| fx.recall()));
     let last = fx.files.last().unwrap().clone();
     let cwd = fx.root.display().to_string();
@@ -325,4 +325,11 @@ fn main() {
     bench(&mut c, &fx);
     c.final_summary();
     summary(&fx, since);
+}
+
+/// Put what was written on the disk now, so no flush runs in the background of a timing (Unix:
+/// the bench runs there).
+fn sync_disk() {
+    #[cfg(unix)]
+    rustix::fs::sync();
 }

@@ -9,10 +9,15 @@ pub fn snapshot() -> Vec<(String, String)> {
     std::env::vars().collect()
 }
 
-/// The value of `key` in `env`, when it is set and not empty.
+/// The value of `key` in `env`, when it is set and not empty (Windows: names in any case, as
+/// there `Path` is `PATH`).
 pub fn var<'a>(env: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    let named = |n: &str| match cfg!(windows) {
+        true => n.eq_ignore_ascii_case(key),
+        false => n == key,
+    };
     env.iter()
-        .find(|(n, v)| n == key && !v.is_empty())
+        .find(|(n, v)| named(n) && !v.is_empty())
         .map(|(_, v)| v.as_str())
 }
 

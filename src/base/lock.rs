@@ -4,18 +4,12 @@
 
 use std::path::Path;
 
-use rustix::fs::OFlags;
-
 /// Open (creating it) a file that only serves as a lock: without waiting on a FIFO left at its
 /// name, and refused when it is not a regular file.
 pub fn open_lock_file(path: &Path) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .custom_flags(OFlags::NONBLOCK.bits() as i32)
-        .open(path)?;
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    let file = super::fence::open_with(path, &mut options, false)?;
     if !file.metadata().is_ok_and(|m| m.is_file()) {
         return Err(std::io::Error::other(format!(
             "{}; delete it and trilogy makes the lock file again",
@@ -29,6 +23,7 @@ pub fn open_lock_file(path: &Path) -> std::io::Result<std::fs::File> {
 /// redb store does while it is open). Probed with a whole-file write lock taken and given back
 /// at once, without waiting (this process must hold no handle on it). A filesystem without
 /// locks holds none.
+#[cfg(unix)]
 pub fn held_elsewhere(path: &Path) -> bool {
     use rustix::fs::{FlockOperation, fcntl_lock};
     use rustix::io::Errno;
@@ -46,5 +41,26 @@ pub fn held_elsewhere(path: &Path) -> bool {
             false
         }
         Err(e) => e == Errno::AGAIN || e == Errno::ACCESS,
+    }
+}
+
+/// Whether another open of the file at `path` holds a lock on it (Windows: locks are on byte
+/// ranges of a handle, and a whole-file lock taken and given back at once conflicts with any).
+#[cfg(windows)]
+pub fn held_elsewhere(path: &Path) -> bool {
+    let Ok(f) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+    else {
+        return false;
+    };
+    match f.try_lock() {
+        Ok(()) => {
+            let _ = f.unlock();
+            false
+        }
+        Err(std::fs::TryLockError::WouldBlock) => true,
+        Err(std::fs::TryLockError::Error(_)) => false,
     }
 }

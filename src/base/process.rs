@@ -3,6 +3,7 @@
 //! process is gone is cleared by the next command.
 
 /// Whether process `pid` (decimal) still runs; true when that cannot be told.
+#[cfg(unix)]
 pub fn pid_alive(pid: &str) -> bool {
     let Some(pid) = pid
         .parse::<i32>()
@@ -22,8 +23,30 @@ pub fn pid_alive(pid: &str) -> bool {
     }
 }
 
+/// Whether process `pid` (decimal) still runs; true when that cannot be told (Windows: whether
+/// the system lists it).
+#[cfg(windows)]
+pub fn pid_alive(pid: &str) -> bool {
+    use sysinfo::{Pid, ProcessRefreshKind, ProcessesToUpdate, System};
+    let Ok(n) = pid.parse::<u32>() else {
+        return true;
+    };
+    if n == std::process::id() {
+        return true;
+    }
+    let pid = Pid::from_u32(n);
+    let mut system = System::new();
+    system.refresh_processes_specifics(
+        ProcessesToUpdate::Some(&[pid]),
+        true,
+        ProcessRefreshKind::nothing(),
+    );
+    system.process(pid).is_some()
+}
+
 /// Whether process `pid` is exiting or has exited (Linux: its state and its `PF_EXITING` flag
 /// in `/proc/<pid>/stat`, set before the process closes its files and so frees its locks).
+#[cfg(unix)]
 fn exiting(pid: i32) -> bool {
     const PF_EXITING: u64 = 0x4;
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {

@@ -1,45 +1,116 @@
 //! What a file's metadata says beyond std's portable part: its modification time to the
-//! nanosecond, its inode, the device it is on, its owner.
+//! nanosecond, its identity (inode; Windows: volume and file index), the volume it is on, its
+//! owner, its links and mode. Where Windows has no such notion the answer is the one that keeps
+//! trilogy's checks meaningful, as each function says.
 
 use std::path::Path;
 
-/// A file's modification time in nanoseconds since the epoch.
+/// A file's modification time in nanoseconds since the epoch (Windows keeps 100 ns steps).
 pub fn mtime_ns(meta: &std::fs::Metadata) -> i128 {
-    use std::os::unix::fs::MetadataExt;
-    meta.mtime() as i128 * 1_000_000_000 + meta.mtime_nsec() as i128
-}
-
-/// A file's inode number: two names with the same one are the same file.
-pub fn inode(meta: &std::fs::Metadata) -> u64 {
-    use std::os::unix::fs::MetadataExt;
-    meta.ino()
-}
-
-/// True when `a` and `b` both exist on one filesystem (a rename between them can be atomic).
-pub fn same_device(a: &Path, b: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    match (std::fs::metadata(a), std::fs::metadata(b)) {
-        (Ok(x), Ok(y)) => x.dev() == y.dev(),
-        _ => false,
+    let Ok(t) = meta.modified() else { return 0 };
+    match t.duration_since(std::time::UNIX_EPOCH) {
+        Ok(d) => d.as_nanos() as i128,
+        Err(before) => -(before.duration().as_nanos() as i128),
     }
 }
 
-/// True when the file was made by (belongs to) the user this process runs as.
+/// The identity of the file at `path`, whose metadata is `meta`: two names with the same one
+/// are the same file (Unix: the inode; Windows: the volume serial and the file index, read
+/// from `path`; 0 when they cannot be read, so a change is then told by time and size alone).
+pub fn inode(path: &Path, meta: &std::fs::Metadata) -> u64 {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        let _ = path;
+        meta.ino()
+    }
+    #[cfg(windows)]
+    {
+        let _ = meta;
+        windows_identity(path).unwrap_or(0)
+    }
+}
+
+#[cfg(windows)]
+fn windows_identity(path: &Path) -> Option<u64> {
+    match file_id::get_low_res_file_id(path).ok()? {
+        file_id::FileId::LowRes {
+            volume_serial_number,
+            file_index,
+        } => Some(file_index ^ u64::from(volume_serial_number).rotate_left(48)),
+        _ => None,
+    }
+}
+
+/// True when `a` and `b` both exist on one filesystem (a rename between them can be atomic).
+/// Windows: on one volume, told by the drive or share their full paths start with.
+pub fn same_device(a: &Path, b: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(a), std::fs::metadata(b)) {
+            (Ok(x), Ok(y)) => x.dev() == y.dev(),
+            _ => false,
+        }
+    }
+    #[cfg(windows)]
+    {
+        let root = |p: &Path| {
+            let full = std::fs::canonicalize(p).ok()?;
+            let first = full.components().next()?;
+            Some(first.as_os_str().to_ascii_lowercase())
+        };
+        matches!((root(a), root(b)), (Some(x), Some(y)) if x == y)
+    }
+}
+
+/// True when the file was made by (belongs to) the user this process runs as. Windows keeps
+/// owners in access lists std does not read: a file this process can open counts as the
+/// user's (the user profile, where trilogy's own files live, is the user's alone).
 pub fn owned_by_me(meta: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    meta.uid() == rustix::process::geteuid().as_raw()
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        meta.uid() == rustix::process::geteuid().as_raw()
+    }
+    #[cfg(windows)]
+    {
+        let _ = meta;
+        true
+    }
 }
 
-/// How many names (hard links) the file has.
+/// How many names (hard links) the file has (Windows: 1, std does not tell there; a clone
+/// brings no hard links, only a person on that machine makes them).
 pub fn links(meta: &std::fs::Metadata) -> u64 {
-    use std::os::unix::fs::MetadataExt;
-    meta.nlink()
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        meta.nlink()
+    }
+    #[cfg(windows)]
+    {
+        let _ = meta;
+        1
+    }
 }
 
-/// The permission bits (`0o7777` at most).
+/// The permission bits (`0o7777` at most). Windows has one: read-only, so a file is `0o444`
+/// or `0o666` there.
 pub fn mode(meta: &std::fs::Metadata) -> u32 {
-    use std::os::unix::fs::PermissionsExt;
-    meta.permissions().mode() & 0o7777
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        meta.permissions().mode() & 0o7777
+    }
+    #[cfg(windows)]
+    {
+        if meta.permissions().readonly() {
+            0o444
+        } else {
+            0o666
+        }
+    }
 }
 
 /// True when its owner may write the file.
@@ -47,20 +118,28 @@ pub fn owner_may_write(meta: &std::fs::Metadata) -> bool {
     mode(meta) & 0o200 != 0
 }
 
-/// True when someone may run the file as a program.
+/// True when someone may run the file as a program (Windows: any file; whether it runs is told
+/// by its name's extension, which the caller looks for).
 pub fn executable(meta: &std::fs::Metadata) -> bool {
-    mode(meta) & 0o111 != 0
+    cfg!(windows) || mode(meta) & 0o111 != 0
 }
 
 /// What something that is not a regular file is, in words: "a FIFO", "a socket", "a device",
-/// "a folder", else "not a regular file".
+/// "a folder", "a link", else "not a regular file".
 pub fn special_kind(t: std::fs::FileType) -> &'static str {
-    use std::os::unix::fs::FileTypeExt;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        match () {
+            _ if t.is_fifo() => return "a FIFO",
+            _ if t.is_socket() => return "a socket",
+            _ if t.is_char_device() || t.is_block_device() => return "a device",
+            _ => {}
+        }
+    }
     match () {
-        _ if t.is_fifo() => "a FIFO",
-        _ if t.is_socket() => "a socket",
-        _ if t.is_char_device() || t.is_block_device() => "a device",
         _ if t.is_dir() => "a folder",
+        _ if t.is_symlink() => "a link",
         _ => "not a regular file",
     }
 }
@@ -82,7 +161,7 @@ mod tests {
         assert!(owned_by_me(&ma));
         assert!(same_device(&a, &b));
         assert!(!same_device(&a, &dir.path().join("missing")));
-        assert_ne!(inode(&ma), inode(&mb));
+        assert_ne!(inode(&a, &ma), inode(&b, &mb));
         let secs = ma
             .modified()
             .unwrap()

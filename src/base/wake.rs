@@ -1,42 +1,55 @@
-//! Wake-ups between processes of this machine: small datagrams sent to a mailbox known by
-//! name. On Linux a mailbox is an abstract Unix socket: nothing on disk, gone with the process
-//! that bound it, and seen only within one network namespace.
+//! Wake-ups between processes of this machine: small datagrams between mailboxes on the
+//! loopback interface. A mailbox is a UDP socket bound to `127.0.0.1` on a port the system
+//! picks; whoever wants to be found writes its [`Mailbox::address`] where senders look (the
+//! caller's business), and a sender answers to the address a datagram came from. The same on
+//! Linux, macOS and Windows: no file for the socket itself, nothing left when a process dies,
+//! and only processes that share the loopback interface (one network namespace) hear each
+//! other. Nothing here trusts what a datagram says: a word only wakes.
 
-use std::os::linux::net::SocketAddrExt;
-use std::os::unix::net::{SocketAddr, UnixDatagram};
+use std::net::{Ipv4Addr, SocketAddr, UdpSocket};
 use std::time::Duration;
 
-/// A mailbox: bound to a name (to be sent to), or unbound (to send only).
+/// A mailbox on the loopback interface, on a port of its own.
 pub struct Mailbox {
-    sock: UnixDatagram,
+    sock: UdpSocket,
 }
 
 /// Who sent a datagram, to answer.
 pub struct Sender(SocketAddr);
 
-fn addr(name: &str) -> std::io::Result<SocketAddr> {
-    SocketAddr::from_abstract_name(name)
-}
-
 impl Mailbox {
-    /// The mailbox called `name`; an error when another process holds it.
-    pub fn bind(name: &str) -> std::io::Result<Mailbox> {
-        UnixDatagram::bind_addr(&addr(name)?).map(|sock| Mailbox { sock })
+    /// A new mailbox, on a free port of the loopback interface.
+    pub fn open() -> std::io::Result<Mailbox> {
+        UdpSocket::bind((Ipv4Addr::LOCALHOST, 0)).map(|sock| Mailbox { sock })
     }
 
-    /// A mailbox without a name, to send from.
-    pub fn unbound() -> std::io::Result<Mailbox> {
-        UnixDatagram::unbound().map(|sock| Mailbox { sock })
+    /// Where this mailbox is found, as text to announce: its port.
+    pub fn address(&self) -> std::io::Result<String> {
+        Ok(self.sock.local_addr()?.port().to_string())
     }
 
-    /// Send `bytes` to the mailbox called `name`.
-    pub fn send_to(&self, name: &str, bytes: &[u8]) -> std::io::Result<()> {
-        self.sock.send_to_addr(bytes, &addr(name)?).map(drop)
+    /// Send `bytes` to the mailbox announced as `address` (its port, as [`Mailbox::address`]
+    /// gave it). An address that is not a port is an `InvalidInput` error.
+    pub fn send_to(&self, address: &str, bytes: &[u8]) -> std::io::Result<()> {
+        let port = address
+            .trim()
+            .parse::<u16>()
+            .ok()
+            .filter(|p| *p != 0)
+            .ok_or_else(|| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("{address:?} is not a mailbox's port"),
+                )
+            })?;
+        self.sock
+            .send_to(bytes, (Ipv4Addr::LOCALHOST, port))
+            .map(drop)
     }
 
     /// Answer the sender of a datagram received.
     pub fn reply(&self, to: &Sender, bytes: &[u8]) -> std::io::Result<()> {
-        self.sock.send_to_addr(bytes, &to.0).map(drop)
+        self.sock.send_to(bytes, to.0).map(drop)
     }
 
     /// Receive a datagram into `buf`.
@@ -65,12 +78,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_word_sent_by_name_is_received_and_answered() {
-        let name = format!("trilogy-test-wake-{}", std::process::id());
-        let server = Mailbox::bind(&name).unwrap();
-        assert!(Mailbox::bind(&name).is_err(), "a name is held once");
-        let client = Mailbox::bind(&format!("{name}-client")).unwrap();
-        client.send_to(&name, b"hello").unwrap();
+    fn a_word_sent_to_an_address_is_received_and_answered() {
+        let server = Mailbox::open().unwrap();
+        let address = server.address().unwrap();
+        let client = Mailbox::open().unwrap();
+        assert_ne!(
+            client.address().unwrap(),
+            address,
+            "each has a port of its own"
+        );
+        client.send_to(&address, b"hello").unwrap();
+        server
+            .set_read_timeout(Some(Duration::from_secs(5)))
+            .unwrap();
         let mut buf = [0u8; 16];
         let (n, from) = server.recv_from(&mut buf).unwrap();
         assert_eq!(&buf[..n], b"hello");
@@ -80,5 +100,17 @@ mod tests {
             .unwrap();
         let n = client.recv(&mut buf).unwrap();
         assert_eq!(&buf[..n], b"done");
+    }
+
+    #[test]
+    fn an_address_that_is_not_a_port_is_refused_and_nothing_waits_forever() {
+        let client = Mailbox::open().unwrap();
+        for bad in ["", "0", "65536", "../x", "12 34"] {
+            let e = client.send_to(bad, b"x").unwrap_err();
+            assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput, "{bad:?}");
+        }
+        client.set_nonblocking(true).unwrap();
+        let mut buf = [0u8; 4];
+        assert!(client.recv(&mut buf).is_err(), "nothing was sent to it");
     }
 }

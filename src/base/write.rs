@@ -58,34 +58,63 @@ pub fn temp_in(dir: &Path) -> std::io::Result<tempfile::NamedTempFile> {
         .tempfile_in(dir)
 }
 
-/// The permission bits of the file at `path`, when it exists.
+/// The permission bits of the file at `path`, when it exists ([`super::stat::mode`]).
 pub fn mode_of(path: &Path) -> Option<u32> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::metadata(path)
-        .ok()
-        .map(|m| m.permissions().mode() & 0o7777)
+    std::fs::metadata(path).ok().map(|m| super::stat::mode(&m))
 }
 
-/// The permissions of a file made as any file the user makes: the umask decides.
-pub fn as_user_makes() -> std::fs::Permissions {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::Permissions::from_mode(0o666)
+/// Let `builder`'s temporary file be made as any file the user makes: the umask decides its
+/// mode (tempfile's own is private). Windows: as it is, files there have no mode.
+pub fn as_user_makes<'a, 'b>(
+    builder: &'b mut tempfile::Builder<'a, 'a>,
+) -> &'b mut tempfile::Builder<'a, 'a> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o666))
+    }
+    #[cfg(windows)]
+    {
+        builder
+    }
 }
 
-/// Set the permission bits of the file at `path`.
+/// Set the permission bits of the file at `path` (Windows: read-only when the owner may not
+/// write, the one bit there is).
 pub fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+    }
+    #[cfg(windows)]
+    {
+        let mut p = std::fs::metadata(path)?.permissions();
+        let readonly = mode & 0o200 == 0;
+        if p.readonly() == readonly || std::fs::metadata(path)?.is_dir() {
+            return Ok(());
+        }
+        p.set_readonly(readonly);
+        std::fs::set_permissions(path, p)
+    }
 }
 
-/// Make the folder `dir` (and those above it) and leave it readable by its owner only.
+/// Make the folder `dir` (and those above it) and leave it readable by its owner only (Windows:
+/// made as any folder, under the user's profile, which is the user's alone).
 pub fn private_dir(dir: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    set_mode(dir, 0o700)
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)?;
+        set_mode(dir, 0o700)
+    }
+    #[cfg(windows)]
+    {
+        std::fs::create_dir_all(dir)
+    }
 }
 
 /// Make the renames in folder `dir` durable (best effort: some filesystems refuse it).
@@ -102,26 +131,50 @@ pub fn sync_parent(path: &Path) {
     }
 }
 
-/// Swap the names `a` and `b` in one step (both must exist). `Unsupported` where the
-/// filesystem cannot, so the caller can fall back to renames.
+/// Swap the names `a` and `b` in one step (both must exist): Linux's `RENAME_EXCHANGE`,
+/// macOS's `RENAME_SWAP`. `Unsupported` where the system or filesystem cannot (Windows), so the
+/// caller can fall back to renames.
 pub fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
-    use rustix::fs::{CWD, RenameFlags, renameat_with};
-    use rustix::io::Errno;
-    match renameat_with(CWD, a, CWD, b, RenameFlags::EXCHANGE) {
-        Ok(()) => Ok(()),
-        Err(Errno::INVAL | Errno::NOSYS | Errno::NOTSUP) => Err(unsupported("exchange")),
-        Err(e) => Err(e.into()),
+    #[cfg(any(target_os = "linux", target_vendor = "apple"))]
+    {
+        use rustix::fs::RenameFlags;
+        rename_with(a, b, RenameFlags::EXCHANGE, "exchange")
+    }
+    #[cfg(not(any(target_os = "linux", target_vendor = "apple")))]
+    {
+        let _ = (a, b);
+        Err(unsupported("exchange"))
     }
 }
 
-/// Rename `from` to `to` unless `to` exists (`AlreadyExists` then). `Unsupported` where the
-/// filesystem cannot refuse, so the caller can fall back (to a hard link).
+/// Rename `from` to `to` unless `to` exists (`AlreadyExists` then): Linux's `RENAME_NOREPLACE`,
+/// macOS's `RENAME_EXCL`. `Unsupported` where the system or filesystem cannot refuse (Windows),
+/// so the caller can fall back (to a hard link).
 pub fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
-    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    #[cfg(any(target_os = "linux", target_vendor = "apple"))]
+    {
+        use rustix::fs::RenameFlags;
+        rename_with(from, to, RenameFlags::NOREPLACE, "no-replace rename")
+    }
+    #[cfg(not(any(target_os = "linux", target_vendor = "apple")))]
+    {
+        let _ = (from, to);
+        Err(unsupported("no-replace rename"))
+    }
+}
+
+#[cfg(any(target_os = "linux", target_vendor = "apple"))]
+fn rename_with(
+    from: &Path,
+    to: &Path,
+    flags: rustix::fs::RenameFlags,
+    what: &str,
+) -> std::io::Result<()> {
+    use rustix::fs::{CWD, renameat_with};
     use rustix::io::Errno;
-    match renameat_with(CWD, from, CWD, to, RenameFlags::NOREPLACE) {
+    match renameat_with(CWD, from, CWD, to, flags) {
         Ok(()) => Ok(()),
-        Err(Errno::INVAL | Errno::NOSYS | Errno::NOTSUP) => Err(unsupported("no-replace rename")),
+        Err(Errno::INVAL | Errno::NOSYS | Errno::NOTSUP) => Err(unsupported(what)),
         Err(e) => Err(e.into()),
     }
 }

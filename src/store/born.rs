@@ -70,14 +70,15 @@ fn publish_new(path: &Path, builder: &dyn Fn() -> Builder) -> Result<()> {
     sweep(dir, path);
     let prefix = format!("{}{}.", private_prefix(path), std::process::id());
     let private = {
-        tempfile::Builder::new()
-            .prefix(&prefix)
-            .suffix(PRIVATE_SUFFIX)
-            .permissions(crate::base::write::as_user_makes())
-            .tempfile_in(dir)
-            .map_err(|e| Error::io(dir, e))?
-            // closed here, deleted when dropped: on every way out but a publish by link
-            .into_temp_path()
+        crate::base::write::as_user_makes(
+            tempfile::Builder::new()
+                .prefix(&prefix)
+                .suffix(PRIVATE_SUFFIX),
+        )
+        .tempfile_in(dir)
+        .map_err(|e| Error::io(dir, e))?
+        // closed here, deleted when dropped: on every way out but a publish by link
+        .into_temp_path()
     };
     crash_point("store-born-named");
     let db = builder()

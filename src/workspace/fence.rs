@@ -150,7 +150,7 @@ fn escape(path: &Path, why: &str) -> Error {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::symlink;

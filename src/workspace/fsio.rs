@@ -24,13 +24,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     write_whole(path, bytes, Whole::Durable).map_err(|e| Error::io(path, e))
 }
 
-fn stamp_from(meta: &std::fs::Metadata, sha1: String, taken_ms: u64) -> FileStamp {
+fn stamp_from(path: &Path, meta: &std::fs::Metadata, sha1: String, taken_ms: u64) -> FileStamp {
     FileStamp {
         taken_ms,
         sha1,
         len: meta.len(),
         mtime_ns: mtime_ns(meta),
-        ino: inode(meta),
+        ino: inode(path, meta),
     }
 }
 
@@ -49,7 +49,7 @@ pub fn read_stamped(path: &Path) -> Result<Option<(Vec<u8>, FileStamp)>> {
         .take(MAX_FILE_BYTES)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io(path, e))?;
-    let stamp = stamp_from(&meta, hex::sha1(&bytes), taken_ms);
+    let stamp = stamp_from(path, &meta, hex::sha1(&bytes), taken_ms);
     Ok(Some((bytes, stamp)))
 }
 
@@ -191,7 +191,7 @@ pub fn stat_equal(path: &Path, stamp: &FileStamp) -> bool {
         return false;
     };
     let mtime = mtime_ns(&m);
-    m.len() == stamp.len && inode(&m) == stamp.ino && mtime == stamp.mtime_ns
+    m.len() == stamp.len && inode(path, &m) == stamp.ino && mtime == stamp.mtime_ns
 }
 
 /// A file replaced by [`swap_in`]: the previous content waits in `previous` until the caller
@@ -371,7 +371,7 @@ pub fn swap_in_with(
         sha1,
         len: meta.len(),
         mtime_ns: mtime_ns(&meta),
-        ino: inode(&meta),
+        ino: inode(&tmp_path, &meta),
     };
     drop(file);
     let existed = path.exists();
@@ -415,6 +415,7 @@ pub fn hash_stamped(path: &Path) -> Result<Option<FileStamp>> {
         hasher.update(&buf[..n]);
     }
     Ok(Some(stamp_from(
+        path,
         &meta,
         crate::base::hex::lower(&hasher.finalize()),
         taken_ms,

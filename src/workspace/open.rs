@@ -84,7 +84,7 @@ pub fn open_lock_file(path: &Path) -> Result<std::fs::File> {
     crate::base::lock::open_lock_file(path).map_err(|e| Error::io(path, e))
 }
 
-#[cfg(test)]
+#[cfg(all(test, unix))]
 mod tests {
     use super::*;
     use std::os::unix::fs::FileTypeExt;

@@ -12,6 +12,7 @@ mod hand_written_files;
 mod late_saves;
 mod regressions;
 mod roundtrip;
+#[cfg(unix)]
 mod saves_at_bad_moments;
 mod section_model;
 mod section_race;
@@ -19,4 +20,5 @@ mod section_saves;
 mod stale_model;
 mod stale_saves;
 mod sync;
+#[cfg(unix)]
 mod templates;

@@ -142,6 +142,7 @@ fn doctor_fix_removes_a_lock_trilogy_left_and_never_gits_own() {
 }
 
 /// The `git` found first on `PATH`.
+#[cfg(unix)]
 fn real_git() -> std::path::PathBuf {
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
@@ -155,6 +156,7 @@ fn real_git() -> std::path::PathBuf {
 /// files into the stash (`git update-index`, run as a `git` found on git's exec path: here a
 /// script that writes `<dir>/saving` and waits for `<dir>/go`, a minute at most, then runs
 /// the real git).
+#[cfg(unix)]
 fn stash_stopped_before_saving(ws: &Ws, dir: &Path) -> std::process::Child {
     use std::os::unix::fs::PermissionsExt;
     std::fs::create_dir_all(dir).unwrap();
@@ -177,6 +179,7 @@ fn stash_stopped_before_saving(ws: &Ws, dir: &Path) -> std::process::Child {
         .unwrap()
 }
 
+#[cfg(unix)]
 #[test]
 fn a_file_is_not_swapped_in_while_a_stash_saves_the_work_tree() {
     // git's stash reads each changed file without the index lock, taking its size before it

@@ -9,7 +9,6 @@
 use crate::common;
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use common::{Ws, text};
@@ -52,7 +51,7 @@ fn tree(dir: &Path) -> BTreeMap<PathBuf, String> {
                 walk(base, &p, out);
             } else {
                 let bytes = std::fs::read(&p).unwrap();
-                let mode = meta.permissions().mode() & 0o777;
+                let mode = trilogy::base::stat::mode(&meta) & 0o777;
                 out.insert(rel, format!("{mode:o} {}", String::from_utf8_lossy(&bytes)));
             }
         }
@@ -265,6 +264,7 @@ fn force_replaces_a_users_own_entry_and_uninstall_gives_it_back() {
     assert_eq!(v["mcpServers"]["github"]["command"], "gh-mcp", "{v}");
 }
 
+#[cfg(unix)]
 #[test]
 fn a_symlinked_user_settings_file_stays_a_link_and_its_target_gets_the_change() {
     for (host, link) in [
@@ -321,7 +321,7 @@ fn a_read_only_settings_file_is_refused_by_name_and_nothing_is_written() {
         let ws = ws();
         let path = ws.root().join(file);
         put(&path, "{\"mine\": true}\n");
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        trilogy::base::write::set_mode(&path, 0o444).unwrap();
         let before = both(&ws);
         let (success, _, err) = run(&ws, &["install", host]);
         assert!(!success, "{host}: wrote a read-only file");

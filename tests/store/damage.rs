@@ -6,7 +6,9 @@
 
 use crate::common;
 
-use std::path::{Path, PathBuf};
+#[cfg(unix)]
+use std::path::Path;
+use std::path::PathBuf;
 
 use common::{Ws, text};
 
@@ -363,6 +365,7 @@ fn doctor_names_a_directory_where_a_memory_file_should_be() {
 /// `trilogy doctor` run by a user the permissions bind: this one, or `nobody` through
 /// `setpriv` when this one is root (then the workspace is opened up to everyone first). Root
 /// without `setpriv` fails the test: permissions cannot be observed without it.
+#[cfg(unix)]
 fn doctor_as_a_bound_user(ws: &Ws, unreadable: &Path) -> std::process::Output {
     use std::os::unix::fs::PermissionsExt;
     let cmd = ws.std_cmd();
@@ -396,6 +399,7 @@ fn doctor_as_a_bound_user(ws: &Ws, unreadable: &Path) -> std::process::Output {
     })
 }
 
+#[cfg(unix)]
 fn walk(dir: &Path) -> Vec<PathBuf> {
     let mut out = vec![dir.to_path_buf()];
     for e in std::fs::read_dir(dir).unwrap() {
@@ -409,6 +413,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+#[cfg(unix)]
 #[test]
 fn doctor_names_an_unreadable_memory_file() {
     use std::os::unix::fs::PermissionsExt;

@@ -8,8 +8,8 @@
 //! waiting batches; `commit`: inside the transaction, every batch applied; `outcomes`: after
 //! the commit, before any writer is answered).
 //!
-//! A running MCP server drains the queue for short-lived writers (`ops::drain`): the last two
-//! tests stop only the server at those points, so reaching one proves the server leads.
+//! A running MCP server that drains the queue for short-lived writers is tested beside
+//! (`drain.rs`), with the helpers here.
 
 use crate::common;
 
@@ -22,7 +22,7 @@ use common::{Ws, text};
 use serde_json::{Value, json};
 
 /// Wait (at most two minutes: a stuck test fails instead of hanging) until `cond` holds.
-fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+pub(super) fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     let start = Instant::now();
     while !cond() {
         assert!(
@@ -33,11 +33,11 @@ fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     }
 }
 
-fn queue(ws: &Ws) -> PathBuf {
+pub(super) fn queue(ws: &Ws) -> PathBuf {
     ws.root().join(".trilogy/queue")
 }
 
-fn count(dir: &Path, suffix: &str) -> usize {
+pub(super) fn count(dir: &Path, suffix: &str) -> usize {
     std::fs::read_dir(dir).map_or(0, |rd| {
         rd.flatten()
             .filter(|e| e.file_name().to_string_lossy().ends_with(suffix))
@@ -46,7 +46,7 @@ fn count(dir: &Path, suffix: &str) -> usize {
 }
 
 /// A checkpoint of `batch` (JSON on stdin), spawned; `gate` stops it at the leader's points.
-fn spawn_checkpoint(ws: &Ws, batch: &Value, gate: Option<&Path>) -> Child {
+pub(super) fn spawn_checkpoint(ws: &Ws, batch: &Value, gate: Option<&Path>) -> Child {
     let mut c = ws.std_cmd();
     c.args(["checkpoint", "--json"])
         .stdin(Stdio::piped())
@@ -65,12 +65,12 @@ fn spawn_checkpoint(ws: &Ws, batch: &Value, gate: Option<&Path>) -> Child {
     child
 }
 
-fn session(done: &str) -> Value {
+pub(super) fn session(done: &str) -> Value {
     json!({"sessions": [{"done": done, "area": "group"}]})
 }
 
 /// Every memory file's text, sessions and archive together.
-fn all_sessions(ws: &Ws) -> String {
+pub(super) fn all_sessions(ws: &Ws) -> String {
     let mut s = ws.read("SESSIONS.md");
     if ws.path("SESSIONS-archive.md").exists() {
         s.push_str(&ws.read("SESSIONS-archive.md"));
@@ -234,7 +234,7 @@ fn a_leader_killed_after_its_commit_applies_nothing_twice() {
 }
 
 /// The MCP handshake with a server on `stdin`/`reader`: initialize, its answer, initialized.
-fn handshake(stdin: &mut impl Write, reader: &mut impl BufRead) {
+pub(super) fn handshake(stdin: &mut impl Write, reader: &mut impl BufRead) {
     writeln!(stdin, "{}", json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})).unwrap();
     let mut line = String::new();
     reader.read_line(&mut line).unwrap();
@@ -388,136 +388,6 @@ fn a_session_start_on_an_up_to_date_workspace_leaves_the_store_untouched() {
     );
     // what the session was shown is remembered: the same block is not injected twice
     assert_eq!(run("second"), "", "the same block came twice");
-}
-
-/// A real MCP server on `ws` (its leader stopped at the points of `gate`), past its handshake
-/// and one tool call, so it knows its workspace; returned once it announces its drain.
-fn drain_server(ws: &Ws, gate: &Path) -> (Child, std::process::ChildStdin) {
-    let served = mcp_server(ws, gate);
-    let drain = queue(ws).join("drain");
-    wait_for("the server's drain announcement", || count(&drain, "") == 1);
-    served
-}
-
-/// A real MCP server on `ws`, past its handshake and one tool call (it knows its workspace).
-fn mcp_server(ws: &Ws, gate: &Path) -> (Child, std::process::ChildStdin) {
-    let mut c = ws.std_cmd();
-    c.arg("mcp")
-        .env("TRILOGY_GROUP_GATE", gate)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    let mut child = c.spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut reader = BufReader::new(child.stdout.take().unwrap());
-    handshake(&mut stdin, &mut reader);
-    writeln!(stdin, "{}", json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_status","arguments":{}}})).unwrap();
-    let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
-    assert!(line.contains("\"id\":1"), "{line}");
-    // the rest of its output is not read: keep the pipe drained so it never blocks
-    std::thread::spawn(move || std::io::copy(&mut reader, &mut std::io::sink()));
-    (child, stdin)
-}
-
-#[test]
-fn a_cli_checkpoint_is_applied_by_a_running_mcp_server_with_its_open_store() {
-    let ws = Ws::init();
-    let gate = tempfile::tempdir().unwrap();
-    let (mut server, stdin) = drain_server(&ws, gate.path());
-    // only the server has the gate: its `drain` point is reached only if it leads for the CLI
-    let cli = spawn_checkpoint(&ws, &session("applied by the server; tested"), None);
-    wait_for("the server to lead", || {
-        gate.path().join("drain.ready").exists()
-    });
-    assert_eq!(
-        count(&queue(&ws), ".batch"),
-        1,
-        "the CLI's batch waits, unclaimed"
-    );
-    for p in ["drain", "commit", "outcomes"] {
-        std::fs::write(gate.path().join(format!("{p}.go")), b"").unwrap();
-    }
-    let o = cli.wait_with_output().unwrap();
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["written"].as_array().map_or(0, Vec::len), 1, "{v}");
-    assert_eq!(
-        all_sessions(&ws).matches("applied by the server").count(),
-        1
-    );
-    // a server that stops takes its announcement back and closes its store cleanly
-    drop(stdin);
-    assert!(server.wait().unwrap().success());
-    assert_eq!(count(&queue(&ws).join("drain"), ""), 0);
-    let before = ws.snapshot();
-    ws.ok(&["status"]);
-    assert_eq!(ws.snapshot(), before);
-    let doctor = ws.run(&["doctor"]);
-    assert!(doctor.status.success(), "{}", text(&doctor.stdout));
-}
-
-#[test]
-fn a_server_killed_while_it_applies_a_cli_checkpoint_leaves_the_cli_to_land_it() {
-    let ws = Ws::init();
-    let gate = tempfile::tempdir().unwrap();
-    let (mut server, _stdin) = drain_server(&ws, gate.path());
-    std::fs::write(gate.path().join("drain.go"), b"").unwrap();
-    let cli = spawn_checkpoint(&ws, &session("outlived its server; tested"), None);
-    // inside the server's transaction, the batch applied, nothing committed
-    wait_for("the server's commit point", || {
-        gate.path().join("commit.ready").exists()
-    });
-    server.kill().unwrap(); // SIGKILL
-    server.wait().unwrap();
-    let o = cli.wait_with_output().unwrap();
-    assert!(o.status.success(), "{}", text(&o.stderr));
-    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["written"].as_array().map_or(0, Vec::len), 1, "{v}");
-    assert_eq!(all_sessions(&ws).matches("outlived its server").count(), 1);
-    // the dead server's announcement is cleared by the next writer, which lands as well
-    assert_eq!(count(&queue(&ws).join("drain"), ""), 1);
-    ws.ok(&[
-        "checkpoint",
-        "--session-done",
-        "after the server died; tested",
-    ]);
-    assert_eq!(count(&queue(&ws).join("drain"), ""), 0);
-    assert_eq!(
-        all_sessions(&ws).matches("after the server died").count(),
-        1
-    );
-    let before = ws.snapshot();
-    ws.ok(&["status"]);
-    assert_eq!(ws.snapshot(), before);
-    let q = queue(&ws);
-    assert_eq!(count(&q, ".batch") + count(&q, ".claimed"), 0);
-}
-
-#[test]
-fn a_drain_folder_linked_out_of_the_repository_is_never_written() {
-    let ws = Ws::init();
-    ws.ok(&["checkpoint", "--session-done", "first; tested"]);
-    let outside = tempfile::tempdir().unwrap();
-    std::os::unix::fs::symlink(outside.path(), queue(&ws).join("drain")).unwrap();
-    let gate = tempfile::tempdir().unwrap();
-    let (mut server, stdin) = mcp_server(&ws, gate.path());
-    ws.ok(&[
-        "checkpoint",
-        "--session-done",
-        "beside a hostile link; tested",
-    ]);
-    assert_eq!(
-        all_sessions(&ws).matches("beside a hostile link").count(),
-        1
-    );
-    drop(stdin);
-    assert!(server.wait().unwrap().success());
-    assert_eq!(
-        count(outside.path(), ""),
-        0,
-        "nothing written outside the workspace"
-    );
 }
 
 /// A checkpoint of `batch` recorded for agent session `id`, spawned.

@@ -7,14 +7,19 @@ mod common;
 
 mod checkpoint;
 mod damage;
+#[cfg(unix)]
 mod doctor_fence;
+mod drain;
 mod fifo_fence;
+#[cfg(unix)]
 mod file_types_property;
 mod group;
 mod refused_roots;
 mod refused_settings;
+#[cfg(unix)]
 mod store_birth;
 mod torture;
+#[cfg(unix)]
 mod untrusted_repository;
 mod user_folders;
 mod user_store;

@@ -4,11 +4,12 @@
 //! written, one for the folder and one durable store commit (a CLI that leads itself adds the
 //! open and the close, five more).
 //!
-//! - A server with a workspace that has memory listens on an abstract Unix datagram socket
-//!   `trilogy-drain-<settings>-<pid>` and announces it with an empty file
-//!   `queue/drain/<settings>-<pid>` (`<settings>`: the fingerprint batches are matched by).
+//! - A server with a workspace that has memory opens a mailbox on the loopback interface
+//!   ([`Mailbox`]: a UDP port, the same on Linux, macOS and Windows) and announces it with a file
+//!   `queue/drain/<settings>-<pid>` holding the mailbox's port (`<settings>`: the fingerprint
+//!   batches are matched by).
 //! - A writer that has spooled its batch sends its ticket to every announced server of its
-//!   settings, from a socket of its own (`trilogy-wait-<ticket>`).
+//!   settings whose process runs, from a mailbox of its own.
 //! - A server that hears one takes the lead (waiting at most [`GRACE`] for a leader that holds
 //!   it), applies the queue like any leader, and then tells every writer it heard from that the
 //!   outcomes are written. No send blocks: a word that does not fit a full queue is dropped.
@@ -17,9 +18,10 @@
 //!   stuck or vanished server costs a delay, never a checkpoint, and every crash rule of the
 //!   group commit holds unchanged.
 //!
-//! The abstract namespace belongs to the network namespace: a writer in another one (a
+//! The loopback interface belongs to the network namespace: a writer in another one (a
 //! sandbox) is not heard, and leads itself. An announcement whose process is gone is removed
-//! by the next writer that finds it.
+//! by the next writer that finds it; one whose port another program took gets a word it
+//! ignores, and the writer goes on after [`GRACE`].
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -41,7 +43,8 @@ const WAKE: Duration = Duration::from_millis(500);
 /// forever).
 const MAX_ROUNDS: usize = 16;
 
-/// This process's drain, once it serves one: its announcement, its socket's name and its thread.
+/// This process's drain, once it serves one: its announcement, its mailbox's address and its
+/// thread.
 static SERVING: Mutex<Option<Serving>> = Mutex::new(None);
 
 /// Set when the server stops: the drain thread ends at its next wake.
@@ -49,7 +52,7 @@ static STOP: AtomicBool = AtomicBool::new(false);
 
 struct Serving {
     marker: PathBuf,
-    name: String,
+    address: String,
     thread: std::thread::JoinHandle<()>,
 }
 
@@ -59,10 +62,8 @@ fn announcements(ws: &Workspace, queue: &Path) -> Option<PathBuf> {
     ws.inside(&queue.join("drain")).ok()
 }
 
-/// The mailbox of the server announced as `name`.
-fn drain_box(name: &str) -> String {
-    format!("trilogy-drain-{name}")
-}
+/// Most bytes an announcement holds (a port).
+const ANNOUNCEMENT_MAX: u64 = 16;
 
 /// A writer whose batch a server heard of.
 pub(super) struct Waiter {
@@ -96,21 +97,26 @@ pub(super) fn nudge(ws: &Workspace, queue: &Path, ticket: &str) -> Option<Waiter
         if fp != settings || pid == me {
             continue;
         }
+        // a port outlives nothing of its process: a word to a gone server's port would be
+        // lost (or reach whoever took the port), so the process is looked at first
+        if !pid_alive(pid) {
+            let _ = std::fs::remove_file(e.path());
+            continue;
+        }
+        let Some(address) = crate::base::fence::read_small_text(&e.path(), ANNOUNCEMENT_MAX) else {
+            continue;
+        };
         if sock.is_none() {
-            let s = Mailbox::bind(&format!("trilogy-wait-{ticket}")).ok()?;
-            // a full queue (a stuck server, a stranger's socket) is not heard: never block
+            let s = Mailbox::open().ok()?;
+            // a full queue (a stuck server, a stranger's port) is not heard: never block
             s.set_nonblocking(true).ok()?;
             sock = Some(s);
         }
         let Some(s) = &sock else { continue };
-        let heard = s.send_to(&drain_box(&name), ticket.as_bytes());
-        if heard.is_ok() {
+        if s.send_to(&address, ticket.as_bytes()).is_ok() {
             return sock
                 .filter(|s| s.set_nonblocking(false).is_ok())
                 .map(|sock| Waiter { sock });
-        }
-        if !pid_alive(pid) {
-            let _ = std::fs::remove_file(e.path());
         }
     }
     None
@@ -138,7 +144,10 @@ pub fn serve(ws: Arc<Workspace>, actor: String) {
         return;
     }
     let name = format!("{}-{}", fingerprint(&ws), std::process::id());
-    let Ok(sock) = Mailbox::bind(&drain_box(&name)) else {
+    let Some((sock, address)) = Mailbox::open()
+        .ok()
+        .and_then(|s| s.address().ok().map(|a| (s, a)))
+    else {
         return;
     };
     let marker = dir.join(&name);
@@ -148,8 +157,10 @@ pub fn serve(ws: Arc<Workspace>, actor: String) {
     let made = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
-        .open(&marker);
+        .open(&marker)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, address.as_bytes()));
     if made.is_err() || sock.set_read_timeout(Some(WAKE)).is_err() {
+        let _ = std::fs::remove_file(&marker);
         return;
     }
     let weak = Arc::downgrade(&ws);
@@ -187,7 +198,7 @@ pub fn serve(ws: Arc<Workspace>, actor: String) {
         Ok(thread) => {
             *serving = Some(Serving {
                 marker,
-                name,
+                address,
                 thread,
             })
         }
@@ -206,9 +217,9 @@ pub fn withdraw() {
     };
     let _ = std::fs::remove_file(&s.marker);
     // the word only hastens the stop: the thread also looks every WAKE
-    let _ = Mailbox::unbound().and_then(|u| {
+    let _ = Mailbox::open().and_then(|u| {
         u.set_nonblocking(true)?;
-        u.send_to(&drain_box(&s.name), b"stop")
+        u.send_to(&s.address, b"stop")
     });
     let _ = s.thread.join();
 }

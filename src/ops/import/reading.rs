@@ -288,6 +288,7 @@ fn special(ft: &std::fs::FileType) -> String {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
     #[test]
     fn nothing_outside_the_folder_is_read() {
         let dir = tempfile::tempdir().unwrap();

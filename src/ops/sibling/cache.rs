@@ -61,7 +61,7 @@ impl Cache {
         if let Some(c) = self.files.get(&key)
             && c.len == meta.len()
             && c.mtime_ns == mtime_ns
-            && c.ino == crate::base::stat::inode(&meta)
+            && c.ino == crate::base::stat::inode(path, &meta)
             && c.since == since
         {
             return Some(c.entries.clone());
@@ -72,7 +72,7 @@ impl Cache {
             Cached {
                 len: meta.len(),
                 mtime_ns,
-                ino: crate::base::stat::inode(&meta),
+                ino: crate::base::stat::inode(path, &meta),
                 since,
                 entries: entries.clone(),
             },

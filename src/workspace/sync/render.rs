@@ -64,7 +64,7 @@ impl Tx<'_> {
             .map_err(|e| Error::io(path, e))?;
         let mtime = crate::base::stat::mtime_ns(&meta);
         if meta.len() != stamp.len
-            || crate::base::stat::inode(&meta) != stamp.ino
+            || crate::base::stat::inode(path, &meta) != stamp.ino
             || mtime != stamp.mtime_ns
         {
             return Ok(None);

@@ -189,6 +189,7 @@ fn closed_stdout_pipe_is_not_a_crash() {
     assert_eq!(status.code(), Some(0));
 }
 
+#[cfg(unix)]
 #[test]
 fn rewritten_files_keep_their_mode_and_new_ones_are_readable() {
     use std::os::unix::fs::PermissionsExt;

@@ -124,6 +124,7 @@ fn two_processes_writing_at_once_both_land() {
     assert_eq!(ws.snapshot(), before, "files equal what the store renders");
 }
 
+#[cfg(unix)]
 #[test]
 fn memory_file_symlinked_outside_the_root_is_refused() {
     let ws = Ws::init();
@@ -173,6 +174,7 @@ fn unknown_config_key_is_a_warning_naming_file_key_and_the_nearest_known_one() {
     assert_eq!(v["sources"]["lock_timeout_ms"], "default");
 }
 
+#[cfg(unix)]
 #[test]
 fn root_without_write_permission_is_a_clear_error() {
     let ws = Ws::new();

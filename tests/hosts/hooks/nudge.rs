@@ -86,6 +86,7 @@ fn transcript_is_the_fallback_when_no_tool_hook_reported() {
     assert!(context(&n, "UserPromptSubmit").contains("记忆提醒"));
 }
 
+#[cfg(unix)]
 #[test]
 fn stop_hook_with_dev_zero_as_transcript_answers_promptly() {
     let ws = Ws::init();

@@ -309,6 +309,7 @@ fn bad_configs_are_refused_by_name_and_left_as_they_were() {
     }
 }
 
+#[cfg(unix)]
 #[test]
 fn a_config_linked_out_of_the_repository_is_not_written_through() {
     let ws = with_memory();

@@ -5,6 +5,7 @@ use super::*;
 
 // ---- hostile sources ----------------------------------------------------------------------
 
+#[cfg(unix)]
 #[test]
 fn links_out_fifos_and_huge_files_are_skipped_with_a_note_and_never_read() {
     let (_d, root) = fixture("claude");

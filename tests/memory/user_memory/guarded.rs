@@ -310,6 +310,7 @@ fn a_checkpoint_that_fails_leaves_no_user_line_behind_and_review_works_outside_a
     assert!(user_file(&ws).contains("提交信息用英文"));
 }
 
+#[cfg(unix)]
 #[test]
 fn user_edit_opens_the_editor_on_user_md_and_takes_what_it_saved() {
     let ws = Ws::init();

@@ -121,6 +121,7 @@ fn the_fence_refuses_a_foreign_host_a_cross_site_origin_and_a_missing_token_and_
     assert_eq!(tree(ws.root()), before, "nothing written");
 }
 
+#[cfg(unix)]
 #[test]
 fn the_server_listens_on_loopback_only_and_keeps_its_token_private() {
     let ws = Ws::init();
