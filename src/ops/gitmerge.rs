@@ -261,11 +261,17 @@ pub struct Resolved {
 /// driver would have: the three stages are taken from the index into temp files, merged, the
 /// result written to the work tree and, when nothing is left to settle by hand, staged.
 pub fn resolve(ws: &Workspace, only: &[String]) -> Result<Vec<Resolved>> {
-    let all = stages(ws).ok_or_else(|| {
-        Error::bad_input(format!(
-            "{}: not in a git repository (or git is not installed); nothing to resolve",
+    let all = stages(ws).ok_or_else(|| match ws.git() {
+        Some(_) => Error::bad_input(format!(
+            "{}: git did not answer (is it installed and on this PATH? a program started from a \
+             desktop may have another PATH); install git, or run `trilogy resolve` from a \
+             terminal where `git --version` works",
             ws.root.display()
-        ))
+        )),
+        None => Error::bad_input(format!(
+            "{}: not in a git repository; nothing to resolve",
+            ws.root.display()
+        )),
     })?;
     for name in only {
         if !all

@@ -10,3 +10,4 @@ mod merge_driver;
 mod property;
 mod provenance;
 mod siblings;
+mod without_git;
