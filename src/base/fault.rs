@@ -63,3 +63,16 @@ pub fn versions_off() -> bool {
     #[cfg(not(feature = "faults"))]
     false
 }
+
+/// True when `TRILOGY_WITHOUT` (a comma-separated list) names `call`: a test pretends this
+/// system lacks it (`exchange`, `no-replace`), so Linux runs the fallbacks Windows takes.
+#[inline]
+pub fn without(call: &str) -> bool {
+    #[cfg(feature = "faults")]
+    return std::env::var("TRILOGY_WITHOUT").is_ok_and(|v| v.split(',').any(|c| c == call));
+    #[cfg(not(feature = "faults"))]
+    {
+        let _ = call;
+        false
+    }
+}

@@ -124,6 +124,15 @@ pub fn sync_dir(dir: &Path) {
     }
 }
 
+/// Put the file at `path` on the disk now. Opened for writing: Windows flushes a file only
+/// through a handle that may write it.
+pub fn sync_file(path: &Path) -> std::io::Result<()> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(path)?
+        .sync_all()
+}
+
 /// [`sync_dir`] of the folder `path` is in.
 pub fn sync_parent(path: &Path) {
     if let Some(dir) = path.parent() {
@@ -138,6 +147,9 @@ pub fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
     #[cfg(any(target_os = "linux", target_vendor = "apple"))]
     {
         use rustix::fs::RenameFlags;
+        if super::fault::without("exchange") {
+            return Err(unsupported("exchange"));
+        }
         rename_with(a, b, RenameFlags::EXCHANGE, "exchange")
     }
     #[cfg(not(any(target_os = "linux", target_vendor = "apple")))]
@@ -154,6 +166,9 @@ pub fn rename_no_replace(from: &Path, to: &Path) -> std::io::Result<()> {
     #[cfg(any(target_os = "linux", target_vendor = "apple"))]
     {
         use rustix::fs::RenameFlags;
+        if super::fault::without("no-replace") {
+            return Err(unsupported("no-replace rename"));
+        }
         rename_with(from, to, RenameFlags::NOREPLACE, "no-replace rename")
     }
     #[cfg(not(any(target_os = "linux", target_vendor = "apple")))]

@@ -96,9 +96,7 @@ fn publish_new(path: &Path, builder: &dyn Fn() -> Builder) -> Result<()> {
     first.commit()?;
     crash_point("store-born-committed");
     db.close().map_err(|e| store_err(&private, e))?;
-    std::fs::File::open(&private)
-        .and_then(|f| f.sync_all())
-        .map_err(|e| Error::io(&private, e))?;
+    crate::base::write::sync_file(&private).map_err(|e| Error::io(&private, e))?;
     sync_dir(dir);
     crash_point("store-born-synced");
     pause_point("store-born-synced");

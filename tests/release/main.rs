@@ -8,12 +8,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The variables the fault points read (`src/base/fault.rs`).
-const FAULT_VARS: [&str; 5] = [
+const FAULT_VARS: [&str; 6] = [
     "TRILOGY_CRASH_AT",
     "TRILOGY_PAUSE_AT",
     "TRILOGY_PAUSE_MARK",
     "TRILOGY_GROUP_GATE",
     "TRILOGY_BENCH_NO_VERSIONS",
+    "TRILOGY_WITHOUT",
 ];
 
 /// The names of `FAULT_VARS` found in the file at `path`.

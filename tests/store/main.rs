@@ -23,3 +23,4 @@ mod torture;
 mod untrusted_repository;
 mod user_folders;
 mod user_store;
+mod without_exchange;
