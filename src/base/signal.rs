@@ -1,5 +1,5 @@
-//! The signals that ask a long-running server to stop: Ctrl-C (SIGINT) and, where there is
-//! one, SIGTERM.
+//! The signals that ask a long-running server to stop: Ctrl-C and SIGTERM on Unix, Ctrl-C and
+//! Ctrl-Break on Windows.
 
 use std::future::Future;
 
@@ -29,8 +29,32 @@ pub fn stop_requests() -> impl Future<Output = ()> + Send + 'static {
             }
         }
     }
-    #[cfg(not(unix))]
-    async {
-        let _ = tokio::signal::ctrl_c().await;
+    #[cfg(windows)]
+    {
+        use tokio::signal::windows::{CtrlBreak, CtrlC, ctrl_break, ctrl_c};
+        let interrupt = ctrl_c().ok();
+        let breaking = ctrl_break().ok();
+        async fn heard_c(s: Option<CtrlC>) {
+            match s {
+                Some(mut s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        }
+        async fn heard_break(s: Option<CtrlBreak>) {
+            match s {
+                Some(mut s) => {
+                    s.recv().await;
+                }
+                None => std::future::pending::<()>().await,
+            }
+        }
+        async move {
+            tokio::select! {
+                _ = heard_c(interrupt) => {},
+                _ = heard_break(breaking) => {},
+            }
+        }
     }
 }

@@ -180,7 +180,9 @@ def step_mcp(s, ws):
 
 def step_doctor(s, ws):
     p = s.run(["doctor", "--json"], ws)
-    json.loads(text(p))
+    report = json.loads(text(p))
+    bad = [f for f in report.get("findings", []) if f.get("level") != "ok"]
+    expect(not bad, f"doctor found something wrong: {bad}", p)
 
 
 def step_export_import(s, ws):

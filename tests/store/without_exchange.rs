@@ -10,7 +10,11 @@ use common::{Ws, text};
 const WITHOUT: &str = "exchange,no-replace";
 
 fn run(ws: &Ws, args: &[&str]) -> std::process::Output {
-    ws.cmd().env("TRILOGY_WITHOUT", WITHOUT).args(args).output().unwrap()
+    ws.cmd()
+        .env("TRILOGY_WITHOUT", WITHOUT)
+        .args(args)
+        .output()
+        .unwrap()
 }
 
 fn ok(ws: &Ws, args: &[&str]) -> String {
@@ -38,7 +42,10 @@ fn without_exchange_a_store_is_born_once_and_a_reindex_leaves_every_search_an_an
     }
     let sessions = ok(&ws, &["read", "SESSIONS.md"]);
     for i in 0..4 {
-        assert!(sessions.contains(&format!("racer {i} lighthouse")), "{sessions}");
+        assert!(
+            sessions.contains(&format!("racer {i} lighthouse")),
+            "{sessions}"
+        );
     }
     let store_dir = ws.root().join(".trilogy");
     let left: Vec<_> = std::fs::read_dir(&store_dir)
