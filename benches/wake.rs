@@ -33,7 +33,8 @@ use serde_json::json;
 struct Side {
     name: &'static str,
     bin: PathBuf,
-    root: tempfile::TempDir,
+    _scratch: tempfile::TempDir,
+    root: PathBuf,
     server: Child,
     checkpoint: Vec<Duration>,
     session_start: Vec<Duration>,
@@ -49,11 +50,13 @@ fn command(bin: &Path, root: &Path) -> Command {
             c.env_remove(k);
         }
     }
-    c.env("HOME", root.join(".home"))
-        .env("XDG_STATE_HOME", root.join(".state"))
-        .env("XDG_CONFIG_HOME", root.join(".config"))
-        .env("XDG_DATA_HOME", root.join(".data"))
-        .env("XDG_CACHE_HOME", root.join(".cache"));
+    // the user's folders beside the project, never above it
+    let user = root.with_file_name("user");
+    c.env("HOME", user.join("home"))
+        .env("XDG_STATE_HOME", user.join("state"))
+        .env("XDG_CONFIG_HOME", user.join("config"))
+        .env("XDG_DATA_HOME", user.join("data"))
+        .env("XDG_CACHE_HOME", user.join("cache"));
     c
 }
 
@@ -121,21 +124,24 @@ fn serve(bin: &Path, root: &Path) -> Child {
 }
 
 fn side(name: &'static str, bin: PathBuf) -> Side {
-    let root = r#gen::scratch_dir(&format!("wake-{name}"));
-    let mut init = command(&bin, root.path());
+    let scratch = r#gen::scratch_dir(&format!("wake-{name}"));
+    let root = scratch.path().join("project");
+    std::fs::create_dir_all(&root).unwrap();
+    let mut init = command(&bin, &root);
     init.arg("init");
     ok(init, None);
     for i in 0..50 {
-        let mut c = command(&bin, root.path());
+        let mut c = command(&bin, &root);
         c.args(["checkpoint", "--session-done"]).arg(format!(
             "history {i}: the wake bench's setup; tested by the bench"
         ));
         ok(c, None);
     }
-    let server = serve(&bin, root.path());
+    let server = serve(&bin, &root);
     Side {
         name,
         bin,
+        _scratch: scratch,
         root,
         server,
         checkpoint: Vec::new(),
@@ -149,19 +155,19 @@ fn turn(s: &mut Side, i: usize) {
         "turn {i} of {}: woke the server; tested by the bench",
         s.name
     );
-    let mut c = command(&s.bin, s.root.path());
+    let mut c = command(&s.bin, &s.root);
     c.args(["checkpoint", "--session-done", &text]);
     s.checkpoint.push(ok(c, None));
     s.written.push(text);
     let payload = json!({
         "session_id": format!("bench-{i}"),
-        "transcript_path": s.root.path().join("t.jsonl"),
-        "cwd": s.root.path(),
+        "transcript_path": s.root.join("t.jsonl"),
+        "cwd": &s.root,
         "hook_event_name": "SessionStart",
         "source": "startup",
     })
     .to_string();
-    let mut c = command(&s.bin, s.root.path());
+    let mut c = command(&s.bin, &s.root);
     c.args(["hook", "claude", "session-start"]);
     s.session_start.push(ok(c, Some(&payload)));
 }
@@ -190,7 +196,7 @@ fn main() {
         }
     }
     for s in sides.iter_mut() {
-        let sessions = std::fs::read_to_string(s.root.path().join("memory/SESSIONS.md")).unwrap();
+        let sessions = std::fs::read_to_string(s.root.join("memory/SESSIONS.md")).unwrap();
         let lost = s
             .written
             .iter()
