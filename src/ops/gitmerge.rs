@@ -165,7 +165,7 @@ pub fn install_git(
             "merge.trilogy.driver",
             &format!(
                 "{} merge-driver %O %A %B %P",
-                super::install::shell_quote(command)
+                super::install::shell::posix_quote(command)
             ),
         ],
     )?;

@@ -9,6 +9,7 @@ mod cli;
 mod dsh_hook;
 mod help_topics;
 mod hooks;
+mod host_command_lines;
 mod install_config;
 mod install_hosts;
 mod mcp;

@@ -120,6 +120,7 @@ fn install_options(
         rules: a.rules,
         force: a.force,
         command: a.command(),
+        os: install::shell::Os::HOST,
         root: ctx.ws.root.clone(),
         home,
         // removing needs only the markers: a broken template must not stand in the way

@@ -1,24 +1,39 @@
 //! Installed hosts: each agent host's settings that call trilogy (hooks, the MCP server) must
 //! name a program that runs — a bare `trilogy` has to resolve on `PATH`, an absolute path has
-//! to exist — or every hook fails silently in the host.
+//! to exist — or every hook fails silently in the host. A hook's command line is read the way
+//! the host's shell reads it on this system ([`Shell::of_hooks`]): one written for another
+//! shell (a POSIX-quoted path that PowerShell would take for a string) runs nothing here.
 
 use std::path::Path;
 
 use super::{Finding, Level, finding};
+use crate::model::host::Host;
+use crate::ops::install::shell::{self, Os, Shell};
 
 /// Settings files, relative to the project root and to the home folder, where hosts keep the
-/// commands they run.
-const SETTINGS: [&str; 5] = [
-    ".claude/settings.json",
-    ".codex/hooks.json",
-    ".codex/config.toml",
-    ".gemini/settings.json",
-    ".mcp.json",
+/// commands they run, with the host whose hooks a file holds (`None`: MCP entries only).
+const SETTINGS: [(&str, Option<Host>); 5] = [
+    (".claude/settings.json", Some(Host::Claude)),
+    (".codex/hooks.json", Some(Host::Codex)),
+    (".codex/config.toml", None),
+    (".gemini/settings.json", Some(Host::Gemini)),
+    (".mcp.json", None),
 ];
 
-/// The programs a settings file runs for trilogy: the first word of every `command` value
-/// (JSON with comments, or TOML) that names a `trilogy` binary.
-pub(super) fn programs(text: &str) -> Vec<String> {
+/// What a settings file runs for trilogy.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Run {
+    /// A program named `trilogy`: an MCP entry's `command`, or the first word of a hook's
+    /// command line as its shell reads it.
+    Program(String),
+    /// A hook command line of ours the shell cannot read a program from.
+    Unreadable(String),
+}
+
+/// What a settings file (JSON with comments, or TOML) runs for trilogy: every `command` value
+/// that names a `trilogy` binary. A `command` beside `args` is a program started without a
+/// shell; any other is a hook's command line, read as `shell` reads it.
+pub(super) fn programs(text: &str, shell: Option<Shell>) -> Vec<Run> {
     let value: Option<serde_json::Value> = jsonc_parser::parse_to_ast(
         text,
         &jsonc_parser::CollectOptions::default(),
@@ -34,95 +49,204 @@ pub(super) fn programs(text: &str) -> Vec<String> {
     });
     let mut out = Vec::new();
     if let Some(v) = value {
-        walk(&v, &mut out);
+        walk(&v, shell, &mut out);
     }
     out
 }
 
-fn walk(v: &serde_json::Value, out: &mut Vec<String>) {
+fn walk(v: &serde_json::Value, shell: Option<Shell>, out: &mut Vec<Run>) {
     match v {
         serde_json::Value::Object(m) => {
-            for (k, x) in m {
-                if k == "command"
-                    && let Some(cmd) = x.as_str()
-                    && let Some(first) = cmd.split_whitespace().next()
-                    && Path::new(first)
-                        .file_name()
-                        .is_some_and(|n| n.to_string_lossy() == "trilogy")
-                    && !out.iter().any(|p| p == first)
-                {
-                    out.push(first.to_string());
-                }
-                walk(x, out);
+            if let Some(cmd) = m.get("command").and_then(|c| c.as_str())
+                && let Some(run) = run_of(cmd, m.contains_key("args"), shell)
+                && !out.contains(&run)
+            {
+                out.push(run);
             }
+            m.values().for_each(|x| walk(x, shell, out));
         }
-        serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+        serde_json::Value::Array(a) => a.iter().for_each(|x| walk(x, shell, out)),
         _ => {}
     }
 }
 
+/// What one `command` runs for trilogy, if it runs trilogy.
+fn run_of(cmd: &str, has_args: bool, shell: Option<Shell>) -> Option<Run> {
+    let program = match shell {
+        Some(sh) if !has_args => match sh.program(cmd) {
+            Some(p) => p,
+            None if is_our_hook(cmd) => return Some(Run::Unreadable(cmd.to_string())),
+            None => return None,
+        },
+        Some(_) => cmd.to_string(),
+        None => cmd.split_whitespace().next()?.to_string(),
+    };
+    if shell::is_trilogy(&program) {
+        Some(Run::Program(program))
+    } else if shell.is_some() && !has_args && is_our_hook(cmd) {
+        Some(Run::Unreadable(cmd.to_string()))
+    } else {
+        None
+    }
+}
+
+/// Does the command line look like one of ours (`… trilogy hook …`), whatever shell it was
+/// written for?
+fn is_our_hook(cmd: &str) -> bool {
+    cmd.find(" hook ")
+        .is_some_and(|pos| shell::runs_trilogy(&cmd[..pos]))
+}
+
 /// Whether `program` runs: an absolute path that exists, or a name found on `path`.
 pub fn resolves(program: &str, path: Option<&str>) -> bool {
+    resolves_on(program, path, Os::HOST)
+}
+
+/// [`resolves`] as `os` looks a program up: Windows also finds `name.exe` for a bare name.
+fn resolves_on(program: &str, path: Option<&str>, os: Os) -> bool {
     let p = Path::new(program);
-    if p.is_absolute() || program.contains('/') {
+    if p.is_absolute() || program.contains(['/', '\\']) {
         return p.is_file();
     }
-    crate::base::env::on_path(path, program).any(|p| p.is_file())
+    let exe = format!("{program}.exe");
+    let names = match os {
+        Os::Windows if p.extension().is_none() => vec![program, exe.as_str()],
+        _ => vec![program],
+    };
+    names
+        .into_iter()
+        .any(|n| crate::base::env::on_path(path, n).any(|p| p.is_file()))
 }
 
 /// Findings for the settings under `root` and `home`.
 pub(super) fn check(root: &Path, home: Option<&Path>, path: Option<&str>) -> Vec<Finding> {
     let mut out = Vec::new();
-    let running = std::env::current_exe().ok();
     for base in std::iter::once(root).chain(home) {
-        for rel in SETTINGS {
+        for (rel, host) in SETTINGS {
             let file = base.join(rel);
             let Some(text) =
                 crate::base::fence::read_small_text(&file, crate::workspace::MAX_FILE_BYTES)
             else {
                 continue;
             };
-            for program in programs(&text) {
-                if resolves(&program, path) {
-                    continue;
+            let shell = host.map(|h| Shell::of_hooks(h, Os::HOST));
+            for run in programs(&text, shell) {
+                match run {
+                    Run::Program(program) if !resolves(&program, path) => {
+                        out.push(unresolved(&file, &program));
+                    }
+                    Run::Program(_) => {}
+                    Run::Unreadable(line) => {
+                        let host = host.map_or("<host>", |h| h.as_str());
+                        out.push(finding(
+                            Level::Error,
+                            "hosts",
+                            format!(
+                                "{} runs `{line}`, written for another shell than the one {host} runs hooks with on this system: the hooks fail",
+                                file.display()
+                            ),
+                            &format!(
+                                "run `trilogy install {host}` again (with the same --scope and --command): it writes the command line for this system"
+                            ),
+                        ));
+                    }
                 }
-                let fix = match &running {
-                    Some(exe) => format!(
-                        "run `trilogy install <host> --command {}` again (the absolute path of this trilogy; add --force where the entry is one you wrote, which install otherwise keeps), or put `{program}` on PATH",
-                        exe.display()
-                    ),
-                    None => format!(
-                        "put `{program}` on PATH, or install with --command <absolute path>"
-                    ),
-                };
-                out.push(finding(
-                    Level::Error,
-                    "hosts",
-                    format!(
-                        "{} runs `{program}`, which does not resolve here: the host's hooks and tools fail",
-                        file.display()
-                    ),
-                    &fix,
-                ));
             }
         }
     }
     out
 }
 
+/// The finding for a `program` in `file` that does not resolve here.
+fn unresolved(file: &Path, program: &str) -> Finding {
+    let fix = match std::env::current_exe() {
+        Ok(exe) => format!(
+            "run `trilogy install <host> --command {}` again (the absolute path of this trilogy; add --force where the entry is one you wrote, which install otherwise keeps), or put `{program}` on PATH",
+            exe.display()
+        ),
+        Err(_) => {
+            format!("put `{program}` on PATH, or install with --command <absolute path>")
+        }
+    };
+    finding(
+        Level::Error,
+        "hosts",
+        format!(
+            "{} runs `{program}`, which does not resolve here: the host's hooks and tools fail",
+            file.display()
+        ),
+        &fix,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn names(runs: Vec<Run>) -> Vec<String> {
+        runs.into_iter()
+            .map(|r| match r {
+                Run::Program(p) => p,
+                Run::Unreadable(l) => format!("unreadable: {l}"),
+            })
+            .collect()
+    }
+
     #[test]
     fn programs_are_found_in_hook_commands_and_mcp_entries() {
         let claude = r#"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"/opt/bin/trilogy hook claude session-start"}]}]}}"#;
-        assert_eq!(programs(claude), ["/opt/bin/trilogy"]);
+        assert_eq!(
+            names(programs(claude, Some(Shell::Posix))),
+            ["/opt/bin/trilogy"]
+        );
         let mcp = r#"{"mcpServers":{"trilogy":{"command":"trilogy","args":["mcp"]}}}"#;
-        assert_eq!(programs(mcp), ["trilogy"]);
-        assert!(programs(r#"{"hooks":{}}"#).is_empty());
+        assert_eq!(names(programs(mcp, None)), ["trilogy"]);
+        assert!(programs(r#"{"hooks":{}}"#, Some(Shell::Posix)).is_empty());
         let toml = "[mcp_servers.trilogy]\ncommand = \"trilogy\"\nargs = [\"mcp\"]\n";
-        assert_eq!(programs(toml), ["trilogy"]);
+        assert_eq!(names(programs(toml, None)), ["trilogy"]);
+    }
+
+    #[test]
+    fn a_quoted_path_is_read_whole() {
+        let claude = r#"{"hooks":{"Stop":[{"hooks":[{"command":"'/opt/my tools/trilogy' hook claude stop"}]}]}}"#;
+        assert_eq!(
+            names(programs(claude, Some(Shell::Posix))),
+            ["/opt/my tools/trilogy"]
+        );
+        // an MCP entry names its program whole, spaces and all, beside its arguments
+        let mcp = r#"{"mcpServers":{"trilogy":{"command":"C:\\Program Files\\trilogy\\trilogy.exe","args":["mcp"]}}}"#;
+        assert_eq!(
+            names(programs(mcp, None)),
+            [r"C:\Program Files\trilogy\trilogy.exe"]
+        );
+    }
+
+    #[test]
+    fn windows_command_lines_are_read_as_their_shell_reads_them() {
+        let gemini = r#"{"hooks":{"AfterAgent":[{"hooks":[{"command":"& 'C:\\Program Files\\trilogy\\trilogy.exe' hook gemini stop"}]}]},
+            "mcpServers":{"trilogy":{"command":"C:\\Program Files\\trilogy\\trilogy.exe","args":["mcp"]}}}"#;
+        assert_eq!(
+            names(programs(gemini, Some(Shell::PowerShell))),
+            [r"C:\Program Files\trilogy\trilogy.exe"]
+        );
+        let codex = r#"{"hooks":{"Stop":[{"hooks":[{"command":"powershell -NoProfile -NonInteractive -Command ^& 'C:\\Program Files\\trilogy\\trilogy.exe' hook codex stop"}]}]}}"#;
+        assert_eq!(
+            names(programs(codex, Some(Shell::Cmd))),
+            [r"C:\Program Files\trilogy\trilogy.exe"]
+        );
+        // the POSIX form, which PowerShell takes for a string and cmd splits at the space
+        let posix = r#"{"hooks":{"Stop":[{"hooks":[{"command":"'C:\\Program Files\\trilogy\\trilogy.exe' hook claude stop"}]}]}}"#;
+        assert_eq!(
+            names(programs(posix, Some(Shell::PowerShell))),
+            [r"unreadable: 'C:\Program Files\trilogy\trilogy.exe' hook claude stop"]
+        );
+        assert_eq!(
+            names(programs(posix, Some(Shell::Cmd))),
+            [r"unreadable: 'C:\Program Files\trilogy\trilogy.exe' hook claude stop"]
+        );
+        // a foreign hook is none of doctor's business
+        let other = r#"{"hooks":{"Stop":[{"hooks":[{"command":"'C:\\x\\notify.exe' done"}]}]}}"#;
+        assert!(programs(other, Some(Shell::PowerShell)).is_empty());
     }
 
     #[test]
@@ -135,5 +259,20 @@ mod tests {
         assert!(!resolves("trilogy", Some("/nonexistent")));
         assert!(resolves(bin.to_str().unwrap(), None));
         assert!(!resolves("/nonexistent/trilogy", Some(&path)));
+        // a Windows path is a path, never a name to look up
+        assert!(!resolves(
+            r"C:\Program Files\trilogy\trilogy.exe",
+            Some(&path)
+        ));
+    }
+
+    #[test]
+    fn windows_finds_the_exe_for_a_bare_name() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("trilogy.exe"), "").unwrap();
+        let path = d.path().display().to_string();
+        assert!(resolves_on("trilogy", Some(&path), Os::Windows));
+        assert!(!resolves_on("trilogy", Some(&path), Os::Unix));
+        assert!(resolves_on("trilogy.exe", Some(&path), Os::Unix));
     }
 }

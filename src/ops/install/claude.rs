@@ -9,7 +9,8 @@ use serde_json::{Value, json};
 use super::plan::Plan;
 use super::record::Record;
 use super::settings::{self, HookSpec, Settings};
-use super::{InstallOptions, MCP_SERVER_NAME, Scope, server, shell_quote};
+use super::shell::Shell;
+use super::{InstallOptions, MCP_SERVER_NAME, Scope, server};
 use crate::error::Result;
 use crate::model::host::Host;
 
@@ -70,12 +71,18 @@ fn mcp_path(opts: &InstallOptions) -> PathBuf {
     }
 }
 
+/// Our handler for one event. On Windows Claude Code runs a command through Git Bash when it
+/// finds one and PowerShell otherwise: the handler names PowerShell, which every Windows has.
 pub(super) fn handler(opts: &InstallOptions, spec: &HookSpec) -> Value {
-    json!({
+    let mut h = json!({
         "type": "command",
-        "command": format!("{} hook claude {}", shell_quote(&opts.command), spec.arg),
+        "command": super::hook_line(opts, Host::Claude, spec.arg),
         "timeout": spec.timeout,
-    })
+    });
+    if Shell::of_hooks(Host::Claude, opts.os) == Shell::PowerShell {
+        h["shell"] = json!("powershell");
+    }
+    h
 }
 
 /// Our server entry.

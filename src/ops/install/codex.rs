@@ -12,7 +12,7 @@ use super::plan::Plan;
 use super::record::{Made, Record};
 use super::server::{self, Decision};
 use super::settings::{self, HookSpec, Settings};
-use super::{InstallOptions, MCP_SERVER_NAME, Scope, shell_quote};
+use super::{InstallOptions, MCP_SERVER_NAME, Scope};
 use crate::error::Result;
 use crate::model::host::Host;
 
@@ -53,7 +53,7 @@ fn dir(opts: &InstallOptions) -> PathBuf {
 fn handler(opts: &InstallOptions, spec: &HookSpec) -> Value {
     json!({
         "type": "command",
-        "command": format!("{} hook codex {}", shell_quote(&opts.command), spec.arg),
+        "command": super::hook_line(opts, Host::Codex, spec.arg),
         "timeout": spec.timeout,
     })
 }

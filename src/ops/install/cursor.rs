@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use super::plan::Plan;
 use super::record::{Made, Record};
 use super::settings::{self, Settings, input_value, is_ours, parse_error};
-use super::{InstallOptions, Scope, rules, server, shell_quote};
+use super::{InstallOptions, Scope, rules, server};
 use crate::error::Result;
 use crate::model::host::Host;
 
@@ -44,7 +44,7 @@ fn dir(opts: &InstallOptions) -> PathBuf {
 
 fn handler(opts: &InstallOptions, arg: &str) -> Value {
     json!({
-        "command": format!("{} hook cursor {arg}", shell_quote(&opts.command)),
+        "command": super::hook_line(opts, Host::Cursor, arg),
         "timeout": 10,
     })
 }

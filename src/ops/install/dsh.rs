@@ -88,6 +88,18 @@ mod tests {
     }
 
     #[test]
+    fn a_windows_path_stays_literal_in_the_patch() {
+        // YAML single quotes keep backslashes; the plugin spawns the program without a shell
+        let p = patch(r"C:\Program Files\trilogy\trilogy.exe");
+        assert_eq!(
+            p.matches(r"command: 'C:\Program Files\trilogy\trilogy.exe'")
+                .count(),
+            2,
+            "{p}"
+        );
+    }
+
+    #[test]
     fn the_bundle_goes_under_the_data_dir() {
         let env = vec![("HOME".to_string(), "/home/u".to_string())];
         assert_eq!(

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use super::plan::Plan;
 use super::record::Record;
 use super::settings::{self, HookSpec, Settings};
-use super::{InstallOptions, Scope, server, shell_quote};
+use super::{InstallOptions, Scope, server};
 use crate::error::Result;
 use crate::model::host::Host;
 
@@ -63,7 +63,7 @@ fn handler(opts: &InstallOptions, spec: &HookSpec) -> Value {
     json!({
         "name": format!("trilogy-{}", spec.arg),
         "type": "command",
-        "command": format!("{} hook gemini {}", shell_quote(&opts.command), spec.arg),
+        "command": super::hook_line(opts, Host::Gemini, spec.arg),
         "timeout": spec.timeout * 1000,
     })
 }

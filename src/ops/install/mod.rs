@@ -4,6 +4,9 @@
 //! Hosts that load no hook output (VS Code, Windsurf, Zed; Cursor with `--rules`) get the
 //! session-start block itself in the rules file they read, as a managed region ([`rules`]).
 //!
+//! A hook's command line is written for the shell the host runs it with on the system
+//! ([`shell`]: POSIX shells on Linux and macOS; PowerShell or cmd on Windows).
+//!
 //! Our handlers are recognised by their command (`… trilogy hook <host> <event>`), so other
 //! hooks, even on the same events, are left exactly as they were; a `trilogy` server entry the
 //! user wrote stays theirs ([`server`]). What install created — a file, a folder, a key, a
@@ -25,9 +28,12 @@ mod record;
 mod rules;
 mod server;
 mod settings;
+pub mod shell;
 #[cfg(test)]
 mod tests;
 mod vscode;
+#[cfg(test)]
+mod windows_tests;
 mod windsurf;
 mod zed;
 
@@ -118,6 +124,8 @@ pub struct InstallOptions {
     pub scope: Scope,
     /// How hosts run trilogy: `trilogy` when it is on PATH, or an absolute path.
     pub command: String,
+    /// The system the hosts run on: it picks the shell a hook's command line is written for.
+    pub os: shell::Os,
     pub root: PathBuf,
     pub home: PathBuf,
     /// The boot block kept in the host's pointer file (see `Workspace::boot_block_text`).
@@ -152,16 +160,10 @@ pub use zed::SHADOWED as ZED_SHADOWED;
 /// Name of our MCP server entry (tools appear as `mcp__trilogy__memory_*`).
 pub const MCP_SERVER_NAME: &str = "trilogy";
 
-/// `s` as one shell word (quoted only when it needs to be).
-pub(crate) fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+:@".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
+/// The line a host runs for our hook `event`, in the shell it runs hooks with on `opts.os`.
+fn hook_line(opts: &InstallOptions, host: Host, event: &str) -> String {
+    shell::Shell::of_hooks(host, opts.os)
+        .command_line(&opts.command, &["hook", host.as_str(), event])
 }
 
 /// Merge our hooks, MCP server entry and pointer for the host: every file is worked out and

@@ -95,8 +95,7 @@ fn looks_ours(v: &Value, desired: &Value) -> bool {
     let runs_trilogy = have
         .get("command")
         .and_then(Value::as_str)
-        .and_then(|c| Path::new(c).file_name().map(|n| n == "trilogy"))
-        .unwrap_or(false);
+        .is_some_and(super::shell::is_trilogy);
     runs_trilogy
         && have.get("args") == want.get("args")
         && have.keys().all(|k| want.contains_key(k))

@@ -160,19 +160,14 @@ pub(super) fn input_value(v: &Value) -> CstInputValue {
 }
 
 /// Is this handler one of ours (for this host)? Recognised by its command,
-/// `… trilogy hook <host> <event>`.
+/// `… trilogy hook <host> <event>`, in the form written for any shell on any system.
 pub(super) fn is_ours(handler: &Value, target: Host) -> bool {
     let Some(cmd) = handler.get("command").and_then(Value::as_str) else {
         return false;
     };
     let marker = format!(" hook {} ", target.as_str());
-    let Some(pos) = cmd.find(&marker) else {
-        return false;
-    };
-    let program = cmd[..pos].trim().trim_matches(|c| c == '\'' || c == '"');
-    Path::new(program)
-        .file_name()
-        .is_some_and(|n| n == "trilogy")
+    cmd.find(&marker)
+        .is_some_and(|pos| super::shell::runs_trilogy(&cmd[..pos]))
 }
 
 /// Remove our handlers from the groups of one event; a group left empty by that goes too.

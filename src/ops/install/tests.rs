@@ -12,6 +12,7 @@ fn opts(dir: &Path) -> InstallOptions {
         target: Host::Claude,
         scope: Scope::Project,
         command: "trilogy".into(),
+        os: shell::Os::HOST,
         root: dir.to_path_buf(),
         home: dir.join("home"),
         boot_block: crate::workspace::boot_block(crate::model::Lang::En, "memory"),
