@@ -28,7 +28,10 @@ fn doctor_checks_a_quoted_program_path_whole() {
     let (ok, report) = doctor(&ws);
     assert!(!ok, "{report}");
     assert!(
-        report.contains(&format!("runs `{}`, which does not resolve", missing.display())),
+        report.contains(&format!(
+            "runs `{}`, which does not resolve",
+            missing.display()
+        )),
         "{report}"
     );
 

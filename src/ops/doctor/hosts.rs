@@ -72,14 +72,15 @@ fn walk(v: &serde_json::Value, shell: Option<Shell>, out: &mut Vec<Run>) {
 
 /// What one `command` runs for trilogy, if it runs trilogy.
 fn run_of(cmd: &str, has_args: bool, shell: Option<Shell>) -> Option<Run> {
-    let program = match shell {
-        Some(sh) if !has_args => match sh.program(cmd) {
+    let program = match (shell, has_args) {
+        // a program named beside its arguments is named whole, spaces and all
+        (_, true) => cmd.to_string(),
+        (Some(sh), false) => match sh.program(cmd) {
             Some(p) => p,
             None if is_our_hook(cmd) => return Some(Run::Unreadable(cmd.to_string())),
             None => return None,
         },
-        Some(_) => cmd.to_string(),
-        None => cmd.split_whitespace().next()?.to_string(),
+        (None, false) => cmd.split_whitespace().next()?.to_string(),
     };
     if shell::is_trilogy(&program) {
         Some(Run::Program(program))
@@ -145,7 +146,7 @@ pub(super) fn check(root: &Path, home: Option<&Path>, path: Option<&str>) -> Vec
                                 "{} runs `{line}`, written for another shell than the one {host} runs hooks with on this system: the hooks fail",
                                 file.display()
                             ),
-                            &format!(
+                            format!(
                                 "run `trilogy install {host}` again (with the same --scope and --command): it writes the command line for this system"
                             ),
                         ));
