@@ -19,42 +19,36 @@ pub fn open_lock_file(path: &Path) -> std::io::Result<std::fs::File> {
     Ok(file)
 }
 
-/// Whether another open of the file at `path` holds a record lock on it (as every handle on a
-/// redb store does while it is open). Probed with a whole-file write lock taken and given back
-/// at once, without waiting (this process must hold no handle on it). A filesystem without
-/// locks holds none.
-#[cfg(unix)]
+/// Whether another open of the file at `path` holds a lock on it (as every handle on a redb
+/// store does while it is open). Probed with a whole-file write lock taken and given back at
+/// once, without waiting (this process must hold no handle on it). A filesystem without locks
+/// holds none.
 pub fn held_elsewhere(path: &Path) -> bool {
-    use rustix::fs::{FlockOperation, fcntl_lock};
-    use rustix::io::Errno;
     // a write lock needs a handle opened for writing; nothing is written through it
-    let Ok(f) = std::fs::OpenOptions::new()
+    std::fs::OpenOptions::new()
         .read(true)
         .write(true)
         .open(path)
-    else {
-        return false;
-    };
-    match fcntl_lock(&f, FlockOperation::NonBlockingLockExclusive) {
+        .is_ok_and(|f| locked_elsewhere(&f))
+}
+
+/// Unix: a record lock (`fcntl`), which redb's handles hold.
+#[cfg(unix)]
+fn locked_elsewhere(f: &std::fs::File) -> bool {
+    use rustix::fs::{FlockOperation, fcntl_lock};
+    use rustix::io::Errno;
+    match fcntl_lock(f, FlockOperation::NonBlockingLockExclusive) {
         Ok(()) => {
-            let _ = fcntl_lock(&f, FlockOperation::NonBlockingUnlock);
+            let _ = fcntl_lock(f, FlockOperation::NonBlockingUnlock);
             false
         }
         Err(e) => e == Errno::AGAIN || e == Errno::ACCESS,
     }
 }
 
-/// Whether another open of the file at `path` holds a lock on it (Windows: locks are on byte
-/// ranges of a handle, and a whole-file lock taken and given back at once conflicts with any).
+/// Windows: locks are on byte ranges of a handle, and a whole-file lock conflicts with any.
 #[cfg(windows)]
-pub fn held_elsewhere(path: &Path) -> bool {
-    let Ok(f) = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
-    else {
-        return false;
-    };
+fn locked_elsewhere(f: &std::fs::File) -> bool {
     match f.try_lock() {
         Ok(()) => {
             let _ = f.unlock();

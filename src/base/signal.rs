@@ -9,52 +9,41 @@ use std::future::Future;
 /// never kills the process by its default action. Call it inside the runtime.
 pub fn stop_requests() -> impl Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
-    {
-        use tokio::signal::unix::{Signal, SignalKind, signal};
-        let interrupt = signal(SignalKind::interrupt()).ok();
-        let terminate = signal(SignalKind::terminate()).ok();
-        // a handler that could not be set never resolves: the other one still can
-        async fn heard(s: Option<Signal>) {
-            match s {
-                Some(mut s) => {
-                    s.recv().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        }
-        async move {
-            tokio::select! {
-                _ = heard(interrupt) => {},
-                _ = heard(terminate) => {},
-            }
+    let (first, second) = {
+        use tokio::signal::unix::{SignalKind, signal};
+        let on = |kind| {
+            signal(kind)
+                .ok()
+                .map(|mut s| async move { s.recv().await.map(drop) })
+        };
+        (on(SignalKind::interrupt()), on(SignalKind::terminate()))
+    };
+    #[cfg(windows)]
+    let (first, second) = {
+        use tokio::signal::windows::{ctrl_break, ctrl_c};
+        let c = ctrl_c()
+            .ok()
+            .map(|mut s| async move { s.recv().await.map(drop) });
+        let b = ctrl_break()
+            .ok()
+            .map(|mut s| async move { s.recv().await.map(drop) });
+        (c, b)
+    };
+    async move {
+        tokio::select! {
+            _ = heard(first) => {},
+            _ = heard(second) => {},
         }
     }
-    #[cfg(windows)]
-    {
-        use tokio::signal::windows::{CtrlBreak, CtrlC, ctrl_break, ctrl_c};
-        let interrupt = ctrl_c().ok();
-        let breaking = ctrl_break().ok();
-        async fn heard_c(s: Option<CtrlC>) {
-            match s {
-                Some(mut s) => {
-                    s.recv().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
+}
+
+/// Resolve when the signal a listener waits for comes; a listener that could not be set never
+/// resolves (the other one still can).
+async fn heard(listener: Option<impl Future<Output = Option<()>>>) {
+    match listener {
+        Some(l) => {
+            l.await;
         }
-        async fn heard_break(s: Option<CtrlBreak>) {
-            match s {
-                Some(mut s) => {
-                    s.recv().await;
-                }
-                None => std::future::pending::<()>().await,
-            }
-        }
-        async move {
-            tokio::select! {
-                _ = heard_c(interrupt) => {},
-                _ = heard_break(breaking) => {},
-            }
-        }
+        None => std::future::pending::<()>().await,
     }
 }
