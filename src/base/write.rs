@@ -159,6 +159,11 @@ pub fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
     }
 }
 
+/// Whether this system can [`exchange`] two names at all (a filesystem may still refuse).
+pub fn can_exchange() -> bool {
+    cfg!(any(target_os = "linux", target_vendor = "apple")) && !super::fault::without("exchange")
+}
+
 /// Rename `from` to `to` unless `to` exists (`AlreadyExists` then): Linux's `RENAME_NOREPLACE`,
 /// macOS's `RENAME_EXCL`. `Unsupported` where the system or filesystem cannot refuse (Windows),
 /// so the caller can fall back (to a hard link).

@@ -41,12 +41,22 @@ impl SearchIndex {
     /// An index ahead of this snapshot (another process caught it up further) has nothing
     /// pending for it.
     pub(super) fn pending_keys(&self, r: &dyn Reader) -> Result<(bool, u64, Vec<String>)> {
+        self.pending_keys_from(r, false)
+    }
+
+    /// [`Self::pending_keys`], every document when `from_scratch`.
+    fn pending_keys_from(
+        &self,
+        r: &dyn Reader,
+        from_scratch: bool,
+    ) -> Result<(bool, u64, Vec<String>)> {
         let target = r.change_seq()?;
         let disk = self.on_disk();
-        let rebuild = match disk.store {
-            Some(s) => s != r.store_id()?,
-            None => disk.wm > 0,
-        };
+        let rebuild = from_scratch
+            || match disk.store {
+                Some(s) => s != r.store_id()?,
+                None => disk.wm > 0,
+            };
         let wm = if rebuild { 0 } else { disk.wm };
         if wm >= target && !rebuild {
             return Ok((false, target, Vec::new()));
@@ -96,8 +106,24 @@ impl SearchIndex {
 
     /// Bring the index up to the store's change sequence. Returns the changes it could not
     /// apply because another process holds the writer: the search scans those itself.
-    pub fn sync(&self, r: &dyn Reader, mut progress: Option<Progress>) -> Result<Pending> {
-        let (rebuild, _, keys) = self.pending_keys(r)?;
+    pub fn sync(&self, r: &dyn Reader, progress: Option<Progress>) -> Result<Pending> {
+        self.sync_from(r, progress, false)
+    }
+
+    /// Index every document again in this index's own folder, in one commit: a reader sees the
+    /// previous documents or the new ones, never none (where a folder cannot be exchanged).
+    /// Returns what it could not apply because another process holds the writer.
+    pub fn sync_from_scratch(&self, r: &dyn Reader, progress: Option<Progress>) -> Result<Pending> {
+        self.sync_from(r, progress, true)
+    }
+
+    fn sync_from(
+        &self,
+        r: &dyn Reader,
+        mut progress: Option<Progress>,
+        from_scratch: bool,
+    ) -> Result<Pending> {
+        let (rebuild, _, keys) = self.pending_keys_from(r, from_scratch)?;
         if keys.is_empty() && !rebuild {
             return Ok(Pending::default());
         }
@@ -120,7 +146,7 @@ impl SearchIndex {
         };
         // with the writer held nobody else commits: look again, so a commit made meanwhile by
         // another process is built on, never replaced by an older view (watermarks only rise)
-        let (rebuild, target, keys) = self.pending_keys(r)?;
+        let (rebuild, target, keys) = self.pending_keys_from(r, from_scratch)?;
         let store_id = r.store_id()?;
         let result = (|| -> Result<()> {
             if keys.is_empty() && !rebuild {

@@ -1,8 +1,11 @@
 //! Rebuilding the index without a gap: a new index is built in a private directory beside
 //! the live one and exchanged with it in one step, so a search running meanwhile always finds
 //! a whole index (the previous one or the new one), never a half-built or missing one.
-//! Where the filesystem cannot exchange two directories, two renames are used and a search
-//! that falls in between answers from the store.
+//! Where the system cannot exchange two directories (Windows, where a folder a reader has
+//! mapped cannot be renamed either), the index is rebuilt in its own folder in one commit, so
+//! a reader still sees the previous documents or the new ones. Where only the filesystem
+//! refuses an exchange at run time, two renames are used and a search that falls in between
+//! answers from the store.
 
 use std::path::{Path, PathBuf};
 
@@ -24,6 +27,9 @@ fn sibling(dir: &Path, what: &str) -> PathBuf {
 
 /// Build the index of snapshot `r` and put it in place at `dir`; returns its document count.
 pub fn rebuild(dir: &Path, r: &dyn Reader, progress: Progress) -> Result<u64> {
+    if !crate::base::write::can_exchange() {
+        return in_place(dir, r, progress);
+    }
     let build = sibling(dir, "build");
     let built = (|| {
         let index = SearchIndex::open(&build)?;
@@ -44,6 +50,26 @@ pub fn rebuild(dir: &Path, r: &dyn Reader, progress: Progress) -> Result<u64> {
     }
     placed?;
     Ok(n)
+}
+
+/// Rebuild the index at `dir` in its own folder, every document in one commit.
+fn in_place(dir: &Path, r: &dyn Reader, progress: Progress) -> Result<u64> {
+    let index = SearchIndex::open(dir)?;
+    // another process may hold the writer a moment (a search catching the index up)
+    let started = std::time::Instant::now();
+    loop {
+        let left = index.sync_from_scratch(r, Some(&mut *progress))?;
+        if left.keys.is_empty() {
+            return index.len();
+        }
+        if started.elapsed() > std::time::Duration::from_secs(2) {
+            return Err(Error::Busy {
+                path: dir.to_path_buf(),
+                waited_ms: started.elapsed().as_millis() as u64,
+            });
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
 }
 
 /// Move the built index `build` to `dir`, replacing what is there.

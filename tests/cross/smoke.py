@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The smoke suite of a trilogy binary built for another system, run through a runner (Wine for
 a Windows build): every surface a user meets once — demo, init, concurrent checkpoints, read,
-search in Chinese and English, inject, a host's session-start hook, an MCP round trip, doctor,
-export and import, the merge driver. The same steps run a native binary with an empty runner.
+search in Chinese and English, inject, a host's session-start hook, an MCP round trip, the
+panel's server, doctor, export and import, the merge driver. The same steps run a native binary with an empty runner.
 
     smoke.py --exe target/x86_64-win7-windows-gnu/debug/trilogy.exe --runner /usr/lib/wine/wine64
 
@@ -168,6 +168,13 @@ def step_mcp(s, ws):
             "name": "memory_read", "arguments": {"file": "SESSIONS.md"}}})
         expect("recorded through MCP on this system" in json.dumps(read, ensure_ascii=False),
                f"memory_read lacks the entry: {str(read)[:500]}")
+        found = rpc(proc, {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+            "name": "memory_search", "arguments": {"query": "redb"}}})
+        expect("redb" in json.dumps(found, ensure_ascii=False), f"memory_search: {found}"[:500])
+        # the server has the index open: a reindex beside it still puts a whole index in place
+        s.run(["reindex"], ws)
+        after = text(s.run(["search", "存储", "--json"], ws))
+        expect("用 redb 存储记忆" in after, "a search after the reindex found nothing: " + after[:500])
     finally:
         proc.stdin.close()
         try:
@@ -176,6 +183,31 @@ def step_mcp(s, ws):
             proc.kill()
     sessions = text(s.run(["read", "SESSIONS.md"], ws))
     expect("recorded through MCP on this system" in sessions, "the CLI does not see the MCP entry")
+
+
+def step_serve(s, ws):
+    """The panel's server on 127.0.0.1: it announces its port and token, and answers the files."""
+    import urllib.parse
+    import urllib.request
+    proc = subprocess.Popen(s.argv(["serve", "--port", "0", "--json"]), cwd=ws, env=s.env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    try:
+        line = proc.stdout.readline()
+        if not line:
+            fail("serve printed nothing; stderr: "
+                 + proc.stderr.read().decode("utf-8", "replace")[-2000:])
+        told = json.loads(line)
+        url = (f"http://127.0.0.1:{told['port']}/trilogy/files?"
+               + urllib.parse.urlencode({"root": s.arg(ws)}))
+        req = urllib.request.Request(url, headers={"X-Trilogy-Token": told["token"]})
+        with urllib.request.urlopen(req, timeout=60) as r:
+            files = json.loads(r.read().decode("utf-8"))
+        decisions = files.get("files", {}).get("DECISIONS.md", {}).get("text", "")
+        expect("用 redb 存储记忆" in decisions, f"the panel's files lack the decision: {files}"[:800])
+    finally:
+        proc.kill()
+        proc.wait(timeout=60)
 
 
 def step_doctor(s, ws):
@@ -238,7 +270,8 @@ def main():
         (f"checkpoint from {WRITERS} processes at once, {EACH} each", lambda: step_concurrent_checkpoints(s, ws)),
         ("read, search in Chinese and English", lambda: step_read_and_search(s, ws)),
         ("inject, hook claude session-start", lambda: step_inject_and_hook(s, ws)),
-        ("MCP: initialize, tools/list, memory_checkpoint, memory_read", lambda: step_mcp(s, ws)),
+        ("MCP: initialize, tools/list, checkpoint, read, search; a reindex beside it", lambda: step_mcp(s, ws)),
+        ("serve: the panel on 127.0.0.1 answers the files", lambda: step_serve(s, ws)),
         ("doctor", lambda: step_doctor(s, ws)),
         ("export, import", lambda: step_export_import(s, ws)),
         ("merge-driver with three files", lambda: step_merge_driver(s, ws)),

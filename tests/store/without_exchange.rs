@@ -1,7 +1,7 @@
 //! The fallbacks of a system that cannot exchange two names in one step or rename without
 //! replacing (Windows), run here by pretending Linux lacks both (`TRILOGY_WITHOUT`, a fault
-//! point): a store is still born once, and a reindex put in place by two renames leaves every
-//! search running meanwhile a whole answer.
+//! point): a store is still born once (published by a hard link), and a reindex rebuilt in the
+//! index's own folder, in one commit, leaves every search running meanwhile a whole answer.
 
 use crate::common;
 
@@ -56,7 +56,12 @@ fn without_exchange_a_store_is_born_once_and_a_reindex_leaves_every_search_an_an
         .collect();
     assert!(left.is_empty(), "private stores left behind: {left:?}");
 
-    // searches in other processes while the index is rebuilt and put in place again and again
+    // searches in other processes while the index is rebuilt again and again, in its folder
+    ok(&ws, &["search", "lighthouse"]);
+    let index = store_dir.join("index");
+    let identity =
+        |p: &std::path::Path| trilogy::base::stat::inode(p, &std::fs::metadata(p).unwrap());
+    let before = identity(&index);
     let searching = std::sync::atomic::AtomicBool::new(true);
     std::thread::scope(|s| {
         let searcher = s.spawn(|| {
@@ -76,6 +81,11 @@ fn without_exchange_a_store_is_born_once_and_a_reindex_leaves_every_search_an_an
         searching.store(false, std::sync::atomic::Ordering::Release);
         assert!(searcher.join().unwrap() >= 5);
     });
+    assert_eq!(
+        identity(&index),
+        before,
+        "the index folder was replaced, not rebuilt in place"
+    );
     // nothing of the rebuilds is left beside the index, and doctor finds the store whole
     let beside: Vec<_> = std::fs::read_dir(&store_dir)
         .unwrap()
