@@ -7,7 +7,7 @@ use serde_json::Value;
 
 use super::*;
 
-fn opts(dir: &Path) -> InstallOptions {
+pub(super) fn opts(dir: &Path) -> InstallOptions {
     InstallOptions {
         target: Host::Claude,
         scope: Scope::Project,

@@ -15,16 +15,18 @@ const EXE: &str = r"C:\Program Files\trilogy\trilogy.exe";
 fn windows(dir: &Path, host: Host) -> InstallOptions {
     InstallOptions {
         target: host,
-        scope: Scope::Project,
         command: EXE.into(),
         os: Os::Windows,
-        root: dir.to_path_buf(),
-        home: dir.join("home"),
-        boot_block: crate::workspace::boot_block(crate::model::Lang::En, "memory"),
-        state: Some(dir.join("state")),
-        memory_block: String::new(),
-        rules: false,
-        force: false,
+        ..super::tests::opts(dir)
+    }
+}
+
+/// The host's settings files as a user had them, written under `dir`.
+fn seed(dir: &Path, host: Host) {
+    for (rel, text) in files(host) {
+        let p = dir.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, text).unwrap();
     }
 }
 
@@ -153,11 +155,7 @@ fn the_windows_path_round_trips_through_json_and_toml() {
 fn install_then_uninstall_gives_every_file_back_byte_for_byte() {
     for host in [Host::Claude, Host::Codex, Host::Gemini, Host::Cursor] {
         let dir = tempfile::tempdir().unwrap();
-        for (rel, text) in files(host) {
-            let p = dir.path().join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(&p, text).unwrap();
-        }
+        seed(dir.path(), host);
         let o = windows(dir.path(), host);
         install(&o).unwrap();
         let once: Vec<String> = files(host)
@@ -184,11 +182,7 @@ fn install_then_uninstall_gives_every_file_back_byte_for_byte() {
 fn without_a_record_the_windows_handlers_are_still_ours_to_take_out() {
     for host in [Host::Claude, Host::Codex, Host::Gemini, Host::Cursor] {
         let dir = tempfile::tempdir().unwrap();
-        for (rel, text) in files(host) {
-            let p = dir.path().join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(&p, text).unwrap();
-        }
+        seed(dir.path(), host);
         let mut o = windows(dir.path(), host);
         install(&o).unwrap();
         // installed on another machine: this one has no record
