@@ -89,9 +89,10 @@ pub fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
     }
     #[cfg(windows)]
     {
-        let mut p = std::fs::metadata(path)?.permissions();
+        let meta = std::fs::metadata(path)?;
+        let mut p = meta.permissions();
         let readonly = mode & 0o200 == 0;
-        if p.readonly() == readonly || std::fs::metadata(path)?.is_dir() {
+        if p.readonly() == readonly || meta.is_dir() {
             return Ok(());
         }
         p.set_readonly(readonly);
