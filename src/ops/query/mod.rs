@@ -14,11 +14,13 @@ use crate::workspace::{Synced, Workspace, render_file};
 
 use super::EntryView;
 
+mod fences;
 mod log;
 mod status;
 
+pub use fences::unclosed_fences;
 pub use log::{LogQuery, LogView, close_report, log, reports};
-pub use status::{Status, status, unclosed_fences};
+pub use status::{Status, status};
 
 /// Which part of memory to read.
 #[derive(Debug, Clone, PartialEq)]

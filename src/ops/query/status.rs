@@ -195,7 +195,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
     let mut status = out.value;
     status.kept = kept_unshown(ws, std::mem::take(&mut status.kept));
     status.unparseable = out.report.unparseable;
-    status.unclosed = unclosed_fences(ws)?;
+    status.unclosed = super::unclosed_fences(ws)?;
     status.unmerged = crate::ops::gitmerge::unmerged(ws);
     status.siblings = crate::ops::sibling::list(ws);
     if !ws.is_user() {
@@ -223,45 +223,4 @@ fn kept_unshown(ws: &Workspace, kept: Vec<Event>) -> Vec<Event> {
         let _ = crate::workspace::write_atomic(&marker, format!("{newest}\n").as_bytes());
     }
     fresh
-}
-
-/// Largest archive that `status` and `doctor` read to look for an unclosed fence (the live
-/// files are always read).
-const FENCE_SCAN_LIMIT: u64 = 4 << 20;
-
-/// Unclosed fences in the memory files, with the line each opens on.
-pub fn unclosed_fences(ws: &Workspace) -> Result<Vec<Broken>> {
-    let mut out = Vec::new();
-    for f in FileKind::ALL {
-        // a file behind a link out, a FIFO or one over the cap is reported elsewhere (status,
-        // doctor); it is not read here
-        let Ok(path) = ws.memory_file(f) else {
-            continue;
-        };
-        let Ok(meta) = std::fs::metadata(&path) else {
-            continue;
-        };
-        if !meta.is_file() || meta.len() > crate::workspace::MAX_FILE_BYTES {
-            continue;
-        }
-        if f == FileKind::Archive && meta.len() > FENCE_SCAN_LIMIT {
-            continue;
-        }
-        let Ok(Some(bytes)) = crate::workspace::read_file(&path, crate::workspace::MAX_FILE_BYTES)
-        else {
-            continue;
-        };
-        let strip = matches!(f, FileKind::Sessions | FileKind::Archive);
-        if let Ok(p) = crate::markdown::parse_bytes(&bytes, strip)
-            && let Some(u) = p.unclosed
-        {
-            out.push(Broken {
-                file: f,
-                path: path.display().to_string(),
-                line: u.line,
-                reason: u.to_string(),
-            });
-        }
-    }
-    Ok(out)
 }
