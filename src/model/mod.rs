@@ -9,7 +9,7 @@
 //! `entry` (kinds, states, ids, the entry record), `section` (PROJECT.md's sections), `fields`
 //! (labels, field and marker lines), `area`, `dates`, `actor` (who writes), `records` (the
 //! log, reports, file stamps, what the block left out), `text` (cutting text to its room),
-//! `proposal` and `clash`; `host` (the agents' hosts) and `user` (USER.md's file, sections and
+//! `proposal` and `clash`; `marks` (what the store finds entries by besides their id), `host` (the agents' hosts) and `user` (USER.md's file, sections and
 //! lines) are read through their own paths.
 
 mod actor;
@@ -20,6 +20,7 @@ mod entry;
 mod fields;
 mod files;
 pub mod host;
+pub mod marks;
 mod proposal;
 mod records;
 mod section;

@@ -36,6 +36,9 @@ pub(super) fn migrate(w: &WriteTx) -> Result<()> {
             if older < 4 {
                 fill_near(w)?;
             }
+            if older < 5 {
+                fill_marks(w)?;
+            }
             w.migrated.set(true);
             w.set_meta("schema_version", SCHEMA_VERSION)
         }
@@ -68,6 +71,21 @@ fn fill_near(w: &WriteTx) -> Result<()> {
     let mut t = w.txn.open_table(NEAR).map_err(w.w())?;
     for (k, v) in rows {
         t.insert(&k[..], v.as_slice()).map_err(w.w())?;
+    }
+    Ok(())
+}
+
+/// Schema 5 keeps what entries are found by (topics, review days, credentials) as marks.
+fn fill_marks(w: &WriteTx) -> Result<()> {
+    let mut held = Vec::new();
+    for f in [FileKind::Decisions, FileKind::Sessions] {
+        w.scan_file_by_order(f, &mut |rec| {
+            held.push(rec);
+            Ok(true)
+        })?;
+    }
+    for rec in &held {
+        w.remark(None, Some(rec))?;
     }
     Ok(())
 }

@@ -6,8 +6,8 @@ use chrono::NaiveDate;
 use redb::{ReadTransaction, ReadableTable, TableDefinition};
 
 use super::tables::{
-    AGENT_SESSIONS, CHANGES, ENTRIES, EVENTS, FILES, LIVE_DECISIONS, META, NEAR, ORDER, PREAMBLES,
-    REPORTS, SECTION_HISTORY, SECTIONS, count_key, decode_at, near, order_key_date,
+    AGENT_SESSIONS, CHANGES, ENTRIES, EVENTS, FILES, LIVE_DECISIONS, MARKS, META, NEAR, ORDER,
+    PREAMBLES, REPORTS, SECTION_HISTORY, SECTIONS, count_key, decode_at, near, order_key_date,
 };
 use super::write::WriteTx;
 use super::{damage, store_err};
@@ -26,6 +26,8 @@ pub trait Reader {
     fn raw_get(&self, table: BytesTable, key: &str) -> Result<Option<Vec<u8>>>;
     #[doc(hidden)]
     fn raw_scan(&self, table: BytesTable, prefix: &str) -> Result<Vec<Vec<u8>>>;
+    #[doc(hidden)]
+    fn raw_marks(&self, prefix: &str) -> Result<Vec<String>>;
     #[doc(hidden)]
     fn raw_preamble(&self, key: &str) -> Result<Option<String>>;
     #[doc(hidden)]
@@ -100,6 +102,27 @@ pub trait Reader {
         visit: &mut dyn FnMut(EntryRecord) -> Result<bool>,
     ) -> Result<()> {
         self.raw_scan_file(file, 0, false, visit)
+    }
+
+    /// The marks starting with `prefix` (see [`crate::model::marks`]), in key order, each
+    /// without the prefix: what a topic, a review day or a credential finds, without reading
+    /// the entries.
+    fn marks(&self, prefix: &str) -> Result<Vec<String>> {
+        if self.meta("schema_version")? >= 5 {
+            return self.raw_marks(prefix);
+        }
+        // an older store read before a write brought it to schema 5: the marks are worked out
+        let mut all = Vec::new();
+        for f in [FileKind::Decisions, FileKind::Sessions] {
+            self.scan_file(f, 0, &mut |rec| {
+                all.extend(crate::model::marks::of(&rec));
+                Ok(true)
+            })?;
+        }
+        all.sort();
+        Ok((all.into_iter())
+            .filter_map(|m| m.strip_prefix(prefix).map(str::to_string))
+            .collect())
     }
 
     /// Number of entries rendered into `file`.
@@ -338,6 +361,22 @@ macro_rules! impl_reader {
                     Ok(t.get(key)
                         .map_err(|e| self.err(&e))?
                         .map(|g| g.value().to_vec()))
+                })
+            }
+            fn raw_marks(&self, prefix: &str) -> Result<Vec<String>> {
+                damage::guard(&self.path, || {
+                    let Some(t) = self.table(MARKS)? else {
+                        return Ok(Vec::new());
+                    };
+                    let mut out = Vec::new();
+                    for item in t.range::<&str>(prefix..).map_err(|e| self.err(&e))? {
+                        let (k, _) = item.map_err(|e| self.err(&e))?;
+                        let Some(rest) = k.value().strip_prefix(prefix) else {
+                            break;
+                        };
+                        out.push(rest.to_string());
+                    }
+                    Ok(out)
                 })
             }
             fn raw_scan(&self, table: BytesTable, prefix: &str) -> Result<Vec<Vec<u8>>> {

@@ -15,6 +15,9 @@ pub(super) const ORDER: TableDefinition<&[u8], &str> = TableDefinition::new("ord
 /// reading a live file reads consecutive pages, not one page per entry scattered among 100k
 /// (schema 4).
 pub(super) const NEAR: TableDefinition<&[u8], &[u8]> = TableDefinition::new("near");
+/// What entries are found by besides their id (see [`crate::model::marks`]): a key per mark,
+/// kept in step with the entry by every write (schema 5).
+pub(super) const MARKS: TableDefinition<&str, ()> = TableDefinition::new("marks");
 pub(super) const SECTIONS: TableDefinition<&str, &[u8]> = TableDefinition::new("sections");
 pub(super) const SECTION_HISTORY: TableDefinition<&str, &[u8]> =
     TableDefinition::new("section_history");

@@ -6,9 +6,9 @@ use redb::{ReadableTable, TableDefinition, WriteTransaction};
 
 use super::Reader;
 use super::tables::{
-    AGENT_SESSIONS, BATCHES, CHANGES, ENTRIES, EVENTS, FILES, LIVE_DECISIONS, META, NEAR, ORDER,
-    PREAMBLES, REPORTS, SECTION_HISTORY, SECTIONS, count_key, encode, history_key, live_decision,
-    near, order_key,
+    AGENT_SESSIONS, BATCHES, CHANGES, ENTRIES, EVENTS, FILES, LIVE_DECISIONS, MARKS, META, NEAR,
+    ORDER, PREAMBLES, REPORTS, SECTION_HISTORY, SECTIONS, count_key, encode, history_key,
+    live_decision, near, order_key,
 };
 use super::{damage, store_err};
 use crate::error::{Error, Result};
@@ -120,6 +120,7 @@ impl WriteTx {
             if was_away != (rec.state == State::Elsewhere) {
                 self.bump(super::tables::ELSEWHERE, if was_away { -1 } else { 1 })?;
             }
+            self.remark(old.as_ref(), Some(rec))?;
             let was_live = old.as_ref().is_some_and(live_decision);
             if was_live != live_decision(rec) {
                 self.bump(LIVE_DECISIONS, if was_live { -1 } else { 1 })?;
@@ -129,6 +130,27 @@ impl WriteTx {
                 .map_err(self.w())?;
             Ok(())
         })
+    }
+
+    /// Keep the marks in step with an entry going from `old` to `new` (either may be absent).
+    pub(super) fn remark(
+        &self,
+        old: Option<&EntryRecord>,
+        new: Option<&EntryRecord>,
+    ) -> Result<()> {
+        let before = old.map(crate::model::marks::of).unwrap_or_default();
+        let after = new.map(crate::model::marks::of).unwrap_or_default();
+        if before == after {
+            return Ok(());
+        }
+        let mut t = self.txn.open_table(MARKS).map_err(self.w())?;
+        for gone in before.iter().filter(|m| !after.contains(m)) {
+            t.remove(gone.as_str()).map_err(self.w())?;
+        }
+        for came in after.iter().filter(|m| !before.contains(m)) {
+            t.insert(came.as_str(), ()).map_err(self.w())?;
+        }
+        Ok(())
     }
 
     /// Write a section; a changed body or heading becomes a new revision in the history.

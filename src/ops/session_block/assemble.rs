@@ -187,12 +187,10 @@ fn fitting_decisions(
     // the newest live decision is always there: one too large for what is left of the share
     // is cut, like a PROJECT section, to at most half the share, and older ones fill the rest
     let mut newest_cut = false;
-    // what is due for review is read in the same pass (and past where it stops)
-    let mut due = Vec::new();
-    let mut visited = 0usize;
+    // what is due for review comes from the store's review marks, so the scan stops when the
+    // share is full
+    let due = crate::ops::truth::due::due_decisions(r, today)?;
     r.scan_file(FileKind::Decisions, 0, &mut |mut d| {
-        visited += 1;
-        due.extend(crate::ops::truth::due::due_decision(&d, today));
         if d.state != State::Live || in_record(&d).is_some() {
             return Ok(true);
         }
@@ -222,12 +220,6 @@ fn fitting_decisions(
         Some(_) => (r.live_decisions()? as usize).max(kept_decisions.len() + 1),
         None => kept_decisions.len(),
     };
-    if first_left_out.is_some() {
-        r.scan_file(FileKind::Decisions, visited, &mut |d| {
-            due.extend(crate::ops::truth::due::due_decision(&d, today));
-            Ok(true)
-        })?;
-    }
     Ok(Decisions {
         kept: kept_decisions,
         first_left_out,

@@ -10,7 +10,7 @@ use chrono::{Days, Months, NaiveDate};
 use serde::Serialize;
 
 use crate::error::Result;
-use crate::model::{EntryRecord, FileKind, Lang, SectionRecord, State, read_fields};
+use crate::model::{EntryRecord, FileKind, Lang, SectionRecord, State};
 use crate::store::Reader;
 
 /// The label of the review line, per language.
@@ -67,11 +67,7 @@ fn relative(s: &str, base: NaiveDate) -> Option<NaiveDate> {
     }
 }
 
-/// The date a review value names; `None` for a phrase.
-pub fn date_of(value: &str) -> Option<NaiveDate> {
-    let v = value.lines().next().unwrap_or_default().trim();
-    NaiveDate::parse_from_str(v, "%Y-%m-%d").ok()
-}
+pub use crate::model::marks::date_of;
 
 fn review_value(line: &str) -> Option<&str> {
     PREFIXES
@@ -122,12 +118,26 @@ pub struct Due {
 /// Live decisions and present sections whose review date is on or before `until`, the
 /// earliest first.
 pub fn due(r: &dyn Reader, until: NaiveDate) -> Result<Vec<Due>> {
-    let mut out = Vec::new();
-    r.scan_file(FileKind::Decisions, 0, &mut |d| {
-        out.extend(due_decision(&d, until));
-        Ok(true)
-    })?;
+    let mut out = due_decisions(r, until)?;
     add_sections(&mut out, &r.sections()?, until);
+    Ok(out)
+}
+
+/// Live decisions whose review date is on or before `until`, the earliest first: read
+/// through the store's review marks (in day order), so it costs what is due, not what
+/// DECISIONS.md holds.
+pub fn due_decisions(r: &dyn Reader, until: NaiveDate) -> Result<Vec<Due>> {
+    let mut out = Vec::new();
+    let last = day(until);
+    for m in r.marks(crate::model::marks::reviews())? {
+        let (on, id) = crate::model::marks::parts(&m);
+        if on > last.as_str() {
+            break; // marks sort by day
+        }
+        if let Some(d) = r.entry(id)? {
+            out.extend(due_decision(&d, until));
+        }
+    }
     Ok(out)
 }
 
@@ -140,11 +150,10 @@ pub fn due_in(ws: &crate::workspace::Workspace, until: NaiveDate) -> Result<Vec<
 
 /// `d`, when it is a live decision whose review date is on or before `until`.
 pub fn due_decision(d: &EntryRecord, until: NaiveDate) -> Option<Due> {
-    // most decisions carry no review line: skip them without reading their fields
-    if d.state != State::Live || !(d.body.contains("复核") || d.body.contains("eview")) {
+    if d.state != State::Live {
         return None;
     }
-    let date = read_fields(&d.body).review.as_deref().and_then(date_of)?;
+    let date = crate::model::marks::review_in(&d.body)?;
     (date <= until).then(|| Due {
         review: date,
         kind: "decision",

@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::error::{Error, Result};
-use unicode_normalization::UnicodeNormalization;
 
-use crate::model::{EntryKind, EntryRecord, FileKind, State, read_fields};
+use crate::model::marks::{self, topic_in, topic_key};
+use crate::model::{EntryKind, EntryRecord};
 use crate::ops::DecisionInput;
 use crate::store::Reader;
 
@@ -20,27 +20,6 @@ pub struct TopicConflict {
     pub decisions: Vec<String>,
 }
 
-/// The key a topic is matched by: what it reads as, whatever a keyboard or a paste put in it.
-/// Invisible characters are dropped (zero-width space and joiners, soft hyphen, bidi marks,
-/// variation selectors: Unicode's default-ignorable code points), compatibility forms folded
-/// (NFKC: full-width letters, ligatures, the ideographic space), case folded to lowercase,
-/// white space runs made one space.
-pub fn topic_key(raw: &str) -> String {
-    let visible: String = raw.chars().filter(|c| !default_ignorable(*c)).collect();
-    let lower = visible.nfkc().collect::<String>().to_lowercase();
-    let folded: String = lower.nfkc().collect();
-    folded.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Unicode's Default_Ignorable_Code_Point: characters that render as nothing.
-fn default_ignorable(c: char) -> bool {
-    matches!(c as u32,
-        0xAD | 0x34F | 0x61C | 0x115F..=0x1160 | 0x17B4..=0x17B5 | 0x180B..=0x180F
-        | 0x200B..=0x200F | 0x202A..=0x202E | 0x2060..=0x206F | 0x3164 | 0xFE00..=0xFE0F
-        | 0xFEFF | 0xFFA0 | 0xFFF0..=0xFFF8 | 0x1BCA0..=0x1BCA3 | 0x1D173..=0x1D17A
-        | 0xE0000..=0xE0FFF)
-}
-
 /// The topic a decision names, as written (`None` for sessions and decisions without one).
 pub fn of(e: &EntryRecord) -> Option<String> {
     if e.kind != EntryKind::Decision {
@@ -49,42 +28,47 @@ pub fn of(e: &EntryRecord) -> Option<String> {
     topic_in(&e.body)
 }
 
-/// The topic a decision body's `主题：` / `Topic:` line names, if any.
-fn topic_in(body: &str) -> Option<String> {
-    read_fields(body)
-        .topic
-        .map(|t| t.lines().next().unwrap_or_default().trim().to_string())
-        .filter(|t| !t.is_empty())
-}
-
 fn named(e: &EntryRecord) -> String {
     format!("{} {}", e.id, e.heading)
 }
 
-/// Live decisions by topic key, newest first within each.
-fn live_by_topic(r: &dyn Reader) -> Result<BTreeMap<String, Vec<EntryRecord>>> {
-    let mut by: BTreeMap<String, Vec<EntryRecord>> = BTreeMap::new();
-    for e in r.file_entries(FileKind::Decisions, 0, usize::MAX)? {
-        if e.state != State::Live {
-            continue;
-        }
-        if let Some(t) = of(&e) {
-            by.entry(topic_key(&t)).or_default().push(e);
+/// The live decisions on topic `key` (a [`topic_key`]), newest first: read through the
+/// store's topic marks, so it costs what the topic holds, not what DECISIONS.md holds.
+fn live_on(r: &dyn Reader, key: &str) -> Result<Vec<EntryRecord>> {
+    let mut out = Vec::new();
+    for m in r.marks(&marks::on_topic(key))? {
+        if let Some(e) = r.entry(marks::parts(&m).1)? {
+            out.push(e);
         }
     }
-    Ok(by)
+    out.sort_by(|a, b| (b.sort_date, b.seq).cmp(&(a.sort_date, a.seq)));
+    Ok(out)
 }
 
-/// Topics holding two or more live decisions.
+/// Topics holding two or more live decisions: the topic marks are read in key order and only
+/// the decisions of a topic marked twice are loaded.
 pub fn conflicts(r: &dyn Reader) -> Result<Vec<TopicConflict>> {
-    Ok(live_by_topic(r)?
-        .into_values()
-        .filter(|v| v.len() > 1)
-        .map(|v| TopicConflict {
-            topic: of(&v[0]).unwrap_or_default(),
-            decisions: v.iter().map(named).collect(),
-        })
-        .collect())
+    let all = r.marks(marks::topics())?;
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < all.len() {
+        let key = marks::parts(&all[at]).0;
+        let run = all[at..]
+            .iter()
+            .take_while(|m| marks::parts(m).0 == key)
+            .count();
+        if run > 1 {
+            let v = live_on(r, key)?;
+            if v.len() > 1 {
+                out.push(TopicConflict {
+                    topic: of(&v[0]).unwrap_or_default(),
+                    decisions: v.iter().map(named).collect(),
+                });
+            }
+        }
+        at += run;
+    }
+    Ok(out)
 }
 
 /// Refuse a batch whose decisions would leave a topic with two live decisions. `planned`
@@ -96,7 +80,6 @@ pub fn check(
     decisions: &[DecisionInput],
     planned: &[(String, String, Option<String>)],
 ) -> Result<()> {
-    let live = live_by_topic(r)?;
     let mut in_call: BTreeMap<String, usize> = BTreeMap::new();
     for (i, (_, (heading, body, supersedes))) in decisions.iter().zip(planned).enumerate() {
         // the topic as the stored entry will read back (a `Topic:` line inside another field's
@@ -111,9 +94,10 @@ pub fn check(
                 "decisions[{first}] and decisions[{i}] are both on topic `{raw}`: one topic has one live decision; record one, or make the later one supersede the earlier in another call"
             )));
         }
-        let Some(on_topic) = live.get(&key) else {
+        let on_topic = live_on(r, &key)?;
+        if on_topic.is_empty() {
             continue;
-        };
+        }
         if on_topic
             .iter()
             .any(|e| &e.heading == heading && &e.body == body)
@@ -150,28 +134,4 @@ pub fn check(
         }));
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn invisible_characters_and_compatibility_forms_do_not_make_another_topic() {
-        let plain = topic_key("Cache Policy");
-        for disguised in [
-            "Cache\u{200B} Policy",         // zero-width space
-            "Ca\u{200D}che Policy",         // zero-width joiner
-            "Cac\u{AD}he Policy",           // soft hyphen
-            "\u{200E}Cache Policy\u{202C}", // bidi marks
-            "\u{FEFF}cache  policy",        // BOM, case, double space
-            "Ｃａｃｈｅ Ｐｏｌｉｃｙ",      // full-width letters
-            "Cache\u{3000}Policy",          // ideographic space
-            "Cache Polic\u{FE0F}y",         // variation selector
-        ] {
-            assert_eq!(topic_key(disguised), plain, "{disguised:?}");
-        }
-        assert_ne!(topic_key("Cache Policies"), plain);
-        assert_eq!(topic_key("缓存　策略"), topic_key("缓存 策略"));
-    }
 }

@@ -152,3 +152,130 @@ fn doctor_finds_near_records_that_disagree_with_the_entries_and_fix_rebuilds_the
         assert_eq!(s.matches(&format!("kept {i}; tested")).count(), 1, "{s}");
     }
 }
+
+/// What `status` finds through the store's marks: two live decisions on one topic, what is
+/// due, a credential written in by hand (its line moves as sessions are added above it).
+fn findings(ws: &Ws) -> serde_json::Value {
+    let mut v = ws.json(&["status"]);
+    for s in v["secrets"].as_array_mut().unwrap() {
+        s.as_object_mut().unwrap().remove("line");
+    }
+    serde_json::json!([v["topic_conflicts"], v["due"], v["secrets"]])
+}
+
+#[test]
+fn a_schema_4_store_finds_topics_reviews_and_credentials_before_and_after_it_gains_the_marks() {
+    use redb::TableDefinition;
+    let ws = Ws::init();
+    ws.ok(&[
+        "checkpoint",
+        "--decision",
+        "Deploy on Fridays",
+        "--topic",
+        "Deploy day",
+        "--review",
+        "2026-01-01",
+    ]);
+    ws.ok(&["checkpoint", "--session-done", "dashboard deployed; tested"]);
+    // by hand: a second decision on the topic, and a session holding a token
+    let file = ws.read("DECISIONS.md");
+    let at = file.find("\n## ").unwrap() + 1;
+    let hand = "## 2026-11-28 — Deploy on Mondays\nChose: Deploy on Mondays\nTopic: deploy day\n\n";
+    ws.write(
+        "DECISIONS.md",
+        &format!("{}{hand}{}", &file[..at], &file[at..]),
+    );
+    let token = format!("ghp_{}", "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8");
+    let file = ws.read("SESSIONS.md");
+    let at = file.find("\n## ").unwrap() + 1;
+    let hand = format!("## 2026-11-28 · deploy\n完成：pushed with {token} by hand\n\n");
+    ws.write(
+        "SESSIONS.md",
+        &format!("{}{hand}{}", &file[..at], &file[at..]),
+    );
+    let found = findings(&ws);
+    assert_eq!(found[0].as_array().unwrap().len(), 1, "{found}");
+    assert_eq!(found[1].as_array().unwrap().len(), 1, "{found}");
+    assert_eq!(found[2].as_array().unwrap().len(), 1, "{found}");
+
+    let path = ws.root().join(".trilogy/store.redb");
+    {
+        // what a schema 4 store looks like: no marks
+        let db = raw_store(&path);
+        let w = db.begin_write().unwrap();
+        let marks: TableDefinition<&str, ()> = TableDefinition::new("marks");
+        assert!(
+            w.delete_table(marks).unwrap(),
+            "a schema 5 store keeps marks"
+        );
+        w.open_table(TableDefinition::<&str, u64>::new("meta"))
+            .unwrap()
+            .insert("schema_version", 4)
+            .unwrap();
+        w.commit().unwrap();
+    }
+    // read before any write upgrades it, the marks are worked out from the entries
+    assert_eq!(findings(&ws), found);
+    ws.ok(&["checkpoint", "--session-done", "after the upgrade; tested"]);
+    let store = trilogy::store::Store::open_read_only(&path).unwrap();
+    let r = store.read().unwrap();
+    assert_eq!(
+        trilogy::store::Reader::meta(&r, "schema_version").unwrap(),
+        trilogy::store::SCHEMA_VERSION
+    );
+    assert_eq!(
+        trilogy::store::Reader::marks(&r, "").unwrap().len(),
+        4,
+        "two decisions on a topic, a review day and a credential are marked"
+    );
+    drop(r);
+    drop(store);
+    assert_eq!(findings(&ws), found);
+}
+
+#[test]
+fn doctor_finds_a_lost_topic_mark_and_fix_brings_back_the_one_live_decision_rule() {
+    use redb::{ReadableTable, TableDefinition};
+    let ws = Ws::init();
+    ws.ok(&[
+        "checkpoint",
+        "--decision",
+        "Deploy on Fridays",
+        "--topic",
+        "Deploy day",
+    ]);
+    let path = ws.root().join(".trilogy/store.redb");
+    {
+        let db = raw_store(&path);
+        let w = db.begin_write().unwrap();
+        {
+            let marks: TableDefinition<&str, ()> = TableDefinition::new("marks");
+            let mut t = w.open_table(marks).unwrap();
+            let key = t
+                .iter()
+                .unwrap()
+                .next()
+                .unwrap()
+                .unwrap()
+                .0
+                .value()
+                .to_string();
+            t.remove(key.as_str()).unwrap();
+        }
+        w.commit().unwrap();
+    }
+    let doctor = ws.run(&["doctor"]);
+    assert!(!doctor.status.success(), "{}", text(&doctor.stdout));
+    let said = format!("{}{}", text(&doctor.stdout), text(&doctor.stderr));
+    assert!(said.contains("marks kept for topics"), "{said}");
+    ws.ok(&["doctor", "--fix"]);
+    assert!(ws.run(&["doctor"]).status.success());
+    let again = ws.run(&[
+        "checkpoint",
+        "--decision",
+        "Deploy on Mondays",
+        "--topic",
+        "deploy day",
+    ]);
+    assert_eq!(again.status.code(), Some(3), "{}", text(&again.stderr));
+}
