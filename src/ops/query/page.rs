@@ -452,4 +452,88 @@ mod tests {
         assert!(json_len(&sheet.text) + 2 <= MIN_PAGE_BYTES);
         assert!(matches!(sheet.offer("more"), Fit::Full));
     }
+
+    /// A store whose SESSIONS.md holds `live` sessions (the third from the top longer than
+    /// any page) and whose archive holds `archived`.
+    fn store(live: usize, archived: usize) -> (tempfile::TempDir, crate::store::Store) {
+        use crate::model::{EntryKind, Origin, State};
+        let dir = tempfile::tempdir().unwrap();
+        let timeout = std::time::Duration::from_secs(5);
+        let s = crate::store::Store::open(&dir.path().join("s.redb"), timeout).unwrap();
+        let w = s.write(timeout).unwrap();
+        for k in 0..live + archived {
+            let day =
+                chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap() + chrono::Days::new(k as u64);
+            let mut body = format!("完成：第 {k} 条，\"引号\"\n下一步：next-{k}");
+            if k + 3 == live + archived {
+                body.push_str(&"\n很长的一行".repeat(300));
+            }
+            w.put_entry(&EntryRecord {
+                id: format!("{k:012x}"),
+                kind: EntryKind::Session,
+                heading: format!("{} · 区域", day.format("%Y-%m-%d")),
+                body,
+                state: if k < archived {
+                    State::Archived
+                } else {
+                    State::Live
+                },
+                seq: k as u64,
+                sort_date: day,
+                superseded_by: None,
+                replaced_by: None,
+                created_at: String::new(),
+                actor: "t".into(),
+                origin: Origin::default(),
+            })
+            .unwrap();
+        }
+        w.commit().unwrap();
+        (dir, s)
+    }
+
+    #[test]
+    fn pages_of_any_size_put_together_are_the_file_pointer_line_included() {
+        let (_dir, s) = store(12, 4);
+        let r = s.read().unwrap();
+        let file = crate::workspace::render_file(&r, FileKind::Sessions, Lang::Zh).unwrap();
+        assert!(file.contains("SESSIONS-archive.md"), "{file}");
+        let mut pointer_alone = 0;
+        for bytes in [1024, 1100, 1300, 1700, 2500, 4000, 100_000] {
+            let ask = |cursor| PageAsk {
+                file: FileKind::Sessions,
+                bytes,
+                cursor,
+            };
+            let (mut whole, mut cursor, mut pages) = (String::new(), None, 0);
+            loop {
+                let p = page(&r, &ask(cursor), Lang::Zh).unwrap();
+                assert!(json_len(&p.content) <= bytes.max(MIN_PAGE_BYTES), "{bytes}");
+                assert_eq!(p.whole, pages == 0 && p.paging.cursor.is_none());
+                pages += 1;
+                let joined = whole.is_empty() || whole.ends_with(CUT_MARKER);
+                if !joined {
+                    whole.push('\n');
+                }
+                whole.push_str(&p.content);
+                if let Some(start) = whole.strip_suffix(&format!("{CUT_MARKER}\n")) {
+                    whole = format!("{start}{CUT_MARKER}");
+                }
+                cursor = p.paging.cursor;
+                pointer_alone += usize::from(p.content.starts_with("> "));
+                if cursor.is_none() {
+                    assert!(p.paging.note.contains(if pages == 1 {
+                        "the whole of"
+                    } else {
+                        "the file ends here"
+                    }));
+                    break;
+                }
+                assert!(p.paging.truncated && pages < 1000);
+            }
+            assert_eq!(whole.replace(CUT_MARKER, ""), file, "{bytes} bytes a page");
+            assert_eq!(pages == 1, bytes == 100_000, "{bytes}: {pages} pages");
+        }
+        assert!(pointer_alone > 0, "a page of the pointer line alone");
+    }
 }
