@@ -123,7 +123,7 @@ impl Cursor {
         }
         let within = usize::try_from(number(within)?).map_err(|_| bad())?;
         let next = match id {
-            "end" if within == 0 => Next::Trailer,
+            "end" if within == 0 && file == FileKind::Sessions => Next::Trailer,
             _ if !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_hexdigit()) => {
                 Next::Entry {
                     id: id.to_string(),
@@ -357,7 +357,10 @@ impl PageView {
             ));
         }
         if what.is_empty() {
-            what.push("the file's heading".into());
+            what.push(match from_top {
+                true => "the file's heading".into(),
+                false => "the closing line that counts the archived sessions".into(),
+            });
         }
         let what = what.join(", then ");
         let Some(cursor) = cursor else {
@@ -418,6 +421,7 @@ mod tests {
             "4.0a1b.0.1",
             "9.0a1b.0.1.2",
             "4.end.3.1.2",
+            "4.end.0.1.2",
         ] {
             let e = Cursor::parse(bad, FileKind::Archive)
                 .unwrap_err()
