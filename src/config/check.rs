@@ -30,6 +30,11 @@ pub(super) fn check_value(key: &str, v: &toml::Value) -> std::result::Result<(),
         ("sibling_days", toml::Value::Integer(n)) if *n > 365 => Err(format!(
             "{n} days: sibling work trees are shown for at most 365 days back; use a smaller value"
         )),
+        ("mcp_read_bytes", toml::Value::Integer(n)) if !(2048..=4_194_304).contains(n) => {
+            Err(format!(
+                "{n} bytes: a memory_read answer holds from 2048 to 4194304 bytes; use a value in that range"
+            ))
+        }
         ("lock_timeout_ms", toml::Value::Integer(n)) if *n > MAX_LOCK_TIMEOUT_MS => Err(format!(
             "{n} ms is longer than the {MAX_LOCK_TIMEOUT_MS} ms a session start may wait; use a smaller value"
         )),

@@ -83,6 +83,10 @@ pub struct Config {
     /// block of hosts without hooks): the injection budget is at most 16% of it.
     #[serde(alias = "windowTokens")]
     pub window_tokens: Option<u64>,
+    /// The most bytes one `memory_read` answer of a whole file gives an agent, in place of the
+    /// MCP client's own limit; a larger file comes in pages.
+    #[serde(alias = "mcpReadBytes")]
+    pub mcp_read_bytes: Option<u64>,
     /// Folder (relative to the project root) whose `PROJECT.md`, `DECISIONS.md`, `SESSIONS.md`
     /// and `boot-block.md` scaffolding uses instead of the built-in templates, file by file.
     #[serde(alias = "templatesDir")]
@@ -151,6 +155,7 @@ impl Default for Config {
             lang: Lang::Zh,
             lock_timeout_ms: 10_000,
             window_tokens: None,
+            mcp_read_bytes: None,
             templates_dir: None,
             sibling_worktrees: true,
             sibling_days: 7,
@@ -171,7 +176,7 @@ impl Default for Config {
 }
 
 /// Every key: snake_case name and the original's camelCase alias.
-pub const KEYS: [(&str, &str); 29] = [
+pub const KEYS: [(&str, &str); 30] = [
     ("enabled", "enabled"),
     ("memory_dir_name", "memoryDirName"),
     ("project_root_strategy", "projectRootStrategy"),
@@ -192,6 +197,7 @@ pub const KEYS: [(&str, &str); 29] = [
     ("lang", "lang"),
     ("lock_timeout_ms", "lockTimeoutMs"),
     ("window_tokens", "windowTokens"),
+    ("mcp_read_bytes", "mcpReadBytes"),
     ("templates_dir", "templatesDir"),
     ("sibling_worktrees", "siblingWorktrees"),
     ("sibling_days", "siblingDays"),

@@ -24,6 +24,7 @@ use crate::ops;
 use crate::schema;
 use crate::workspace::Workspace;
 
+mod budget;
 mod frames;
 mod tools;
 
@@ -51,8 +52,10 @@ anything about this project, a one-off event or a credential; it waits for the p
 Secrets are refused.";
 const READ_DESC: &str = "Read the project memory from the store: a whole file (`file`), one PROJECT section \
 (`section`, Chinese or English name), or entries filtered by `area`, `since`/`until` and `limit`. The archive \
-(SESSIONS-archive.md) is only read here, never injected. `file: USER.md` reads the user's own memory across \
-projects (with `section`, one of its sections).";
+(SESSIONS-archive.md) is only read here, never injected. A file larger than one answer comes in pages cut \
+between entries: the answer says it is a page, how much is left, and gives a `cursor` to pass back with the same \
+`file` for the next page (memory_search finds one thing for less). `file: USER.md` reads the user's own memory \
+across projects (with `section`, one of its sections).";
 const SEARCH_DESC: &str = "Search sessions, decisions and PROJECT sections, live and archived, by words in \
 Chinese, English or code names (a Chinese phrase with a character missing still matches; `parseSessions` finds \
 `parse_sessions`). Each hit carries its whole entry (cut at about 2 KB, marked) and its best-matching line. \
@@ -116,6 +119,7 @@ struct ReadArgs {
     since: Option<String>,
     until: Option<String>,
     limit: Option<usize>,
+    cursor: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -258,15 +262,17 @@ impl MemoryServer {
         Ok(ws)
     }
 
+    /// Run the tool `name` for the client named `client` (its `clientInfo.name`).
     fn call(
         &self,
         ws: &Workspace,
+        client: Option<&str>,
         name: &str,
         a: Option<Map<String, Value>>,
     ) -> Result<(Value, String)> {
         match name {
             "memory_checkpoint" => tools::checkpoint(ws, &self.setup.actor, name, a),
-            "memory_read" => tools::read(ws, name, a),
+            "memory_read" => tools::read(ws, client, name, a),
             "memory_recall" => tools::recall(ws, name, a),
             "memory_search" => tools::search(ws, name, a),
             "memory_status" => tools::status(ws, name, a),
@@ -322,7 +328,8 @@ impl ServerHandler for MemoryServer {
         }
         let outcome = match self.workspace(&context).await {
             Ok(ws) => {
-                let out = self.call(&ws, &name, request.arguments);
+                let client = context.peer.peer_info().map(|i| i.client_info.name.clone());
+                let out = self.call(&ws, client.as_deref(), &name, request.arguments);
                 if name == "memory_checkpoint" && out.is_ok() {
                     // the first checkpoint may have given the workspace its memory
                     ops::drain::serve(ws, self.setup.actor.clone());
@@ -419,7 +426,10 @@ pub fn serve(
 /// What `memory_read` answers as text.
 fn read_text(out: &ops::ReadOutput) -> String {
     match out {
-        ops::ReadOutput::File(f) => f.content.clone(),
+        ops::ReadOutput::File(f) => match &f.page {
+            Some(p) => format!("[{}]\n\n{}", p.note, f.content),
+            None => f.content.clone(),
+        },
         ops::ReadOutput::Section(s) => format!("## {}\n\n{}", s.heading, s.text),
         ops::ReadOutput::Entries { entries, .. } => entries
             .iter()

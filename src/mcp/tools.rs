@@ -28,13 +28,19 @@ pub(super) fn checkpoint(
 }
 
 /// `memory_read`: a file, a section or entries, of the project's memory or the user's, read
-/// as an agent asks (bounded; see [`ops::read::Request`]).
+/// as an agent asks (bounded; see [`ops::read::Request`]); a whole file larger than `client`'s
+/// limit on a tool result comes in pages (see [`super::budget`]).
 pub(super) fn read(
     ws: &Workspace,
+    client: Option<&str>,
     name: &str,
     a: Option<Map<String, Value>>,
 ) -> Result<(Value, String)> {
     let r: ReadArgs = args(name, a)?;
+    let answer = super::budget::answer_bytes(client, ws.config.mcp_read_bytes);
+    let page_bytes = (r.file.as_deref())
+        .and_then(crate::model::FileKind::from_name)
+        .map(|f| super::budget::page_bytes(answer, &ws.file_path(f).display().to_string()));
     let request = ops::read::Request {
         since: date("since", &r.since)?,
         until: date("until", &r.until)?,
@@ -44,6 +50,8 @@ pub(super) fn read(
         limit: r.limit,
         branch: None,
         asker: ops::read::Asker::Agent,
+        page_bytes,
+        cursor: r.cursor,
     };
     let outs: Vec<ops::ReadOutput> = (ops::read::run(ws, &request)?.into_iter())
         .map(|w| w.value)

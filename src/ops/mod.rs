@@ -43,8 +43,8 @@ pub use checkpoint::{
 };
 pub(crate) use checkpoint::{apply_direct, user_lines};
 pub use query::{
-    EntryFilter, FileView, LogQuery, LogView, ReadOutput, ReadTarget, SectionView, Status,
-    close_report, log, read, read_in, reports, status,
+    EntryFilter, FileView, LogQuery, LogView, MIN_PAGE_BYTES, PageAsk, Paging, ReadOutput,
+    ReadTarget, SectionView, Status, close_report, json_len, log, read, read_in, reports, status,
 };
 pub use restore::{
     ClearRestored, RestoreOutcome, restore_cleared, restore_entry, restore_section, restore_text,

@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::model::FileKind;
 use crate::workspace::{Synced, Workspace};
 
-use super::{EntryFilter, ReadTarget};
+use super::{EntryFilter, PageAsk, ReadTarget};
 
 /// The entries an agent's read gives when it names no `limit`: what a model's context holds
 /// comfortably beside everything else.
@@ -35,7 +35,7 @@ pub enum Asker {
 /// | `file` = USER.md                       | the user memory, whole, or its `section`; filters are ignored |
 /// | `section`                              | that PROJECT section (either language); a `file` other than PROJECT.md is refused |
 /// | an entry filter (`area`, `since`, `until`, `limit`, `branch`) | entries of `file` (SESSIONS.md when none), newest first |
-/// | `file` alone                           | that file, whole, as the store renders it             |
+/// | `file` alone                           | that file, whole, as the store renders it; with `page_bytes`, DECISIONS.md and the sessions files in pages (the one after `cursor`) |
 /// | nothing                                | a person: the three main files, whole; an agent: the newest entries of SESSIONS.md |
 ///
 /// `limit`, for entries: a person gets every match; an agent gets [`AGENT_LIMIT`] and may ask
@@ -58,6 +58,11 @@ pub struct Request {
     pub branch: Option<String>,
     /// Who asks, for the defaults that differ.
     pub asker: Asker,
+    /// An agent's whole-file read of DECISIONS.md, SESSIONS.md or SESSIONS-archive.md: the
+    /// most bytes of the file one answer holds (see [`PageAsk`]); `None`: no paging.
+    pub page_bytes: Option<usize>,
+    /// The page after the one that gave this cursor (a paged whole-file read only).
+    pub cursor: Option<String>,
 }
 
 /// Where a request reads, and what.
@@ -86,6 +91,9 @@ impl Request {
             .as_deref()
             .is_some_and(crate::model::user::is_file)
         {
+            if self.cursor.is_some() {
+                return Err(cursor_misplaced());
+            }
             return Ok(Resolved::User(match &self.section {
                 Some(s) => ReadTarget::Section(s.clone()),
                 None => ReadTarget::File(FileKind::Project),
@@ -109,6 +117,19 @@ impl Request {
             })
             .transpose()?;
         let agent = self.asker == Asker::Agent;
+        let paged = (self.page_bytes)
+            .filter(|_| agent && self.section.is_none() && !self.filters_entries())
+            .zip(file.filter(|f| *f != FileKind::Project));
+        if self.cursor.is_some() && paged.is_none() {
+            return Err(cursor_misplaced());
+        }
+        if let Some((bytes, file)) = paged {
+            return Ok(Resolved::Workspace(vec![ReadTarget::Page(PageAsk {
+                file,
+                bytes,
+                cursor: self.cursor.clone(),
+            })]));
+        }
         Ok(Resolved::Workspace(if let Some(s) = &self.section {
             vec![ReadTarget::Section(s.clone())]
         } else if self.filters_entries() || (agent && file.is_none()) {
@@ -145,6 +166,13 @@ impl Request {
             branch: self.branch.clone(),
         })
     }
+}
+
+/// A `cursor` given where no page is read.
+fn cursor_misplaced() -> Error {
+    Error::bad_input(
+        "`cursor` pages a whole-file read: give it with `file` alone (DECISIONS.md, SESSIONS.md or SESSIONS-archive.md, the file whose page gave it), without section or entry filters",
+    )
 }
 
 /// Read what `request` asks for in `ws` (USER.md from the user scope), one answer per part,
@@ -333,5 +361,58 @@ mod tests {
             resolved(r),
             Resolved::User(ReadTarget::Section("Preferences".into()))
         );
+    }
+
+    #[test]
+    fn only_an_agents_whole_file_read_of_an_entry_file_is_paged() {
+        let paged = |file: &str, asker| Request {
+            file: Some(file.into()),
+            page_bytes: Some(4096),
+            asker,
+            ..Request::default()
+        };
+        assert_eq!(
+            resolved(paged("SESSIONS-archive.md", Asker::Agent)),
+            Resolved::Workspace(vec![ReadTarget::Page(PageAsk {
+                file: FileKind::Archive,
+                bytes: 4096,
+                cursor: None,
+            })])
+        );
+        assert_eq!(
+            resolved(paged("PROJECT.md", Asker::Agent)),
+            Resolved::Workspace(vec![ReadTarget::File(FileKind::Project)])
+        );
+        assert_eq!(
+            resolved(paged("DECISIONS.md", Asker::Person)),
+            Resolved::Workspace(vec![ReadTarget::File(FileKind::Decisions)])
+        );
+    }
+
+    #[test]
+    fn a_cursor_outside_a_paged_read_is_refused_naming_it() {
+        for r in [
+            Request {
+                cursor: Some("4.ab.0.0.0".into()),
+                page_bytes: Some(4096),
+                ..agent()
+            },
+            Request {
+                file: Some("USER.md".into()),
+                cursor: Some("4.ab.0.0.0".into()),
+                page_bytes: Some(4096),
+                ..agent()
+            },
+            Request {
+                file: Some("DECISIONS.md".into()),
+                area: Some("store".into()),
+                cursor: Some("2.ab.0.0.0".into()),
+                page_bytes: Some(4096),
+                ..agent()
+            },
+        ] {
+            let err = r.resolve().unwrap_err().to_string();
+            assert!(err.contains("`cursor` pages a whole-file read"), "{err}");
+        }
     }
 }

@@ -35,7 +35,7 @@ use redb::{ConcurrencyMode, Database, ReadOnlyDatabase, ReadableDatabase, Transa
 
 use crate::error::{Error, Result};
 
-pub use reader::{BytesTable, LogTable, ReadTx, Reader};
+pub use reader::{BytesTable, LogTable, ReadTx, Reader, ScanStart};
 pub use salvage::{Merged, Salvage, salvage, verify};
 pub use versions::{Print, VersionRecord};
 pub use write::WriteTx;
@@ -348,5 +348,50 @@ mod tests {
         let _held = a.write(Duration::from_secs(1)).unwrap();
         let e = b.write(Duration::from_millis(50)).err().expect("busy");
         assert!(e.to_string().contains("workspace busy"), "{e}");
+    }
+
+    #[test]
+    fn a_scan_from_an_entry_starts_there_in_either_file_and_refuses_one_gone() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(&dir.path().join("s.redb"), Duration::from_secs(5)).unwrap();
+        let w = s.write(Duration::from_secs(1)).unwrap();
+        for (id, date, seq, state) in [
+            ("a", "2026-01-01", 1, State::Live),
+            ("b", "2026-01-02", 2, State::Live),
+            ("c", "2026-01-02", 3, State::Live),
+            ("d", "2026-01-03", 4, State::Live),
+            ("p", "2025-01-01", 5, State::Archived),
+            ("q", "2025-01-02", 6, State::Archived),
+            ("r", "2025-01-03", 7, State::Archived),
+        ] {
+            w.put_entry(&rec(id, date, seq, state)).unwrap();
+        }
+        w.commit().unwrap();
+        let r = s.read().unwrap();
+        let from = |file: FileKind, id: &str, most: usize| {
+            let mut seen = Vec::new();
+            let found = r
+                .scan_file_from(file, id, &mut |e| {
+                    seen.push(e.id);
+                    Ok(seen.len() < most)
+                })
+                .unwrap();
+            (found, seen)
+        };
+        assert_eq!(
+            from(FileKind::Sessions, "c", 9),
+            (true, vec!["c".into(), "b".into(), "a".into()])
+        );
+        assert_eq!(
+            from(FileKind::Sessions, "d", 2),
+            (true, vec!["d".into(), "c".into()])
+        );
+        assert_eq!(
+            from(FileKind::Archive, "q", 9),
+            (true, vec!["q".into(), "p".into()])
+        );
+        // an entry of another file, and one the store never had
+        assert_eq!(from(FileKind::Sessions, "q", 9), (false, vec![]));
+        assert_eq!(from(FileKind::Archive, "zz", 9), (false, vec![]));
     }
 }

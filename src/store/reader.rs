@@ -7,7 +7,8 @@ use redb::{ReadTransaction, ReadableTable, TableDefinition};
 
 use super::tables::{
     AGENT_SESSIONS, CHANGES, ENTRIES, EVENTS, FILES, LIVE_DECISIONS, MARKS, META, NEAR, ORDER,
-    PREAMBLES, REPORTS, SECTION_HISTORY, SECTIONS, count_key, decode_at, near, order_key_date,
+    PREAMBLES, REPORTS, SECTION_HISTORY, SECTIONS, count_key, decode_at, near, order_key,
+    order_key_date,
 };
 use super::write::WriteTx;
 use super::{damage, store_err};
@@ -36,7 +37,7 @@ pub trait Reader {
     fn raw_scan_file(
         &self,
         file: FileKind,
-        skip: usize,
+        start: ScanStart<'_>,
         through_near: bool,
         visit: &mut dyn FnMut(EntryRecord) -> Result<bool>,
     ) -> Result<()>;
@@ -91,7 +92,27 @@ pub trait Reader {
         skip: usize,
         visit: &mut dyn FnMut(EntryRecord) -> Result<bool>,
     ) -> Result<()> {
-        self.raw_scan_file(file, skip, true, visit)
+        self.raw_scan_file(file, ScanStart::Skip(skip), true, visit)
+    }
+
+    /// [`Reader::scan_file`] from the entry `id` on, that entry first: it costs what it visits,
+    /// however deep in the file `id` is. `Ok(false)`, having visited nothing: `id` is no entry of
+    /// `file` (it is gone, or now rendered into another file).
+    fn scan_file_from(
+        &self,
+        file: FileKind,
+        id: &str,
+        visit: &mut dyn FnMut(EntryRecord) -> Result<bool>,
+    ) -> Result<bool> {
+        let Some(rec) = self.entry(id)? else {
+            return Ok(false);
+        };
+        if rec.file() != Some(file) {
+            return Ok(false);
+        }
+        let key = order_key(file, rec.sort_date, rec.seq);
+        self.raw_scan_file(file, ScanStart::At(&key), true, visit)?;
+        Ok(true)
     }
 
     /// [`Reader::scan_file`] through the render order and the entries table, never the near
@@ -101,7 +122,7 @@ pub trait Reader {
         file: FileKind,
         visit: &mut dyn FnMut(EntryRecord) -> Result<bool>,
     ) -> Result<()> {
-        self.raw_scan_file(file, 0, false, visit)
+        self.raw_scan_file(file, ScanStart::Skip(0), false, visit)
     }
 
     /// The marks starting with `prefix` (see [`crate::model::marks`]), in key order, each
@@ -295,6 +316,16 @@ pub trait Reader {
     }
 }
 
+/// Where a scan of a file's entries (newest first) starts.
+#[doc(hidden)]
+#[derive(Clone, Copy)]
+pub enum ScanStart<'a> {
+    /// After this many of the newest.
+    Skip(usize),
+    /// At the entry with this render-order key, that entry included.
+    At(&'a [u8]),
+}
+
 #[doc(hidden)]
 #[derive(Clone, Copy)]
 pub enum BytesTable {
@@ -463,14 +494,21 @@ macro_rules! impl_reader {
             fn raw_scan_file(
                 &self,
                 file: FileKind,
-                skip: usize,
+                start: ScanStart<'_>,
                 through_near: bool,
                 visit: &mut dyn FnMut(EntryRecord) -> Result<bool>,
             ) -> Result<()> {
+                use std::ops::Bound;
                 let mut escaped = None;
                 let scanned = damage::guard(&self.path, || {
                     let lo = [file.code()];
                     let hi = [file.code() + 1];
+                    // newest first: from the top of the file, or from one entry's key down
+                    let (top, skip) = match start {
+                        ScanStart::Skip(n) => (Bound::Excluded(&hi[..]), n),
+                        ScanStart::At(k) => (Bound::Included(k), 0),
+                    };
+                    let bounds = (Bound::Included(&lo[..]), top);
                     // the visitor is trilogy's code: its panics are bugs, not damage
                     let mut step = |rec: EntryRecord| match damage::unguarded(|| visit(rec)) {
                         Ok(more) => more,
@@ -487,9 +525,7 @@ macro_rules! impl_reader {
                         let Some(t) = self.table(NEAR)? else {
                             return Ok(());
                         };
-                        let range = t
-                            .range::<&[u8]>(&lo[..]..&hi[..])
-                            .map_err(|e| self.err(&e))?;
+                        let range = t.range::<&[u8]>(bounds).map_err(|e| self.err(&e))?;
                         for item in range.rev().skip(skip) {
                             let (_, raw) = item.map_err(|e| self.err(&e))?;
                             if !step(decode_at(&self.path, raw.value())?)? {
@@ -504,9 +540,7 @@ macro_rules! impl_reader {
                     let Some(entries) = self.table(ENTRIES)? else {
                         return Ok(());
                     };
-                    let range = order
-                        .range::<&[u8]>(&lo[..]..&hi[..])
-                        .map_err(|e| self.err(&e))?;
+                    let range = order.range::<&[u8]>(bounds).map_err(|e| self.err(&e))?;
                     for item in range.rev().skip(skip) {
                         let (_, id) = item.map_err(|e| self.err(&e))?;
                         let id = id.value();

@@ -48,6 +48,7 @@ pub fn run(ctx: &Context, a: ReadArgs) -> Result<()> {
         limit: a.limit,
         branch: a.branch,
         asker: Asker::Person,
+        ..Request::default()
     };
     let mut outs = Vec::new();
     for out in ops::read::run(&ctx.ws, &request)? {

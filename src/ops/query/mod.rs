@@ -16,10 +16,12 @@ use super::EntryView;
 
 mod fences;
 mod log;
+mod page;
 mod status;
 
 pub use fences::unclosed_fences;
 pub use log::{LogQuery, LogView, close_report, log, reports};
+pub use page::{MIN_PAGE_BYTES, PageAsk, Paging, json_len};
 pub use status::{Status, status};
 
 /// Which part of memory to read.
@@ -31,6 +33,9 @@ pub enum ReadTarget {
     Section(String),
     /// Entries of one file, filtered.
     Entries(EntryFilter),
+    /// A file whole when it fits in a page of `bytes`, else one page of it (an agent's read;
+    /// see [`PageAsk`]).
+    Page(PageAsk),
 }
 
 /// Filters for entry reads.
@@ -64,6 +69,10 @@ pub struct FileView {
     pub path: String,
     pub content: String,
     pub entries: u64,
+    /// When `content` is one page of the file: `cursor`, `truncated` and `note` (absent from
+    /// the JSON of a file read whole).
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub page: Option<Paging>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -96,6 +105,7 @@ pub fn read(ws: &Workspace, target: &ReadTarget) -> Result<Synced<ReadOutput>> {
     mask_credentials(&mut out.value);
     let file = match target {
         ReadTarget::File(f) => Some(*f),
+        ReadTarget::Page(p) => Some(p.file),
         ReadTarget::Section(_) => Some(FileKind::Project),
         ReadTarget::Entries(e) => Some(e.file),
     };
@@ -119,6 +129,8 @@ fn mask_credentials(out: &mut ReadOutput) {
         changed
     };
     match out {
+        // a page's entries were masked one by one before it was measured
+        ReadOutput::File(f) if f.page.is_some() => {}
         ReadOutput::File(f) => {
             mask(&mut f.content);
         }
@@ -152,7 +164,9 @@ pub fn read_in(
                 FileKind::Project => r.sections()?.iter().filter(|s| !s.removed).count() as u64,
                 _ => r.file_count(*f)?,
             },
+            page: None,
         }),
+        ReadTarget::Page(ask) => ReadOutput::File(paged(r, ws, ask, lang)?),
         ReadTarget::Section(name) => {
             let sections = r.sections()?;
             // USER.md's sections are named in either language
@@ -194,6 +208,32 @@ pub fn read_in(
                 .collect::<Result<Vec<_>>>()?,
         },
     })
+}
+
+/// [`ReadTarget::Page`]: the file whole, as [`ReadTarget::File`] reads it, when it fits in one
+/// page; else the page the cursor asks for. Only a file that fits is rendered whole.
+fn paged(
+    r: &dyn Reader,
+    ws: &Workspace,
+    ask: &PageAsk,
+    lang: crate::model::Lang,
+) -> Result<FileView> {
+    let p = page::page(r, ask, lang)?;
+    let mut view = FileView {
+        file: ws.file_name(ask.file),
+        path: ws.file_path(ask.file).display().to_string(),
+        content: p.content,
+        entries: r.file_count(ask.file)?,
+        page: Some(p.paging),
+    };
+    if p.whole {
+        // as `read` masks it; a file laid out by hand may render longer than its canonical page
+        let whole = render_file(r, ask.file, lang)?;
+        if json_len(&crate::secrets::masked(&whole)) <= ask.bytes.max(MIN_PAGE_BYTES) {
+            (view.content, view.page) = (whole, None);
+        }
+    }
+    Ok(view)
 }
 
 fn filtered(r: &dyn Reader, f: &EntryFilter) -> Result<Vec<EntryRecord>> {

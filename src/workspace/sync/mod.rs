@@ -38,7 +38,7 @@ mod switch;
 mod wholesale;
 
 pub use author::Author;
-pub use render::render_file;
+pub use render::{file_head, render_file};
 pub(crate) use wholesale::{CLEAR_ARCHIVE, CLEARED};
 pub use wholesale::{ClearedCounts, entry_ids, live_entries};
 

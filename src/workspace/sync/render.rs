@@ -152,11 +152,17 @@ pub(super) struct Parts {
     pub pointer: Option<(u64, String)>,
 }
 
-pub(super) fn parts(r: &dyn Reader, f: FileKind, lang: Lang) -> Result<Parts> {
-    let head = match r.preamble(f)? {
+/// What a file's text starts with, before its units: its preamble as last read or written,
+/// else the template's.
+pub fn file_head(r: &dyn Reader, f: FileKind, lang: Lang) -> Result<String> {
+    Ok(match r.preamble(f)? {
         Some(p) => p,
         None => scaffold::template_preamble(f, lang),
-    };
+    })
+}
+
+pub(super) fn parts(r: &dyn Reader, f: FileKind, lang: Lang) -> Result<Parts> {
+    let head = file_head(r, f, lang)?;
     let pieces: Vec<Piece> = match f {
         FileKind::Project => r
             .sections()?

@@ -12,6 +12,7 @@ use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Map, Value, json};
 
+mod paging;
 mod real_client;
 
 fn server_cmd(ws: &Ws) -> tokio::process::Command {
