@@ -28,7 +28,7 @@ use crate::model::{FileKind, Lang};
 use crate::store::{Reader, Store};
 
 pub use fence::{Fence, beneath, is_under};
-pub use fsio::{open_lock_file, stat_matches, write_atomic};
+pub use fsio::{open_lock_file, write_atomic};
 
 pub use locate::{
     CEILING_VAR, Ceilings, Located, LocatedBy, find_memory, holds_memory, lexical, locate,

@@ -117,6 +117,19 @@ impl Workspace {
             .unwrap_or_default()
     }
 
+    /// The hash of `f`'s bytes when a stat shows the file is as the store last wrote or read
+    /// it (its stamp trusted, or vouched for by a read kept in `settled.json`); `None` when
+    /// only reading the file would tell.
+    pub fn stamped_sha1(&self, r: &dyn Reader, f: FileKind) -> Result<Option<String>> {
+        let path = self.memory_file(f)?;
+        let Some(s) = r.stamp(f)? else {
+            return Ok(None);
+        };
+        let known = fsio::stat_matches(&path, &s, r.stamped_at(f)?)
+            || (self.load_settled().iter()).any(|v| v.vouches(f, &s, &path));
+        Ok(known.then_some(s.sha1))
+    }
+
     /// Whether every file is as the store last wrote it (by stat, then by hash).
     fn files_match(&self, r: &dyn Reader) -> Result<Match> {
         if r.meta("absorbed_once")? == 0

@@ -1,7 +1,7 @@
 //! Unclosed code fences in the memory files, for `status` and `doctor`. What a file holds is
 //! judged once per version of it: the answer is kept in `.trilogy/fences.json` under the hash
-//! the store stamped the file with, and a file whose size, time and inode still match that
-//! stamp is not read again, so `status` costs the same at a million entries as at a thousand.
+//! the store stamped the file with, and a file a stat shows to be that version (see
+//! [`Workspace::stamped_sha1`]) is not read again, so `status` costs the same at a million entries as at a thousand.
 //! Reads the memory files; never writes them.
 
 use std::collections::BTreeMap;
@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
-use crate::model::{FileKind, FileStamp};
+use crate::model::FileKind;
 use crate::workspace::{Broken, Workspace};
 
 /// Largest archive that `status` and `doctor` read to look for an unclosed fence (the live
@@ -31,14 +31,15 @@ const KEPT_BYTES: u64 = 64 << 10;
 
 /// Unclosed fences in the memory files, with the line each opens on.
 pub fn unclosed_fences(ws: &Workspace) -> Result<Vec<Broken>> {
-    let stamps = ws.read(|r| {
-        FileKind::ALL
-            .into_iter()
-            .map(|f| Ok((r.stamp(f)?, r.stamped_at(f)?)))
-            .collect::<Result<Vec<_>>>()
-    });
     // a store that cannot be read is doctor's to report: the files are read whole then
-    let stamps = stamps.map(|s| s.value).unwrap_or_default();
+    let known = ws
+        .read(|r| {
+            (FileKind::ALL.into_iter())
+                .map(|f| ws.stamped_sha1(r, f))
+                .collect::<Result<Vec<_>>>()
+        })
+        .map(|s| s.value)
+        .unwrap_or_default();
     let kept_path = ws.state_dir().join("fences.json");
     let kept_path = ws.inside(&kept_path).ok();
     let mut kept: Kept = kept_path
@@ -49,8 +50,8 @@ pub fn unclosed_fences(ws: &Workspace) -> Result<Vec<Broken>> {
     let before = serde_json::to_string(&kept).unwrap_or_default();
     let mut out = Vec::new();
     for (i, f) in FileKind::ALL.into_iter().enumerate() {
-        let stamp = stamps.get(i).and_then(|(s, at)| Some((s.as_ref()?, *at)));
-        if let Some((path, Some((line, reason)))) = judge(ws, f, stamp, &mut kept)? {
+        let sha1 = known.get(i).cloned().flatten();
+        if let Some((path, Some((line, reason)))) = judge(ws, f, sha1, &mut kept)? {
             out.push(Broken {
                 file: f,
                 path: path.display().to_string(),
@@ -71,11 +72,11 @@ pub fn unclosed_fences(ws: &Workspace) -> Result<Vec<Broken>> {
 
 /// What `f` holds: `None` when it is not read (missing, behind a link out, a FIFO, over the
 /// cap: reported elsewhere), else its unclosed fence, if any; from the kept findings when the
-/// file is still the version its stamp names.
+/// file is known to be the version whose hash is `sha1`.
 fn judge(
     ws: &Workspace,
     f: FileKind,
-    stamp: Option<(&FileStamp, u64)>,
+    sha1: Option<String>,
     kept: &mut Kept,
 ) -> Result<Option<(std::path::PathBuf, Option<(usize, String)>)>> {
     let Ok(path) = ws.memory_file(f) else {
@@ -91,9 +92,8 @@ fn judge(
         return Ok(None);
     }
     let name = f.file_name().to_string();
-    let unchanged = stamp.filter(|(s, at)| crate::workspace::stat_matches(&path, s, *at));
-    if let Some((s, _)) = unchanged
-        && let Some(found) = kept.get(&name).filter(|k| k.sha1 == s.sha1)
+    if let Some(sha1) = &sha1
+        && let Some(found) = kept.get(&name).filter(|k| &k.sha1 == sha1)
     {
         return Ok(Some((path, found.unclosed.clone())));
     }
@@ -106,15 +106,10 @@ fn judge(
         .ok()
         .and_then(|p| p.unclosed)
         .map(|u| (u.line, u.to_string()));
-    match unchanged {
-        Some((s, _)) => {
-            kept.insert(
-                name,
-                Found {
-                    sha1: s.sha1.clone(),
-                    unclosed: unclosed.clone(),
-                },
-            );
+    match sha1 {
+        Some(sha1) => {
+            let unclosed = unclosed.clone();
+            kept.insert(name, Found { sha1, unclosed });
         }
         None => {
             kept.remove(&name);
