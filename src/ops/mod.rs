@@ -170,12 +170,20 @@ pub struct Provenance {
     /// or a pull), `checkout` (first read after a branch switch), or the writer's own name
     /// (`import:<source>`, …).
     pub via: String,
+    /// For an entry that arrived by a merge or a pull: the author of the commit that added it
+    /// (`NAME <EMAIL>`, the teammate whose clone recorded it), when git's recent history has it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arrived_from: Option<String>,
 }
 
 impl Provenance {
     pub fn of(e: &EntryRecord) -> Provenance {
+        let merged_by = (e.actor.strip_prefix(crate::workspace::MERGED))
+            .and_then(|rest| rest.strip_prefix(':'))
+            .map(str::to_string);
         let via = match e.actor.as_str() {
             "file-edit" => "files".to_string(),
+            _ if merged_by.is_some() => "merge".to_string(),
             crate::workspace::MERGED => "merge".to_string(),
             crate::workspace::CHECKOUT => "checkout".to_string(),
             a if a.starts_with("agent:") => "agent".to_string(),
@@ -186,6 +194,7 @@ impl Provenance {
             agent_session: e.origin.agent_session.clone(),
             host: None,
             via,
+            arrived_from: merged_by,
         }
     }
 

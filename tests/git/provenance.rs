@@ -163,3 +163,53 @@ fn a_fifo_as_head_does_not_hang_a_write() {
     let p = &entry(&ws, "SESSIONS.md", "hostile HEAD")["provenance"];
     assert_eq!(p["branch"], Value::Null);
 }
+
+#[test]
+fn an_entry_pulled_from_a_teammates_clone_names_the_author_of_the_commit_that_added_it() {
+    let origin = tempfile::Builder::new()
+        .prefix("trilogy-origin-")
+        .tempdir()
+        .unwrap();
+    let o = git_output(origin.path(), &["init", "-q", "--bare", "-b", "main"]);
+    assert!(o.status.success());
+    let url = origin.path().to_str().unwrap();
+    let a = Ws::init();
+    git(&a, &["init", "-q", "-b", "main"]);
+    std::fs::write(a.root().join(".gitignore"), "no-user-config.toml\n").unwrap();
+    a.ok(&["install", "git"]);
+    a.ok(&["checkpoint", "--session-done", "start; tested"]);
+    git(&a, &["add", "-A"]);
+    git(&a, &["commit", "-qm", "start"]);
+    git(&a, &["remote", "add", "origin", url]);
+    git(&a, &["push", "-q", "-u", "origin", "main"]);
+    let b = Ws::new();
+    git(&b, &["clone", "-q", url, "."]);
+    b.ok(&["install", "git"]);
+    b.ok(&["checkpoint", "--session-done", "from Bea's clone; tested"]);
+    git(&b, &["add", "-A", "memory"]);
+    git(
+        &b,
+        &[
+            "commit",
+            "-qm",
+            "memory",
+            "--author",
+            "Bea <bea@example.com>",
+        ],
+    );
+    git(&b, &["push", "-q", "origin", "main"]);
+
+    a.ok(&["checkpoint", "--session-done", "own work in a; tested"]);
+    git(&a, &["add", "-A", "memory"]);
+    git(&a, &["commit", "-qm", "memory"]);
+    git(
+        &a,
+        &["pull", "-q", "--no-rebase", "--no-edit", "origin", "main"],
+    );
+    let p = &entry(&a, "SESSIONS.md", "from Bea's clone")["provenance"];
+    assert_eq!(p["via"], "merge", "{p}");
+    assert_eq!(p["arrived_from"], "Bea <bea@example.com>", "{p}");
+    let own = &entry(&a, "SESSIONS.md", "own work in a")["provenance"];
+    assert_eq!(own["via"], "cli", "{own}");
+    assert!(own.get("arrived_from").is_none(), "{own}");
+}

@@ -299,7 +299,7 @@ impl Tx<'_> {
         if !fresh && self.git.switched_from.is_none() && self.git.absorbed_from_index.contains(&f) {
             match self.sibling_provenance(&rec.id) {
                 Some((origin, actor)) => (rec.origin, rec.actor) = (origin, actor),
-                None => rec.actor = super::MERGED.to_string(),
+                None => rec.actor = self.merged_actor(&rec),
             }
         }
         if let Some(old) = replaced.get(&rec.id)

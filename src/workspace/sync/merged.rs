@@ -4,9 +4,13 @@
 //! (branch, agent session, actor), and the entry takes it from there. The sibling stores are
 //! opened read-only — never written, never waited on — only when such an entry arrives, and a
 //! store that is missing, a link, damaged or of another schema is passed over. An entry no
-//! sibling knows keeps the mark of its arrival (`MERGED`).
+//! sibling knows keeps the mark of its arrival (`MERGED`), with the author of the commit that
+//! added it when git's recent history has one (`git-merge:NAME <EMAIL>`): the teammate whose
+//! clone recorded it. That history is read once per write, with one `git log` of the live files.
 
-use crate::model::{EntryRecord, Origin};
+use std::collections::HashMap;
+
+use crate::model::{EntryRecord, FileKind, Origin};
 use crate::store::{Reader, Store};
 
 use super::{Tx, gitop};
@@ -22,6 +26,99 @@ impl Tx<'_> {
             Some((rec.origin, rec.actor))
         })
     }
+}
+
+/// (heading, first body line) of an entry → the author of the oldest recent commit adding it.
+pub(super) type Committers = HashMap<(String, String), String>;
+
+/// Commits looked through for who added an entry: the newest, on the first-parent line and
+/// off it (merges are passed over: the commit that added an entry is on the side it came from).
+const COMMITS: &str = "400";
+
+impl Tx<'_> {
+    /// The actor of an entry that arrived with git and no sibling knows: [`super::MERGED`],
+    /// with the author of the commit that added it when there is one.
+    pub(super) fn merged_actor(&mut self, rec: &EntryRecord) -> String {
+        let committers = self.committers.get_or_insert_with(|| committers(self.ws));
+        match committers.get(&entry_key(&rec.heading, &rec.body)) {
+            Some(who) => format!("{}:{who}", super::MERGED),
+            None => super::MERGED.to_string(),
+        }
+    }
+}
+
+fn entry_key(heading: &str, body: &str) -> (String, String) {
+    let first = body.lines().map(str::trim).find(|l| !l.is_empty());
+    (
+        heading.trim().to_string(),
+        first.unwrap_or_default().to_string(),
+    )
+}
+
+/// Who added the entries of the live files in the recent commits: one `git log -p` with no
+/// context lines; an added `## ` line and the added lines after it are an entry. Empty outside
+/// a repository or when git does not answer.
+fn committers(ws: &crate::workspace::Workspace) -> Committers {
+    let mut out = Committers::new();
+    let paths: Vec<_> = [FileKind::Sessions, FileKind::Decisions]
+        .into_iter()
+        .filter_map(|f| ws.memory_file(f).ok())
+        .filter_map(|p| p.strip_prefix(&ws.root).ok().map(|p| p.to_path_buf()))
+        .collect();
+    if paths.is_empty() || gitop::git_dir(&ws.root).is_none() {
+        return out;
+    }
+    let Ok(o) = std::process::Command::new("git")
+        .arg("-C")
+        .arg(&ws.root)
+        .args([
+            "-c",
+            "core.fsmonitor=false",
+            "log",
+            "-n",
+            COMMITS,
+            "--no-merges",
+        ])
+        .args(["--no-color", "--no-ext-diff", "--no-renames", "-U0", "-p"])
+        .args(["--format=%x01%an <%ae>", "HEAD", "--"])
+        .args(&paths)
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+    else {
+        return out;
+    };
+    if !o.status.success() {
+        return out;
+    }
+    let text = String::from_utf8_lossy(&o.stdout);
+    let mut who = String::new();
+    let mut entry: Option<(String, Option<String>)> = None;
+    // newest commit first: an older commit adding the same entry takes it over
+    let mut note = |e: &mut Option<(String, Option<String>)>, who: &str| {
+        if let Some((h, first)) = e.take() {
+            out.insert(entry_key(&h, &first.unwrap_or_default()), who.to_string());
+        }
+    };
+    for line in text.lines() {
+        if let Some(author) = line.strip_prefix('\u{1}') {
+            note(&mut entry, &who);
+            who = author.trim().to_string();
+        } else if let Some(h) = line.strip_prefix("+## ") {
+            note(&mut entry, &who);
+            entry = Some((h.to_string(), None));
+        } else if let Some(added) = line.strip_prefix('+').filter(|_| !line.starts_with("+++")) {
+            if let Some((_, first @ None)) = &mut entry
+                && !added.trim().is_empty()
+            {
+                *first = Some(added.to_string());
+            }
+        } else {
+            note(&mut entry, &who);
+        }
+    }
+    note(&mut entry, &who);
+    out
 }
 
 /// The stores of this repository's other work trees, opened read-only.

@@ -59,6 +59,8 @@ pub struct Tx<'w> {
     git: GitView,
     /// Sibling work trees' stores, opened (read-only) once an entry arrives by a merge.
     sibling_stores: Option<Vec<crate::store::Store>>,
+    /// Who committed the entries git's recent commits added (see `merged`), read once.
+    committers: Option<merged::Committers>,
     dirty: BTreeSet<FileKind>,
     /// What the memory files held when this transaction looked at them.
     files: FilesSeen,
@@ -201,6 +203,7 @@ impl<'w> Tx<'w> {
                 ..GitView::default()
             },
             sibling_stores: None,
+            committers: None,
             dirty: BTreeSet::new(),
             files: FilesSeen::default(),
             project: true,
