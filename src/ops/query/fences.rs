@@ -20,11 +20,14 @@ const FENCE_SCAN_LIMIT: u64 = 4 << 20;
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 struct Found {
     sha1: String,
-    unclosed: Option<(usize, String)>,
+    unclosed: Unclosed,
 }
 
 /// The kept findings, by file name.
 type Kept = BTreeMap<String, Found>;
+
+/// An unclosed fence: the line it opens on, and why it is unclosed.
+type Unclosed = Option<(usize, String)>;
 
 /// Most bytes the kept findings may take (a larger file is not ours and is ignored).
 const KEPT_BYTES: u64 = 64 << 10;
@@ -78,7 +81,7 @@ fn judge(
     f: FileKind,
     sha1: Option<String>,
     kept: &mut Kept,
-) -> Result<Option<(std::path::PathBuf, Option<(usize, String)>)>> {
+) -> Result<Option<(std::path::PathBuf, Unclosed)>> {
     let Ok(path) = ws.memory_file(f) else {
         return Ok(None);
     };

@@ -41,7 +41,7 @@ fn live_on(r: &dyn Reader, key: &str) -> Result<Vec<EntryRecord>> {
             out.push(e);
         }
     }
-    out.sort_by(|a, b| (b.sort_date, b.seq).cmp(&(a.sort_date, a.seq)));
+    out.sort_by_key(|e| std::cmp::Reverse((e.sort_date, e.seq)));
     Ok(out)
 }
 
