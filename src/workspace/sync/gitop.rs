@@ -222,8 +222,13 @@ pub(super) fn staged_version(root: &Path, path: &Path, bytes: &[u8]) -> Option<b
 /// The bytes of the version of `path` that `HEAD` holds; `None` when it holds none or git does
 /// not answer.
 pub fn head_version(root: &Path, path: &Path) -> Option<Vec<u8>> {
+    version_at(root, "HEAD", path)
+}
+
+/// The version of the file at `path` that commit `rev` holds (`ORIG_HEAD`, `HEAD^1`, …).
+pub fn version_at(root: &Path, rev: &str, path: &Path) -> Option<Vec<u8>> {
     let rel = path.strip_prefix(root).ok()?;
-    let spec = format!("HEAD:./{}", rel.to_string_lossy());
+    let spec = format!("{rev}:./{}", rel.to_string_lossy());
     std::process::Command::new("git")
         .arg("-C")
         .arg(root)

@@ -31,6 +31,7 @@ pub(crate) mod gitop;
 mod items;
 pub(in crate::workspace) mod late;
 mod merged;
+mod overwritten;
 mod project;
 mod render;
 mod sections;

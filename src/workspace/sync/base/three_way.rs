@@ -116,12 +116,18 @@ impl Tx<'_> {
         let pending = self.git.pending.get(&f).copied();
         let mut removed: Vec<&EntryRecord> = Vec::new();
         let mut kept = Vec::new();
+        // asked only when a version git wrote lacks an entry (see `overwritten`)
+        let mut merge = None;
         for e in entries.iter().filter(|e| !held.contains(e.id.as_str())) {
             let seen = base
                 .as_ref()
                 .is_none_or(|b| b.prints.contains_key(&id_key(&e.id)));
             let unwritten = pending.is_some_and(|since| e.seq >= since);
-            if seen && !unwritten {
+            let mut overwritten = || {
+                (merge.get_or_insert_with(|| self.last_merge(f)).as_ref())
+                    .is_some_and(|m| m.overwrote(e))
+            };
+            if seen && !unwritten && !overwritten() {
                 removed.push(e);
             } else {
                 kept.push(e.id.clone());
