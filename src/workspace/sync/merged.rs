@@ -28,11 +28,11 @@ impl Tx<'_> {
     }
 }
 
-/// (heading, first body line) of an entry → the author of the oldest recent commit adding it.
-pub(super) type Committers = HashMap<(String, String), String>;
+/// The first line of an entry's body → the author of the oldest recent commit adding that line.
+pub(super) type Committers = HashMap<String, String>;
 
-/// Commits looked through for who added an entry: the newest, on the first-parent line and
-/// off it (merges are passed over: the commit that added an entry is on the side it came from).
+/// Commits looked through for who added an entry: the newest, merges passed over (the commit
+/// that added an entry is on the side it came from).
 const COMMITS: &str = "400";
 
 impl Tx<'_> {
@@ -40,24 +40,21 @@ impl Tx<'_> {
     /// with the author of the commit that added it when there is one.
     pub(super) fn merged_actor(&mut self, rec: &EntryRecord) -> String {
         let committers = self.committers.get_or_insert_with(|| committers(self.ws));
-        match committers.get(&entry_key(&rec.heading, &rec.body)) {
+        match first_line(&rec.body).and_then(|l| committers.get(l)) {
             Some(who) => format!("{}:{who}", super::MERGED),
             None => super::MERGED.to_string(),
         }
     }
 }
 
-fn entry_key(heading: &str, body: &str) -> (String, String) {
-    let first = body.lines().map(str::trim).find(|l| !l.is_empty());
-    (
-        heading.trim().to_string(),
-        first.unwrap_or_default().to_string(),
-    )
+fn first_line(body: &str) -> Option<&str> {
+    body.lines().map(str::trim).find(|l| !l.is_empty())
 }
 
-/// Who added the entries of the live files in the recent commits: one `git log -p` with no
-/// context lines; an added `## ` line and the added lines after it are an entry. Empty outside
-/// a repository or when git does not answer.
+/// Who added the lines of the live files in the recent commits: one `git log -p` with no
+/// context lines. Lines, not entries: entries of one day and area share a heading, and a diff
+/// may pair a new entry's heading with an old one's, so an entry is found by its first body
+/// line (what it says). Empty outside a repository or when git does not answer.
 fn committers(ws: &crate::workspace::Workspace) -> Committers {
     let mut out = Committers::new();
     let paths: Vec<_> = [FileKind::Sessions, FileKind::Decisions]
@@ -91,33 +88,20 @@ fn committers(ws: &crate::workspace::Workspace) -> Committers {
     if !o.status.success() {
         return out;
     }
+    let mut who = "";
+    // newest commit first: an older commit adding the same line takes it over
     let text = String::from_utf8_lossy(&o.stdout);
-    let mut who = String::new();
-    let mut entry: Option<(String, Option<String>)> = None;
-    // newest commit first: an older commit adding the same entry takes it over
-    let mut note = |e: &mut Option<(String, Option<String>)>, who: &str| {
-        if let Some((h, first)) = e.take() {
-            out.insert(entry_key(&h, &first.unwrap_or_default()), who.to_string());
-        }
-    };
     for line in text.lines() {
         if let Some(author) = line.strip_prefix('\u{1}') {
-            note(&mut entry, &who);
-            who = author.trim().to_string();
-        } else if let Some(h) = line.strip_prefix("+## ") {
-            note(&mut entry, &who);
-            entry = Some((h.to_string(), None));
-        } else if let Some(added) = line.strip_prefix('+').filter(|_| !line.starts_with("+++")) {
-            if let Some((_, first @ None)) = &mut entry
-                && !added.trim().is_empty()
-            {
-                *first = Some(added.to_string());
-            }
-        } else {
-            note(&mut entry, &who);
+            who = author.trim();
+        } else if let Some(added) = line.strip_prefix('+')
+            && !line.starts_with("+++")
+            && !added.starts_with("## ")
+            && !added.trim().is_empty()
+        {
+            out.insert(added.trim().to_string(), who.to_string());
         }
     }
-    note(&mut entry, &who);
     out
 }
 
