@@ -31,9 +31,19 @@ impl Tx<'_> {
 /// The first line of an entry's body → the author of the oldest recent commit adding that line.
 pub(super) type Committers = HashMap<String, String>;
 
-/// Commits looked through for who added an entry: the newest, merges passed over (the commit
-/// that added an entry is on the side it came from).
-const COMMITS: &str = "400";
+/// Commits looked through for who added an entry, at most: the newest of those the last merge
+/// or pull brought, merges passed over (the commit that added an entry is on the side it came
+/// from). This runs while trilogy holds git's index, so it is kept short.
+const COMMITS: &str = "200";
+
+/// `^ORIG_HEAD`: what the last merge, pull or reset started from is left out, so only what it
+/// brought is read (nothing when there is no `ORIG_HEAD`).
+fn since_last_merge(root: &std::path::Path) -> Vec<&'static str> {
+    match gitop::git_dir(root).is_some_and(|d| d.join("ORIG_HEAD").is_file()) {
+        true => vec!["^ORIG_HEAD"],
+        false => Vec::new(),
+    }
+}
 
 impl Tx<'_> {
     /// The actor of an entry that arrived with git and no sibling knows: [`super::MERGED`],
@@ -76,6 +86,7 @@ fn committers(ws: &crate::workspace::Workspace) -> Committers {
             COMMITS,
             "--no-merges",
         ])
+        .args(since_last_merge(&ws.root))
         .args(["--no-color", "--no-ext-diff", "--no-renames", "-U0", "-p"])
         .args(["--format=%x01%an <%ae>", "HEAD", "--"])
         .args(&paths)
