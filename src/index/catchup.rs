@@ -44,10 +44,10 @@ impl SearchIndex {
     /// [`SearchIndex::catch_up`], telling `progress` how far a large catch-up (the first
     /// search of a fresh clone builds the whole index) has come.
     pub fn catch_up_showing(&self, r: &dyn Reader, progress: Option<Progress>) -> Result<Pending> {
-        // an index to build whole, and more than a few changes to build it from: built from one
-        // scan of the store, without listing its changes first
+        // an index to build whole, and more than a few entries to build it from (each is a
+        // change of its own): built from one scan of the store, without listing its changes
         let behind = self.behind(r, false)?;
-        if behind.whole() && (behind.rebuild || behind.target > SMALL_TAIL as u64) {
+        if behind.whole() && (behind.rebuild || r.meta("count:total")? > SMALL_TAIL as u64) {
             return self.sync(r, progress);
         }
         let (rebuild, _, keys) = self.pending_keys(r)?;
