@@ -1,5 +1,6 @@
 //! Catching up: the store changes after the index's watermark, scored beside it when few,
-//! applied and committed when many.
+//! applied and committed when many; an index built whole (never built, or built from another
+//! store) is made from one scan of the store.
 
 use std::collections::{HashMap, HashSet};
 
@@ -8,8 +9,29 @@ use tantivy::{IndexWriter, TantivyDocument, TantivyError, Term};
 use super::doc::{Pending, SearchDoc, load};
 use super::{Progress, SCHEMA_VERSION, SMALL_TAIL, SearchIndex, days, index_err};
 use crate::error::Result;
-use crate::model::SectionRecord;
+use crate::model::{FileKind, SectionRecord};
 use crate::store::Reader;
+
+/// The indexing arena of a build of the whole index (all threads together): room for a few
+/// large segments, and a bound on the memory a build takes, whatever the store holds.
+const WHOLE_ARENA: usize = 64_000_000;
+
+/// How far the index is behind a snapshot of the store.
+struct Behind {
+    /// The index was built from another store (or `from_scratch` was asked): all of it goes.
+    rebuild: bool,
+    /// The change sequence the index has applied (0 when it goes).
+    wm: u64,
+    /// The snapshot's change sequence.
+    target: u64,
+}
+
+impl Behind {
+    /// The index is built whole, from one scan of the store.
+    fn whole(&self) -> bool {
+        self.wm == 0 && (self.rebuild || self.target > 0)
+    }
+}
 
 impl SearchIndex {
     /// What a search needs before it runs: small sets of changes (at most [`SMALL_TAIL`]) are
@@ -22,6 +44,12 @@ impl SearchIndex {
     /// [`SearchIndex::catch_up`], telling `progress` how far a large catch-up (the first
     /// search of a fresh clone builds the whole index) has come.
     pub fn catch_up_showing(&self, r: &dyn Reader, progress: Option<Progress>) -> Result<Pending> {
+        // an index to build whole, and more than a few entries to build it from (each is a
+        // change of its own): built from one scan of the store, without listing its changes
+        let behind = self.behind(r, false)?;
+        if behind.whole() && (behind.rebuild || r.meta("count:total")? > SMALL_TAIL as u64) {
+            return self.sync(r, progress);
+        }
         let (rebuild, _, keys) = self.pending_keys(r)?;
         if !rebuild && keys.len() <= SMALL_TAIL {
             return self.pending(r, keys);
@@ -44,12 +72,8 @@ impl SearchIndex {
         self.pending_keys_from(r, false)
     }
 
-    /// [`Self::pending_keys`], every document when `from_scratch`.
-    fn pending_keys_from(
-        &self,
-        r: &dyn Reader,
-        from_scratch: bool,
-    ) -> Result<(bool, u64, Vec<String>)> {
+    /// How far the index is behind snapshot `r` (everything when `from_scratch`).
+    fn behind(&self, r: &dyn Reader, from_scratch: bool) -> Result<Behind> {
         let target = r.change_seq()?;
         let disk = self.on_disk();
         let rebuild = from_scratch
@@ -58,6 +82,24 @@ impl SearchIndex {
                 None => disk.wm > 0,
             };
         let wm = if rebuild { 0 } else { disk.wm };
+        Ok(Behind {
+            rebuild,
+            wm,
+            target,
+        })
+    }
+
+    /// [`Self::pending_keys`], every document when `from_scratch`.
+    fn pending_keys_from(
+        &self,
+        r: &dyn Reader,
+        from_scratch: bool,
+    ) -> Result<(bool, u64, Vec<String>)> {
+        let Behind {
+            rebuild,
+            wm,
+            target,
+        } = self.behind(r, from_scratch)?;
         if wm >= target && !rebuild {
             return Ok((false, target, Vec::new()));
         }
@@ -123,60 +165,42 @@ impl SearchIndex {
         mut progress: Option<Progress>,
         from_scratch: bool,
     ) -> Result<Pending> {
-        let (rebuild, _, keys) = self.pending_keys_from(r, from_scratch)?;
-        if keys.is_empty() && !rebuild {
+        let behind = self.behind(r, from_scratch)?;
+        if !behind.whole() && behind.wm >= behind.target {
             return Ok(Pending::default());
         }
-        let sections: HashMap<String, SectionRecord> = r
-            .sections()?
-            .into_iter()
-            .map(|s| (s.key.clone(), s))
-            .collect();
-        // a catch-up of a few changes needs one thread and the smallest arena; a rebuild gets
-        // two threads and room enough to write a few large segments instead of many small ones
-        let (threads, arena) = if keys.len() > 5_000 {
-            (2, 120_000_000)
+        // a catch-up of a few changes needs one thread and the smallest arena; a build of the
+        // whole index two threads and an arena that keeps its memory bounded whatever the store
+        let (threads, arena) = if behind.whole() || behind.target - behind.wm > 5_000 {
+            (2, WHOLE_ARENA)
         } else {
             (1, 15_000_000)
         };
         let mut writer: IndexWriter = match self.index.writer_with_num_threads(threads, arena) {
             Ok(w) => w,
-            Err(TantivyError::LockFailure(..)) => return self.pending(r, keys),
+            Err(TantivyError::LockFailure(..)) => {
+                let (_, _, keys) = self.pending_keys_from(r, from_scratch)?;
+                return self.pending(r, keys);
+            }
             Err(e) => return Err(index_err(&self.dir, e)),
         };
         // with the writer held nobody else commits: look again, so a commit made meanwhile by
         // another process is built on, never replaced by an older view (watermarks only rise)
-        let (rebuild, target, keys) = self.pending_keys_from(r, from_scratch)?;
+        let behind = self.behind(r, from_scratch)?;
         let store_id = r.store_id()?;
         let result = (|| -> Result<()> {
-            if keys.is_empty() && !rebuild {
+            if behind.whole() {
+                self.add_whole(&mut writer, r, &mut progress)?;
+            } else if !self.add_changes(&mut writer, r, from_scratch, &mut progress)? {
                 return Ok(());
-            }
-            if rebuild {
-                writer
-                    .delete_all_documents()
-                    .map_err(|e| index_err(&self.dir, e))?;
-            }
-            let total = keys.len();
-            for (n, k) in keys.iter().enumerate() {
-                writer.delete_term(Term::from_field_text(self.f.key, k));
-                if let Some(d) = load(r, k, &sections)? {
-                    writer
-                        .add_document(self.document(&d))
-                        .map_err(|e| index_err(&self.dir, e))?;
-                }
-                if let Some(p) = progress.as_deref_mut()
-                    && (n % 2000 == 0 || n + 1 == total)
-                {
-                    p(n + 1, total);
-                }
             }
             crate::base::fault::crash_point("index-before-commit");
             let mut prepared = writer
                 .prepare_commit()
                 .map_err(|e| index_err(&self.dir, e))?;
             prepared.set_payload(&format!(
-                "{{\"wm\":{target},\"schema\":{SCHEMA_VERSION},\"store\":{store_id}}}"
+                "{{\"wm\":{},\"schema\":{SCHEMA_VERSION},\"store\":{store_id}}}",
+                behind.target
             ));
             prepared.commit().map_err(|e| index_err(&self.dir, e))?;
             Ok(())
@@ -189,6 +213,79 @@ impl SearchIndex {
         merged?;
         self.on_disk();
         Ok(Pending::default())
+    }
+
+    /// Apply the changes after the index's watermark (delete by key, add the current version);
+    /// false when there were none.
+    fn add_changes(
+        &self,
+        writer: &mut IndexWriter,
+        r: &dyn Reader,
+        from_scratch: bool,
+        progress: &mut Option<Progress>,
+    ) -> Result<bool> {
+        let (_, _, keys) = self.pending_keys_from(r, from_scratch)?;
+        if keys.is_empty() {
+            return Ok(false);
+        }
+        let sections: HashMap<String, SectionRecord> = r
+            .sections()?
+            .into_iter()
+            .map(|s| (s.key.clone(), s))
+            .collect();
+        let total = keys.len();
+        for (n, k) in keys.iter().enumerate() {
+            writer.delete_term(Term::from_field_text(self.f.key, k));
+            if let Some(d) = load(r, k, &sections)? {
+                writer
+                    .add_document(self.document(&d))
+                    .map_err(|e| index_err(&self.dir, e))?;
+            }
+            if let Some(p) = progress.as_deref_mut()
+                && (n % 2000 == 0 || n + 1 == total)
+            {
+                p(n + 1, total);
+            }
+        }
+        Ok(true)
+    }
+
+    /// Index every searchable document of snapshot `r` anew, from one pass over its entries in
+    /// key order, then its sections and its files' prose: what the store's changes name, without
+    /// listing them or loading the entries one by one.
+    fn add_whole(
+        &self,
+        writer: &mut IndexWriter,
+        r: &dyn Reader,
+        progress: &mut Option<Progress>,
+    ) -> Result<()> {
+        writer
+            .delete_all_documents()
+            .map_err(|e| index_err(&self.dir, e))?;
+        let add = |d: Option<SearchDoc>| match d {
+            Some(d) => (writer.add_document(self.document(&d)).map(drop))
+                .map_err(|e| index_err(&self.dir, e)),
+            None => Ok(()),
+        };
+        let total = r.meta("count:total")? as usize;
+        let mut n = 0;
+        r.scan_entries(&mut |e| {
+            add(SearchDoc::of_entry(&e))?;
+            n += 1;
+            if let Some(p) = progress.as_deref_mut()
+                && (n % 2000 == 1 || n == total)
+            {
+                p(n, total.max(n));
+            }
+            Ok(true)
+        })?;
+        for s in r.sections()? {
+            add(SearchDoc::of_section(&s))?;
+        }
+        for f in FileKind::ALL {
+            add(r.preamble(f)?.and_then(|p| SearchDoc::of_prose(f, &p)))?;
+        }
+        Ok(())
     }
 
     fn document(&self, d: &SearchDoc) -> TantivyDocument {

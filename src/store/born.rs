@@ -91,6 +91,7 @@ fn publish_new(path: &Path, builder: &dyn Fn() -> Builder) -> Result<()> {
         path: private.to_path_buf(),
         meta_cache: Default::default(),
         migrated: Default::default(),
+        new_entries: Default::default(),
     };
     super::migrate::migrate(&first)?;
     first.commit()?;

@@ -15,11 +15,12 @@
 //!   PROJECT.md, as the lines of its sections.
 //!
 //! Layout: `tables` (definitions, keys, encoding), `reader` (reads and the read snapshot),
-//! `write` (the write transaction), `migrate` (older layouts), `born` (a new store file, made
+//! `write` (the write transaction), `bulk` (new entries written in key order), `migrate` (older layouts), `born` (a new store file, made
 //! whole before it is published), `damage` (damage told from refusals and from a newer
 //! trilogy's file), `salvage` (what a damaged file still gives).
 
 mod born;
+mod bulk;
 mod damage;
 mod migrate;
 mod reader;
@@ -176,6 +177,7 @@ impl Store {
             path: self.path.clone(),
             meta_cache: Default::default(),
             migrated: Default::default(),
+            new_entries: Default::default(),
         };
         damage::guard(&self.path, || migrate::migrate(&w))?;
         Ok(w)
@@ -315,6 +317,58 @@ mod tests {
                 .unwrap(),
             (None, 0)
         );
+    }
+
+    #[test]
+    fn many_new_entries_in_one_transaction_are_all_stored_whatever_their_id_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = Store::open(&dir.path().join("s.redb"), Duration::from_secs(5)).unwrap();
+        let w = s.write(Duration::from_secs(1)).unwrap();
+        // ids scrambled, records large enough that they go through runs on disk
+        let n: u64 = 24_000;
+        let id = |k: u64| format!("{:016x}", k.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let body = "b".repeat(400);
+        for k in 0..n {
+            let mut r = rec(&id(k), "2026-01-01", k + 1, State::Archived);
+            r.body = format!("{k} {body}");
+            w.put_entry_over(&r, None).unwrap();
+            if k == n / 2 {
+                // a read in the middle sees what was put before it
+                assert_eq!(w.entry(&id(3)).unwrap().unwrap().seq, 4);
+            }
+        }
+        // a put over a new entry still waiting replaces it
+        let mut again = rec(&id(n - 1), "2026-01-01", n, State::Live);
+        again.body = "changed".into();
+        w.put_entry(&again).unwrap();
+        w.commit().unwrap();
+        let r = s.read().unwrap();
+        assert_eq!(r.file_count(FileKind::Archive).unwrap(), n - 1);
+        assert_eq!(r.file_count(FileKind::Sessions).unwrap(), 1);
+        assert_eq!(r.meta("count:total").unwrap(), n);
+        let mut seen: Vec<String> = Vec::new();
+        r.scan_entries(&mut |e| {
+            let k = e.seq - 1;
+            assert_eq!(e.id, id(k));
+            if k == n - 1 {
+                assert_eq!(e.body, "changed");
+            } else {
+                assert_eq!(e.body, format!("{k} {body}"));
+            }
+            seen.push(e.id);
+            Ok(true)
+        })
+        .unwrap();
+        assert_eq!(seen.len() as u64, n);
+        assert!(seen.windows(2).all(|w| w[0] < w[1]), "in id order");
+        let archived = r.file_entries(FileKind::Archive, 0, 3).unwrap();
+        assert_eq!(
+            archived.iter().map(|e| e.seq).collect::<Vec<_>>(),
+            [n - 1, n - 2, n - 3]
+        );
+        // nothing is left beside the store once committed
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "{left:?}");
     }
 
     #[test]

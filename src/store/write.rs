@@ -26,6 +26,9 @@ pub struct WriteTx {
     pub(super) meta_cache: std::cell::RefCell<std::collections::BTreeMap<String, u64>>,
     /// The layout was migrated: the transaction must commit even if nothing else changes.
     pub(super) migrated: std::cell::Cell<bool>,
+    /// Records of entries new to the store, written to the entries table in id order before
+    /// it is next opened (see [`super::bulk`]).
+    pub(super) new_entries: std::cell::RefCell<super::bulk::NewEntries>,
 }
 
 impl WriteTx {
@@ -33,6 +36,9 @@ impl WriteTx {
         &self,
         def: TableDefinition<K, V>,
     ) -> Result<Option<redb::Table<'_, K, V>>> {
+        if redb::TableHandle::name(&def) == redb::TableHandle::name(&ENTRIES) {
+            self.settle_entries()?;
+        }
         self.txn
             .open_table(def)
             .map(Some)
@@ -125,10 +131,35 @@ impl WriteTx {
             if was_live != live_decision(rec) {
                 self.bump(LIVE_DECISIONS, if was_live { -1 } else { 1 })?;
             }
-            let mut t = self.txn.open_table(ENTRIES).map_err(self.w())?;
-            t.insert(rec.id.as_str(), bytes.as_slice())
-                .map_err(self.w())?;
-            Ok(())
+            if old.is_some() {
+                self.settle_entries()?;
+                let mut t = self.txn.open_table(ENTRIES).map_err(self.w())?;
+                t.insert(rec.id.as_str(), bytes.as_slice())
+                    .map_err(self.w())?;
+                return Ok(());
+            }
+            // a new entry's record waits to be written in id order with the others
+            (self.new_entries.borrow_mut()).push(&self.spill_dir(), &rec.id, bytes)
+        })
+    }
+
+    /// Where records of new entries wait when there are many: beside the store file.
+    fn spill_dir(&self) -> PathBuf {
+        match self.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
+    }
+
+    /// Write the records of new entries kept so far to the entries table, in id order.
+    pub(super) fn settle_entries(&self) -> Result<()> {
+        if self.new_entries.borrow().is_empty() {
+            return Ok(());
+        }
+        let mut kept = std::mem::take(&mut *self.new_entries.borrow_mut());
+        let mut t = self.txn.open_table(ENTRIES).map_err(self.w())?;
+        kept.drain(&self.spill_dir(), &mut |id, record| {
+            t.insert(id, record).map(drop).map_err(self.w())
         })
     }
 
@@ -362,6 +393,7 @@ impl WriteTx {
     /// Make everything durable. Dropping the transaction instead aborts it.
     pub fn commit(self) -> Result<()> {
         damage::guard(&self.path, || {
+            self.settle_entries()?;
             let mut t = self.txn.open_table(META).map_err(self.w())?;
             for (k, v) in self.meta_cache.borrow().iter() {
                 t.insert(k.as_str(), *v).map_err(self.w())?;

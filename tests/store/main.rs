@@ -6,6 +6,7 @@
 mod common;
 
 mod checkpoint;
+mod clone_rebuild;
 mod damage;
 #[cfg(unix)]
 mod doctor_fence;

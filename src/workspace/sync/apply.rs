@@ -55,9 +55,14 @@ impl Tx<'_> {
         for (f, parsed) in docs {
             self.gather(f, parsed, fresh, &mut g)?;
         }
-        let present_ids: HashSet<String> = (g.present.iter())
-            .flat_map(|(_, items)| items.iter().map(|i| i.id.clone()))
-            .collect();
+        // only an entry that left a file is looked up in it (none on a fresh import: a set of
+        // 1M ids spared)
+        let present_ids: HashSet<String> = match g.gone.is_empty() {
+            true => HashSet::new(),
+            false => (g.present.iter())
+                .flat_map(|(_, items)| items.iter().map(|i| i.id.clone()))
+                .collect(),
+        };
         // entries that left the files go first, so an edited entry can take its old place
         let gone = std::mem::take(&mut g.gone);
         let replaced = self.take_gone(gone, &g.switch_gone, &present_ids)?;

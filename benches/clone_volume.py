@@ -1,0 +1,146 @@
+"""A fresh clone at scale: the first commands on memory files with no store beside them.
+
+Usage: python3 benches/clone_volume.py BINARY [MORE_BINARIES]
+(BENCH_CLONE_SCALES="100000,1000000" picks the scales; BENCH_CLONE_RUNS=1 the runs per figure.)
+
+For each scale it writes one workspace shaped as the scale generator in benches/gen makes them
+(5% decisions, 200 live sessions, the rest archived in memory/SESSIONS-archive.md, about 190 MB
+at 1M entries), with no `.trilogy/`: what a `git clone` of a project gives. Then, for each binary
+and run (`.trilogy/` deleted before each run, the binaries alternating):
+
+- `status` as the first command: the store is rebuilt from the Markdown;
+- `search` next: the search index is built from the store;
+- `reindex`: the index built again and put in place;
+- `search` as the first command of another fresh clone: the store and the index together.
+
+Each command is spawned and reaped with wait4, so its wall time, CPU time and peak RSS are its
+own; `cat` of the four memory files (page cache warm) is the floor. The targets at 1M entries:
+first status ≤ 10 s, first search ≤ 20 s, peak RSS ≤ 256 MiB for each of these commands. Every
+figure is reported against them; none is asserted.
+"""
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+AREAS = ["存储", "cli", "同步", "docs"]
+RUNS = int(os.environ.get("BENCH_CLONE_RUNS", "1"))
+SCALES = [int(x) for x in os.environ.get("BENCH_CLONE_SCALES", "100000,1000000").split(",")]
+ENV = dict(os.environ, TRILOGY_CONFIG="/nonexistent.toml", TRILOGY_TODAY="2026-01-15")
+TARGETS = {"first status": 10.0, "first search": 20.0}
+RSS_TARGET = 256
+FILES = ["PROJECT.md", "DECISIONS.md", "SESSIONS.md", "SESSIONS-archive.md"]
+
+
+def day(k, count):
+    """Dates newest first from 2025-12-30 back over four years, several a day at large n."""
+    back = k * 1457 // max(count, 1)
+    t = time.mktime((2025, 12, 30, 12, 0, 0, 0, 0, -1)) - back * 86400
+    return time.strftime("%Y-%m-%d", time.localtime(t))
+
+
+def workspace(n):
+    """The memory files of `n` entries, as a clone has them: no store, no index."""
+    d = tempfile.mkdtemp(prefix=f"clone{n}-")
+    os.makedirs(d + "/memory")
+    decisions = n // 20
+    sessions = n - decisions
+    live = min(200, sessions)
+    with open(d + "/memory/PROJECT.md", "w") as f:
+        f.write("# PROJECT\n\n## 现状\nA store and its files, measured at scale.\n")
+    with open(d + "/memory/DECISIONS.md", "w") as f:
+        f.write("# DECISIONS\n")
+        for k in range(decisions):
+            extra = f"主题：topic {k}\n" if k % 10 == 0 else ""
+            f.write(f"\n## {day(k, decisions)} — choice {k}\n选择：option {k} for the store\n"
+                    f"放弃：the other option\n因为：it is measured; decision {k}\n{extra}")
+    with open(d + "/memory/SESSIONS.md", "w") as f:
+        f.write("# SESSIONS\n")
+        for k in range(live):
+            f.write(f"\n## {day(k, sessions)} · {AREAS[k % 4]}\n完成：live entry {k} about the sync engine; cargo test passes\n")
+    with open(d + "/memory/SESSIONS-archive.md", "w") as f:
+        f.write("# SESSIONS ARCHIVE\n")
+        for k in range(live, sessions):
+            f.write(f"\n## {day(k, sessions)} · {AREAS[k % 4]}\n完成：archived entry {k}，同步 engine 测试; tested\n")
+    return d
+
+
+def timed(args, keep=True):
+    """Run `args` as a child reaped by wait4: (wall s, cpu s, peak RSS MiB, stdout if `keep`).
+    A child's peak RSS counts what this process held when it forked: output not kept (the
+    floor's 88 MB) is never read into it."""
+    t = time.perf_counter()
+    out_to = subprocess.PIPE if keep else subprocess.DEVNULL
+    p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out_to, stderr=subprocess.PIPE, env=ENV)
+    out = p.stdout.read() if keep else b""
+    err = p.stderr.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.perf_counter() - t
+    p.returncode = 0
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{args}: exit {status}: {err.decode(errors='replace')[:2000]}")
+    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024, out
+
+
+def fresh(root):
+    shutil.rmtree(root + "/.trilogy", ignore_errors=True)
+
+
+def one_run(b, root):
+    """The first commands of a fresh clone, and a reindex: name → (wall, cpu, rss)."""
+    fig = {}
+    fresh(root)
+    fig["first status"] = timed([b, "--root", root, "status"])
+    fig["first search"] = timed([b, "--root", root, "search", "choice 7"])
+    assert b"choice 7" in fig["first search"][3], fig["first search"][3][:300]
+    fig["reindex"] = timed([b, "--root", root, "reindex"])
+    fresh(root)
+    fig["search as first command"] = timed([b, "--root", root, "search", "archived entry 4242"])
+    assert b"4242" in fig["search as first command"][3], fig["search as first command"][3][:300]
+    return {k: v[:3] for k, v in fig.items()}
+
+
+def measure(binaries, n):
+    print(f"\n== {n:,} entries ==", flush=True)
+    t = time.perf_counter()
+    root = workspace(n)
+    size = sum(os.path.getsize(f"{root}/memory/{f}") for f in FILES)
+    print(f"written in {time.perf_counter() - t:.1f} s: {size / 1e6:.0f} MB of Markdown", flush=True)
+    cat = [timed(["cat"] + [f"{root}/memory/{f}" for f in FILES], keep=False)[:3] for _ in range(3)]
+    fig = {b: {} for b in binaries}
+    for _ in range(RUNS):
+        for b in binaries:
+            for name, v in one_run(b, root).items():
+                fig[b].setdefault(name, []).append(v)
+    fresh(root)
+    shutil.rmtree(root)
+    floor = statistics.median(x[0] for x in cat)
+    print(f"floor: cat of the memory files {floor * 1000:.0f} ms, peak RSS {max(x[2] for x in cat):.0f} MiB")
+    for b in binaries:
+        print(f"-- {os.path.basename(b)} ({b})")
+        for name, v in fig[b].items():
+            w = statistics.median(x[0] for x in v)
+            c = statistics.median(x[1] for x in v)
+            rss = max(x[2] for x in v)
+            target = TARGETS.get(name)
+            verdict = []
+            if target is not None:
+                verdict.append(f"{'met' if w <= target else 'NOT met'} (≤ {target:.0f} s at 1M)")
+            verdict.append(f"RSS {'met' if rss <= RSS_TARGET else 'NOT met'} (≤ {RSS_TARGET} MiB)")
+            print(f"   {name:24} wall {w:7.2f} s = {w / floor:6.0f}x cat  CPU {c:7.2f} s  "
+                  f"peak RSS {rss:6.0f} MiB  {', '.join(verdict)}", flush=True)
+
+
+def main():
+    binaries = [os.path.abspath(b) for b in sys.argv[1:]]
+    if not binaries:
+        raise SystemExit(__doc__)
+    for n in SCALES:
+        measure(binaries, n)
+
+
+if __name__ == "__main__":
+    main()
