@@ -286,3 +286,30 @@ fn batch_moves_after_an_unusual_archive_edit_keep_it_as_written() {
     assert_eq!(st["sessions_archived"], archived.len());
     assert_eq!(st["restorable"], 0);
 }
+
+#[test]
+fn an_archive_entry_placed_out_of_date_order_stays_in_its_place_through_batch_moves() {
+    let (cap, batch) = (3, 2);
+    let ws = with_batches(cap, batch);
+    for k in 1..7 {
+        checkpoint_on(&ws, &day(k), &format!("entry {k}; tested"));
+    }
+    // a person puts an older entry on top of the archive, laid out as trilogy writes it
+    let archive = ws.read("SESSIONS-archive.md");
+    let edited = archive.replacen(
+        "\n\n## ",
+        &format!("\n\n## {}\n完成：placed on top by hand\n\n## ", day(0)),
+        1,
+    );
+    std::fs::write(ws.path("SESSIONS-archive.md"), &edited).unwrap();
+    ws.ok(&["status"]);
+    for k in 7..13 {
+        checkpoint_on(&ws, &day(k), &format!("entry {k}; tested"));
+        let now = ws.read("SESSIONS-archive.md");
+        let tail = &edited[edited.find("\n## ").unwrap()..];
+        assert!(now.ends_with(tail), "after checkpoint {k}:\n{now}");
+    }
+    let (_, archived) = all_headings(&ws);
+    assert_eq!(archived.len(), 10, "nine moved and the one by hand");
+    assert_eq!(ws.json(&["status"])["sessions_archived"], 10);
+}

@@ -106,10 +106,12 @@ impl Tx<'_> {
                 whole,
                 "the spliced archive equals the full rendering"
             );
-            debug_assert_eq!(
-                cut.layout, laid,
-                "the spliced archive's layout is the full one"
-            );
+            if laid.is_some() {
+                debug_assert_eq!(
+                    cut.layout, laid,
+                    "the spliced archive's layout is the full one"
+                );
+            }
         }
         Ok(Some(Splice {
             head: cut.head,
@@ -167,12 +169,12 @@ fn laid_cut(layout: Layout, preamble: &str, on_top: &[Piece], len: u64) -> Optio
     if len <= expect.len() as u64 {
         return None;
     }
-    // laid out as the store renders it after all: the full rendering keeps no layout
-    let layout = (!laid.is_canonical(preamble, None)).then_some(laid);
+    // kept even where the full rendering would find the text canonical and keep none: the
+    // layout renders that same text (and telling would take rendering the whole file)
     Some(Cut {
         expect,
         head,
-        layout,
+        layout: Some(laid),
     })
 }
 
