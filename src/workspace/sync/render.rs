@@ -125,14 +125,14 @@ impl Tx<'_> {
 
 /// Where a splice cuts the archive: the bytes it must start with (all of it when it holds no
 /// entry), what replaces them, and the layout of the result.
-struct Cut {
-    expect: Vec<u8>,
-    head: Vec<u8>,
-    layout: Option<Layout>,
+pub(super) struct Cut {
+    pub expect: Vec<u8>,
+    pub head: Vec<u8>,
+    pub layout: Option<Layout>,
 }
 
 /// The cut of an archive rendered canonically (`len` bytes long) under `preamble`.
-fn canonical_cut(preamble: &str, on_top: &[Piece], len: u64) -> Option<Cut> {
+pub(super) fn canonical_cut(preamble: &str, on_top: &[Piece], len: u64) -> Option<Cut> {
     let render = |pieces: &[Piece]| {
         markdown::join_units(preamble, pieces.iter().map(|p| p.text.as_str()), None)
     };
