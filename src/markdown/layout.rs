@@ -200,6 +200,57 @@ impl Layout {
     }
 }
 
+impl Layout {
+    /// `pieces` (newest first) put on top of a file this layout lays out, the rest of it
+    /// unchanged: the bytes the file starts with up to its first unit, the bytes it starts with
+    /// once the pieces are on top, and the layout of the result — what [`Layout::render`] gives
+    /// for the pieces followed by the file's units, without touching those units. `None` when
+    /// the layout holds no unit (the head stands last, and its gap changes).
+    pub fn put_on_top(
+        mut self,
+        head: &str,
+        pieces: &[Piece],
+    ) -> Option<(Vec<u8>, Vec<u8>, Layout)> {
+        if self.units.is_empty() || pieces.is_empty() {
+            return None;
+        }
+        let mut head_unit = choose(&self.head, "", head, false);
+        head_unit.gap = std::mem::take(&mut self.head.gap);
+        let start = format!(
+            "{}{}",
+            head_unit.raw.as_deref().unwrap_or(head),
+            head_unit.gap
+        );
+        let mut top = start.clone();
+        let fresh = pieces.iter().map(|p| {
+            top.push_str(&p.text);
+            top.push_str("\n\n");
+            Unit {
+                key: p.key.clone(),
+                gap: "\n\n".to_string(),
+                ..Unit::default()
+            }
+        });
+        self.units.splice(0..0, fresh.collect::<Vec<_>>());
+        self.head = head_unit;
+        let bytes = |text: String| {
+            let text = if self.crlf {
+                text.replace('\n', "\r\n")
+            } else {
+                text
+            };
+            let mut out = Vec::with_capacity(text.len() + 3);
+            if self.bom {
+                out.extend_from_slice("\u{feff}".as_bytes());
+            }
+            out.extend_from_slice(text.as_bytes());
+            out
+        };
+        let (start, top) = (bytes(start), bytes(top));
+        Some((start, top, self))
+    }
+}
+
 fn unit_of(region: &Region, key: String, parsed: String, store: &str) -> Unit {
     let written = region.raw.clone().unwrap_or(parsed);
     let raw = (written != store).then_some(written);
@@ -305,6 +356,48 @@ mod tests {
         ] {
             assert_eq!(round_trip(text), text, "{text:?}");
         }
+    }
+
+    #[test]
+    fn units_put_on_top_give_what_rendering_the_whole_file_gives() {
+        let new = [
+            Piece {
+                key: "n1".into(),
+                text: "## 2026-03-02\nnewest".into(),
+            },
+            Piece {
+                key: "n2".into(),
+                text: "## 2026-03-01\nnew".into(),
+            },
+        ];
+        for text in [
+            "# A\n\n## 2026-01-01\nx\n",
+            "\u{feff}# T\r\n\r\n## b  \r\nx  \r\n\r\n\r\n\r\n## a\r\n",
+            "\n\n\n## a\n\n\nbody   \n\n\n## b\n",
+            "# A  \n> kept\n\n\n\n## 2026-01-01\nx\n\n## 2025-12-31\n```\nopen\n",
+            "## a\nfirst line is a block\n\n\n## b\n\n\n",
+        ] {
+            let p = parse(text, true).unwrap();
+            let units = pieces(&p);
+            let head = units[0].2.clone();
+            let mut all: Vec<Piece> = new.to_vec();
+            all.extend(units[1..].iter().map(|(k, _, t)| Piece {
+                key: k.clone(),
+                text: t.clone(),
+            }));
+            let layout = Layout::of(&p.shape, units, 0);
+            let (whole, laid) = layout.render(&head, &all, None);
+            let (start, top, spliced) = layout.clone().put_on_top(&head, &new).unwrap();
+            assert!(text.as_bytes().starts_with(&start), "{text:?}");
+            let mut out = top;
+            out.extend_from_slice(&text.as_bytes()[start.len()..]);
+            assert_eq!(String::from_utf8(out).unwrap(), whole, "{text:?}");
+            assert_eq!(spliced, laid, "{text:?}");
+        }
+        // a file of no unit has no place to cut: it is rendered whole
+        let p = parse("# A\n", true).unwrap();
+        let layout = Layout::of(&p.shape, pieces(&p), 0);
+        assert!(layout.put_on_top("# A", &new).is_none());
     }
 
     #[test]

@@ -399,6 +399,14 @@ pub fn swap_in_with(
 /// whole); `None` when it does not exist. The stat is taken on the open file before reading,
 /// as [`read_stamped`] does.
 pub fn hash_stamped(path: &Path) -> Result<Option<FileStamp>> {
+    hash_stamped_with(path, |_, _| {})
+}
+
+/// [`hash_stamped`], each block read also handed to `visit` with its offset in the file.
+pub fn hash_stamped_with(
+    path: &Path,
+    mut visit: impl FnMut(u64, &[u8]),
+) -> Result<Option<FileStamp>> {
     use sha1::{Digest, Sha1};
     use std::io::Read;
     let taken_ms = now_ms();
@@ -407,12 +415,15 @@ pub fn hash_stamped(path: &Path) -> Result<Option<FileStamp>> {
     };
     let mut hasher = Sha1::new();
     let mut buf = vec![0u8; 1 << 20];
+    let mut at = 0u64;
     loop {
         let n = f.read(&mut buf).map_err(|e| Error::io(path, e))?;
         if n == 0 {
             break;
         }
         hasher.update(&buf[..n]);
+        visit(at, &buf[..n]);
+        at += n as u64;
     }
     Ok(Some(stamp_from(
         path,

@@ -246,3 +246,70 @@ fn a_fresh_clone_of_a_large_archive_reads_back_the_same_entries() {
             .contains("> 更早的会话条目已归档到 5101 条")
     );
 }
+
+#[test]
+fn batch_moves_after_an_unusual_archive_edit_keep_it_as_written() {
+    let (cap, batch) = (3, 2);
+    let ws = with_batches(cap, batch);
+    for k in 0..6 {
+        checkpoint_on(&ws, &day(k), &format!("entry {k}; tested"));
+    }
+    // a person lays the archive out their own way: a note under the title, three blank lines
+    // between entries, trailing spaces, Windows line ends
+    let archive = ws.read("SESSIONS-archive.md");
+    assert!(
+        archive.contains(&day(0)),
+        "the first move happened:\n{archive}"
+    );
+    let unusual = archive
+        .replacen("\n\n## ", "\n\nkept note under the title\n\n\n\n## ", 1)
+        .replace("; tested\n\n## ", "; tested   \n\n\n\n## ")
+        .replace('\n', "\r\n");
+    std::fs::write(ws.path("SESSIONS-archive.md"), &unusual).unwrap();
+    ws.ok(&["status"]);
+    let absorbed = std::fs::read_to_string(ws.path("SESSIONS-archive.md")).unwrap();
+    assert_eq!(absorbed, unusual, "the edit is kept as written");
+    for k in 6..16 {
+        checkpoint_on(&ws, &day(k), &format!("entry {k}; tested"));
+        let now = std::fs::read_to_string(ws.path("SESSIONS-archive.md")).unwrap();
+        // the moved entries go on top, the rest of the file stays byte for byte
+        let old_tail = &unusual[unusual.find("\r\n## ").unwrap()..];
+        assert!(now.ends_with(old_tail), "after checkpoint {k}:\n{now}");
+        assert!(now.contains("kept note under the title\r\n\r\n\r\n\r\n## "));
+        assert!(!now.replace("\r\n", "").contains('\n'), "CRLF throughout");
+    }
+    let (live, archived) = all_headings(&ws);
+    let want: Vec<String> = (0..16).rev().map(day).collect();
+    let got: Vec<String> = live.iter().chain(&archived).cloned().collect();
+    assert_eq!(got, want, "newest first across both files, each once");
+    let st = ws.json(&["status"]);
+    assert_eq!(st["sessions_archived"], archived.len());
+    assert_eq!(st["restorable"], 0);
+}
+
+#[test]
+fn an_archive_entry_placed_out_of_date_order_stays_in_its_place_through_batch_moves() {
+    let (cap, batch) = (3, 2);
+    let ws = with_batches(cap, batch);
+    for k in 1..7 {
+        checkpoint_on(&ws, &day(k), &format!("entry {k}; tested"));
+    }
+    // a person puts an older entry on top of the archive, laid out as trilogy writes it
+    let archive = ws.read("SESSIONS-archive.md");
+    let edited = archive.replacen(
+        "\n\n## ",
+        &format!("\n\n## {}\n完成：placed on top by hand\n\n## ", day(0)),
+        1,
+    );
+    std::fs::write(ws.path("SESSIONS-archive.md"), &edited).unwrap();
+    ws.ok(&["status"]);
+    for k in 7..13 {
+        checkpoint_on(&ws, &day(k), &format!("entry {k}; tested"));
+        let now = ws.read("SESSIONS-archive.md");
+        let tail = &edited[edited.find("\n## ").unwrap()..];
+        assert!(now.ends_with(tail), "after checkpoint {k}:\n{now}");
+    }
+    let (_, archived) = all_headings(&ws);
+    assert_eq!(archived.len(), 10, "nine moved and the one by hand");
+    assert_eq!(ws.json(&["status"])["sessions_archived"], 10);
+}

@@ -8,6 +8,7 @@ mod common;
 mod archive;
 mod area_names;
 mod bad_input;
+mod grown_archive;
 mod hand_written_files;
 mod late_saves;
 mod regressions;

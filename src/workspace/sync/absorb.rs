@@ -125,6 +125,14 @@ impl Tx<'_> {
             }
             return Ok(None);
         }
+        // entries written on top of the archive trilogy last wrote are read alone
+        if f == FileKind::Archive
+            && !ours
+            && let Some(s) = &stamp
+            && self.absorb_grown_archive(&path, s)?
+        {
+            return Ok(None);
+        }
         let Some(read) = self.read_settled(f, &path, ours)? else {
             return Ok(None);
         };

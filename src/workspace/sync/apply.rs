@@ -290,7 +290,7 @@ impl Tx<'_> {
 
     /// Record an entry of file `f` the store does not hold (counted in `imported` on a fresh
     /// import, else logged, unless it replaces one).
-    fn add_found(
+    pub(super) fn add_found(
         &mut self,
         f: FileKind,
         item: &Item,

@@ -246,13 +246,19 @@ pub fn version_at(root: &Path, rev: &str, path: &Path) -> Option<Vec<u8>> {
 /// history (`git checkout HEAD~3 -- memory/SESSIONS.md`), never a stale copy an editor or script
 /// wrote back. False outside a repository or when git does not answer.
 pub fn is_git_version(root: &Path, bytes: &[u8]) -> bool {
+    is_git_blob(root, &blob_id(bytes))
+}
+
+/// Whether the repository at `root` holds the blob `id` ([`is_git_version`] of a file hashed
+/// a block at a time: the blob's header is `blob LEN\0`).
+pub fn is_git_blob(root: &Path, id: &str) -> bool {
     if git_dir(root).is_none() {
         return false;
     }
     std::process::Command::new("git")
         .arg("-C")
         .arg(root)
-        .args(["cat-file", "-e", &blob_id(bytes)])
+        .args(["cat-file", "-e", id])
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())

@@ -28,6 +28,7 @@ mod author;
 mod base;
 pub(crate) mod gitlock;
 pub(crate) mod gitop;
+mod grown;
 mod items;
 pub(in crate::workspace) mod late;
 mod merged;

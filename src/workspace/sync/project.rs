@@ -148,7 +148,7 @@ impl Tx<'_> {
             let path = self.ws.memory_file(f)?;
             if let Some(splice) = self.archive_splice(f, &path)? {
                 // the archive gains entries on top: streamed from the file, never read whole
-                self.store.set_layout(f, None)?;
+                self.store.set_layout(f, splice.layout.as_ref())?;
                 splices.insert(f, splice);
                 plan.push((f, path, None, String::new(), Vec::new()));
                 continue;

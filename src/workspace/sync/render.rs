@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::markdown::{self, Block, Doc, Layout, Piece, entry_block, pointer_line};
+use crate::markdown::{self, Block, Layout, Piece, entry_block, pointer_line};
 use crate::model::{FileKind, FileStamp, Lang, State};
 use crate::store::Reader;
 
@@ -18,19 +18,21 @@ use super::Tx;
 /// copied from the file itself, from `from` on. The archive is never held in memory whole.
 pub(super) struct Splice {
     /// Preamble and new entries, up to where the old entries start.
-    pub head: String,
+    pub head: Vec<u8>,
     /// The archive file, opened and checked to be the store's last rendering of it.
     pub src: std::fs::File,
     /// Where the old entries start in `src` (its length when it has none).
     pub from: u64,
     /// The stamp of `src`: the version the swap must displace.
     pub stamp: FileStamp,
+    /// The layout of the spliced archive (`None`: it is the canonical rendering).
+    pub layout: Option<Layout>,
 }
 
 impl Splice {
     /// Write the spliced archive into `out`; returns its SHA-1.
     pub fn write_to(mut self, out: &mut std::fs::File) -> std::io::Result<String> {
-        fsio::write_spliced(out, self.head.as_bytes(), &mut self.src, self.from)
+        fsio::write_spliced(out, &self.head, &mut self.src, self.from)
     }
 }
 
@@ -38,15 +40,12 @@ impl Tx<'_> {
     /// The archive with this transaction's new entries spliced on top of the file, when that
     /// is what rendering it whole would give: nothing else about the archive changed, the file
     /// is exactly the store's last rendering of it (by a trusted stat, else by its hash), and
-    /// the new entries are its newest. At 100k entries this turns a full re-render into a
-    /// streamed copy: no entry is loaded from the store but the new ones, the file is not read
-    /// into memory. `None`: render it whole.
+    /// the new entries are its newest. A file laid out as a person wrote it (a stored layout)
+    /// is spliced the same way: its units stay as they are, the new ones go on top. At 100k
+    /// entries this turns a full re-render into a streamed copy: no entry is loaded from the
+    /// store but the new ones, the file is not read into memory. `None`: render it whole.
     pub(super) fn archive_splice(&self, f: FileKind, path: &Path) -> Result<Option<Splice>> {
-        if f != FileKind::Archive
-            || self.archive.other
-            || self.archive.added.is_empty()
-            || self.store.layout(f)?.is_some()
-        {
+        if f != FileKind::Archive || self.archive.other || self.archive.added.is_empty() {
             return Ok(None);
         }
         let Some(stamp) = self.store.stamp(f)? else {
@@ -75,68 +74,108 @@ impl Tx<'_> {
         if top.len() != k || top.iter().any(|e| !added.contains(e.id.as_str())) {
             return Ok(None);
         }
-        let preamble = match self.store.preamble(f)? {
-            Some(p) => p,
-            None => scaffold::template_preamble(f, self.lang()),
+        let preamble = file_head(&self.store, f, self.lang())?;
+        let on_top: Vec<Piece> = (top.iter())
+            .map(|e| Piece {
+                key: e.id.clone(),
+                text: entry_block(e, self.lang()).text(),
+            })
+            .collect();
+        let cut = match self.store.layout(f)? {
+            Some(layout) => laid_cut(layout, &preamble, &on_top, meta.len()),
+            None => canonical_cut(&preamble, &on_top, meta.len()),
         };
-        let head = markdown::render(
-            &Doc {
-                preamble: preamble.clone(),
-                blocks: top.iter().map(|e| entry_block(e, self.lang())).collect(),
-            },
-            None,
-        );
-        let prefix = markdown::render(
-            &Doc {
-                preamble,
-                blocks: Vec::new(),
-            },
-            None,
-        );
-        // the file is `prefix` alone (no entries yet), or the old entries after `prefix` (less
-        // its newline) and a blank line; an empty preamble renders as "\n" and no prefix
-        let expect: Vec<u8> = if prefix == "\n" {
-            Vec::new()
-        } else {
-            format!("{}\n\n", prefix.strip_suffix('\n').unwrap_or(&prefix)).into_bytes()
+        let Some(cut) = cut else {
+            return Ok(None);
         };
-        let (head, from) = if meta.len() == prefix.len() as u64 {
-            let mut all = Vec::new();
-            src.read_to_end(&mut all).map_err(|e| Error::io(path, e))?;
-            if all != prefix.as_bytes() {
-                return Ok(None);
-            }
-            (head, meta.len())
-        } else {
-            let mut start = vec![0u8; expect.len()];
-            if meta.len() <= expect.len() as u64 {
-                return Ok(None);
-            }
-            src.read_exact(&mut start).map_err(|e| Error::io(path, e))?;
-            if start != expect {
-                return Ok(None);
-            }
-            let h = format!("{}\n\n", head.strip_suffix('\n').unwrap_or(&head));
-            (h, expect.len() as u64)
-        };
+        // the file must start as that cut says (all of it, when it holds no entry yet)
+        let mut start = vec![0u8; cut.expect.len()];
+        src.read_exact(&mut start).map_err(|e| Error::io(path, e))?;
+        if start != cut.expect {
+            return Ok(None);
+        }
+        let from = cut.expect.len() as u64;
         #[cfg(debug_assertions)]
         {
             let old = std::fs::read(path).map_err(|e| Error::io(path, e))?;
-            let mut text = head.clone().into_bytes();
+            let mut text = cut.head.clone();
             text.extend_from_slice(&old[from as usize..]);
+            let (whole, laid) = render_laid(&self.store, f, self.lang())?;
             debug_assert_eq!(
                 String::from_utf8_lossy(&text),
-                render_file(&self.store, f, self.lang())?,
+                whole,
                 "the spliced archive equals the full rendering"
             );
+            if laid.is_some() {
+                debug_assert_eq!(
+                    cut.layout, laid,
+                    "the spliced archive's layout is the full one"
+                );
+            }
         }
         Ok(Some(Splice {
-            head,
+            head: cut.head,
             src,
             from,
             stamp,
+            layout: cut.layout,
         }))
     }
+}
+
+/// Where a splice cuts the archive: the bytes it must start with (all of it when it holds no
+/// entry), what replaces them, and the layout of the result.
+pub(super) struct Cut {
+    pub expect: Vec<u8>,
+    pub head: Vec<u8>,
+    pub layout: Option<Layout>,
+}
+
+/// The cut of an archive rendered canonically (`len` bytes long) under `preamble`.
+pub(super) fn canonical_cut(preamble: &str, on_top: &[Piece], len: u64) -> Option<Cut> {
+    let render = |pieces: &[Piece]| {
+        markdown::join_units(preamble, pieces.iter().map(|p| p.text.as_str()), None)
+    };
+    let prefix = render(&[]);
+    let head = render(on_top);
+    if len == prefix.len() as u64 {
+        // no entry yet: the file is the preamble alone
+        return Some(Cut {
+            expect: prefix.into_bytes(),
+            head: head.into_bytes(),
+            layout: None,
+        });
+    }
+    // the old entries follow `prefix` (less its newline) and a blank line; an empty preamble
+    // renders as "\n" and no prefix
+    let expect = match prefix.as_str() {
+        "\n" => String::new(),
+        p => format!("{}\n\n", p.strip_suffix('\n').unwrap_or(p)),
+    };
+    if len <= expect.len() as u64 {
+        return None;
+    }
+    Some(Cut {
+        expect: expect.into_bytes(),
+        head: format!("{}\n\n", head.strip_suffix('\n').unwrap_or(&head)).into_bytes(),
+        layout: None,
+    })
+}
+
+/// The cut of an archive laid out by `layout` (`len` bytes long): its head as laid out, the
+/// new entries below it, its units untouched.
+fn laid_cut(layout: Layout, preamble: &str, on_top: &[Piece], len: u64) -> Option<Cut> {
+    let (expect, head, laid) = layout.put_on_top(preamble, on_top)?;
+    if len <= expect.len() as u64 {
+        return None;
+    }
+    // kept even where the full rendering would find the text canonical and keep none: the
+    // layout renders that same text (and telling would take rendering the whole file)
+    Some(Cut {
+        expect,
+        head,
+        layout: Some(laid),
+    })
 }
 
 /// Render one file from the store: deterministic, byte for byte.

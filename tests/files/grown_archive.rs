@@ -1,0 +1,174 @@
+//! Entries written on top of the archive are absorbed without reading it whole; every edit,
+//! whether that way or the full way (`TRILOGY_WITHOUT=grown-archive`), leaves the same store
+//! and the same files.
+
+use crate::common;
+
+use common::{Ws, text};
+
+const FULL: (&str, &str) = ("TRILOGY_WITHOUT", "grown-archive");
+
+fn day(k: usize) -> String {
+    let d = chrono::NaiveDate::from_ymd_opt(2026, 1, 1).unwrap() + chrono::Days::new(k as u64);
+    d.format("%Y-%m-%d").to_string()
+}
+
+fn run(ws: &Ws, full: bool, args: &[&str]) -> String {
+    let mut cmd = ws.cmd();
+    cmd.env("TRILOGY_TODAY", day(40));
+    if full {
+        cmd.env(FULL.0, FULL.1);
+    }
+    let out = cmd.args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+/// A workspace whose archive holds entries (moved there in batches).
+fn with_archive() -> Ws {
+    let ws = Ws::init();
+    std::fs::write(
+        ws.root().join("trilogy.toml"),
+        "sessions_max_entries = 3\nsessions_archive_batch = 2\n",
+    )
+    .unwrap();
+    for k in 0..12 {
+        let out = ws
+            .cmd()
+            .env("TRILOGY_TODAY", day(k))
+            .args([
+                "checkpoint",
+                "--session-done",
+                &format!("entry {k}; tested"),
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+    }
+    ws
+}
+
+/// What the store holds, as the commands show it: the files, the status, the log without
+/// its times.
+fn state(ws: &Ws) -> Vec<String> {
+    let mut out: Vec<String> = ["SESSIONS.md", "SESSIONS-archive.md", "DECISIONS.md"]
+        .iter()
+        .map(|f| std::fs::read_to_string(ws.path(f)).unwrap_or_default())
+        .collect();
+    let root = ws.root().display().to_string();
+    out.push(ws.json(&["status"]).to_string().replace(&root, "ROOT"));
+    let log = ws.json(&["log", "-n", "1000"]);
+    let events = (log.as_array().or_else(|| log["events"].as_array()))
+        .cloned()
+        .unwrap_or_default();
+    assert!(events.len() > 12, "the log holds every checkpoint: {log}");
+    out.extend(
+        events
+            .iter()
+            .map(|e| format!("{} {} {} {}", e["op"], e["ids"], e["detail"], e["actor"])),
+    );
+    out
+}
+
+/// Apply `edit` to the archive of two copies of one memory, absorb it the grown way in one
+/// (when it can) and the full way in the other, then record one more session in both: the
+/// store and the files agree at each step.
+fn both_ways(edit: impl Fn(&str) -> String) -> Vec<String> {
+    let fast = with_archive();
+    let full = with_archive();
+    let before = std::fs::read_to_string(fast.path("SESSIONS-archive.md")).unwrap();
+    assert_eq!(
+        before,
+        std::fs::read_to_string(full.path("SESSIONS-archive.md")).unwrap()
+    );
+    let edited = edit(&before);
+    assert_ne!(edited, before, "the edit changes the archive");
+    for ws in [&fast, &full] {
+        std::fs::write(ws.path("SESSIONS-archive.md"), &edited).unwrap();
+    }
+    run(&fast, false, &["status"]);
+    run(&full, true, &["status"]);
+    let (a, b) = (state(&fast), state(&full));
+    assert_eq!(a, b, "absorbed the grown way and the full way:\n{edited}");
+    assert_eq!(
+        std::fs::read_to_string(fast.path("SESSIONS-archive.md")).unwrap(),
+        edited,
+        "a read leaves the file as written"
+    );
+    for (ws, whole) in [(&fast, false), (&full, true)] {
+        run(
+            ws,
+            whole,
+            &["checkpoint", "--session-done", "one more; tested"],
+        );
+    }
+    let (a2, b2) = (state(&fast), state(&full));
+    assert_eq!(a2, b2, "and the next write too:\n{edited}");
+    a2
+}
+
+fn on_top(archive: &str, blocks: &str) -> String {
+    let at = archive.find("\n## ").unwrap() + 1;
+    format!("{}{blocks}{}", &archive[..at], &archive[at..])
+}
+
+#[test]
+fn entries_on_top_of_the_archive_are_absorbed_as_the_full_read_would() {
+    // one entry, newest, as trilogy writes it
+    let s = both_ways(|a| on_top(a, &format!("## {}\n完成：added by hand\n\n", day(30))));
+    assert!(s[1].contains("added by hand"));
+    // two, the same day
+    both_ways(|a| {
+        let two = format!(
+            "## {d}\n完成：first by hand\n\n## {d}\n完成：second by hand\n\n",
+            d = day(31)
+        );
+        on_top(a, &two)
+    });
+    // the same day as the archive's newest entry
+    both_ways(|a| {
+        let newest = a[a.find("\n## ").unwrap() + 4..]
+            .lines()
+            .next()
+            .unwrap()
+            .to_string();
+        on_top(a, &format!("## {newest}\n完成：same day by hand\n\n"))
+    });
+}
+
+#[test]
+fn edits_the_grown_read_cannot_prove_are_absorbed_the_full_way_alike() {
+    // older than the archive's newest: its place in the file is not the store's
+    both_ways(|a| on_top(a, &format!("## {}\n完成：an old one\n\n", day(0))));
+    // not laid out as trilogy writes it
+    both_ways(|a| on_top(a, &format!("## {}\n完成：spaced   \n\n\n", day(30))));
+    // an entry on top and one further down corrected: the rest is not the last version
+    both_ways(|a| {
+        on_top(a, &format!("## {}\n完成：on top\n\n", day(30))).replacen(
+            "entry 2; tested",
+            "entry 2, corrected; tested",
+            1,
+        )
+    });
+    // the head changed above the new entry
+    both_ways(|a| {
+        on_top(a, &format!("## {}\n完成：under a new note\n\n", day(30))).replacen(
+            "\n\n## ",
+            "\n\na note of mine\n\n## ",
+            1,
+        )
+    });
+    // an entry the archive already holds, copied on top
+    both_ways(|a| {
+        let first = &a[a.find("\n## ").unwrap() + 1..];
+        let block = &first[..first.find("\n\n").unwrap() + 2];
+        on_top(a, block)
+    });
+    // the last entry cut short: what looks like the unchanged rest is not
+    both_ways(|a| {
+        let a = on_top(a, &format!("## {}\n完成：on top again\n\n", day(30)));
+        a.replacen("entry 0; tested\n", "entry 0\n", 1)
+    });
+    // a heading without a date
+    both_ways(|a| on_top(a, "## undated by hand\n完成：no date\n\n"));
+}
