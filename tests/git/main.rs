@@ -10,4 +10,5 @@ mod merge_driver;
 mod property;
 mod provenance;
 mod siblings;
+mod team;
 mod without_git;
