@@ -41,8 +41,11 @@ fn found(ws: &Ws, query: &str) -> Vec<String> {
     ids
 }
 
+/// Each memory file's name and bytes.
+type Files = Vec<(String, Vec<u8>)>;
+
 /// What a store shows of its entries: each file's text, the status counts, what searches find.
-fn shown(ws: &Ws) -> (Vec<(String, Vec<u8>)>, Value, Vec<Vec<String>>) {
+fn shown(ws: &Ws) -> (Files, Value, Vec<Vec<String>>) {
     let st = ws.json(&["status"]);
     let counts = [
         "sessions_live",
