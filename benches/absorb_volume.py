@@ -28,10 +28,11 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
-AREAS = ["存储", "cli", "同步", "docs"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import volume_compare  # noqa: E402  (the workspace writer the benches share)
+
 RUNS = int(os.environ.get("BENCH_ABSORB_RUNS", "3"))
 SCALES = [int(x) for x in os.environ.get("BENCH_ABSORB_SCALES", "1000,1000000").split(",")]
 ENV = dict(os.environ, TRILOGY_CONFIG="/nonexistent.toml", TRILOGY_TODAY="2026-01-15")
@@ -39,34 +40,10 @@ CAP, BATCH = 200, 20
 POINTER = re.compile(r"^> 更早的会话条目已归档到 (\d+) ")
 
 
-def day(k, count):
-    """Dates newest first from 2025-12-30 back over four years, several a day at large n."""
-    back = k * 1457 // max(count, 1)
-    t = time.mktime((2025, 12, 30, 12, 0, 0, 0, 0, -1)) - back * 86400
-    return time.strftime("%Y-%m-%d", time.localtime(t))
-
-
 def workspace(n):
-    d = tempfile.mkdtemp(prefix=f"absorb{n}-")
-    os.makedirs(d + "/memory")
-    decisions = n // 20
-    sessions = n - decisions
-    live = min(200, sessions)
+    d = volume_compare.workspace(n, prefix="absorb", marks=False)
     with open(d + "/trilogy.toml", "w") as f:
         f.write(f"sessions_max_entries = {CAP}\nsessions_archive_batch = {BATCH}\n")
-    with open(d + "/memory/DECISIONS.md", "w") as f:
-        f.write("# DECISIONS\n")
-        for k in range(decisions):
-            f.write(f"\n## {day(k, decisions)} — choice {k}\n选择：option {k} for the store\n"
-                    f"放弃：the other option\n因为：it is measured; decision {k}\n")
-    with open(d + "/memory/SESSIONS.md", "w") as f:
-        f.write("# SESSIONS\n")
-        for k in range(live):
-            f.write(f"\n## {day(k, sessions)} · {AREAS[k % 4]}\n完成：live entry {k} about the sync engine; cargo test passes\n")
-    with open(d + "/memory/SESSIONS-archive.md", "w") as f:
-        f.write("# SESSIONS ARCHIVE\n")
-        for k in range(live, sessions):
-            f.write(f"\n## {day(k, sessions)} · {AREAS[k % 4]}\n完成：archived entry {k}，同步 engine 测试; tested\n")
     return d
 
 
@@ -121,7 +98,7 @@ def pull_batch_move(root, i, moved=301):
     of the archive: both files as that clone rendered them, written as git's pull would."""
     live_path, arch_path = root + "/memory/SESSIONS.md", root + "/memory/SESSIONS-archive.md"
     head, live, tail = blocks(read(live_path))
-    new = [f"## 2026-01-{10 + i % 5:02d} · {AREAS[k % 4]}\n完成：pulled {i}.{k} from a teammate; tested"
+    new = [f"## 2026-01-{10 + i % 5:02d} · {volume_compare.AREAS[k % 4]}\n完成：pulled {i}.{k} from a teammate; tested"
            for k in range(moved)]
     live = new + live
     keep, move = live[: len(live) - moved], live[len(live) - moved:]

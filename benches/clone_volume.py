@@ -23,10 +23,11 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
-AREAS = ["存储", "cli", "同步", "docs"]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import volume_compare  # noqa: E402  (the workspace writer the benches share)
+
 RUNS = int(os.environ.get("BENCH_CLONE_RUNS", "1"))
 SCALES = [int(x) for x in os.environ.get("BENCH_CLONE_SCALES", "100000,1000000").split(",")]
 ENV = dict(os.environ, TRILOGY_CONFIG="/nonexistent.toml", TRILOGY_TODAY="2026-01-15")
@@ -35,37 +36,9 @@ RSS_TARGET = 256
 FILES = ["PROJECT.md", "DECISIONS.md", "SESSIONS.md", "SESSIONS-archive.md"]
 
 
-def day(k, count):
-    """Dates newest first from 2025-12-30 back over four years, several a day at large n."""
-    back = k * 1457 // max(count, 1)
-    t = time.mktime((2025, 12, 30, 12, 0, 0, 0, 0, -1)) - back * 86400
-    return time.strftime("%Y-%m-%d", time.localtime(t))
-
-
 def workspace(n):
     """The memory files of `n` entries, as a clone has them: no store, no index."""
-    d = tempfile.mkdtemp(prefix=f"clone{n}-")
-    os.makedirs(d + "/memory")
-    decisions = n // 20
-    sessions = n - decisions
-    live = min(200, sessions)
-    with open(d + "/memory/PROJECT.md", "w") as f:
-        f.write("# PROJECT\n\n## 现状\nA store and its files, measured at scale.\n")
-    with open(d + "/memory/DECISIONS.md", "w") as f:
-        f.write("# DECISIONS\n")
-        for k in range(decisions):
-            extra = f"主题：topic {k}\n" if k % 10 == 0 else ""
-            f.write(f"\n## {day(k, decisions)} — choice {k}\n选择：option {k} for the store\n"
-                    f"放弃：the other option\n因为：it is measured; decision {k}\n{extra}")
-    with open(d + "/memory/SESSIONS.md", "w") as f:
-        f.write("# SESSIONS\n")
-        for k in range(live):
-            f.write(f"\n## {day(k, sessions)} · {AREAS[k % 4]}\n完成：live entry {k} about the sync engine; cargo test passes\n")
-    with open(d + "/memory/SESSIONS-archive.md", "w") as f:
-        f.write("# SESSIONS ARCHIVE\n")
-        for k in range(live, sessions):
-            f.write(f"\n## {day(k, sessions)} · {AREAS[k % 4]}\n完成：archived entry {k}，同步 engine 测试; tested\n")
-    return d
+    return volume_compare.workspace(n, prefix="clone", project=True)
 
 
 def timed(args, keep=True):

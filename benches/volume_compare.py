@@ -42,19 +42,25 @@ def day(k, count):
     return time.strftime("%Y-%m-%d", time.localtime(t))
 
 
-def workspace(n):
-    d = tempfile.mkdtemp(prefix=f"vol{n}-")
+def workspace(n, prefix="vol", project=False, marks=True):
+    """The memory files of `n` entries in a new folder (no store): with `project`, a PROJECT.md
+    too; with `marks`, topics and review dates on some decisions. The other benches of this
+    folder write their workspaces here."""
+    d = tempfile.mkdtemp(prefix=f"{prefix}{n}-")
     os.makedirs(d + "/memory")
     decisions = n // 20
     sessions = n - decisions
     live = min(200, sessions)
+    if project:
+        with open(d + "/memory/PROJECT.md", "w") as f:
+            f.write("# PROJECT\n\n## 现状\nA store and its files, measured at scale.\n")
     with open(d + "/memory/DECISIONS.md", "w") as f:
         f.write("# DECISIONS\n")
         for k in range(decisions):
             extra = ""
-            if k % 10 == 0:
+            if marks and k % 10 == 0:
                 extra += f"主题：topic {k}\n"
-            if k % 100 == 0:
+            if marks and k % 100 == 0:
                 extra += f"复核：{'2025' if (k // 100) % 2 else '2030'}-06-01\n"
             f.write(f"\n## {day(k, decisions)} — choice {k}\n选择：option {k} for the store\n"
                     f"放弃：the other option\n因为：it is measured; decision {k}\n{extra}")
