@@ -21,7 +21,6 @@ figure is reported against them; none is asserted.
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 
@@ -42,20 +41,8 @@ def workspace(n):
 
 
 def timed(args, keep=True):
-    """Run `args` as a child reaped by wait4: (wall s, cpu s, peak RSS MiB, stdout if `keep`).
-    A child's peak RSS counts what this process held when it forked: output not kept (the
-    floor's 88 MB) is never read into it."""
-    t = time.perf_counter()
-    out_to = subprocess.PIPE if keep else subprocess.DEVNULL
-    p = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=out_to, stderr=subprocess.PIPE, env=ENV)
-    out = p.stdout.read() if keep else b""
-    err = p.stderr.read()
-    _, status, ru = os.wait4(p.pid, 0)
-    wall = time.perf_counter() - t
-    p.returncode = 0
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{args}: exit {status}: {err.decode(errors='replace')[:2000]}")
-    return wall, ru.ru_utime + ru.ru_stime, ru.ru_maxrss / 1024, out
+    """Run `args` as a child reaped by wait4: (wall s, cpu s, peak RSS MiB, stdout if `keep`)."""
+    return volume_compare.run(args, b"", ENV, keep)
 
 
 def fresh(root):

@@ -75,13 +75,15 @@ def workspace(n, prefix="vol", project=False, marks=True):
     return d
 
 
-def run(args, stdin=b"", env=ENV):
-    """Spawn, feed, reap: (wall s, cpu s, peak RSS MiB, stdout)."""
+def run(args, stdin=b"", env=ENV, keep=True):
+    """Spawn, feed, reap: (wall s, cpu s, peak RSS MiB, stdout). Output not kept is never read
+    into this process (a child's peak RSS counts what its parent held when it forked)."""
     t = time.perf_counter()
-    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    out_to = subprocess.PIPE if keep else subprocess.DEVNULL
+    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=out_to, stderr=subprocess.PIPE, env=env)
     p.stdin.write(stdin)
     p.stdin.close()
-    out = p.stdout.read()
+    out = p.stdout.read() if keep else b""
     err = p.stderr.read()
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t

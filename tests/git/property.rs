@@ -96,7 +96,7 @@ impl Tally {
 
 /// Two clones of one repository, both with memory and the merge driver installed; the first
 /// has a branch `side`.
-fn clones() -> (tempfile::TempDir, Ws, Ws) {
+pub(crate) fn clones() -> (tempfile::TempDir, Ws, Ws) {
     let origin = tempfile::Builder::new()
         .prefix("trilogy-origin-")
         .tempdir()

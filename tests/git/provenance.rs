@@ -166,25 +166,7 @@ fn a_fifo_as_head_does_not_hang_a_write() {
 
 #[test]
 fn an_entry_pulled_from_a_teammates_clone_names_the_author_of_the_commit_that_added_it() {
-    let origin = tempfile::Builder::new()
-        .prefix("trilogy-origin-")
-        .tempdir()
-        .unwrap();
-    let o = git_output(origin.path(), &["init", "-q", "--bare", "-b", "main"]);
-    assert!(o.status.success());
-    let url = origin.path().to_str().unwrap();
-    let a = Ws::init();
-    git(&a, &["init", "-q", "-b", "main"]);
-    std::fs::write(a.root().join(".gitignore"), "no-user-config.toml\n").unwrap();
-    a.ok(&["install", "git"]);
-    a.ok(&["checkpoint", "--session-done", "start; tested"]);
-    git(&a, &["add", "-A"]);
-    git(&a, &["commit", "-qm", "start"]);
-    git(&a, &["remote", "add", "origin", url]);
-    git(&a, &["push", "-q", "-u", "origin", "main"]);
-    let b = Ws::new();
-    git(&b, &["clone", "-q", url, "."]);
-    b.ok(&["install", "git"]);
+    let (_origin, a, b) = crate::property::clones();
     b.ok(&["checkpoint", "--session-done", "from Bea's clone; tested"]);
     git(&b, &["add", "-A", "memory"]);
     git(

@@ -52,6 +52,31 @@ fn raw_store(path: &std::path::Path) -> redb::Database {
         .unwrap()
 }
 
+/// Take the first row out of a table of the store at `path`, as damage would.
+fn lose_first_row<K: redb::Key + 'static, V: redb::Value + 'static>(
+    path: &std::path::Path,
+    table: redb::TableDefinition<K, V>,
+) {
+    let db = raw_store(path);
+    let w = db.begin_write().unwrap();
+    {
+        let mut t = w.open_table(table).unwrap();
+        assert!(t.pop_first().unwrap().is_some(), "the table has a row");
+    }
+    w.commit().unwrap();
+}
+
+/// `doctor` fails saying `says`; `doctor --fix` mends it and `doctor` passes again.
+fn doctor_finds_then_fix_mends(ws: &Ws, says: &str) {
+    let doctor = ws.run(&["doctor"]);
+    assert!(!doctor.status.success(), "{}", text(&doctor.stdout));
+    let said = format!("{}{}", text(&doctor.stdout), text(&doctor.stderr));
+    assert!(said.contains(says), "{said}");
+    ws.ok(&["doctor", "--fix"]);
+    let doctor = ws.run(&["doctor"]);
+    assert!(doctor.status.success(), "{}", text(&doctor.stdout));
+}
+
 #[test]
 fn a_schema_3_store_reads_as_before_and_gains_the_near_records() {
     use redb::TableDefinition;
@@ -114,39 +139,15 @@ fn a_schema_3_store_reads_as_before_and_gains_the_near_records() {
 
 #[test]
 fn doctor_finds_near_records_that_disagree_with_the_entries_and_fix_rebuilds_them() {
-    use redb::{ReadableTable, TableDefinition};
+    use redb::TableDefinition;
     let ws = Ws::init();
     for i in 0..3 {
         ws.ok(&["checkpoint", "--session-done", &format!("kept {i}; tested")]);
     }
     let path = ws.root().join(".trilogy/store.redb");
-    {
-        // one near record lost: the files and the render order still hold the entry
-        let db = raw_store(&path);
-        let w = db.begin_write().unwrap();
-        {
-            let near: TableDefinition<&[u8], &[u8]> = TableDefinition::new("near");
-            let mut t = w.open_table(near).unwrap();
-            let key = t
-                .iter()
-                .unwrap()
-                .next()
-                .unwrap()
-                .unwrap()
-                .0
-                .value()
-                .to_vec();
-            t.remove(key.as_slice()).unwrap();
-        }
-        w.commit().unwrap();
-    }
-    let doctor = ws.run(&["doctor"]);
-    assert!(!doctor.status.success(), "{}", text(&doctor.stdout));
-    let said = format!("{}{}", text(&doctor.stdout), text(&doctor.stderr));
-    assert!(said.contains("disagree with the entries table"), "{said}");
-    ws.ok(&["doctor", "--fix"]);
-    let doctor = ws.run(&["doctor"]);
-    assert!(doctor.status.success(), "{}", text(&doctor.stdout));
+    // one near record lost: the files and the render order still hold the entry
+    lose_first_row(&path, TableDefinition::<&[u8], &[u8]>::new("near"));
+    doctor_finds_then_fix_mends(&ws, "disagree with the entries table");
     let s = ws.read("SESSIONS.md");
     for i in 0..3 {
         assert_eq!(s.matches(&format!("kept {i}; tested")).count(), 1, "{s}");
@@ -235,7 +236,7 @@ fn a_schema_4_store_finds_topics_reviews_and_credentials_before_and_after_it_gai
 
 #[test]
 fn doctor_finds_a_lost_topic_mark_and_fix_brings_back_the_one_live_decision_rule() {
-    use redb::{ReadableTable, TableDefinition};
+    use redb::TableDefinition;
     let ws = Ws::init();
     ws.ok(&[
         "checkpoint",
@@ -245,31 +246,8 @@ fn doctor_finds_a_lost_topic_mark_and_fix_brings_back_the_one_live_decision_rule
         "Deploy day",
     ]);
     let path = ws.root().join(".trilogy/store.redb");
-    {
-        let db = raw_store(&path);
-        let w = db.begin_write().unwrap();
-        {
-            let marks: TableDefinition<&str, ()> = TableDefinition::new("marks");
-            let mut t = w.open_table(marks).unwrap();
-            let key = t
-                .iter()
-                .unwrap()
-                .next()
-                .unwrap()
-                .unwrap()
-                .0
-                .value()
-                .to_string();
-            t.remove(key.as_str()).unwrap();
-        }
-        w.commit().unwrap();
-    }
-    let doctor = ws.run(&["doctor"]);
-    assert!(!doctor.status.success(), "{}", text(&doctor.stdout));
-    let said = format!("{}{}", text(&doctor.stdout), text(&doctor.stderr));
-    assert!(said.contains("marks kept for topics"), "{said}");
-    ws.ok(&["doctor", "--fix"]);
-    assert!(ws.run(&["doctor"]).status.success());
+    lose_first_row(&path, TableDefinition::<&str, ()>::new("marks"));
+    doctor_finds_then_fix_mends(&ws, "marks kept for topics");
     let again = ws.run(&[
         "checkpoint",
         "--decision",
