@@ -301,7 +301,10 @@ pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
     };
 
     let first = starts.first().map(|l| l - 1).unwrap_or(lines.len());
-    let preamble = join(0, first, &mut stripped);
+    // a U+FEFF that a taken-out pointer line left first would be read as a BOM next time
+    let preamble = join(0, first, &mut stripped)
+        .trim_start_matches('\u{feff}')
+        .to_string();
     let mut blocks = Vec::with_capacity(starts.len());
     for (k, start) in starts.iter().enumerate() {
         let idx = start - 1;
@@ -420,6 +423,17 @@ fn heading_text(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_bom_a_taken_out_pointer_line_leaves_first_is_not_kept_to_be_read_as_one_later() {
+        let pointer = crate::markdown::pointer_line(4, crate::model::Lang::Zh);
+        let text = format!("{pointer}\r\n\u{feff}note\n\n## 2026-01-02\nDone: x\n");
+        let p = parse(&text, true).unwrap();
+        assert_eq!(p.doc.preamble, "note");
+        let once = crate::markdown::render(&p.doc, None);
+        let again = parse(&once, true).unwrap();
+        assert_eq!(crate::markdown::render(&again.doc, None), once);
+    }
 
     #[test]
     fn fenced_and_quoted_headings_do_not_split() {
