@@ -117,17 +117,22 @@ impl Workspace {
             .unwrap_or_default()
     }
 
-    /// The hash of `f`'s bytes when a stat shows the file is as the store last wrote or read
-    /// it (its stamp trusted, or vouched for by a read kept in `settled.json`); `None` when
-    /// only reading the file would tell.
-    pub fn stamped_sha1(&self, r: &dyn Reader, f: FileKind) -> Result<Option<String>> {
-        let path = self.memory_file(f)?;
-        let Some(s) = r.stamp(f)? else {
-            return Ok(None);
-        };
-        let known = fsio::stat_matches(&path, &s, r.stamped_at(f)?)
-            || (self.load_settled().iter()).any(|v| v.vouches(f, &s, &path));
-        Ok(known.then_some(s.sha1))
+    /// Per file of [`FileKind::ALL`], the hash of its bytes when a stat shows the file is as
+    /// the store last wrote or read it (its stamp trusted, or vouched for by a read kept in
+    /// `settled.json`, read once); `None` when only reading the file would tell.
+    pub fn stamped_sha1s(&self, r: &dyn Reader) -> Result<Vec<Option<String>>> {
+        let settled = self.load_settled();
+        let mut out = Vec::new();
+        for f in FileKind::ALL {
+            let path = self.memory_file(f)?;
+            let known = match r.stamp(f)? {
+                Some(s) if fsio::stat_matches(&path, &s, r.stamped_at(f)?) => Some(s),
+                Some(s) if settled.iter().any(|v| v.vouches(f, &s, &path)) => Some(s),
+                _ => None,
+            };
+            out.push(known.map(|s| s.sha1));
+        }
+        Ok(out)
     }
 
     /// Whether every file is as the store last wrote it (by stat, then by hash).

@@ -1,7 +1,7 @@
 //! Unclosed code fences in the memory files, for `status` and `doctor`. What a file holds is
 //! judged once per version of it: the answer is kept in `.trilogy/fences.json` under the hash
 //! the store stamped the file with, and a file a stat shows to be that version (see
-//! [`Workspace::stamped_sha1`]) is not read again, so `status` costs the same at a million entries as at a thousand.
+//! [`Workspace::stamped_sha1s`]) is not read again, so `status` costs the same at a million entries as at a thousand.
 //! Reads the memory files; never writes them.
 
 use std::collections::BTreeMap;
@@ -35,14 +35,7 @@ const KEPT_BYTES: u64 = 64 << 10;
 /// Unclosed fences in the memory files, with the line each opens on.
 pub fn unclosed_fences(ws: &Workspace) -> Result<Vec<Broken>> {
     // a store that cannot be read is doctor's to report: the files are read whole then
-    let known = ws
-        .read(|r| {
-            (FileKind::ALL.into_iter())
-                .map(|f| ws.stamped_sha1(r, f))
-                .collect::<Result<Vec<_>>>()
-        })
-        .map(|s| s.value)
-        .unwrap_or_default();
+    let known = (ws.read(|r| ws.stamped_sha1s(r)).map(|s| s.value)).unwrap_or_default();
     let kept_path = ws.state_dir().join("fences.json");
     let kept_path = ws.inside(&kept_path).ok();
     let mut kept: Kept = kept_path
