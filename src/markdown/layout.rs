@@ -204,14 +204,15 @@ impl Layout {
     /// `pieces` (newest first) put on top of a file this layout lays out, the rest of it
     /// unchanged: the bytes the file starts with up to its first unit, the bytes it starts with
     /// once the pieces are on top, and the layout of the result — what [`Layout::render`] gives
-    /// for the pieces followed by the file's units, without touching those units. `None` when
-    /// the layout holds no unit (the head stands last, and its gap changes).
+    /// for the pieces followed by the file's units, without touching those units (with no
+    /// piece, the first two are the same). `None` when the layout holds no unit (the head
+    /// stands last, and its gap changes).
     pub fn put_on_top(
         mut self,
         head: &str,
         pieces: &[Piece],
     ) -> Option<(Vec<u8>, Vec<u8>, Layout)> {
-        if self.units.is_empty() || pieces.is_empty() {
+        if self.units.is_empty() {
             return None;
         }
         let mut head_unit = choose(&self.head, "", head, false);

@@ -26,20 +26,25 @@ fn run(ws: &Ws, full: bool, args: &[&str]) -> String {
 
 /// A workspace whose archive holds entries (moved there in batches).
 fn with_archive() -> Ws {
+    with_sessions_of(&(0..12).collect::<Vec<_>>())
+}
+
+/// A workspace where a session was recorded on each of `days`, the older ones archived.
+fn with_sessions_of(days: &[usize]) -> Ws {
     let ws = Ws::init();
     std::fs::write(
         ws.root().join("trilogy.toml"),
         "sessions_max_entries = 3\nsessions_archive_batch = 2\n",
     )
     .unwrap();
-    for k in 0..12 {
+    for (n, k) in days.iter().enumerate() {
         let out = ws
             .cmd()
-            .env("TRILOGY_TODAY", day(k))
+            .env("TRILOGY_TODAY", day(*k))
             .args([
                 "checkpoint",
                 "--session-done",
-                &format!("entry {k}; tested"),
+                &format!("entry {n}; tested"),
             ])
             .output()
             .unwrap();
@@ -171,4 +176,156 @@ fn edits_the_grown_read_cannot_prove_are_absorbed_the_full_way_alike() {
     });
     // a heading without a date
     both_ways(|a| on_top(a, "## undated by hand\n完成：no date\n\n"));
+}
+
+/// Another clone's batch move, as its pull writes both files: SESSIONS.md's oldest `moved`
+/// entries go on top of the archive, the pointer line counts them.
+#[derive(Default)]
+struct Pull {
+    /// The days the sessions of both copies were recorded on (default: one a day for 12 days).
+    days: Vec<usize>,
+    moved: usize,
+    /// Entries that clone wrote and moved at once, put above the moved ones (or `under` them).
+    extra: String,
+    under: bool,
+    /// The moved entries in the opposite order (that clone's store had them the other way).
+    swap: bool,
+    /// The archive edited by hand in an unusual way (and absorbed) before the pull.
+    unusual: bool,
+}
+
+/// Make the `pull` in two copies of one memory, absorb it the grown way in one (when it can)
+/// and the full way in the other, then record one more session in both: the store and the
+/// files agree at each step. What the commands then show.
+fn pulled_move(pull: Pull) -> Vec<String> {
+    let days = match pull.days.is_empty() {
+        true => (0..12).collect(),
+        false => pull.days.clone(),
+    };
+    let (fast, full) = (with_sessions_of(&days), with_sessions_of(&days));
+    if pull.unusual {
+        for (ws, whole) in [(&fast, false), (&full, true)] {
+            let a = std::fs::read_to_string(ws.path("SESSIONS-archive.md")).unwrap();
+            std::fs::write(
+                ws.path("SESSIONS-archive.md"),
+                a.replacen("\n\n## ", "\n\n\n\n## ", 2),
+            )
+            .unwrap();
+            run(ws, whole, &["status"]);
+        }
+    }
+    let sessions = std::fs::read_to_string(fast.path("SESSIONS.md")).unwrap();
+    let archive = std::fs::read_to_string(fast.path("SESSIONS-archive.md")).unwrap();
+    let (head, rest) = sessions.split_at(sessions.find("\n## ").unwrap() + 1);
+    let (entries, pointer) = rest.split_at(rest.find("\n> ").unwrap() + 1);
+    let blocks: Vec<&str> = entries.split_inclusive("\n\n").collect();
+    assert!(
+        blocks.len() > pull.moved,
+        "SESSIONS.md holds more than the move: {sessions}"
+    );
+    let (keep, go) = blocks.split_at(blocks.len() - pull.moved);
+    let extra = pull.extra.as_str();
+    let archived = archive.matches("\n## ").count() + pull.moved + extra.matches("## ").count();
+    let mut go = go.to_vec();
+    if pull.swap {
+        go.reverse();
+    }
+    let go = go.concat();
+    let moving = match pull.under {
+        true => format!("{go}{extra}"),
+        false => format!("{extra}{go}"),
+    };
+    let pointer: String = pointer
+        .split(|c: char| c.is_ascii_digit())
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join(&archived.to_string());
+    let sessions = format!("{head}{}{pointer}", keep.concat());
+    let at = archive.find("\n## ").unwrap() + 1;
+    let archive = format!("{}{moving}{}", &archive[..at], &archive[at..]);
+    for ws in [&fast, &full] {
+        std::fs::write(ws.path("SESSIONS.md"), &sessions).unwrap();
+        std::fs::write(ws.path("SESSIONS-archive.md"), &archive).unwrap();
+    }
+    run(&fast, false, &["status"]);
+    run(&full, true, &["status"]);
+    assert_eq!(
+        state(&fast),
+        state(&full),
+        "a pulled move:\n{sessions}\n{archive}"
+    );
+    for ws in [&fast, &full] {
+        assert_eq!(
+            std::fs::read_to_string(ws.path("SESSIONS-archive.md")).unwrap(),
+            archive,
+            "a read leaves the archive as written"
+        );
+    }
+    for (ws, whole) in [(&fast, false), (&full, true)] {
+        run(
+            ws,
+            whole,
+            &["checkpoint", "--session-done", "after; tested"],
+        );
+    }
+    let after = state(&fast);
+    assert_eq!(after, state(&full), "and the next write too");
+    after
+}
+
+#[test]
+fn a_batch_move_another_clone_made_is_absorbed_as_the_full_read_would() {
+    let s = pulled_move(Pull {
+        moved: 2,
+        ..Pull::default()
+    });
+    let sessions = std::fs::read_to_string(with_archive().path("SESSIONS.md")).unwrap();
+    let live = &sessions[..sessions.rfind("\n> ").unwrap()];
+    let oldest = &live[live.rfind("\n## ").unwrap() + 1..];
+    let moved = oldest.lines().nth(1).unwrap().to_string();
+    assert!(
+        s[1].contains(&moved) && !s[0].contains(&moved),
+        "{moved} moved: {s:?}"
+    );
+    // with an entry that clone recorded and moved at once, newer than those it moved
+    let s = pulled_move(Pull {
+        moved: 2,
+        extra: format!("## {}\n完成：theirs, moved at once\n\n", day(39)),
+        ..Pull::default()
+    });
+    assert!(s[1].contains("theirs, moved at once"));
+    // below the moved ones, of their day
+    pulled_move(Pull {
+        moved: 1,
+        extra: format!("## {}\n完成：theirs, of the same day\n\n", &oldest[3..13]),
+        under: true,
+        ..Pull::default()
+    });
+}
+
+#[test]
+fn a_pulled_move_keeps_that_clones_order_and_a_layout_kept_for_the_archive() {
+    // entries of one day that clone's store held the other way round
+    let s = pulled_move(Pull {
+        days: vec![0, 1, 2, 3, 4, 5, 6, 6, 6, 6, 6, 6],
+        moved: 2,
+        swap: true,
+        ..Pull::default()
+    });
+    assert!(s[1].contains("entry"));
+    // an archive a person laid out unusually
+    pulled_move(Pull {
+        moved: 2,
+        unusual: true,
+        ..Pull::default()
+    });
+    // both
+    pulled_move(Pull {
+        days: vec![0, 1, 2, 3, 4, 5, 6, 6, 6, 6, 6, 6],
+        moved: 2,
+        swap: true,
+        unusual: true,
+        extra: format!("## {}\n完成：theirs, on top\n\n", day(39)),
+        ..Pull::default()
+    });
 }

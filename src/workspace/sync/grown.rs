@@ -1,19 +1,22 @@
 //! An archive that only grew on top: entries written above the ones trilogy last wrote, the
 //! rest of the file byte for byte as it was. Only those entries are read and absorbed: the file
 //! is hashed a block at a time, never parsed or rendered whole, so a hand-added entry costs the
-//! same at a million archived entries as at a thousand. Whatever it cannot prove (any other
-//! change, a layout kept for the file, entries out of date order or not as the store renders
-//! them, an entry the store knows) is left to the full absorb, which gives the same store and
-//! files. It never writes a memory file.
+//! same at a million archived entries as at a thousand. The new entries may be new to the store
+//! or live sessions it holds (a batch move made in another clone, arriving with a pull); each
+//! takes a new sequence number, so the store renders them in the file's order, and a layout
+//! kept for the file gains them on top. Whatever it cannot prove (any other change, entries
+//! out of date order or not laid out as the store renders them, an entry the store holds
+//! anywhere but live in SESSIONS.md) is left to the full absorb, which gives the same files.
+//! It never writes a memory file.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use sha1::{Digest, Sha1};
 
 use crate::error::{Error, Result};
-use crate::markdown;
-use crate::model::{FileKind, FileStamp, heading_date};
+use crate::markdown::{self, Piece};
+use crate::model::{EntryRecord, FileKind, FileStamp, State, heading_date};
 use crate::store::Reader;
 
 use super::super::fsio;
@@ -32,33 +35,35 @@ struct Grown {
 
 impl Tx<'_> {
     /// Absorb the archive at `path` when it is the version stamped `stamp` (the store's
-    /// canonical rendering, trilogy's last write or read) with new entries written on top;
-    /// false, having changed nothing, when that cannot be shown.
+    /// rendering, trilogy's last write or read) with new entries written on top; false, having
+    /// changed nothing, when that cannot be shown.
     pub(super) fn absorb_grown_archive(&mut self, path: &Path, stamp: &FileStamp) -> Result<bool> {
         let f = FileKind::Archive;
         // `TRILOGY_WITHOUT=grown-archive`: a test absorbs the same edit the full way to compare
         if crate::base::fault::without("grown-archive")
             || self.git.switched_from.is_some()
             || self.store.meta("absorbed_once")? == 0
-            || self.store.layout(f)?.is_some()
         {
             return Ok(false);
         }
+        let layout = self.store.layout(f)?;
         let preamble = render::file_head(&self.store, f, self.lang())?;
-        let Some(cut) = render::canonical_cut(&preamble, &[], stamp.len) else {
+        let Some(was) = render::cut(layout.clone(), &preamble, &[], stamp.len) else {
             return Ok(false);
         };
-        let expect = cut.expect;
-        if expect.len() as u64 >= stamp.len {
-            // no entry yet: the file is its head alone
+        let Some(read) = self.read_grown(path, stamp, &was.expect)? else {
             return Ok(false);
+        };
+        let Some((items, on_top)) = self.grown_items(&read.top[was.expect.len()..])? else {
+            return Ok(false);
+        };
+        // the file starts as the store renders it with those entries on top
+        match render::cut(layout, &preamble, &on_top, stamp.len) {
+            Some(cut) if cut.expect == was.expect && cut.head == read.top => {
+                self.store.set_layout(f, cut.layout.as_ref())?
+            }
+            _ => return Ok(false),
         }
-        let Some(read) = self.read_grown(path, stamp, &expect)? else {
-            return Ok(false);
-        };
-        let Some(items) = self.grown_items(&read.top[expect.len()..])? else {
-            return Ok(false);
-        };
         // a checkout that moved HEAD meanwhile: the full absorb leaves it for the next command
         if self.ws.git().and_then(gitop::head) != self.git.head {
             return Ok(false);
@@ -71,19 +76,38 @@ impl Tx<'_> {
         }
         self.files.seen.insert(f, Some(read.disk.sha1.clone()));
         self.files.stamps.insert(f, read.disk);
+        self.take_grown(items)?;
+        // the file is the store's rendering as it stands: nothing to render to prove it
+        #[cfg(debug_assertions)]
+        debug_assert_eq!(
+            render::render_file(&self.store, f, self.lang())?,
+            String::from_utf8_lossy(&std::fs::read(path).map_err(|e| Error::io(path, e))?),
+            "an archive absorbed as grown is the store's rendering"
+        );
+        self.files.as_read.insert(f);
+        Ok(true)
+    }
+
+    /// Record the entries found on top of the archive, bottom-up, each under a new sequence
+    /// number (so the store renders them in the file's order, above every entry of their day):
+    /// new ones added, live sessions moved.
+    fn take_grown(&mut self, items: Vec<(Item, Option<EntryRecord>)>) -> Result<()> {
+        let f = FileKind::Archive;
         let mut imported = BTreeMap::new();
         let replaced = HashMap::new();
         let author = self.author.as_actor("file-edit");
         self.as_author(author, |tx| {
-            // sequence numbers bottom-up: the upper of two same-date entries is the newer
             items
-                .iter()
+                .into_iter()
                 .rev()
-                .try_for_each(|item| tx.add_found(f, item, false, &replaced, &mut imported))
-        })?;
-        // the file is the store's rendering as it stands: nothing to render to prove it
-        self.files.as_read.insert(f);
-        Ok(true)
+                .try_for_each(|(item, held)| match held {
+                    Some(mut rec) => {
+                        rec.seq = tx.store.next_seq()?;
+                        tx.take_state(f, rec, &item, "")
+                    }
+                    None => tx.add_found(f, &item, false, &replaced, &mut imported),
+                })
+        })
     }
 
     /// Read the archive a block at a time: `None` unless it is `expect`, new text, then the
@@ -136,10 +160,14 @@ impl Tx<'_> {
         }))
     }
 
-    /// The entries of the text written on top of the archive, newest first: `None` unless
-    /// each is laid out as the store renders it (one blank line after each), dated by its own
-    /// heading, in date order and no older than the archive's newest, and new to the store.
-    fn grown_items(&self, text: &[u8]) -> Result<Option<Vec<Item>>> {
+    /// The entries of the text written on top of the archive, newest first, each with the live
+    /// session the store holds under its id (`None`: new to the store), and their blocks as the
+    /// store renders them: `None` unless each is dated by its own heading, in date order and no
+    /// older than the archive's newest.
+    fn grown_items(
+        &self,
+        text: &[u8],
+    ) -> Result<Option<(Vec<(Item, Option<EntryRecord>)>, Vec<Piece>)>> {
         let f = FileKind::Archive;
         let Ok(text) = std::str::from_utf8(text) else {
             return Ok(None);
@@ -151,7 +179,7 @@ impl Tx<'_> {
             return Ok(None);
         }
         let lang = self.lang();
-        let mut rendered = String::with_capacity(text.len());
+        let mut on_top = Vec::new();
         let items = items_drain(f, &mut parsed.doc, self.author.today, |_, _, item| {
             let block = markdown::block_of(
                 &item.heading,
@@ -160,26 +188,43 @@ impl Tx<'_> {
                 item.superseded_by.as_deref(),
                 lang,
             );
-            rendered.push_str(&block.text());
-            rendered.push_str("\n\n");
+            on_top.push(Piece {
+                key: item.id.clone(),
+                text: block.text(),
+            });
         });
-        let Some(oldest) = items.last() else {
-            return Ok(None);
-        };
+        let dated = (items.iter()).all(|i| heading_date(&i.heading) == Some(i.sort_date));
         let newest_kept = self.store.file_entries(f, 0, 1)?;
         let in_order = items.windows(2).all(|w| w[0].sort_date >= w[1].sort_date)
-            && newest_kept
-                .first()
-                .is_none_or(|e| oldest.sort_date >= e.sort_date);
-        let dated = (items.iter()).all(|i| heading_date(&i.heading) == Some(i.sort_date));
-        if rendered != text || !in_order || !dated {
+            && items.last().is_some_and(|oldest| {
+                newest_kept
+                    .first()
+                    .is_none_or(|e| oldest.sort_date >= e.sort_date)
+            });
+        if !dated || !in_order {
             return Ok(None);
         }
-        for item in &items {
-            if self.store.entry(&item.id)?.is_some() || self.entry_of(item)?.file() != Some(f) {
+        let mut ids = HashSet::new();
+        let mut found = Vec::with_capacity(items.len());
+        for item in items {
+            if !ids.insert(item.id.clone()) {
                 return Ok(None);
             }
+            let held = match self.store.entry(&item.id)? {
+                None if self.entry_of(&item)?.file() == Some(f) => None,
+                // a live session moved here (a batch move made in another clone)
+                Some(rec)
+                    if rec.file() == Some(FileKind::Sessions)
+                        && rec.state == State::Live
+                        && item.state == State::Archived
+                        && rec.sort_date == item.sort_date =>
+                {
+                    Some(rec)
+                }
+                _ => return Ok(None),
+            };
+            found.push((item, held));
         }
-        Ok(Some(items))
+        Ok(Some((found, on_top)))
     }
 }

@@ -67,10 +67,10 @@ impl Tx<'_> {
         if let Some(why) = hold {
             return self.finish_deferred(why);
         }
-        let Some((plan, splices)) = self.plan_writes()? else {
+        let Some((plan, splices, standing)) = self.plan_writes()? else {
             return Ok(None);
         };
-        let Some(swaps) = self.swap_files(plan, splices)? else {
+        let Some(swaps) = self.swap_files(plan, splices, standing)? else {
             return Ok(None);
         };
         self.settle(swaps)?;
@@ -139,13 +139,23 @@ impl Tx<'_> {
         Ok(Some(report))
     }
 
-    /// Each file to write, rendered, with the archive's splices; `None` when a file changed on
-    /// disk after it was absorbed.
+    /// Each file to write, rendered, with the archive's splices and the files that already
+    /// stand as the store renders them; `None` when a file changed on disk after it was absorbed.
     fn plan_writes(&mut self) -> Result<Option<Plan>> {
         let mut plan = Vec::new();
         let mut splices = HashMap::new();
+        let mut standing = Vec::new();
         for f in self.write_order() {
             let path = self.ws.memory_file(f)?;
+            if self.files.as_read.contains(&f)
+                && let Some(read) = self.files.stamps.get(&f)
+                && fsio::stat_equal(&path, read)
+            {
+                // absorbed just now in the very bytes the store renders (an archive that
+                // grew on top): nothing to render or write
+                standing.push((f, read.clone()));
+                continue;
+            }
             if let Some(splice) = self.archive_splice(f, &path)? {
                 // the archive gains entries on top: streamed from the file, never read whole
                 self.store.set_layout(f, splice.layout.as_ref())?;
@@ -161,7 +171,7 @@ impl Tx<'_> {
             self.store.set_layout(f, layout.as_ref())?;
             plan.push((f, path, now, text, prints));
         }
-        Ok(Some((plan, splices)))
+        Ok(Some((plan, splices, standing)))
     }
 
     /// Swap each changed file in; the bytes displaced must be the ones absorbed, else a
@@ -170,10 +180,14 @@ impl Tx<'_> {
         &mut self,
         plan: Vec<Planned>,
         mut splices: HashMap<FileKind, Splice>,
+        standing: Vec<(FileKind, FileStamp)>,
     ) -> Result<Option<Swaps>> {
         let rescue_dir = self.ws.rescue_dir()?;
         let tmp_dir = self.ws.inside(&self.ws.state_dir().join("tmp"))?;
-        let mut s = Swaps::default();
+        let mut s = Swaps {
+            changed_files: standing,
+            ..Swaps::default()
+        };
         for (f, path, now, text, prints) in plan {
             if super::base::kept_for(f) {
                 s.versions.push((f, prints));
@@ -312,8 +326,13 @@ type OnDisk = Option<(Vec<u8>, FileStamp)>;
 /// A file to write: the file, its path, what is on disk now, the text to write and its prints.
 type Planned = (FileKind, PathBuf, OnDisk, String, Vec<crate::store::Print>);
 
-/// The files to write, and the archive's splice when it only gains entries on top.
-type Plan = (Vec<Planned>, HashMap<FileKind, Splice>);
+/// The files to write, the archive's splice when it only gains entries on top, and the files
+/// found already as they should be (with their stamps).
+type Plan = (
+    Vec<Planned>,
+    HashMap<FileKind, Splice>,
+    Vec<(FileKind, FileStamp)>,
+);
 
 /// What swapping the files in did, made durable and recorded once all are in.
 #[derive(Default)]

@@ -81,11 +81,7 @@ impl Tx<'_> {
                 text: entry_block(e, self.lang()).text(),
             })
             .collect();
-        let cut = match self.store.layout(f)? {
-            Some(layout) => laid_cut(layout, &preamble, &on_top, meta.len()),
-            None => canonical_cut(&preamble, &on_top, meta.len()),
-        };
-        let Some(cut) = cut else {
+        let Some(cut) = cut(self.store.layout(f)?, &preamble, &on_top, meta.len()) else {
             return Ok(None);
         };
         // the file must start as that cut says (all of it, when it holds no entry yet)
@@ -131,8 +127,22 @@ pub(super) struct Cut {
     pub layout: Option<Layout>,
 }
 
+/// The cut of an archive `len` bytes long, laid out by `layout` (`None`: canonically) under
+/// `preamble`, for `on_top` to go on top of it.
+pub(super) fn cut(
+    layout: Option<Layout>,
+    preamble: &str,
+    on_top: &[Piece],
+    len: u64,
+) -> Option<Cut> {
+    match layout {
+        Some(layout) => laid_cut(layout, preamble, on_top, len),
+        None => canonical_cut(preamble, on_top, len),
+    }
+}
+
 /// The cut of an archive rendered canonically (`len` bytes long) under `preamble`.
-pub(super) fn canonical_cut(preamble: &str, on_top: &[Piece], len: u64) -> Option<Cut> {
+fn canonical_cut(preamble: &str, on_top: &[Piece], len: u64) -> Option<Cut> {
     let render = |pieces: &[Piece]| {
         markdown::join_units(preamble, pieces.iter().map(|p| p.text.as_str()), None)
     };
