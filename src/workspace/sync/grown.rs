@@ -26,6 +26,10 @@ use super::{Tx, gitop, render};
 /// The most new text above the old entries read this way.
 const MAX_GROWN: u64 = 8 << 20;
 
+/// Entries found on top of the archive, each with the live session the store holds under its
+/// id (`None`: new to the store).
+type Found = Vec<(Item, Option<EntryRecord>)>;
+
 /// The archive as read: its stamp, the new text on top, and git's id for the whole file.
 struct Grown {
     disk: FileStamp,
@@ -91,7 +95,7 @@ impl Tx<'_> {
     /// Record the entries found on top of the archive, bottom-up, each under a new sequence
     /// number (so the store renders them in the file's order, above every entry of their day):
     /// new ones added, live sessions moved.
-    fn take_grown(&mut self, items: Vec<(Item, Option<EntryRecord>)>) -> Result<()> {
+    fn take_grown(&mut self, items: Found) -> Result<()> {
         let f = FileKind::Archive;
         let mut imported = BTreeMap::new();
         let replaced = HashMap::new();
@@ -164,10 +168,7 @@ impl Tx<'_> {
     /// session the store holds under its id (`None`: new to the store), and their blocks as the
     /// store renders them: `None` unless each is dated by its own heading, in date order and no
     /// older than the archive's newest.
-    fn grown_items(
-        &self,
-        text: &[u8],
-    ) -> Result<Option<(Vec<(Item, Option<EntryRecord>)>, Vec<Piece>)>> {
+    fn grown_items(&self, text: &[u8]) -> Result<Option<(Found, Vec<Piece>)>> {
         let f = FileKind::Archive;
         let Ok(text) = std::str::from_utf8(text) else {
             return Ok(None);
