@@ -94,11 +94,11 @@ def append_by_hand(root, i):
 
 
 def pull_batch_move(root, i, moved=301):
-    """Another clone recorded `moved` sessions and moved its oldest `moved` live ones to the top
+    """Another clone recorded `moved` sessions today and moved its oldest `moved` live ones to the top
     of the archive: both files as that clone rendered them, written as git's pull would."""
     live_path, arch_path = root + "/memory/SESSIONS.md", root + "/memory/SESSIONS-archive.md"
     head, live, tail = blocks(read(live_path))
-    new = [f"## 2026-01-{10 + i % 5:02d} · {volume_compare.AREAS[k % 4]}\n完成：pulled {i}.{k} from a teammate; tested"
+    new = [f"## {ENV['TRILOGY_TODAY']} · {volume_compare.AREAS[k % 4]}\n完成：pulled {i}.{k} from a teammate; tested"
            for k in range(moved)]
     live = new + live
     keep, move = live[: len(live) - moved], live[len(live) - moved:]

@@ -143,6 +143,55 @@ impl WriteTx {
         })
     }
 
+    /// [`WriteTx::put_entry_over`] for records the store does not hold yet, many at once (a
+    /// fresh import): each table is opened once for the lot, not once per entry.
+    pub fn put_new_entries(&self, recs: &[EntryRecord]) -> Result<()> {
+        damage::guard(&self.path, || {
+            let mut changes = self.txn.open_table(CHANGES).map_err(self.w())?;
+            let mut order = self.txn.open_table(ORDER).map_err(self.w())?;
+            let mut near_t = self.txn.open_table(NEAR).map_err(self.w())?;
+            let mut marks = self.txn.open_table(MARKS).map_err(self.w())?;
+            let mut new_entries = self.new_entries.borrow_mut();
+            let spill = self.spill_dir();
+            let mut counts = [0i64; 4];
+            let (mut away, mut live) = (0, 0);
+            for rec in recs {
+                let seq = self.bump("change_seq", 1)?;
+                changes
+                    .insert(seq, format!("e:{}", rec.id).as_str())
+                    .map_err(self.w())?;
+                let bytes = encode(rec)?;
+                if let Some(f) = rec.file() {
+                    let k = order_key(f, rec.sort_date, rec.seq);
+                    order.insert(&k[..], rec.id.as_str()).map_err(self.w())?;
+                    if near(f) {
+                        near_t.insert(&k[..], bytes.as_slice()).map_err(self.w())?;
+                    }
+                    counts[FileKind::ALL.iter().position(|x| *x == f).unwrap_or(0)] += 1;
+                }
+                away += i64::from(rec.state == State::Elsewhere);
+                live += i64::from(live_decision(rec));
+                for m in crate::model::marks::of(rec) {
+                    marks.insert(m.as_str(), ()).map_err(self.w())?;
+                }
+                new_entries.push(&spill, &rec.id, bytes)?;
+            }
+            self.bump("count:total", recs.len() as i64)?;
+            for (f, n) in FileKind::ALL.iter().zip(counts) {
+                if n > 0 {
+                    self.bump(&count_key(*f), n)?;
+                }
+            }
+            if away > 0 {
+                self.bump(super::tables::ELSEWHERE, away)?;
+            }
+            if live > 0 {
+                self.bump(LIVE_DECISIONS, live)?;
+            }
+            Ok(())
+        })
+    }
+
     /// Where records of new entries wait when there are many: beside the store file.
     fn spill_dir(&self) -> PathBuf {
         match self.path.parent() {

@@ -70,7 +70,13 @@ impl Tx<'_> {
             self.log_kept(f, &k)?;
         }
         let present = std::mem::take(&mut g.present);
-        let imported = self.take_present(present, fresh, &replaced, &g)?;
+        let imported = match fresh {
+            true => self.take_fresh(present)?,
+            false => {
+                self.take_present(present, &replaced, &g)?;
+                BTreeMap::new()
+            }
+        };
         for (f, n) in &imported {
             self.log(
                 "import",
@@ -236,34 +242,18 @@ impl Tx<'_> {
     }
 
     /// Record the entries the files hold: new ones added, known ones given the state the file
-    /// shows. How many each file brought on a fresh import.
+    /// shows (a fresh import is [`Tx::take_fresh`]).
     fn take_present(
         &mut self,
         present: Vec<(FileKind, Vec<Item>)>,
-        fresh: bool,
         replaced: &HashMap<String, EntryRecord>,
         g: &Gathered,
-    ) -> Result<BTreeMap<FileKind, usize>> {
-        let mut imported: BTreeMap<FileKind, usize> = BTreeMap::new();
-        let mut inserted: HashSet<String> = HashSet::new();
-        let total: usize = present.iter().map(|(_, items)| items.len()).sum();
+    ) -> Result<()> {
         let present =
             (present.into_iter()).flat_map(|(f, items)| items.into_iter().map(move |i| (f, i)));
-        for (n, (f, item)) in present.enumerate() {
-            if fresh && (n % 2000 == 0 || n + 1 == total) {
-                self.ws.progress("reading the memory files", n + 1, total);
-            }
-            // a fresh store holds no entries yet: skip the lookups (a bulk import is 100k of them)
-            let existing = if fresh {
-                if !inserted.insert(item.id.clone()) {
-                    continue;
-                }
-                None
-            } else {
-                self.store.entry(&item.id)?
-            };
-            match existing {
-                None => self.add_found(f, &item, fresh, replaced, &mut imported)?,
+        for (f, item) in present {
+            match self.store.entry(&item.id)? {
+                None => self.add_found(f, &item, replaced)?,
                 Some(rec) if rec.state != item.state || rec.superseded_by != item.superseded_by => {
                     // as the save's base had it: its writer left it alone, and what changed it
                     // since in the files (a supersession, the archive) stands. An entry no file
@@ -285,23 +275,64 @@ impl Tx<'_> {
                 Some(_) => {}
             }
         }
+        Ok(())
+    }
+
+    /// The entries of a first import, into a store that holds none: each added once (an entry
+    /// two files hold is the first file's), written a few thousand at a time.
+    fn take_fresh(
+        &mut self,
+        present: Vec<(FileKind, Vec<Item>)>,
+    ) -> Result<BTreeMap<FileKind, usize>> {
+        const LOT: usize = 4096;
+        let mut imported: BTreeMap<FileKind, usize> = BTreeMap::new();
+        // ids are 12 hex digits: kept as numbers, a million of them take 16 MB, not 80
+        let mut inserted: HashSet<u64> = HashSet::new();
+        let mut odd: HashSet<String> = HashSet::new();
+        let total: usize = present.iter().map(|(_, items)| items.len()).sum();
+        let mut lot: Vec<EntryRecord> = Vec::with_capacity(LOT);
+        let mut n = 0;
+        for (f, items) in present {
+            if !items.is_empty() {
+                self.touch(f)?;
+            }
+            for item in items {
+                n += 1;
+                if n % 2000 == 0 || n == total {
+                    self.ws.progress("reading the memory files", n, total);
+                }
+                let new = match u64::from_str_radix(&item.id, 16) {
+                    Ok(bits) if item.id.len() <= 16 => inserted.insert(bits),
+                    _ => odd.insert(item.id.clone()),
+                };
+                if !new {
+                    continue;
+                }
+                let mut rec = self.entry_of(&item)?;
+                rec.origin = Origin::default();
+                lot.push(rec);
+                *imported.entry(f).or_default() += 1;
+                if lot.len() == LOT {
+                    self.store.put_new_entries(&lot)?;
+                    lot.clear();
+                }
+            }
+        }
+        self.store.put_new_entries(&lot)?;
         Ok(imported)
     }
 
-    /// Record an entry of file `f` the store does not hold (counted in `imported` on a fresh
-    /// import, else logged, unless it replaces one).
+    /// Record an entry of file `f` the store does not hold, and log it (unless it replaces one).
     pub(super) fn add_found(
         &mut self,
         f: FileKind,
         item: &Item,
-        fresh: bool,
         replaced: &HashMap<String, EntryRecord>,
-        imported: &mut BTreeMap<FileKind, usize>,
     ) -> Result<()> {
         let mut rec = self.entry_of(item)?;
         rec.origin = Origin::default();
         // recorded in another clone or work tree: it came with git (a merge, a pull)
-        if !fresh && self.git.switched_from.is_none() && self.git.absorbed_from_index.contains(&f) {
+        if self.git.switched_from.is_none() && self.git.absorbed_from_index.contains(&f) {
             match self.sibling_provenance(&rec.id) {
                 Some((origin, actor)) => (rec.origin, rec.actor) = (origin, actor),
                 None => rec.actor = self.merged_actor(&rec),
@@ -314,15 +345,8 @@ impl Tx<'_> {
             rec.seq = old.seq;
             rec.origin = old.origin.clone();
         }
-        if fresh {
-            self.touch(f)?;
-            self.store.put_entry_over(&rec, None)?;
-        } else {
-            self.put_entry(&rec)?;
-        }
-        if fresh {
-            *imported.entry(f).or_default() += 1;
-        } else if !replaced.contains_key(&rec.id) {
+        self.put_entry(&rec)?;
+        if !replaced.contains_key(&rec.id) {
             self.log(
                 "add",
                 vec![rec.id.clone()],

@@ -9,7 +9,7 @@
 //! anywhere but live in SESSIONS.md) is left to the full absorb, which gives the same files.
 //! It never writes a memory file.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use sha1::{Digest, Sha1};
@@ -97,7 +97,6 @@ impl Tx<'_> {
     /// new ones added, live sessions moved.
     fn take_grown(&mut self, items: Found) -> Result<()> {
         let f = FileKind::Archive;
-        let mut imported = BTreeMap::new();
         let replaced = HashMap::new();
         let author = self.author.as_actor("file-edit");
         self.as_author(author, |tx| {
@@ -109,7 +108,7 @@ impl Tx<'_> {
                         rec.seq = tx.store.next_seq()?;
                         tx.take_state(f, rec, &item, "")
                     }
-                    None => tx.add_found(f, &item, false, &replaced, &mut imported),
+                    None => tx.add_found(f, &item, &replaced),
                 })
         })
     }
