@@ -15,7 +15,7 @@ use crate::store::Reader;
 use super::Tx;
 use super::base::lines::{body_lines, printed_lines};
 use super::base::{Base, Kept, Prints, block_hash, id_key};
-use super::items::{Item, items_drain, keep_readable};
+use super::items::{Ids, Item, items_drain, keep_readable};
 use crate::store::Print;
 
 /// What reading the changed files gathered, applied once all of them are read.
@@ -162,22 +162,31 @@ impl Tx<'_> {
         // never held twice (at 100k entries, 17 MB less at the peak)
         let mut prints: Vec<Print> = Vec::new();
         let items = items_drain(f, &mut parsed.doc, self.author.today, |k, b, item| {
-            let store = markdown::block_of(
-                &item.heading,
-                &item.body,
-                item.state,
-                item.superseded_by.as_deref(),
-                lang,
-            )
-            .text();
-            prints.push((id_key(&item.id), block_hash(&store)));
             let read = b.text();
+            // an entry with no state line, read as it was written, renders as it reads
+            let plain = !matches!(item.state, State::Superseded | State::Retired)
+                && item.body == b.body
+                && item.heading == b.heading;
+            let store = (!plain).then(|| {
+                markdown::block_of(
+                    &item.heading,
+                    &item.body,
+                    item.state,
+                    item.superseded_by.as_deref(),
+                    lang,
+                )
+                .text()
+            });
+            let store_text = store.as_deref().unwrap_or(&read);
+            prints.push((id_key(&item.id), block_hash(store_text)));
             // a unit written exactly as the store renders it needs neither text in its
             // layout: two empty texts say the same (and spare two copies of a 20 MB archive)
-            let as_rendered = read == store && regions.get(k + 1).is_some_and(|r| r.raw.is_none());
+            let as_rendered =
+                read == store_text && regions.get(k + 1).is_some_and(|r| r.raw.is_none());
             if as_rendered {
                 units.push((item.id.clone(), String::new(), String::new()));
             } else {
+                let store = store.unwrap_or_else(|| read.clone());
                 units.push((item.id.clone(), read, store));
             }
         });
@@ -286,9 +295,7 @@ impl Tx<'_> {
     ) -> Result<BTreeMap<FileKind, usize>> {
         const LOT: usize = 4096;
         let mut imported: BTreeMap<FileKind, usize> = BTreeMap::new();
-        // ids are 12 hex digits: kept as numbers, a million of them take 16 MB, not 80
-        let mut inserted: HashSet<u64> = HashSet::new();
-        let mut odd: HashSet<String> = HashSet::new();
+        let mut inserted = Ids::default();
         let total: usize = present.iter().map(|(_, items)| items.len()).sum();
         let mut lot: Vec<EntryRecord> = Vec::with_capacity(LOT);
         let mut n = 0;
@@ -301,11 +308,7 @@ impl Tx<'_> {
                 if n % 2000 == 0 || n == total {
                     self.ws.progress("reading the memory files", n, total);
                 }
-                let new = match u64::from_str_radix(&item.id, 16) {
-                    Ok(bits) if item.id.len() <= 16 => inserted.insert(bits),
-                    _ => odd.insert(item.id.clone()),
-                };
-                if !new {
+                if !inserted.insert(&item.id) {
                     continue;
                 }
                 let mut rec = self.entry_of(&item)?;
