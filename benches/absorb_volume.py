@@ -88,9 +88,17 @@ def blocks(text):
 
 
 def append_by_hand(root, i):
+    """One entry written by hand on top of the archive, dated as its newest entry."""
     path = root + "/memory/SESSIONS-archive.md"
     head, rest = read(path).split("\n## ", 1)
-    write(path, f"{head}\n## 2025-12-31 · docs\n完成：written by hand {i}; tested\n\n## {rest}")
+    newest = rest[:10]
+    write(path, f"{head}\n## {newest} · docs\n完成：written by hand {i}; tested\n\n## {rest}")
+
+
+def in_child(edit, root, i):
+    """Make a file edit in a child Python: this process never holds the large files, since a
+    command's peak RSS counts what its parent held when it was spawned."""
+    subprocess.run([sys.executable, os.path.abspath(__file__), "--edit", edit, root, str(i)], check=True)
 
 
 def pull_batch_move(root, i, moved=301):
@@ -120,7 +128,7 @@ def checkpoints_until_move(b, root, i):
     raise SystemExit("no batch move happened")
 
 
-def unusual_edit(root):
+def unusual_edit(root, _i=0):
     path = root + "/memory/SESSIONS-archive.md"
     text = read(path)
     head, rest = text.split("\n## ", 1)
@@ -145,10 +153,10 @@ def measure(binaries, n):
                 print(f"   {name:34} run {i}: wall {v[0]:7.3f} s  CPU {v[1]:7.3f} s  {v[2]:7.1f} MiB", flush=True)
 
         status = lambda i: reaped([b, "--root", root, "status"])
-        each("hand-appended archive entry", lambda i: append_by_hand(root, i), status)
-        each("pulled batch move", lambda i: pull_batch_move(root, i), status)
+        each("hand-appended archive entry", lambda i: in_child("append_by_hand", root, i), status)
+        each("pulled batch move", lambda i: in_child("pull_batch_move", root, i), status)
         each("batch move, unedited archive", lambda i: None, lambda i: checkpoints_until_move(b, root, i))
-        unusual_edit(root)
+        in_child("unusual_edit", root, 0)
         reaped([b, "--root", root, "status"])
         each("batch move after an unusual edit", lambda i: None, lambda i: checkpoints_until_move(b, root, 100 + i))
         each("decision checkpoint", lambda i: None,
@@ -162,6 +170,11 @@ def median(v):
 
 
 def main():
+    if sys.argv[1:2] == ["--edit"]:
+        edit, root, i = sys.argv[2:5]
+        {"append_by_hand": append_by_hand, "pull_batch_move": pull_batch_move,
+         "unusual_edit": unusual_edit}[edit](root, int(i))
+        return
     binaries = [os.path.abspath(b) for b in sys.argv[1:]]
     if not binaries:
         raise SystemExit(__doc__)

@@ -200,19 +200,50 @@ impl Layout {
     }
 }
 
+/// A layout as far as its units: its marks, its head, and how many units follow. Stored first
+/// in a layout's record, it is all that putting units on top needs to read (the units, 950k of
+/// them in a large archive, are left as they are).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayoutTop {
+    pub bom: bool,
+    pub crlf: bool,
+    pub head: Unit,
+    /// How many units the layout holds (a record's units follow this count).
+    pub units: u64,
+}
+
 impl Layout {
     /// `pieces` (newest first) put on top of a file this layout lays out, the rest of it
-    /// unchanged: the bytes the file starts with up to its first unit, the bytes it starts with
-    /// once the pieces are on top, and the layout of the result — what [`Layout::render`] gives
-    /// for the pieces followed by the file's units, without touching those units (with no
-    /// piece, the first two are the same). `None` when the layout holds no unit (the head
-    /// stands last, and its gap changes).
+    /// unchanged: see [`LayoutTop::put_on_top`]; the result as a whole layout.
     pub fn put_on_top(
         mut self,
         head: &str,
         pieces: &[Piece],
     ) -> Option<(Vec<u8>, Vec<u8>, Layout)> {
-        if self.units.is_empty() {
+        let units = std::mem::take(&mut self.units);
+        let top = LayoutTop {
+            bom: self.bom,
+            crlf: self.crlf,
+            head: std::mem::take(&mut self.head),
+            units: units.len() as u64,
+        };
+        let mut on = top.put_on_top(head, pieces)?;
+        on.units.extend(units);
+        self.head = on.top.head;
+        self.units = on.units;
+        Some((on.start, on.text, self))
+    }
+}
+
+impl LayoutTop {
+    /// `pieces` (newest first) put on top of a file this layout lays out, the rest of it
+    /// unchanged: the bytes the file starts with up to its first unit, the bytes it starts with
+    /// once the pieces are on top, the top of the resulting layout and its new units (which go
+    /// before the old ones) — what [`Layout::render`] gives for the pieces followed by the
+    /// file's units, without touching those units (with no piece, the first two are the same).
+    /// `None` when the layout holds no unit (the head stands last, and its gap changes).
+    pub fn put_on_top(mut self, head: &str, pieces: &[Piece]) -> Option<OnTop> {
+        if self.units == 0 {
             return None;
         }
         let mut head_unit = choose(&self.head, "", head, false);
@@ -223,16 +254,18 @@ impl Layout {
             head_unit.gap
         );
         let mut top = start.clone();
-        let fresh = pieces.iter().map(|p| {
-            top.push_str(&p.text);
-            top.push_str("\n\n");
-            Unit {
-                key: p.key.clone(),
-                gap: "\n\n".to_string(),
-                ..Unit::default()
-            }
-        });
-        self.units.splice(0..0, fresh.collect::<Vec<_>>());
+        let fresh: Vec<Unit> = (pieces.iter())
+            .map(|p| {
+                top.push_str(&p.text);
+                top.push_str("\n\n");
+                Unit {
+                    key: p.key.clone(),
+                    gap: "\n\n".to_string(),
+                    ..Unit::default()
+                }
+            })
+            .collect();
+        self.units += fresh.len() as u64;
         self.head = head_unit;
         let bytes = |text: String| {
             let text = if self.crlf {
@@ -247,9 +280,25 @@ impl Layout {
             out.extend_from_slice(text.as_bytes());
             out
         };
-        let (start, top) = (bytes(start), bytes(top));
-        Some((start, top, self))
+        Some(OnTop {
+            start: bytes(start),
+            text: bytes(top),
+            top: self,
+            units: fresh,
+        })
     }
+}
+
+/// Units put on top of a layout ([`LayoutTop::put_on_top`]).
+pub struct OnTop {
+    /// The bytes the file started with up to its first unit.
+    pub start: Vec<u8>,
+    /// The bytes it starts with once the pieces are on top.
+    pub text: Vec<u8>,
+    /// The top of the resulting layout.
+    pub top: LayoutTop,
+    /// The new units, which go before the old ones.
+    pub units: Vec<Unit>,
 }
 
 fn unit_of(region: &Region, key: String, parsed: String, store: &str) -> Unit {

@@ -15,7 +15,7 @@ mod merge;
 mod parse;
 
 pub use entry::{block_of, entry_block, pointer_line};
-pub use layout::{Layout, Piece, Unit, text_hash};
+pub use layout::{Layout, LayoutTop, OnTop, Piece, Unit, text_hash};
 pub use lines::{Clash, LineMerge, line_counts, line_hash, line_hashes, merge_lines, take_line};
 pub use merge::{MergeOutcome, merge_entries, merge_sections};
 pub use parse::{ParseError, Parsed, Region, Shape, Unclosed, is_pointer_line, parse, parse_bytes};

@@ -52,6 +52,15 @@ pub(super) fn decode_at<T: DeserializeOwned>(path: &std::path::Path, bytes: &[u8
         .map_err(|e| super::damage::damaged(path, format!("a record does not decode: {e}")))
 }
 
+/// Decode what a record starts with (a layout's top, say): the value and how many bytes it took.
+pub(super) fn decode_prefix<T: DeserializeOwned>(
+    path: &std::path::Path,
+    bytes: &[u8],
+) -> Result<(T, usize)> {
+    bincode::serde::decode_from_slice(bytes, bincode::config::standard())
+        .map_err(|e| super::damage::damaged(path, format!("a record does not decode: {e}")))
+}
+
 /// Whether `file`'s records are also kept in [`NEAR`] (every file but the archive).
 pub(super) fn near(file: FileKind) -> bool {
     file != FileKind::Archive
@@ -98,4 +107,50 @@ pub(super) fn count_key(file: FileKind) -> String {
 /// Key of revision `revision` of section `key` in `section_history` (revisions sort in order).
 pub(super) fn history_key(key: &str, revision: u64) -> String {
     format!("{key}\u{0}{revision:020}")
+}
+
+#[cfg(test)]
+mod layout_record_tests {
+    use super::*;
+    use crate::markdown::{Layout, LayoutTop, Piece, Unit};
+
+    fn unit(key: &str, raw: Option<&str>) -> Unit {
+        Unit {
+            key: key.into(),
+            canon: 7,
+            raw: raw.map(str::to_string),
+            open_end: false,
+            gap: "\n\n\n".into(),
+        }
+    }
+
+    #[test]
+    fn a_layouts_top_is_what_its_record_starts_with_and_units_on_top_copy_the_rest() {
+        let layout = Layout {
+            bom: true,
+            crlf: false,
+            head: unit("", Some("# Archive  ")),
+            units: vec![unit("aaa", None), unit("bbb", Some("## odd  "))],
+            archived: 300,
+        };
+        let bytes = encode(&layout).unwrap();
+        let path = std::path::Path::new("store.redb");
+        let (top, at): (LayoutTop, usize) = decode_prefix(path, &bytes).unwrap();
+        assert_eq!((top.bom, top.crlf, top.units), (true, false, 2));
+        assert_eq!(top.head, layout.head);
+        let pieces = [Piece {
+            key: "ccc".into(),
+            text: "## 2026-01-01\nnew".into(),
+        }];
+        let on = top.put_on_top("# Archive", &pieces).unwrap();
+        let mut spliced = encode(&on.top).unwrap();
+        for u in &on.units {
+            spliced.extend(encode(u).unwrap());
+        }
+        spliced.extend_from_slice(&bytes[at..]);
+        let (_, _, whole) = layout.put_on_top("# Archive", &pieces).unwrap();
+        assert_eq!(spliced, encode(&whole).unwrap());
+        let back: Layout = decode_at(path, &spliced).unwrap();
+        assert_eq!(back, whole);
+    }
 }

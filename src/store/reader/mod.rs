@@ -222,6 +222,13 @@ pub trait Reader {
             .transpose()
     }
 
+    /// The top of file `file`'s layout (its units not read): see [`crate::markdown::LayoutTop`].
+    fn layout_top(&self, file: FileKind) -> Result<Option<crate::markdown::LayoutTop>> {
+        self.raw_get(BytesTable::Files, &super::tables::layout_key(file))?
+            .map(|b| super::tables::decode_prefix(self.path(), &b).map(|(top, _)| top))
+            .transpose()
+    }
+
     /// The git head (`ref: refs/heads/NAME`, or a commit id) the files were last looked at
     /// under; `None` before the first look, or outside a repository.
     fn git_head(&self) -> Result<Option<String>> {

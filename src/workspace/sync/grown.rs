@@ -50,7 +50,7 @@ impl Tx<'_> {
         {
             return Ok(false);
         }
-        let layout = self.store.layout(f)?;
+        let layout = self.store.layout_top(f)?;
         let preamble = render::file_head(&self.store, f, self.lang())?;
         let Some(was) = render::cut(layout.clone(), &preamble, &[], stamp.len) else {
             return Ok(false);
@@ -62,16 +62,15 @@ impl Tx<'_> {
             return Ok(false);
         };
         // the file starts as the store renders it with those entries on top
-        match render::cut(layout, &preamble, &on_top, stamp.len) {
-            Some(cut) if cut.expect == was.expect && cut.head == read.top => {
-                self.store.set_layout(f, cut.layout.as_ref())?
-            }
+        let laid = match render::cut(layout, &preamble, &on_top, stamp.len) {
+            Some(cut) if cut.expect == was.expect && cut.head == read.top => cut.layout,
             _ => return Ok(false),
-        }
+        };
         // a checkout that moved HEAD meanwhile: the full absorb leaves it for the next command
         if self.ws.git().and_then(gitop::head) != self.git.head {
             return Ok(false);
         }
+        laid.keep(&self.store, f)?;
         if let (Some(root), Some(id)) = (self.ws.git(), &read.blob)
             && gitop::is_git_blob(root, id)
         {

@@ -200,7 +200,15 @@ mod tests {
     #[test]
     fn ids_are_told_apart_as_the_strings_they_are() {
         let mut ids = Ids::default();
-        for id in ["0a", "a", "00a", "A", "+a", "0123456789ab", "not hex at all"] {
+        for id in [
+            "0a",
+            "a",
+            "00a",
+            "A",
+            "+a",
+            "0123456789ab",
+            "not hex at all",
+        ] {
             assert!(ids.insert(id), "{id} is new");
         }
         for id in ["0a", "a", "A", "+a", "0123456789ab", "not hex at all"] {

@@ -158,7 +158,7 @@ impl Tx<'_> {
             }
             if let Some(splice) = self.archive_splice(f, &path)? {
                 // the archive gains entries on top: streamed from the file, never read whole
-                self.store.set_layout(f, splice.layout.as_ref())?;
+                splice.layout.keep(&self.store, f)?;
                 splices.insert(f, splice);
                 plan.push((f, path, None, String::new(), Vec::new()));
                 continue;

@@ -7,7 +7,9 @@ use std::io::Read;
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::markdown::{self, Block, Layout, Piece, entry_block, pointer_line};
+use crate::markdown::{
+    self, Block, Layout, LayoutTop, OnTop, Piece, Unit, entry_block, pointer_line,
+};
 use crate::model::{FileKind, FileStamp, Lang, State};
 use crate::store::Reader;
 
@@ -25,8 +27,8 @@ pub(super) struct Splice {
     pub from: u64,
     /// The stamp of `src`: the version the swap must displace.
     pub stamp: FileStamp,
-    /// The layout of the spliced archive (`None`: it is the canonical rendering).
-    pub layout: Option<Layout>,
+    /// The layout of the spliced archive.
+    pub layout: Laid,
 }
 
 impl Splice {
@@ -81,7 +83,7 @@ impl Tx<'_> {
                 text: entry_block(e, self.lang()).text(),
             })
             .collect();
-        let Some(cut) = cut(self.store.layout(f)?, &preamble, &on_top, meta.len()) else {
+        let Some(cut) = cut(self.store.layout_top(f)?, &preamble, &on_top, meta.len()) else {
             return Ok(None);
         };
         // the file must start as that cut says (all of it, when it holds no entry yet)
@@ -103,10 +105,10 @@ impl Tx<'_> {
                 "the spliced archive equals the full rendering"
             );
             if laid.is_some() {
-                debug_assert_eq!(
-                    cut.layout, laid,
-                    "the spliced archive's layout is the full one"
-                );
+                let whole = (self.store.layout(f)?)
+                    .and_then(|l| l.put_on_top(&preamble, &on_top))
+                    .map(|(_, _, l)| l);
+                debug_assert_eq!(whole, laid, "the spliced archive's layout is the full one");
             }
         }
         Ok(Some(Splice {
@@ -124,13 +126,31 @@ impl Tx<'_> {
 pub(super) struct Cut {
     pub expect: Vec<u8>,
     pub head: Vec<u8>,
-    pub layout: Option<Layout>,
+    pub layout: Laid,
+}
+
+/// The layout of an archive with entries spliced on top.
+pub(super) enum Laid {
+    /// The canonical rendering: none kept.
+    Canonical,
+    /// The stored layout with units on top: its new top, and those units.
+    OnTop(LayoutTop, Vec<Unit>),
+}
+
+impl Laid {
+    /// Keep it as file `f`'s layout in `store`.
+    pub(super) fn keep(&self, store: &crate::store::WriteTx, f: FileKind) -> Result<()> {
+        match self {
+            Laid::Canonical => store.set_layout(f, None),
+            Laid::OnTop(top, units) => store.put_layout_on_top(f, top, units),
+        }
+    }
 }
 
 /// The cut of an archive `len` bytes long, laid out by `layout` (`None`: canonically) under
 /// `preamble`, for `on_top` to go on top of it.
 pub(super) fn cut(
-    layout: Option<Layout>,
+    layout: Option<LayoutTop>,
     preamble: &str,
     on_top: &[Piece],
     len: u64,
@@ -153,7 +173,7 @@ fn canonical_cut(preamble: &str, on_top: &[Piece], len: u64) -> Option<Cut> {
         return Some(Cut {
             expect: prefix.into_bytes(),
             head: head.into_bytes(),
-            layout: None,
+            layout: Laid::Canonical,
         });
     }
     // the old entries follow `prefix` (less its newline) and a blank line; an empty preamble
@@ -168,14 +188,19 @@ fn canonical_cut(preamble: &str, on_top: &[Piece], len: u64) -> Option<Cut> {
     Some(Cut {
         expect: expect.into_bytes(),
         head: format!("{}\n\n", head.strip_suffix('\n').unwrap_or(&head)).into_bytes(),
-        layout: None,
+        layout: Laid::Canonical,
     })
 }
 
 /// The cut of an archive laid out by `layout` (`len` bytes long): its head as laid out, the
 /// new entries below it, its units untouched.
-fn laid_cut(layout: Layout, preamble: &str, on_top: &[Piece], len: u64) -> Option<Cut> {
-    let (expect, head, laid) = layout.put_on_top(preamble, on_top)?;
+fn laid_cut(layout: LayoutTop, preamble: &str, on_top: &[Piece], len: u64) -> Option<Cut> {
+    let OnTop {
+        start: expect,
+        text: head,
+        top,
+        units,
+    } = layout.put_on_top(preamble, on_top)?;
     if len <= expect.len() as u64 {
         return None;
     }
@@ -184,7 +209,7 @@ fn laid_cut(layout: Layout, preamble: &str, on_top: &[Piece], len: u64) -> Optio
     Some(Cut {
         expect,
         head,
-        layout: Some(laid),
+        layout: Laid::OnTop(top, units),
     })
 }
 
