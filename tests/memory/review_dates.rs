@@ -206,3 +206,37 @@ fn a_review_is_checked_for_secrets_like_any_field() {
         );
     }
 }
+
+#[test]
+fn the_block_shows_the_earliest_due_and_counts_the_rest_as_due_lists_them() {
+    let ws = Ws::init();
+    // eight decisions due on four days, two a day, and a section due between them
+    for k in 0..8 {
+        decide(
+            &ws,
+            &format!("Choice {k} about the cache"),
+            &format!("2027-0{}-01", 1 + k / 2),
+        );
+    }
+    ws.ok(&[
+        "checkpoint",
+        "--section",
+        "现状",
+        "--line",
+        "beta on staging",
+        "--review",
+        "2027-01-15",
+    ]);
+    let due = due_ids(&ws, "2027-06-01", &[]);
+    assert_eq!(due.len(), 9, "{due:?}");
+    let block = on(&ws, "2027-06-01", &["inject"]);
+    assert!(block.contains("到期复核（9 条"), "{block}");
+    assert!(block.contains("另有 4 条：trilogy due"), "{block}");
+    assert!(block.contains("到期复核 5/9 条"), "the ledger: {block}");
+    // the five `due` lists first, in its order, and none of the rest
+    let listed: Vec<&String> = due
+        .iter()
+        .filter(|id| block.contains(id.as_str()))
+        .collect();
+    assert_eq!(listed, due.iter().take(5).collect::<Vec<_>>(), "{block}");
+}

@@ -49,7 +49,9 @@ struct Decisions {
     /// Prose a person wrote in DECISIONS.md, when it fits the share.
     prose: Option<String>,
     live: usize,
+    /// The decisions due earliest (as many as the block shows), and how many more are due.
     due: Vec<crate::ops::truth::due::Due>,
+    due_more: usize,
 }
 
 /// The block for `inputs` from snapshot `r`.
@@ -84,7 +86,7 @@ pub fn assemble_with(r: &dyn Reader, inputs: &Inputs) -> Result<Block> {
         (sizing as f64 * SIBLING_SHARE) as usize,
     );
     let stale = staleness(r, config, inputs.file_date)?;
-    let due_block = crate::ops::truth::due::block_text(&decisions.due, lang);
+    let due_block = crate::ops::truth::due::block_text(&decisions.due, decisions.due_more, lang);
     let parts = Parts {
         t,
         sections: project.capped,
@@ -188,8 +190,9 @@ fn fitting_decisions(
     // is cut, like a PROJECT section, to at most half the share, and older ones fill the rest
     let mut newest_cut = false;
     // what is due for review comes from the store's review marks, so the scan stops when the
-    // share is full
-    let due = crate::ops::truth::due::due_decisions(r, today)?;
+    // share is full; only the due decisions the block can show are loaded
+    let (due, due_more) =
+        crate::ops::truth::due::due_decisions_first(r, today, crate::ops::truth::due::BLOCK_ITEMS)?;
     r.scan_file(FileKind::Decisions, 0, &mut |mut d| {
         if d.state != State::Live || in_record(&d).is_some() {
             return Ok(true);
@@ -227,6 +230,7 @@ fn fitting_decisions(
         prose: decisions_prose,
         live,
         due,
+        due_more,
     })
 }
 

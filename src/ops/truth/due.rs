@@ -127,18 +127,30 @@ pub fn due(r: &dyn Reader, until: NaiveDate) -> Result<Vec<Due>> {
 /// through the store's review marks (in day order), so it costs what is due, not what
 /// DECISIONS.md holds.
 pub fn due_decisions(r: &dyn Reader, until: NaiveDate) -> Result<Vec<Due>> {
-    let mut out = Vec::new();
+    Ok(due_decisions_first(r, until, usize::MAX)?.0)
+}
+
+/// The `n` decisions due earliest on or before `until`, and how many more are due: those are
+/// counted from the store's review marks, never loaded (a session start shows a few of them).
+pub fn due_decisions_first(
+    r: &dyn Reader,
+    until: NaiveDate,
+    n: usize,
+) -> Result<(Vec<Due>, usize)> {
+    let (mut out, mut more) = (Vec::new(), 0);
     let last = day(until);
     for m in r.marks(crate::model::marks::reviews())? {
         let (on, id) = crate::model::marks::parts(&m);
         if on > last.as_str() {
             break; // marks sort by day
         }
-        if let Some(d) = r.entry(id)? {
+        if out.len() >= n {
+            more += 1;
+        } else if let Some(d) = r.entry(id)? {
             out.extend(due_decision(&d, until));
         }
     }
-    Ok(out)
+    Ok((out, more))
 }
 
 /// What in `ws` is due on or before `until` (`trilogy due`); a workspace without memory files
@@ -184,24 +196,25 @@ pub fn add_sections(out: &mut Vec<Due>, sections: &[SectionRecord], until: Naive
 }
 
 /// Items the session-start block lists at most, and the bytes of each line at most.
-const BLOCK_ITEMS: usize = 5;
+pub const BLOCK_ITEMS: usize = 5;
 const LINE_BYTES: usize = 160;
 
 /// The session-start block's lines on what is due, with how many items they list and how many
 /// are due; `None` when nothing is.
-pub fn block_text(due: &[Due], lang: Lang) -> Option<(String, usize, usize)> {
+pub fn block_text(due: &[Due], more: usize, lang: Lang) -> Option<(String, usize, usize)> {
     if due.is_empty() {
         return None;
     }
+    let total = due.len() + more;
     let shown = due.len().min(BLOCK_ITEMS);
     let mut lines = vec![match lang {
         Lang::Zh => format!(
             "--- 到期复核（{} 条；确认仍然成立就改复核日期，不再成立请用户退役或取代）---",
-            due.len()
+            total
         ),
         Lang::En => format!(
             "--- Due for review ({}; if it still holds, move its review date; if not, ask the user to retire or supersede it) ---",
-            due.len()
+            total
         ),
     }];
     for d in &due[..shown] {
@@ -216,13 +229,13 @@ pub fn block_text(due: &[Due], lang: Lang) -> Option<(String, usize, usize)> {
         }
         lines.push(line);
     }
-    if due.len() > shown {
+    if total > shown {
         lines.push(match lang {
-            Lang::Zh => format!("另有 {} 条：trilogy due", due.len() - shown),
-            Lang::En => format!("{} more: trilogy due", due.len() - shown),
+            Lang::Zh => format!("另有 {} 条：trilogy due", total - shown),
+            Lang::En => format!("{} more: trilogy due", total - shown),
         });
     }
-    Some((lines.join("\n"), shown, due.len()))
+    Some((lines.join("\n"), shown, total))
 }
 
 #[cfg(test)]
