@@ -88,28 +88,39 @@ fn both_ways(edit: impl Fn(&str) -> String) -> Vec<String> {
     );
     let edited = edit(&before);
     assert_ne!(edited, before, "the edit changes the archive");
-    for ws in [&fast, &full] {
-        std::fs::write(ws.path("SESSIONS-archive.md"), &edited).unwrap();
+    absorbed_alike(&fast, &full, &[("SESSIONS-archive.md", &edited)])
+}
+
+/// Write `files` into both copies, absorb them the grown way in `fast` (when it can) and the
+/// full way in `full`, then record one more session in both: the store and the files agree at
+/// each step, and a read leaves the archive as written. What the commands then show.
+fn absorbed_alike(fast: &Ws, full: &Ws, files: &[(&str, &str)]) -> Vec<String> {
+    for ws in [fast, full] {
+        for (name, text) in files {
+            std::fs::write(ws.path(name), text).unwrap();
+        }
     }
-    run(&fast, false, &["status"]);
-    run(&full, true, &["status"]);
-    let (a, b) = (state(&fast), state(&full));
-    assert_eq!(a, b, "absorbed the grown way and the full way:\n{edited}");
-    assert_eq!(
-        std::fs::read_to_string(fast.path("SESSIONS-archive.md")).unwrap(),
-        edited,
-        "a read leaves the file as written"
-    );
-    for (ws, whole) in [(&fast, false), (&full, true)] {
+    run(fast, false, &["status"]);
+    run(full, true, &["status"]);
+    assert_eq!(state(fast), state(full), "absorbed alike: {files:?}");
+    let archive = files.iter().find(|(n, _)| *n == "SESSIONS-archive.md");
+    for ws in [fast, full] {
+        assert_eq!(
+            std::fs::read_to_string(ws.path("SESSIONS-archive.md")).unwrap(),
+            archive.unwrap().1,
+            "a read leaves the archive as written"
+        );
+    }
+    for (ws, whole) in [(fast, false), (full, true)] {
         run(
             ws,
             whole,
-            &["checkpoint", "--session-done", "one more; tested"],
+            &["checkpoint", "--session-done", "after; tested"],
         );
     }
-    let (a2, b2) = (state(&fast), state(&full));
-    assert_eq!(a2, b2, "and the next write too:\n{edited}");
-    a2
+    let after = state(fast);
+    assert_eq!(after, state(full), "and the next write too: {files:?}");
+    after
 }
 
 fn on_top(archive: &str, blocks: &str) -> String {
@@ -243,34 +254,14 @@ fn pulled_move(pull: Pull) -> Vec<String> {
     let sessions = format!("{head}{}{pointer}", keep.concat());
     let at = archive.find("\n## ").unwrap() + 1;
     let archive = format!("{}{moving}{}", &archive[..at], &archive[at..]);
-    for ws in [&fast, &full] {
-        std::fs::write(ws.path("SESSIONS.md"), &sessions).unwrap();
-        std::fs::write(ws.path("SESSIONS-archive.md"), &archive).unwrap();
-    }
-    run(&fast, false, &["status"]);
-    run(&full, true, &["status"]);
-    assert_eq!(
-        state(&fast),
-        state(&full),
-        "a pulled move:\n{sessions}\n{archive}"
-    );
-    for ws in [&fast, &full] {
-        assert_eq!(
-            std::fs::read_to_string(ws.path("SESSIONS-archive.md")).unwrap(),
-            archive,
-            "a read leaves the archive as written"
-        );
-    }
-    for (ws, whole) in [(&fast, false), (&full, true)] {
-        run(
-            ws,
-            whole,
-            &["checkpoint", "--session-done", "after; tested"],
-        );
-    }
-    let after = state(&fast);
-    assert_eq!(after, state(&full), "and the next write too");
-    after
+    absorbed_alike(
+        &fast,
+        &full,
+        &[
+            ("SESSIONS.md", &sessions),
+            ("SESSIONS-archive.md", &archive),
+        ],
+    )
 }
 
 #[test]

@@ -34,6 +34,19 @@ fn decide(ws: &Ws, choice: &str, review: &str) -> String {
     v["ids"][0].as_str().unwrap().to_string()
 }
 
+/// A line in PROJECT.md's 现状 with a review date.
+fn section_due(ws: &Ws, review: &str) {
+    ws.ok(&[
+        "checkpoint",
+        "--section",
+        "现状",
+        "--line",
+        "beta on staging",
+        "--review",
+        review,
+    ]);
+}
+
 #[test]
 fn review_dates_are_written_absolute_and_phrases_as_written() {
     assert_eq!(TODAY, "2026-11-29", "the dates below are counted from it");
@@ -75,15 +88,7 @@ fn due_lists_exactly_what_has_come_and_the_block_carries_it_once() {
         "Use the proxy on 127.0.0.1:7890",
         "when we change machines",
     );
-    ws.ok(&[
-        "checkpoint",
-        "--section",
-        "现状",
-        "--line",
-        "beta on staging",
-        "--review",
-        "2027-01-01",
-    ]);
+    section_due(&ws, "2027-01-01");
 
     assert!(due_ids(&ws, TODAY, &[]).is_empty());
     assert_eq!(due_ids(&ws, TODAY, &["--within", "11"]), vec![soon.clone()]);
@@ -218,15 +223,7 @@ fn the_block_shows_the_earliest_due_and_counts_the_rest_as_due_lists_them() {
             &format!("2027-0{}-01", 1 + k / 2),
         );
     }
-    ws.ok(&[
-        "checkpoint",
-        "--section",
-        "现状",
-        "--line",
-        "beta on staging",
-        "--review",
-        "2027-01-15",
-    ]);
+    section_due(&ws, "2027-01-15");
     let due = due_ids(&ws, "2027-06-01", &[]);
     assert_eq!(due.len(), 9, "{due:?}");
     let block = on(&ws, "2027-06-01", &["inject"]);
