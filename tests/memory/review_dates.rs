@@ -151,15 +151,7 @@ fn editing_the_date_superseding_or_retiring_settles_it() {
 #[test]
 fn a_section_keeps_its_review_line_last() {
     let ws = Ws::init();
-    ws.ok(&[
-        "checkpoint",
-        "--section",
-        "现状",
-        "--line",
-        "beta on staging",
-        "--review",
-        "立即",
-    ]);
+    section_due(&ws, "立即");
     ws.ok(&[
         "checkpoint",
         "--section",
