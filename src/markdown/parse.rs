@@ -271,9 +271,16 @@ pub fn parse(text: &str, strip_pointer: bool) -> Result<Parsed, ParseError> {
     });
 
     let mut stripped = Vec::new();
+    // a pointer line is trilogy's only where it stands as a paragraph of its own (a run of
+    // them followed by a blank line, a heading or the end): one that text runs on from is part
+    // of that text, which would read otherwise without it
+    let stands_alone = |i: usize| {
+        let after = lines[i + 1..].iter().find(|l| !is_pointer_line(l));
+        after.is_none_or(|l| l.trim().is_empty() || l.starts_with("##"))
+    };
     let keep = |i: usize, stripped: &mut Vec<String>| -> bool {
         let line = lines[i];
-        if strip_pointer && is_pointer_line(line) && !in_code(i + 1) {
+        if strip_pointer && is_pointer_line(line) && !in_code(i + 1) && stands_alone(i) {
             stripped.push(line.to_string());
             return false;
         }
@@ -424,15 +431,30 @@ fn heading_text(line: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Parsed, rendered and parsed again, a text renders the same.
+    fn reads_back(text: &str) {
+        let p = parse(text, true).unwrap();
+        let once = crate::markdown::render(&p.doc, None);
+        let again = parse(&once, true).expect("rendered text parses");
+        assert_eq!(crate::markdown::render(&again.doc, None), once);
+    }
+
     #[test]
-    fn a_bom_a_taken_out_pointer_line_leaves_first_is_not_kept_to_be_read_as_one_later() {
+    fn a_pointer_line_text_runs_on_from_is_that_texts() {
         let pointer = crate::markdown::pointer_line(4, crate::model::Lang::Zh);
+        // lines that read as a quote's with it and as a conflict marker without it
+        reads_back(&format!("{pointer}\n <T>.\n <T>\n<<<<<<<\n.>> \n"));
+        // a U+FEFF after it is not left first, to be read as a byte-order mark later
         let text = format!("{pointer}\r\n\u{feff}note\n\n## 2026-01-02\nDone: x\n");
         let p = parse(&text, true).unwrap();
-        assert_eq!(p.doc.preamble, "note");
-        let once = crate::markdown::render(&p.doc, None);
-        let again = parse(&once, true).unwrap();
-        assert_eq!(crate::markdown::render(&again.doc, None), once);
+        assert_eq!(p.doc.preamble, format!("{pointer}\n\u{feff}note"));
+        assert!(p.stripped.is_empty());
+        reads_back(&text);
+        // standing alone, before a blank line, a heading or the end, it is taken out
+        for after in ["\n\nnote\n", "\n## 2026-01-02\nDone: x\n", "\n"] {
+            let p = parse(&format!("{pointer}{after}"), true).unwrap();
+            assert_eq!(p.stripped, vec![pointer.clone()], "{after:?}");
+        }
     }
 
     #[test]
