@@ -90,15 +90,16 @@ impl WriteTx {
 
     /// [`WriteTx::put_entry`] when the caller already holds the stored record (`old`).
     pub fn put_entry_over(&self, rec: &EntryRecord, old: Option<EntryRecord>) -> Result<()> {
+        let Some(old) = old else {
+            return self.put_new_entries(std::slice::from_ref(rec));
+        };
         damage::guard(&self.path, || {
             self.note_change(&format!("e:{}", rec.id))?;
             let bytes = encode(rec)?;
             {
                 let mut order = self.txn.open_table(ORDER).map_err(self.w())?;
                 let mut near_t = self.txn.open_table(NEAR).map_err(self.w())?;
-                if let Some(old) = &old
-                    && let Some(f) = old.file()
-                {
+                if let Some(f) = old.file() {
                     let k = order_key(f, old.sort_date, old.seq);
                     order.remove(&k[..]).map_err(self.w())?;
                     if near(f) {
@@ -113,38 +114,32 @@ impl WriteTx {
                     }
                 }
             }
-            if old.is_none() {
-                self.bump("count:total", 1)?;
-            }
-            if let Some(f) = old.as_ref().and_then(|o| o.file()) {
+            if let Some(f) = old.file() {
                 self.bump(&count_key(f), -1)?;
             }
             if let Some(f) = rec.file() {
                 self.bump(&count_key(f), 1)?;
             }
-            let was_away = old.as_ref().is_some_and(|o| o.state == State::Elsewhere);
+            let was_away = old.state == State::Elsewhere;
             if was_away != (rec.state == State::Elsewhere) {
                 self.bump(super::tables::ELSEWHERE, if was_away { -1 } else { 1 })?;
             }
-            self.remark(old.as_ref(), Some(rec))?;
-            let was_live = old.as_ref().is_some_and(live_decision);
+            self.remark(Some(&old), Some(rec))?;
+            let was_live = live_decision(&old);
             if was_live != live_decision(rec) {
                 self.bump(LIVE_DECISIONS, if was_live { -1 } else { 1 })?;
             }
-            if old.is_some() {
-                self.settle_entries()?;
-                let mut t = self.txn.open_table(ENTRIES).map_err(self.w())?;
-                t.insert(rec.id.as_str(), bytes.as_slice())
-                    .map_err(self.w())?;
-                return Ok(());
-            }
-            // a new entry's record waits to be written in id order with the others
-            (self.new_entries.borrow_mut()).push(&self.spill_dir(), &rec.id, bytes)
+            self.settle_entries()?;
+            let mut t = self.txn.open_table(ENTRIES).map_err(self.w())?;
+            t.insert(rec.id.as_str(), bytes.as_slice())
+                .map_err(self.w())?;
+            Ok(())
         })
     }
 
     /// [`WriteTx::put_entry_over`] for records the store does not hold yet, many at once (a
-    /// fresh import): each table is opened once for the lot, not once per entry.
+    /// fresh import): each table is opened once for the lot, not once per entry. A new entry's
+    /// record waits to be written in id order with the others.
     pub fn put_new_entries(&self, recs: &[EntryRecord]) -> Result<()> {
         damage::guard(&self.path, || {
             let mut changes = self.txn.open_table(CHANGES).map_err(self.w())?;
