@@ -76,3 +76,16 @@ pub fn without(call: &str) -> bool {
         false
     }
 }
+
+/// `default`, or the byte count `TRILOGY_CHUNK_BYTES` gives: a test reads a small file in
+/// many chunks to show it reads as it does whole.
+#[inline]
+pub fn chunk_bytes(default: usize) -> usize {
+    #[cfg(feature = "faults")]
+    return std::env::var("TRILOGY_CHUNK_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default);
+    #[cfg(not(feature = "faults"))]
+    default
+}

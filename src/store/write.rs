@@ -73,6 +73,11 @@ impl WriteTx {
         self.bump("next_seq", 1)
     }
 
+    /// Take `n` insertion sequence numbers at once (`n` > 0): the first of them.
+    pub fn take_seqs(&self, n: u64) -> Result<u64> {
+        Ok(self.bump("next_seq", n as i64)? + 1 - n)
+    }
+
     pub(super) fn note_change(&self, what: &str) -> Result<()> {
         damage::guard(&self.path, || {
             let seq = self.bump("change_seq", 1)?;

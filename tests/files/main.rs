@@ -6,6 +6,7 @@
 mod common;
 
 mod archive;
+mod archive_chunks;
 mod area_names;
 mod bad_input;
 mod grown_archive;

@@ -5,12 +5,13 @@
 
 use std::path::Path;
 
-use crate::error::Result;
-use crate::markdown::{self, Parsed};
+use crate::error::{Error, Result};
+use crate::markdown;
 use crate::model::{FileKind, FileStamp};
 use crate::store::Reader;
 
 use super::super::fsio;
+use super::stream::{self, Changed};
 use super::{
     Broken, CHECKOUT, MID_LINE_QUIET, QUIET_LIMIT, Tx, gitop, pending_key, render_file, switch,
     wholesale, written_key,
@@ -47,7 +48,7 @@ impl Tx<'_> {
         {
             self.git.switched_from = Some(last.clone());
         }
-        let mut changed_docs: Vec<(FileKind, Parsed)> = Vec::new();
+        let mut changed_docs: Vec<(FileKind, Changed)> = Vec::new();
         // while git rewrites the work tree the files are in flux: they are neither read nor
         // written until it is done (entries recorded meanwhile are kept, see `pending`); git is
         // asked only once a file needs reading, so an unchanged workspace pays nothing for it
@@ -89,7 +90,7 @@ impl Tx<'_> {
         trust_stat: bool,
         cleared: bool,
         git_busy: &mut Option<bool>,
-    ) -> Result<Option<Parsed>> {
+    ) -> Result<Option<Changed<'static>>> {
         let path = self.ws.memory_file(f)?;
         let stamp = self.store.stamp(f)?;
         let stamped_at = self.store.stamped_at(f)?;
@@ -240,7 +241,7 @@ impl Tx<'_> {
         path: &Path,
         bytes: Vec<u8>,
         disk_stamp: FileStamp,
-    ) -> Result<Option<Parsed>> {
+    ) -> Result<Option<Changed<'static>>> {
         let rendered = render_file(&self.store, f, self.lang())?;
         if rendered.as_bytes() == bytes.as_slice() {
             self.store.set_stamp(f, &disk_stamp)?;
@@ -248,8 +249,16 @@ impl Tx<'_> {
             self.changed = true;
             return Ok(None);
         }
+        // a first import reads a large archive a chunk at a time (see `stream`)
+        let streamed = f == FileKind::Archive
+            && self.store.meta("absorbed_once")? == 0
+            && std::str::from_utf8(&bytes).is_ok_and(stream::suits);
         let strip = matches!(f, FileKind::Sessions | FileKind::Archive);
-        match markdown::parse_bytes(&bytes, strip) {
+        let parsed = match streamed {
+            true => Ok(None),
+            false => markdown::parse_bytes(&bytes, strip).map(Some),
+        };
+        match parsed {
             Ok(p) => {
                 if f == FileKind::Project {
                     let day = self
@@ -270,7 +279,14 @@ impl Tx<'_> {
                     self.git.absorbed_from_index.insert(f);
                 }
                 self.files.stamps.insert(f, disk_stamp.clone());
-                Ok(Some(p))
+                Ok(Some(match p {
+                    Some(p) => Changed::Parsed(p),
+                    None => Changed::Archive(
+                        String::from_utf8(bytes)
+                            .map_err(|_| Error::bad_input("archive: invalid UTF-8"))?
+                            .into(),
+                    ),
+                }))
             }
             Err(e) => {
                 self.report.unparseable.push(Broken {
@@ -324,7 +340,7 @@ impl Tx<'_> {
     /// checkout; then record the versions read.
     fn apply_changed(
         &mut self,
-        changed_docs: Vec<(FileKind, Parsed)>,
+        changed_docs: Vec<(FileKind, Changed)>,
         fresh: bool,
         looked: bool,
     ) -> Result<()> {

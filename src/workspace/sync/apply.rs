@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::markdown::{self, Doc, Parsed};
 use crate::model::{
     EntryRecord, FileKind, Lang, Origin, SectionRecord, State, section_heading, section_key,
@@ -15,7 +15,8 @@ use crate::store::Reader;
 use super::Tx;
 use super::base::lines::{body_lines, printed_lines};
 use super::base::{Base, Kept, Prints, block_hash, id_key};
-use super::items::{Ids, Item, items_drain, keep_readable};
+use super::items::{Item, items_drain, keep_readable};
+use super::stream::{Changed, Fresh, LOT};
 use crate::store::Print;
 
 /// What reading the changed files gathered, applied once all of them are read.
@@ -24,7 +25,7 @@ struct Gathered {
     /// Per file, its items bottom-up (kept whole: one list of 100k items is 11 MB).
     present: Vec<(FileKind, Vec<Item>)>,
     /// How each file is laid out: its shape, and per unit (key, text read, store's text).
-    shapes: Vec<(FileKind, markdown::Shape, Vec<LaidUnit>)>,
+    shapes: Vec<Shaped>,
     /// Files whose entries are in date order (newest first) and how many: a fresh import of
     /// such a file renders it as it reads (checked at the end, without rendering it).
     in_date_order: HashMap<FileKind, usize>,
@@ -41,7 +42,7 @@ struct Gathered {
 impl Tx<'_> {
     pub(super) fn apply_docs(
         &mut self,
-        mut docs: Vec<(FileKind, Parsed)>,
+        mut docs: Vec<(FileKind, Changed<'_>)>,
         fresh: bool,
     ) -> Result<()> {
         // sequence numbers follow age: the archive's entries are older than the live ones
@@ -52,7 +53,20 @@ impl Tx<'_> {
             FileKind::Project => 3,
         });
         let mut g = Gathered::default();
-        for (f, parsed) in docs {
+        let mut taken = Fresh::default();
+        for (f, doc) in docs {
+            let parsed = match doc {
+                Changed::Parsed(p) => p,
+                // a first import reads the archive a chunk at a time, its entries stored first
+                Changed::Archive(text) => {
+                    if fresh && self.stream_archive(&text, &mut taken, &mut g.shapes)? {
+                        continue;
+                    }
+                    markdown::parse(&text, true).map_err(|e| {
+                        Error::bad_input(format!("archive: line {}: {}", e.line, e.reason))
+                    })?
+                }
+            };
             self.gather(f, parsed, fresh, &mut g)?;
         }
         // only an entry that left a file is looked up in it (none on a fresh import: a set of
@@ -70,13 +84,11 @@ impl Tx<'_> {
             self.log_kept(f, &k)?;
         }
         let present = std::mem::take(&mut g.present);
-        let imported = match fresh {
-            true => self.take_fresh(present)?,
-            false => {
-                self.take_present(present, &replaced, &g)?;
-                BTreeMap::new()
-            }
-        };
+        match fresh {
+            true => self.take_fresh(present, &mut taken)?,
+            false => self.take_present(present, &replaced, &g)?,
+        }
+        let imported = taken.imported;
         for (f, n) in &imported {
             self.log(
                 "import",
@@ -101,13 +113,7 @@ impl Tx<'_> {
         if f == FileKind::Archive {
             self.archive.other = true;
         }
-        let old_pre = self.store.preamble(f)?;
-        if old_pre.as_deref() != Some(parsed.doc.preamble.as_str()) {
-            self.store.set_preamble(f, &parsed.doc.preamble)?;
-            if old_pre.is_some() {
-                self.log("preamble", vec![], self.ws.file_name(f))?;
-            }
-        }
+        self.take_preamble(f, &parsed.doc.preamble)?;
         let head = parsed.doc.preamble.clone();
         let mut units = Vec::with_capacity(parsed.doc.blocks.len() + 1);
         units.push((String::new(), head.clone(), head));
@@ -149,8 +155,20 @@ impl Tx<'_> {
         Ok(())
     }
 
+    /// Record `preamble` as file `f`'s, logged when it replaces another.
+    pub(super) fn take_preamble(&mut self, f: FileKind, preamble: &str) -> Result<()> {
+        let old_pre = self.store.preamble(f)?;
+        if old_pre.as_deref() != Some(preamble) {
+            self.store.set_preamble(f, preamble)?;
+            if old_pre.is_some() {
+                self.log("preamble", vec![], self.ws.file_name(f))?;
+            }
+        }
+        Ok(())
+    }
+
     /// The items of file `f` and their prints; each block's unit of the layout goes to `units`.
-    fn drain_items(
+    pub(super) fn drain_items(
         &self,
         f: FileKind,
         parsed: &mut Parsed,
@@ -287,15 +305,14 @@ impl Tx<'_> {
         Ok(())
     }
 
-    /// The entries of a first import, into a store that holds none: each added once (an entry
-    /// two files hold is the first file's), written a few thousand at a time.
-    fn take_fresh(
-        &mut self,
-        present: Vec<(FileKind, Vec<Item>)>,
-    ) -> Result<BTreeMap<FileKind, usize>> {
-        const LOT: usize = 4096;
-        let mut imported: BTreeMap<FileKind, usize> = BTreeMap::new();
-        let mut inserted = Ids::default();
+    /// The entries of a first import, into a store that holds none but what `taken` tells:
+    /// each added once (an entry two files hold is the first file's), written a few thousand
+    /// at a time.
+    fn take_fresh(&mut self, present: Vec<(FileKind, Vec<Item>)>, taken: &mut Fresh) -> Result<()> {
+        let Fresh {
+            ids: inserted,
+            imported,
+        } = taken;
         let total: usize = present.iter().map(|(_, items)| items.len()).sum();
         let mut lot: Vec<EntryRecord> = Vec::with_capacity(LOT);
         let mut n = 0;
@@ -322,7 +339,7 @@ impl Tx<'_> {
             }
         }
         self.store.put_new_entries(&lot)?;
-        Ok(imported)
+        Ok(())
     }
 
     /// Record an entry of file `f` the store does not hold, and log it (unless it replaces one).
@@ -362,7 +379,7 @@ impl Tx<'_> {
     /// Keep each file's layout, or none when the store renders the file as it reads.
     fn set_layouts(
         &mut self,
-        shapes: Vec<(FileKind, markdown::Shape, Vec<LaidUnit>)>,
+        shapes: Vec<Shaped>,
         in_date_order: &HashMap<FileKind, usize>,
         imported: &BTreeMap<FileKind, usize>,
     ) -> Result<()> {
@@ -573,3 +590,6 @@ pub(super) struct SavedSection {
 
 /// A unit of a file for its layout: key, the text the parser read, the store's text.
 type LaidUnit = (String, String, String);
+
+/// A file's shape as parsed and its units, for its layout.
+pub(super) type Shaped = (FileKind, markdown::Shape, Vec<LaidUnit>);

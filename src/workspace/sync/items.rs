@@ -25,7 +25,7 @@ pub(super) fn items_of(f: FileKind, doc: &Doc, today: NaiveDate) -> Vec<Item> {
     let dates = dates_of(doc);
     let mut ids = Ids::default();
     (doc.blocks.iter().enumerate())
-        .map(|(i, block)| item_of(f, block, i, &dates, &mut ids, today))
+        .map(|(i, block)| item_of(f, block, i, &dates, None, &mut ids, today))
         .collect()
 }
 
@@ -41,7 +41,7 @@ pub(super) fn items_drain(
     let mut ids = Ids::default();
     let mut out: Vec<Item> = Vec::with_capacity(doc.blocks.len());
     for (i, block) in doc.blocks.iter_mut().enumerate() {
-        let item = item_of(f, block, i, &dates, &mut ids, today);
+        let item = item_of(f, block, i, &dates, None, &mut ids, today);
         visit(i, block, &item);
         block.body = String::new();
         out.push(item);
@@ -69,24 +69,27 @@ impl Ids {
     }
 }
 
-fn dates_of(doc: &Doc) -> Vec<Option<NaiveDate>> {
+pub(super) fn dates_of(doc: &Doc) -> Vec<Option<NaiveDate>> {
     doc.blocks
         .iter()
         .map(|b| heading_date(&b.heading))
         .collect()
 }
 
-/// The item of the `i`th block; `ids` holds the ids given to the blocks before it.
-fn item_of(
+/// The item of the `i`th block; `ids` holds the ids given to the blocks before it, `above`
+/// the date of the nearest dated block above `dates` (a file read a chunk at a time).
+pub(super) fn item_of(
     f: FileKind,
     block: &markdown::Block,
     i: usize,
     dates: &[Option<NaiveDate>],
+    above: Option<NaiveDate>,
     ids: &mut Ids,
     today: NaiveDate,
 ) -> Item {
     let sort_date = dates[i]
         .or_else(|| dates[..i].iter().rev().flatten().next().copied())
+        .or(above)
         .or_else(|| dates[i..].iter().flatten().next().copied())
         .unwrap_or(today);
     let (kind, state, body, superseded_by) = match f {

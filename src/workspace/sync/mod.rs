@@ -36,6 +36,7 @@ mod overwritten;
 mod project;
 mod render;
 mod sections;
+mod stream;
 mod switch;
 mod wholesale;
 

@@ -11,6 +11,7 @@ use crate::markdown;
 use crate::model::{FileKind, State};
 use crate::store::Reader;
 
+use super::stream::{self, Changed};
 use super::{Tx, fsio};
 
 /// Store meta key: 1 after `trilogy clear`, until the files are started again from templates.
@@ -87,6 +88,8 @@ impl Tx<'_> {
     /// no entry yet takes them in bulk, as when it is rebuilt from the Markdown.
     pub fn take_texts(&mut self, files: &[(FileKind, &str)], meant: bool) -> Result<()> {
         let mut docs = Vec::with_capacity(files.len());
+        // no entry stored yet (a new or a cleared-and-never-used store holds none): bulk
+        let fresh = self.store.meta("count:total")? == 0;
         for (f, text) in files {
             let f = *f;
             if let Some(e) = self.files.broken.get(&f) {
@@ -95,6 +98,10 @@ impl Tx<'_> {
                     line: e.line,
                     reason: e.reason.clone(),
                 });
+            }
+            if fresh && f == FileKind::Archive && stream::suits(text) {
+                docs.push((f, Changed::Archive((*text).into())));
+                continue;
             }
             let strip = matches!(f, FileKind::Sessions | FileKind::Archive);
             let parsed = markdown::parse(text, strip).map_err(|e| {
@@ -105,7 +112,7 @@ impl Tx<'_> {
                     e.reason
                 ))
             })?;
-            docs.push((f, parsed));
+            docs.push((f, Changed::Parsed(parsed)));
         }
         let added_git: Vec<FileKind> = match meant {
             true => files
@@ -115,8 +122,6 @@ impl Tx<'_> {
                 .collect(),
             false => Vec::new(),
         };
-        // no entry stored yet (a new or a cleared-and-never-used store holds none): bulk
-        let fresh = self.store.meta("count:total")? == 0;
         let result = self.apply_docs(docs, fresh);
         // a text taken whole was never on disk as it is: no version of the file
         self.files.prints.clear();
@@ -257,6 +262,6 @@ impl Tx<'_> {
                 e.reason
             ))
         })?;
-        self.apply_docs(vec![(f, parsed)], false)
+        self.apply_docs(vec![(f, Changed::Parsed(parsed))], false)
     }
 }
