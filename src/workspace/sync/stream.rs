@@ -170,6 +170,8 @@ impl Tx<'_> {
             self.take_chunk(chunk, &mut r, fresh, heading_lines)?;
         }
         self.store.put_new_entries(&r.lot)?;
+        self.ws
+            .progress("reading the memory files", r.count, r.count);
         *fresh.imported.entry(f).or_default() += r.count;
         self.files.prints.insert(f, std::mem::take(&mut r.prints));
         self.dirty.insert(f);
