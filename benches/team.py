@@ -9,8 +9,9 @@ commits the memory files, pulls (with trilogy's merge driver, `trilogy install g
 (a push refused as not a fast-forward waits for the next round). `--entries N` starts the
 repository with N generated entries (5% decisions, the rest sessions, 200 live).
 
-After `--seconds` the writers stop and the clones settle as people would: each clone's trilogy
-reads its files, its person commits, pulls and pushes, round after round until a round changes
+After `--seconds` the writers stop and the clones settle as people would: in each clone
+`trilogy doctor --fix` writes what the store holds and the files lack yet (what an agent's next
+write would do), its person commits, pulls and pushes, round after round until a round changes
 nothing; then every clone pulls once more. The report:
 
 - acknowledged entries missing from any clone (must be 0), clones whose memory files differ from
@@ -180,7 +181,9 @@ class Team:
         for _ in range(8):
             changed = False
             for c in self.clones:
-                self.tri(c, "status")
+                # what the store holds and the files lack yet (entries kept through a pull)
+                # is written by the next write; here, as `status` advises, by `doctor --fix`
+                self.tri(c, "doctor", "--fix")
                 changed |= self.round(c)
             if not changed:
                 break

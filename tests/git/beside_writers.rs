@@ -278,6 +278,33 @@ fn a_reset_of_the_file_to_what_head_holds_stays_a_persons_removal() {
 }
 
 #[test]
+fn entries_recorded_while_a_merge_puts_the_work_tree_back_stay() {
+    // a merge whose strategy gives up (git 2.38 on) resets the work tree to HEAD, then
+    // reapplies what it stashed when it began: for a moment the file is HEAD's version, and an
+    // entry recorded after the stash is in no version at all. The same steps by hand, with
+    // ORIG_HEAD written as a merge writes it first, and trilogy reading in that moment
+    let ws = repo();
+    ws.ok(&["checkpoint", "--session-done", "before the merge; tested"]);
+    git_ok(&ws, &["update-ref", "ORIG_HEAD", "HEAD"]);
+    let stash = git_ok(&ws, &["stash", "create"]).trim().to_string();
+    assert!(!stash.is_empty());
+    ws.ok(&["checkpoint", "--session-done", "during the merge; tested"]);
+    git_ok(&ws, &["read-tree", "--reset", "-u", "HEAD"]);
+    ws.ok(&["status"]);
+    git_ok(&ws, &["stash", "apply", "--quiet", &stash]);
+    ws.ok(&["checkpoint", "--session-done", "after the merge; tested"]);
+    let file = ws.read("SESSIONS.md");
+    for t in ["before the merge", "during the merge", "after the merge"] {
+        assert!(file.contains(t), "{t} lost: {file}");
+    }
+    let log = ws.json(&["log", "-n", "100"]);
+    let removed: Vec<_> = (log["events"].as_array().unwrap().iter())
+        .filter(|e| e["op"] == "remove")
+        .collect();
+    assert!(removed.is_empty(), "nothing was removed: {removed:?}");
+}
+
+#[test]
 fn an_older_copy_of_project_md_git_puts_back_keeps_the_lines_written_after_it() {
     let ws = repo();
     let line = |text: &str| ws.ok(&["checkpoint", "--section", "现状", "--line", text]);
