@@ -226,7 +226,7 @@ impl Tx<'_> {
             r.seq = r.seq.saturating_sub(1);
             r.lot.push(rec);
             r.count += 1;
-            if r.count % 2000 == 0 {
+            if r.count.is_multiple_of(2000) {
                 self.ws
                     .progress("reading the memory files", r.count, total as usize);
             }
