@@ -4,9 +4,13 @@
 //! version git holds — then lacks entries git never saw. Such an entry is not a removal: it was
 //! recorded before HEAD last moved and is in no version of the file the merge started from
 //! (`ORIG_HEAD`), so no side of the merge can have meant to take it out; it stays, as an entry
-//! recorded after the copy a save was made from does. A person's `git checkout -- FILE` (HEAD
-//! does not move) still removes what was not committed. Reads git's files and asks git for one
-//! blob; never writes.
+//! recorded after the copy a save was made from does. The same holds while a merge is under
+//! way or has just ended (`ORIG_HEAD` written in the last [`MERGING`]): a merge whose strategy
+//! gives up puts the work tree back to HEAD and then reapplies the changes it stashed when it
+//! began, so for a moment the file is HEAD's version, and an entry recorded meanwhile is in no
+//! version at all. HEAD has not moved then. Outside a merge, a person's `git checkout -- FILE`
+//! (HEAD does not move) still removes what was not committed. Reads git's files and asks git
+//! for one blob; never writes.
 
 use std::path::Path;
 
@@ -14,10 +18,16 @@ use crate::model::{EntryRecord, FileKind};
 
 use super::{Tx, gitop};
 
+/// How long after `ORIG_HEAD` is written a merge counts as under way: a merge on a loaded
+/// machine was seen to take six seconds from its start to putting the work tree back.
+const MERGING: std::time::Duration = std::time::Duration::from_secs(60);
+
 /// What the last movement of HEAD by a merge, a pull or a reset left to compare with.
 pub(super) struct LastMerge {
     /// When HEAD last moved (unix seconds, from its reflog).
     moved_at: i64,
+    /// A merge (a pull, a reset) wrote `ORIG_HEAD` within the last [`MERGING`].
+    merging: bool,
     /// The file as the commit the merge started from held it.
     ours: String,
 }
@@ -29,7 +39,7 @@ impl LastMerge {
             return false;
         };
         // a second either way: the reflog and the entry's time are both in whole seconds
-        at.timestamp() <= self.moved_at + 1 && !self.ours.contains(&block(e))
+        (self.merging || at.timestamp() <= self.moved_at + 1) && !self.ours.contains(&block(e))
     }
 }
 
@@ -49,14 +59,19 @@ impl Tx<'_> {
         }
         let root = self.ws.git()?;
         let dir = gitop::git_dir(root)?;
-        if !dir.join("ORIG_HEAD").is_file() {
+        let orig = std::fs::metadata(dir.join("ORIG_HEAD")).ok()?;
+        if !orig.is_file() {
             return None;
         }
+        let merging = (orig.modified().ok())
+            .and_then(|t| t.elapsed().ok())
+            .is_some_and(|age| age <= MERGING);
         let moved_at = last_move(&dir.join("logs").join("HEAD"))?;
         let path = self.ws.memory_file(f).ok()?;
         let ours = gitop::version_at(root, "ORIG_HEAD", &path)?;
         Some(LastMerge {
             moved_at,
+            merging,
             ours: String::from_utf8_lossy(&ours).into_owned(),
         })
     }
