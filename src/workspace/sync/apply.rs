@@ -16,7 +16,7 @@ use super::Tx;
 use super::base::lines::{body_lines, printed_lines};
 use super::base::{Base, Kept, Prints, block_hash, id_key};
 use super::items::{Item, items_drain, keep_readable};
-use super::stream::{Changed, Fresh, LOT};
+use super::stream::{Changed, Fresh, LOT, Shaped};
 use crate::store::Print;
 
 /// What reading the changed files gathered, applied once all of them are read.
@@ -590,6 +590,3 @@ pub(super) struct SavedSection {
 
 /// A unit of a file for its layout: key, the text the parser read, the store's text.
 type LaidUnit = (String, String, String);
-
-/// A file's shape as parsed and its units, for its layout.
-pub(super) type Shaped = (FileKind, markdown::Shape, Vec<LaidUnit>);

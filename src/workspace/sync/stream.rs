@@ -26,6 +26,9 @@ use crate::store::Print;
 /// How much of the archive is parsed at once.
 const CHUNK: usize = 4 << 20;
 
+/// A file's shape as parsed and its units (key, text read, store's text), for its layout.
+pub(super) type Shaped = (FileKind, markdown::Shape, Vec<(String, String, String)>);
+
 /// Entries a first import writes to the store at once.
 pub(super) const LOT: usize = 4096;
 
@@ -135,7 +138,7 @@ impl Tx<'_> {
         &mut self,
         text: &str,
         fresh: &mut Fresh,
-        shapes: &mut Vec<super::apply::Shaped>,
+        shapes: &mut Vec<Shaped>,
     ) -> Result<bool> {
         let f = FileKind::Archive;
         let (first, mut end) = chunk_at(text, 0, 1)?;
