@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::markdown;
 use crate::model::{FileKind, FileStamp};
 use crate::store::Reader;
@@ -249,14 +249,22 @@ impl Tx<'_> {
             self.changed = true;
             return Ok(None);
         }
-        // a first import reads a large archive a chunk at a time (see `stream`)
-        let streamed = f == FileKind::Archive
-            && self.store.meta("absorbed_once")? == 0
-            && std::str::from_utf8(&bytes).is_ok_and(stream::suits);
+        // a first import reads a large archive a chunk at a time (see `stream`): its text is
+        // checked as UTF-8 once, and kept without a copy
+        let fresh_archive = f == FileKind::Archive && self.store.meta("absorbed_once")? == 0;
+        let (text, bytes) = match fresh_archive {
+            true => match String::from_utf8(bytes) {
+                Ok(t) if stream::suits(&t) => (Some(t), Vec::new()),
+                Ok(t) => (None, t.into_bytes()),
+                Err(e) => (None, e.into_bytes()),
+            },
+            false => (None, bytes),
+        };
+        let read: &[u8] = text.as_deref().map_or(&bytes, str::as_bytes);
         let strip = matches!(f, FileKind::Sessions | FileKind::Archive);
-        let parsed = match streamed {
-            true => Ok(None),
-            false => markdown::parse_bytes(&bytes, strip).map(Some),
+        let parsed = match &text {
+            Some(_) => Ok(None),
+            None => markdown::parse_bytes(&bytes, strip).map(Some),
         };
         match parsed {
             Ok(p) => {
@@ -264,7 +272,7 @@ impl Tx<'_> {
                     let day = self
                         .ws
                         .git()
-                        .map_or(1, |g| gitop::project_day(g, path, &bytes));
+                        .map_or(1, |g| gitop::project_day(g, path, read));
                     self.store.set_meta(gitop::PROJECT_DAY_KEY, day)?;
                 }
                 // a version git holds (a checkout, a pull, a reset, a file restored from
@@ -273,19 +281,16 @@ impl Tx<'_> {
                 if self
                     .ws
                     .git()
-                    .is_some_and(|g| gitop::is_git_version(g, &bytes))
+                    .is_some_and(|g| gitop::is_git_version(g, read))
                 {
                     self.git.same_as_index.insert(f);
                     self.git.absorbed_from_index.insert(f);
                 }
                 self.files.stamps.insert(f, disk_stamp.clone());
-                Ok(Some(match p {
-                    Some(p) => Changed::Parsed(p),
-                    None => Changed::Archive(
-                        String::from_utf8(bytes)
-                            .map_err(|_| Error::bad_input("archive: invalid UTF-8"))?
-                            .into(),
-                    ),
+                Ok(Some(match (p, text) {
+                    (Some(p), _) => Changed::Parsed(p),
+                    (None, Some(t)) => Changed::Archive(t.into()),
+                    (None, None) => unreachable!("a file is parsed unless its text is streamed"),
                 }))
             }
             Err(e) => {
