@@ -134,6 +134,13 @@ impl Tx<'_> {
         {
             return Ok(None);
         }
+        // a first import takes the archive from the file a chunk at a time, never whole
+        if f == FileKind::Archive
+            && !ours
+            && let Some(file) = self.fresh_archive_file(&path)?
+        {
+            return Ok(Some(file));
+        }
         let Some(read) = self.read_settled(f, &path, ours)? else {
             return Ok(None);
         };
@@ -158,6 +165,32 @@ impl Tx<'_> {
             return Ok(None);
         }
         self.parse_changed(f, &path, bytes, disk_stamp)
+    }
+
+    /// The archive at `path` as a first import reads it from disk (see `stream::scan`): `None`
+    /// when the store was filled before, or the file is to be read whole.
+    fn fresh_archive_file(&mut self, path: &Path) -> Result<Option<Changed<'static>>> {
+        let f = FileKind::Archive;
+        if self.store.meta("absorbed_once")? != 0 || self.store.file_count(f)? != 0 {
+            return Ok(None);
+        }
+        let Some(file) = stream::scan(path, self.ws.git())? else {
+            return Ok(None);
+        };
+        // the store's rendering of an empty archive is no file that holds an entry
+        if render_file(&self.store, f, self.lang())?.len() as u64 == file.stamp.len {
+            return Ok(None);
+        }
+        // a version git holds is meant as it is (as `parse_changed` has it)
+        if let (Some(root), Some(blob)) = (self.ws.git(), &file.blob)
+            && gitop::is_git_blob(root, blob)
+        {
+            self.git.same_as_index.insert(f);
+            self.git.absorbed_from_index.insert(f);
+        }
+        self.files.seen.insert(f, Some(file.stamp.sha1.clone()));
+        self.files.stamps.insert(f, file.stamp.clone());
+        Ok(Some(Changed::ArchiveFile(file)))
     }
 
     /// Read file `f` (not `ours`, the version trilogy last stamped); `None` when a save seems

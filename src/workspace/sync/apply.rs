@@ -16,7 +16,7 @@ use super::Tx;
 use super::base::lines::{body_lines, printed_lines};
 use super::base::{Base, Kept, Prints, block_hash, id_key};
 use super::items::{Item, items_drain, keep_readable};
-use super::stream::{Changed, Fresh, LOT, Shaped};
+use super::stream::{Changed, Fresh, LOT, Shaped, Source};
 use crate::store::Print;
 
 /// What reading the changed files gathered, applied once all of them are read.
@@ -39,6 +39,12 @@ struct Gathered {
     kept: Vec<(FileKind, Kept)>,
 }
 
+/// The archive parsed whole.
+fn parse_archive(text: &str) -> Result<Parsed> {
+    markdown::parse(text, true)
+        .map_err(|e| Error::bad_input(format!("archive: line {}: {}", e.line, e.reason)))
+}
+
 impl Tx<'_> {
     pub(super) fn apply_docs(
         &mut self,
@@ -59,12 +65,20 @@ impl Tx<'_> {
                 Changed::Parsed(p) => p,
                 // a first import reads the archive a chunk at a time, its entries stored first
                 Changed::Archive(text) => {
-                    if fresh && self.stream_archive(&text, &mut taken, &mut g.shapes)? {
+                    if fresh
+                        && self.stream_archive(Source::Text(&text), &mut taken, &mut g.shapes)?
+                    {
                         continue;
                     }
-                    markdown::parse(&text, true).map_err(|e| {
-                        Error::bad_input(format!("archive: line {}: {}", e.line, e.reason))
-                    })?
+                    parse_archive(&text)?
+                }
+                Changed::ArchiveFile(file) => {
+                    if fresh
+                        && self.stream_archive(Source::File(&file), &mut taken, &mut g.shapes)?
+                    {
+                        continue;
+                    }
+                    parse_archive(&file.read_whole()?)?
                 }
             };
             self.gather(f, parsed, fresh, &mut g)?;

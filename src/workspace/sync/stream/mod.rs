@@ -18,13 +18,17 @@ use crate::error::{Error, Result};
 use crate::markdown::{self, POINTER_PREFIXES, Parsed};
 use crate::model::{EntryRecord, FileKind, Origin, State, heading_date};
 
+mod pieces;
+mod scan;
+
+pub(in crate::workspace::sync) use scan::{ArchiveFile, scan};
+
+use pieces::{FilePieces, Pieces, TextPieces};
+
 use super::Tx;
 use super::base::{block_hash, id_key};
 use super::items::{Ids, Item, dates_of, item_of};
 use crate::store::Print;
-
-/// How much of the archive is parsed at once.
-const CHUNK: usize = 4 << 20;
 
 /// A file's shape as parsed and its units (key, text read, store's text), for its layout.
 pub(super) type Shaped = (FileKind, markdown::Shape, Vec<(String, String, String)>);
@@ -37,6 +41,45 @@ pub(super) const LOT: usize = 4096;
 pub(in crate::workspace::sync) enum Changed<'a> {
     Parsed(Parsed),
     Archive(Cow<'a, str>),
+    /// The archive file itself, read from disk a chunk at a time (see [`scan`]).
+    ArchiveFile(ArchiveFile),
+}
+
+/// Where the chunked read takes the archive from.
+pub(super) enum Source<'a> {
+    Text(&'a str),
+    File(&'a ArchiveFile),
+}
+
+impl Source<'_> {
+    /// Lines that start with `## `: the sequence numbers to reserve.
+    fn headings(&self) -> u64 {
+        match self {
+            Source::Text(t) => t.split('\n').filter(|l| l.starts_with("## ")).count() as u64,
+            Source::File(f) => f.headings,
+        }
+    }
+
+    fn pieces(&self) -> Result<Box<dyn Pieces + '_>> {
+        Ok(match self {
+            Source::Text(t) => Box::new(TextPieces::new(t)),
+            Source::File(f) => Box::new(FilePieces::open(&f.path, f.stamp.clone())?),
+        })
+    }
+}
+
+impl ArchiveFile {
+    /// The whole text, for what the chunked read leaves to a whole read; an error when the file
+    /// is no longer the version the pre-pass read.
+    pub(super) fn read_whole(&self) -> Result<String> {
+        let mut pieces = FilePieces::open(&self.path, self.stamp.clone())?;
+        let mut text = String::with_capacity(self.stamp.len as usize);
+        while let Some(p) = pieces.piece()? {
+            text.push_str(&p);
+        }
+        pieces.finish()?;
+        Ok(text)
+    }
 }
 
 /// What a first import has taken so far: each entry id (an entry two files hold is the
@@ -68,19 +111,6 @@ pub(in crate::workspace::sync) fn suits(text: &str) -> bool {
     entries
 }
 
-/// Where the next chunk of `text` from `from` ends: before the first `## ` line after a blank
-/// line once `CHUNK` bytes are read, else at the end.
-fn cut_after(text: &str, from: usize) -> usize {
-    let mut at = (from + crate::base::fault::chunk_bytes(CHUNK)).min(text.len());
-    while !text.is_char_boundary(at) {
-        at += 1;
-    }
-    match text[at..].find("\n\n## ") {
-        Some(i) => at + i + 2,
-        None => text.len(),
-    }
-}
-
 /// One chunk, parsed: the first chunk's parse reads from the file's start, every other one from
 /// a `## ` heading.
 struct Chunk {
@@ -89,12 +119,15 @@ struct Chunk {
     last: bool,
 }
 
-/// The chunk of `text` from `from`, carried on past each cut a fence left open (or that leaves
-/// it no entry), and where it ends; `line` is the file's line it starts on, for an error.
-fn chunk_at(text: &str, from: usize, line: usize) -> Result<(Chunk, usize)> {
-    let mut end = cut_after(text, from);
+/// The next chunk of `src` (`None` at its end), carried on past each cut a fence left open
+/// (or that leaves it no entry), and how many lines it holds; `line` is the file's line it
+/// starts on, for an error.
+fn next_chunk(src: &mut dyn Pieces, line: usize) -> Result<Option<(Chunk, usize)>> {
+    let Some(mut text) = src.piece()? else {
+        return Ok(None);
+    };
     loop {
-        let parsed = markdown::parse(&text[from..end], true).map_err(|e| {
+        let parsed = markdown::parse(&text, true).map_err(|e| {
             Error::bad_input(format!(
                 "line {}: {} (reading the archive a chunk at a time)",
                 e.line + line - 1,
@@ -104,12 +137,15 @@ fn chunk_at(text: &str, from: usize, line: usize) -> Result<(Chunk, usize)> {
         // a fence left open runs on past the cut; a chunk holds an entry at least (the
         // first may be all preamble)
         let open = (parsed.shape.regions.last()).is_some_and(|r| r.open_end);
-        if (open || parsed.doc.blocks.is_empty()) && end < text.len() {
-            end = cut_after(text, end);
+        if (open || parsed.doc.blocks.is_empty())
+            && let Some(more) = src.piece()?
+        {
+            text.push_str(&more);
             continue;
         }
-        let last = end == text.len();
-        return Ok((Chunk { parsed, last }, end));
+        let lines = text.matches('\n').count();
+        let last = src.done();
+        return Ok(Some((Chunk { parsed, last }, lines)));
     }
 }
 
@@ -136,18 +172,21 @@ impl Tx<'_> {
     /// `shapes` (`set_layouts` keeps it).
     pub(super) fn stream_archive(
         &mut self,
-        text: &str,
+        src: Source,
         fresh: &mut Fresh,
         shapes: &mut Vec<Shaped>,
     ) -> Result<bool> {
         let f = FileKind::Archive;
-        let (first, mut end) = chunk_at(text, 0, 1)?;
+        let mut pieces = src.pieces()?;
+        let Some((first, mut line)) = next_chunk(pieces.as_mut(), 1)? else {
+            return Ok(false);
+        };
         let dated_first =
             (first.parsed.doc.blocks.first()).is_some_and(|b| heading_date(&b.heading).is_some());
         if !dated_first {
             return Ok(false);
         }
-        let heading_lines = text.split('\n').filter(|l| l.starts_with("## ")).count() as u64;
+        let heading_lines = src.headings();
         let mut r = Reading {
             canonical: true,
             newest_below: None,
@@ -164,14 +203,15 @@ impl Tx<'_> {
         let head_gap = if head.is_empty() { "" } else { "\n\n" };
         let top = &first.parsed.shape.regions[0];
         r.canonical = top.raw.is_none() && top.gap == head_gap;
-        let mut line = 1 + text[..end].matches('\n').count();
+        line += 1;
         self.take_chunk(first, &mut r, fresh, heading_lines)?;
-        while end < text.len() {
-            let (chunk, next) = chunk_at(text, end, line)?;
-            line += text[end..next].matches('\n').count();
-            end = next;
+        while let Some((chunk, lines)) = next_chunk(pieces.as_mut(), line)? {
+            line += lines;
             self.take_chunk(chunk, &mut r, fresh, heading_lines)?;
         }
+        // the file read was the version absorbed (else nothing is kept)
+        pieces.finish()?;
+        drop(pieces);
         self.store.put_new_entries(&r.lot)?;
         self.ws
             .progress("reading the memory files", r.count, r.count);
@@ -185,7 +225,11 @@ impl Tx<'_> {
             self.files.as_read.insert(f);
         } else {
             // laid out otherwise than the store renders it: its layout, from the whole file
-            let mut parsed = markdown::parse(text, true)
+            let whole = match src {
+                Source::Text(t) => Cow::Borrowed(t),
+                Source::File(a) => Cow::Owned(a.read_whole()?),
+            };
+            let mut parsed = markdown::parse(&whole, true)
                 .map_err(|e| Error::bad_input(format!("archive: line {}: {}", e.line, e.reason)))?;
             let mut units = vec![(String::new(), head.clone(), head)];
             drop(self.drain_items(f, &mut parsed, &mut units));
