@@ -305,6 +305,56 @@ fn entries_recorded_while_a_merge_puts_the_work_tree_back_stay() {
 }
 
 #[test]
+fn entries_recorded_while_a_second_merge_from_the_same_head_puts_the_work_tree_back_stay() {
+    // the merge before gave up from the same HEAD: `ORIG_HEAD` already names HEAD's commit, so
+    // git leaves it unwritten, and its time is the first merge's, long past. HEAD last moved
+    // long before the entry was recorded (the commit's reflog line is dated in the past), so
+    // neither the time of ORIG_HEAD nor that of HEAD's last move can tell this merge is under
+    // way; that ORIG_HEAD names HEAD's own commit does
+    let ws = repo();
+    let o = std::process::Command::new("git")
+        .current_dir(ws.root())
+        .args(["commit", "-q", "--allow-empty", "-m", "long ago"])
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@example.com")
+        .env("GIT_COMMITTER_DATE", "2020-01-01T00:00:00Z")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    git_ok(&ws, &["update-ref", "ORIG_HEAD", "HEAD"]);
+    let orig = std::fs::File::options()
+        .write(true)
+        .open(ws.root().join(".git/ORIG_HEAD"))
+        .unwrap();
+    let hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    orig.set_modified(hour_ago).unwrap();
+    drop(orig);
+    let stash = git_ok(&ws, &["stash", "create"]).trim().to_string();
+    ws.ok(&[
+        "checkpoint",
+        "--session-done",
+        "during the second merge; tested",
+    ]);
+    git_ok(&ws, &["read-tree", "--reset", "-u", "HEAD"]);
+    ws.ok(&["status"]);
+    if !stash.is_empty() {
+        git_ok(&ws, &["stash", "apply", "--quiet", &stash]);
+    }
+    ws.ok(&["checkpoint", "--session-done", "after the merge; tested"]);
+    let file = ws.read("SESSIONS.md");
+    for t in ["during the second merge", "after the merge", "committed"] {
+        assert!(file.contains(t), "{t} lost: {file}");
+    }
+    let log = ws.json(&["log", "-n", "100"]);
+    let removed: Vec<_> = (log["events"].as_array().unwrap().iter())
+        .filter(|e| e["op"] == "remove")
+        .collect();
+    assert!(removed.is_empty(), "nothing was removed: {removed:?}");
+}
+
+#[test]
 fn an_older_copy_of_project_md_git_puts_back_keeps_the_lines_written_after_it() {
     let ws = repo();
     let line = |text: &str| ws.ok(&["checkpoint", "--section", "现状", "--line", text]);

@@ -219,6 +219,24 @@ pub(super) fn staged_version(root: &Path, path: &Path, bytes: &[u8]) -> Option<b
     Some(blob_id(bytes) == object)
 }
 
+/// Whether revisions `a` and `b` name the same commit; `None` when git does not answer or
+/// either names none.
+pub(super) fn same_commit(root: &Path, a: &str, b: &str) -> Option<bool> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .arg("rev-parse")
+        .args([format!("{a}^{{commit}}"), format!("{b}^{{commit}}")])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .ok()
+        .filter(|o| o.status.success())?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut ids = text.lines();
+    Some(ids.next()? == ids.next()?)
+}
+
 /// The bytes of the version of `path` that `HEAD` holds; `None` when it holds none or git does
 /// not answer.
 pub fn head_version(root: &Path, path: &Path) -> Option<Vec<u8>> {

@@ -4,13 +4,20 @@
 //! version git holds — then lacks entries git never saw. Such an entry is not a removal: it was
 //! recorded before HEAD last moved and is in no version of the file the merge started from
 //! (`ORIG_HEAD`), so no side of the merge can have meant to take it out; it stays, as an entry
-//! recorded after the copy a save was made from does. The same holds while a merge is under
-//! way or has just ended (`ORIG_HEAD` written in the last [`MERGING`]): a merge whose strategy
-//! gives up puts the work tree back to HEAD and then reapplies the changes it stashed when it
-//! began, so for a moment the file is HEAD's version, and an entry recorded meanwhile is in no
-//! version at all. HEAD has not moved then. Outside a merge, a person's `git checkout -- FILE`
-//! (HEAD does not move) still removes what was not committed. Reads git's files and asks git
-//! for one blob; never writes.
+//! recorded after the copy a save was made from does.
+//!
+//! The same holds for a merge that gave up: its strategy refused (the work tree changed under
+//! it), so git puts the work tree back to HEAD and then reapplies the changes it stashed when
+//! it began. For a moment the file is HEAD's version, and an entry recorded meanwhile is in no
+//! version at all; HEAD has not moved. Such a merge leaves `ORIG_HEAD` naming HEAD's own
+//! commit, and git does not write a ref again to the value it holds, so a second merge that
+//! gives up from the same HEAD leaves `ORIG_HEAD`'s time as the first left it: the rule is
+//! "`ORIG_HEAD` names HEAD's commit, or was written in the last [`MERGING`]", not the time
+//! alone. A person's `git reset --hard` leaves `ORIG_HEAD` the same way; what it drops that was
+//! never committed is kept once and reported, and dropping it again removes it (as for any
+//! older copy put back). A person's `git checkout -- FILE` after a commit (HEAD moved past
+//! `ORIG_HEAD`) still removes what was not committed. Reads git's files and asks git for one
+//! blob and two commit ids; never writes.
 
 use std::path::Path;
 
@@ -26,7 +33,8 @@ const MERGING: std::time::Duration = std::time::Duration::from_secs(60);
 pub(super) struct LastMerge {
     /// When HEAD last moved (unix seconds, from its reflog).
     moved_at: i64,
-    /// A merge (a pull, a reset) wrote `ORIG_HEAD` within the last [`MERGING`].
+    /// The file may be one a merge put back: the last merge, pull or reset left HEAD where it
+    /// was (`ORIG_HEAD` names HEAD's commit), or wrote `ORIG_HEAD` within the last [`MERGING`].
     merging: bool,
     /// The file as the commit the merge started from held it.
     ours: String,
@@ -65,7 +73,8 @@ impl Tx<'_> {
         }
         let merging = (orig.modified().ok())
             .and_then(|t| t.elapsed().ok())
-            .is_some_and(|age| age <= MERGING);
+            .is_some_and(|age| age <= MERGING)
+            || gitop::same_commit(root, "ORIG_HEAD", "HEAD") == Some(true);
         let moved_at = last_move(&dir.join("logs").join("HEAD"))?;
         let path = self.ws.memory_file(f).ok()?;
         let ours = gitop::version_at(root, "ORIG_HEAD", &path)?;
