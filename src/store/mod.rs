@@ -22,6 +22,7 @@
 mod born;
 mod bulk;
 mod damage;
+mod layout;
 mod migrate;
 mod reader;
 mod salvage;
@@ -42,7 +43,7 @@ pub use versions::{Print, VersionRecord};
 pub use write::WriteTx;
 
 /// Version of the table layout; bump with a migration in [`migrate`].
-pub const SCHEMA_VERSION: u64 = 5;
+pub const SCHEMA_VERSION: u64 = 6;
 
 /// What one handle may keep of the file in memory: pages read, and the pages a write
 /// transaction has dirtied (redb writes those beyond half of this to the file before the commit,

@@ -267,63 +267,6 @@ impl WriteTx {
         self.note_change(&format!("p:{}", file.file_name()))
     }
 
-    /// Record how `file` is laid out (`None`: canonically).
-    /// Put `units` on top of file `file`'s stored layout, its top now `top`: the record's bytes
-    /// after the old top (its units, 950k in a large archive) are copied, not decoded.
-    pub fn put_layout_on_top(
-        &self,
-        file: FileKind,
-        top: &crate::markdown::LayoutTop,
-        units: &[crate::markdown::Unit],
-    ) -> Result<()> {
-        damage::guard(&self.path, || {
-            let key = super::tables::layout_key(file);
-            let mut t = self.txn.open_table(FILES).map_err(self.w())?;
-            let old = match t.get(key.as_str()).map_err(self.w())? {
-                Some(v) => v.value().to_vec(),
-                None => return Err(Error::Internal(format!("no layout of {file:?} to add to"))),
-            };
-            let (was, at) =
-                super::tables::decode_prefix::<crate::markdown::LayoutTop>(&self.path, &old)?;
-            if was.units + units.len() as u64 != top.units {
-                return Err(Error::Internal(format!(
-                    "a layout of {} units given {} more is not one of {}",
-                    was.units,
-                    units.len(),
-                    top.units
-                )));
-            }
-            let mut bytes = encode(top)?;
-            for u in units {
-                bytes.extend(encode(u)?);
-            }
-            bytes.extend_from_slice(&old[at..]);
-            t.insert(key.as_str(), bytes.as_slice()).map_err(self.w())?;
-            Ok(())
-        })
-    }
-
-    pub fn set_layout(
-        &self,
-        file: FileKind,
-        layout: Option<&crate::markdown::Layout>,
-    ) -> Result<()> {
-        damage::guard(&self.path, || {
-            let key = super::tables::layout_key(file);
-            let mut t = self.txn.open_table(FILES).map_err(self.w())?;
-            match layout {
-                Some(l) => {
-                    let bytes = encode(l)?;
-                    t.insert(key.as_str(), bytes.as_slice()).map_err(self.w())?;
-                }
-                None => {
-                    t.remove(key.as_str()).map_err(self.w())?;
-                }
-            }
-            Ok(())
-        })
-    }
-
     /// Keep `clashes` as the sections' clashes that may still stand (none: forget them).
     pub fn set_section_clashes(&self, clashes: &[crate::model::SectionClash]) -> Result<()> {
         damage::guard(&self.path, || {

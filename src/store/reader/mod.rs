@@ -217,9 +217,7 @@ pub trait Reader {
     /// How `file` was laid out when last read or written, when that is not the canonical
     /// rendering (see [`crate::markdown::Layout`]).
     fn layout(&self, file: FileKind) -> Result<Option<crate::markdown::Layout>> {
-        self.raw_get(BytesTable::Files, &super::tables::layout_key(file))?
-            .map(|b| decode_at(self.path(), &b))
-            .transpose()
+        super::layout::read(self, file)
     }
 
     /// The top of file `file`'s layout (its units not read): see [`crate::markdown::LayoutTop`].
