@@ -33,7 +33,7 @@ const MIN_EACH: usize = 5;
 /// Acknowledged writes a seed must make.
 const MIN_ACKED: usize = 50;
 /// Runs of one git command trilogy's hold on the index refused, before the loop moves on.
-const TRIES: usize = 3;
+const TRIES: usize = 5;
 /// Past this a seed that has not done enough fails.
 const LIMIT: Duration = Duration::from_secs(240);
 /// Operations a seed picks at random, or for how long, before it turns to the kinds still
