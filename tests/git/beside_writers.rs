@@ -288,13 +288,22 @@ fn entries_recorded_while_a_merge_puts_the_work_tree_back_stay() {
     git_ok(&ws, &["update-ref", "ORIG_HEAD", "HEAD"]);
     let stash = git_ok(&ws, &["stash", "create"]).trim().to_string();
     assert!(!stash.is_empty());
-    ws.ok(&["checkpoint", "--session-done", "during the merge; tested"]);
-    git_ok(&ws, &["read-tree", "--reset", "-u", "HEAD"]);
+    merge_puts_back(&ws, &stash, "during the merge", &["before the merge"]);
+}
+
+/// The rest of a merge that gave up, its stash `stash` taken (empty: nothing to stash): `during`
+/// is recorded, git puts the work tree back to HEAD, trilogy reads it, git reapplies the stash,
+/// one more entry is recorded. Nothing may be lost or counted as removed; `also` must stay too.
+fn merge_puts_back(ws: &Ws, stash: &str, during: &str, also: &[&str]) {
+    ws.ok(&["checkpoint", "--session-done", &format!("{during}; tested")]);
+    git_ok(ws, &["read-tree", "--reset", "-u", "HEAD"]);
     ws.ok(&["status"]);
-    git_ok(&ws, &["stash", "apply", "--quiet", &stash]);
+    if !stash.is_empty() {
+        git_ok(ws, &["stash", "apply", "--quiet", stash]);
+    }
     ws.ok(&["checkpoint", "--session-done", "after the merge; tested"]);
     let file = ws.read("SESSIONS.md");
-    for t in ["before the merge", "during the merge", "after the merge"] {
+    for t in [during, "after the merge"].iter().chain(also) {
         assert!(file.contains(t), "{t} lost: {file}");
     }
     let log = ws.json(&["log", "-n", "100"]);
@@ -332,26 +341,7 @@ fn entries_recorded_while_a_second_merge_from_the_same_head_puts_the_work_tree_b
     orig.set_modified(hour_ago).unwrap();
     drop(orig);
     let stash = git_ok(&ws, &["stash", "create"]).trim().to_string();
-    ws.ok(&[
-        "checkpoint",
-        "--session-done",
-        "during the second merge; tested",
-    ]);
-    git_ok(&ws, &["read-tree", "--reset", "-u", "HEAD"]);
-    ws.ok(&["status"]);
-    if !stash.is_empty() {
-        git_ok(&ws, &["stash", "apply", "--quiet", &stash]);
-    }
-    ws.ok(&["checkpoint", "--session-done", "after the merge; tested"]);
-    let file = ws.read("SESSIONS.md");
-    for t in ["during the second merge", "after the merge", "committed"] {
-        assert!(file.contains(t), "{t} lost: {file}");
-    }
-    let log = ws.json(&["log", "-n", "100"]);
-    let removed: Vec<_> = (log["events"].as_array().unwrap().iter())
-        .filter(|e| e["op"] == "remove")
-        .collect();
-    assert!(removed.is_empty(), "nothing was removed: {removed:?}");
+    merge_puts_back(&ws, &stash, "during the second merge", &["committed"]);
 }
 
 #[test]
