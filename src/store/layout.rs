@@ -212,7 +212,7 @@ mod tests {
         Unit {
             key: format!("u{k}"),
             canon: k as u64,
-            raw: (k % 7 == 0).then(|| format!("## raw {k}\n")),
+            raw: k.is_multiple_of(7).then(|| format!("## raw {k}\n")),
             open_end: false,
             gap: "\n\n".into(),
         }
