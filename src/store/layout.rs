@@ -9,7 +9,11 @@
 use redb::ReadableTable;
 
 use super::reader::BytesTable;
-use super::tables::{FILES, decode_at, decode_prefix, encode, layout_key};
+use super::reader::layout::{own_units, read};
+use super::tables::{
+    FILES, decode_at, decode_prefix, encode, layout_count_key as count_key, layout_key,
+    layout_segment_key as segment_key, layout_segments_prefix as segments_prefix,
+};
 use super::{Reader, WriteTx, damage};
 use crate::error::{Error, Result};
 use crate::markdown::{Layout, LayoutTop, Unit};
@@ -17,80 +21,7 @@ use crate::model::FileKind;
 
 /// Units a layout's own record holds at most (with what goes on top, before they go to a
 /// segment) and units a segment holds.
-const SEGMENT: usize = 4096;
-
-/// The key of segment `n` of `file`'s layout (numbered from the oldest).
-fn segment_key(file: FileKind, n: u64) -> String {
-    format!("{}#{n:010}", layout_key(file))
-}
-
-fn segments_prefix(file: FileKind) -> String {
-    format!("{}#", layout_key(file))
-}
-
-/// Where `file`'s segments stand: (the next segment's number, units they hold).
-fn count_key(file: FileKind) -> String {
-    format!("layout-segments:{}", file.file_name())
-}
-
-/// The units of the layout's own record from `bytes` (after its top): the first `n`, and the
-/// offset where what follows them (the archived count) starts.
-fn own_units(path: &std::path::Path, bytes: &[u8], n: u64) -> Result<(Vec<Unit>, usize)> {
-    let mut at = 0;
-    let mut units = Vec::with_capacity(n.min(SEGMENT as u64 * 2) as usize);
-    for _ in 0..n {
-        let (u, used) = decode_prefix::<Unit>(path, &bytes[at..])?;
-        at += used;
-        units.push(u);
-    }
-    Ok((units, at))
-}
-
-/// The whole layout of `file` in `r`; `None` when it is laid out canonically.
-pub(super) fn read(r: &(impl Reader + ?Sized), file: FileKind) -> Result<Option<Layout>> {
-    let Some(main) = r.raw_get(BytesTable::Files, &layout_key(file))? else {
-        return Ok(None);
-    };
-    let path = r.path().to_path_buf();
-    let (top, at) = decode_prefix::<LayoutTop>(&path, &main)?;
-    let (_, below) = match r.raw_get(BytesTable::Files, &count_key(file))? {
-        Some(b) => decode_at::<(u64, u64)>(&path, &b)?,
-        None => (0, 0),
-    };
-    let own = top.units.checked_sub(below).ok_or_else(|| {
-        damage::damaged(
-            &path,
-            format!("{file:?}'s layout counts fewer units than its segments"),
-        )
-    })?;
-    let (mut units, end) = own_units(&path, &main[at..], own)?;
-    let archived = decode_at::<u64>(&path, &main[at + end..])?;
-    let mut segments = Vec::new();
-    r.raw_scan_each(BytesTable::Files, &segments_prefix(file), &mut |v| {
-        segments.push(decode_at::<Vec<Unit>>(&path, v)?);
-        Ok(true)
-    })?;
-    for s in segments.into_iter().rev() {
-        units.extend(s);
-    }
-    if units.len() as u64 != top.units {
-        return Err(damage::damaged(
-            &path,
-            format!(
-                "{file:?}'s layout holds {} units of {}",
-                units.len(),
-                top.units
-            ),
-        ));
-    }
-    Ok(Some(Layout {
-        bom: top.bom,
-        crlf: top.crlf,
-        head: top.head,
-        units,
-        archived,
-    }))
-}
+pub(super) const SEGMENT: usize = 4096;
 
 impl WriteTx {
     /// Record how `file` is laid out (`None`: canonically).

@@ -100,6 +100,21 @@ pub(super) fn layout_key(file: FileKind) -> String {
     format!("layout:{}", file.file_name())
 }
 
+/// The key of segment `n` of `file`'s layout (numbered from the oldest; see `store::layout`).
+pub(super) fn layout_segment_key(file: FileKind, n: u64) -> String {
+    format!("{}#{n:010}", layout_key(file))
+}
+
+/// What the keys of `file`'s layout segments start with.
+pub(super) fn layout_segments_prefix(file: FileKind) -> String {
+    format!("{}#", layout_key(file))
+}
+
+/// Where `file`'s layout segments stand: (the next segment's number, units they hold).
+pub(super) fn layout_count_key(file: FileKind) -> String {
+    format!("layout-segments:{}", file.file_name())
+}
+
 pub(super) fn count_key(file: FileKind) -> String {
     format!("count:{}", file.code())
 }

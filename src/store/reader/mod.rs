@@ -1,6 +1,7 @@
 //! Reads: the [`Reader`] trait shared by read and write transactions, and the read snapshot.
 //! Layout: `raw` (the trait's table reads, for both transaction types).
 
+pub(super) mod layout;
 mod raw;
 
 pub use raw::ReadTx;
@@ -217,7 +218,7 @@ pub trait Reader {
     /// How `file` was laid out when last read or written, when that is not the canonical
     /// rendering (see [`crate::markdown::Layout`]).
     fn layout(&self, file: FileKind) -> Result<Option<crate::markdown::Layout>> {
-        super::layout::read(self, file)
+        layout::read(self, file)
     }
 
     /// The top of file `file`'s layout (its units not read): see [`crate::markdown::LayoutTop`].

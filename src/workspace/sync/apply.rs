@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::markdown::{self, Doc, Parsed};
 use crate::model::{
     EntryRecord, FileKind, Lang, Origin, SectionRecord, State, section_heading, section_key,
@@ -16,7 +16,7 @@ use super::Tx;
 use super::base::lines::{body_lines, printed_lines};
 use super::base::{Base, Kept, Prints, block_hash, id_key};
 use super::items::{Item, items_drain, keep_readable};
-use super::stream::{Changed, Fresh, LOT, Shaped, Source};
+use super::stream::{Changed, Fresh, LOT, Shaped, Source, parse_archive};
 use crate::store::Print;
 
 /// What reading the changed files gathered, applied once all of them are read.
@@ -37,12 +37,6 @@ struct Gathered {
     theirs_prints: HashMap<FileKind, Prints>,
     /// Per file, what its save left out without its writer having seen it.
     kept: Vec<(FileKind, Kept)>,
-}
-
-/// The archive parsed whole.
-fn parse_archive(text: &str) -> Result<Parsed> {
-    markdown::parse(text, true)
-        .map_err(|e| Error::bad_input(format!("archive: line {}: {}", e.line, e.reason)))
 }
 
 impl Tx<'_> {

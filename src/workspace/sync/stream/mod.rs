@@ -90,6 +90,12 @@ pub(super) struct Fresh {
     pub(super) imported: BTreeMap<FileKind, usize>,
 }
 
+/// The archive parsed whole (what the chunked read leaves to a whole read).
+pub(super) fn parse_archive(text: &str) -> Result<Parsed> {
+    markdown::parse(text, true)
+        .map_err(|e| Error::bad_input(format!("archive: line {}: {}", e.line, e.reason)))
+}
+
 /// True when the archive `text` reads chunk by chunk as it reads whole: no byte-order mark or
 /// carriage return (the file's marks), no conflict marker (a parse error names its line), no
 /// archive pointer line (taken out wherever it stands alone), and an entry to start with.
