@@ -8,11 +8,19 @@
 use std::path::{Path, PathBuf};
 
 /// What git leaves in its directory while an operation that rewrites files is under way.
-const IN_PROGRESS: [(&str, &str); 7] = [
+const IN_PROGRESS: [(&str, &str); 8] = [
     ("index.lock", "a git command holds the index (index.lock)"),
     ("rebase-merge", "a git rebase is under way"),
     ("rebase-apply", "a git rebase or am is under way"),
     ("MERGE_HEAD", "a git merge is under way"),
+    // a merge or pull with `--autostash`: from putting the work tree back to HEAD until the
+    // stash is applied again; a file written meanwhile makes the merge refuse, and what the
+    // file lacks then is only stashed. Left behind when the merge stops, until the person
+    // applies or drops it (`git merge --quit`, `git stash pop`)
+    (
+        "MERGE_AUTOSTASH",
+        "a git merge with --autostash is under way",
+    ),
     ("CHERRY_PICK_HEAD", "a git cherry-pick is under way"),
     ("REVERT_HEAD", "a git revert is under way"),
     ("BISECT_LOG", "a git bisect is under way"),
