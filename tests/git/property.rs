@@ -236,7 +236,14 @@ fn git_op(a: &Ws, kind: &str, rng: &mut Rng, on_side: &mut bool, t: &mut Tally) 
                 "origin",
                 "main",
             ];
-            t.run(a, &pull) && t.run(a, &["push", "-q", "origin", "main"])
+            // the pull is what happens beside the writers; its push may be refused as not a
+            // fast-forward when the other clone pushed meanwhile, as in any team, and the next
+            // pull takes that in
+            let pulled = t.run(a, &pull);
+            if pulled {
+                t.run(a, &["push", "-q", "origin", "main"]);
+            }
+            pulled
         }
         "merge" => {
             commit(t);
