@@ -292,11 +292,24 @@ pub fn is_git_blob(root: &Path, id: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
+/// The hasher of git's id for a blob `len` bytes long, its header taken: feed it the bytes.
+pub(super) fn blob_hasher(len: u64) -> sha1::Sha1 {
+    use sha1::Digest;
+    let mut h = sha1::Sha1::new();
+    h.update(format!("blob {len}\0").as_bytes());
+    h
+}
+
+/// [`blob_hasher`] for a file in the repository at `root` (`None` outside one).
+pub(super) fn blob_hasher_in(root: Option<&Path>, len: u64) -> Option<sha1::Sha1> {
+    root.filter(|r| git_dir(r).is_some())
+        .map(|_| blob_hasher(len))
+}
+
 /// The id git gives a blob holding `bytes`.
 fn blob_id(bytes: &[u8]) -> String {
-    use sha1::{Digest, Sha1};
-    let mut h = Sha1::new();
-    h.update(format!("blob {}\0", bytes.len()).as_bytes());
+    use sha1::Digest;
+    let mut h = blob_hasher(bytes.len() as u64);
     h.update(bytes);
     crate::base::hex::lower(&h.finalize())
 }

@@ -127,15 +127,7 @@ impl Tx<'_> {
         let mut top: Vec<u8> = Vec::with_capacity(tail_start as usize);
         let mut tail = Sha1::new();
         tail.update(expect);
-        let mut blob = self
-            .ws
-            .git()
-            .filter(|root| gitop::git_dir(root).is_some())
-            .map(|_| {
-                let mut h = Sha1::new();
-                h.update(format!("blob {len}\0").as_bytes());
-                h
-            });
+        let mut blob = gitop::blob_hasher_in(self.ws.git(), len);
         let disk = fsio::hash_stamped_with(path, |at, block| {
             let end = at + block.len() as u64;
             if at < tail_start {

@@ -204,11 +204,8 @@ mod tests {
 
     #[test]
     fn the_file_is_cut_where_the_text_is() {
-        let text = archive();
-        let dir = tempfile::tempdir().unwrap();
+        let (text, dir, stamp) = written();
         let path = dir.path().join("a.md");
-        std::fs::write(&path, &text).unwrap();
-        let stamp = fsio_stamp(&path);
         let from_text = all(&mut TextPieces::new(&text));
         let from_file = all(&mut FilePieces::open(&path, stamp).unwrap());
         assert!(from_text.len() > 1, "{} pieces", from_text.len());
@@ -219,11 +216,8 @@ mod tests {
 
     #[test]
     fn a_file_saved_again_since_its_pre_pass_fails_the_read() {
-        let text = archive();
-        let dir = tempfile::tempdir().unwrap();
+        let (text, dir, stamp) = written();
         let path = dir.path().join("a.md");
-        std::fs::write(&path, &text).unwrap();
-        let stamp = fsio_stamp(&path);
         // the same length, one entry's number changed
         std::fs::write(&path, text.replacen("条目 7\n", "条目 8\n", 1)).unwrap();
         let mut p = FilePieces::open(&path, stamp.clone()).unwrap();
@@ -238,6 +232,16 @@ mod tests {
             p.finish()
         })();
         assert!(read.is_err());
+    }
+
+    /// [`archive`] written to `a.md` in a folder of its own, and its stamp.
+    fn written() -> (String, tempfile::TempDir, FileStamp) {
+        let text = archive();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.md");
+        std::fs::write(&path, &text).unwrap();
+        let stamp = fsio_stamp(&path);
+        (text, dir, stamp)
     }
 
     fn fsio_stamp(path: &Path) -> FileStamp {

@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use sha1::{Digest, Sha1};
+use sha1::Digest;
 
 use crate::error::Result;
 use crate::markdown::POINTER_PREFIXES;
@@ -65,13 +65,7 @@ pub(in crate::workspace::sync) fn scan(
         return Ok(None);
     };
     let len = meta.len();
-    let mut blob = git
-        .filter(|root| super::super::gitop::git_dir(root).is_some())
-        .map(|_| {
-            let mut h = Sha1::new();
-            h.update(format!("blob {len}\0").as_bytes());
-            h
-        });
+    let mut blob = super::super::gitop::blob_hasher_in(git, len);
     let mut lines = Lines::default();
     let mut carry: Vec<u8> = Vec::new();
     let stamp = fsio::hash_stamped_with(path, |_, block| {
