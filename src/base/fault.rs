@@ -89,3 +89,16 @@ pub fn chunk_bytes(default: usize) -> usize {
     #[cfg(not(feature = "faults"))]
     default
 }
+
+/// `default`, or the byte count `TRILOGY_WHOLE_READ_CAP` gives: a test shows what becomes of an
+/// archive past what is read whole without writing a quarter of a gigabyte.
+#[inline]
+pub fn whole_read_cap(default: u64) -> u64 {
+    #[cfg(feature = "faults")]
+    return std::env::var("TRILOGY_WHOLE_READ_CAP")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default);
+    #[cfg(not(feature = "faults"))]
+    default
+}

@@ -14,7 +14,9 @@ use crate::model::FileStamp;
 
 use crate::base::fence::open_regular;
 
-pub use super::open::{MAX_FILE_BYTES, open_lock_file, read_existing, read_file, read_text_file};
+pub use super::open::{
+    MAX_FILE_BYTES, MAX_STREAMED_BYTES, open_lock_file, read_existing, read_file, read_text_file,
+};
 use super::open::{open_fenced, refuse_special};
 
 /// Replace `path` with `bytes` atomically and durably.
@@ -22,6 +24,27 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     use crate::base::write::{Whole, write_whole};
     refuse_special(path)?;
     write_whole(path, bytes, Whole::Durable).map_err(|e| Error::io(path, e))
+}
+
+/// [`write_atomic`] of `head` followed by the file `src` from offset `from` to its end, copied
+/// a block at a time: a file larger than is ever held in memory is replaced the same way.
+/// `src` may be `path` itself.
+pub fn write_atomic_spliced(path: &Path, head: &[u8], src: &Path, from: u64) -> Result<()> {
+    use crate::base::write::{mode_of, set_mode, sync_dir, temp_in};
+    refuse_special(path)?;
+    let dir = path
+        .parent()
+        .ok_or_else(|| Error::Internal(format!("{} has no parent", path.display())))?;
+    let (mut from_file, _) =
+        open_regular(src, MAX_STREAMED_BYTES).map_err(|e| Error::io(src, e))?;
+    let mut tmp = temp_in(dir).map_err(|e| Error::io(dir, e))?;
+    let io = |e| Error::io(path, e);
+    set_mode(tmp.path(), mode_of(path).unwrap_or(0o644)).map_err(io)?;
+    write_spliced(tmp.as_file_mut(), head, &mut from_file, from).map_err(io)?;
+    tmp.as_file().sync_all().map_err(io)?;
+    tmp.persist(path).map_err(|e| io(e.error))?;
+    sync_dir(dir);
+    Ok(())
 }
 
 fn stamp_from(path: &Path, meta: &std::fs::Metadata, sha1: String, taken_ms: u64) -> FileStamp {
@@ -56,9 +79,14 @@ pub fn read_stamped(path: &Path) -> Result<Option<(Vec<u8>, FileStamp)>> {
 /// Open a memory file and stat the open file ([`open_regular`], at most [`MAX_FILE_BYTES`]);
 /// `None` when it does not exist.
 fn open_stat(path: &Path) -> Result<Option<(std::fs::File, std::fs::Metadata)>> {
+    open_stat_up_to(path, MAX_FILE_BYTES)
+}
+
+/// [`open_stat`] of a file read a block at a time: at most [`MAX_STREAMED_BYTES`].
+fn open_stat_up_to(path: &Path, max: u64) -> Result<Option<(std::fs::File, std::fs::Metadata)>> {
     open_fenced(
         path,
-        MAX_FILE_BYTES,
+        max,
         "replace it with the memory file, or delete it and trilogy writes it again",
     )
 }
@@ -121,7 +149,7 @@ pub fn in_flight(path: &Path) -> bool {
         return true;
     }
     let mut last = [0u8; 1];
-    let read = open_regular(path, MAX_FILE_BYTES).and_then(|(mut f, _)| {
+    let read = open_regular(path, MAX_STREAMED_BYTES).and_then(|(mut f, _)| {
         f.seek(SeekFrom::End(-1))?;
         f.read_exact(&mut last)
     });
@@ -395,6 +423,22 @@ pub fn swap_in_with(
     })
 }
 
+/// True when the file at `path` holds `want` at offset `at` (false when it is shorter).
+pub fn bytes_at(path: &Path, at: u64, want: &[u8]) -> Result<bool> {
+    use std::io::{Read, Seek, SeekFrom};
+    let Some((mut f, meta)) = open_stat_up_to(path, MAX_STREAMED_BYTES)? else {
+        return Ok(false);
+    };
+    if meta.len() < at + want.len() as u64 {
+        return Ok(false);
+    }
+    let mut got = vec![0u8; want.len()];
+    f.seek(SeekFrom::Start(at))
+        .and_then(|_| f.read_exact(&mut got))
+        .map_err(|e| Error::io(path, e))?;
+    Ok(got == want)
+}
+
 /// The stamp of a file, its hash computed a block at a time (the file is never held in memory
 /// whole); `None` when it does not exist. The stat is taken on the open file before reading,
 /// as [`read_stamped`] does.
@@ -410,7 +454,7 @@ pub fn hash_stamped_with(
     use sha1::{Digest, Sha1};
     use std::io::Read;
     let taken_ms = now_ms();
-    let Some((mut f, meta)) = open_stat(path)? else {
+    let Some((mut f, meta)) = open_stat_up_to(path, MAX_STREAMED_BYTES)? else {
         return Ok(None);
     };
     let mut hasher = Sha1::new();

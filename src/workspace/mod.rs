@@ -11,7 +11,7 @@ mod fence;
 mod fsio;
 mod open;
 mod places;
-pub use fsio::{MAX_FILE_BYTES, read_existing, read_file, read_text_file};
+pub use fsio::{MAX_FILE_BYTES, MAX_STREAMED_BYTES, read_existing, read_file, read_text_file};
 mod locate;
 mod reading;
 mod scaffold;
@@ -28,7 +28,7 @@ use crate::model::{FileKind, Lang};
 use crate::store::{Reader, Store};
 
 pub use fence::{Fence, beneath, is_under};
-pub use fsio::{open_lock_file, write_atomic};
+pub use fsio::{open_lock_file, write_atomic, write_atomic_spliced};
 
 pub use locate::{
     CEILING_VAR, Ceilings, Located, LocatedBy, find_memory, holds_memory, lexical, locate,

@@ -11,6 +11,12 @@ use crate::error::{Error, Result};
 /// 20 MB), far below what would exhaust memory.
 pub const MAX_FILE_BYTES: u64 = 256 << 20;
 
+/// The largest file trilogy reads a block at a time (its hash, a copy, the archive's chunked
+/// import, entries added on top of it): such a read holds a block, never the file, so only an
+/// archive grows past [`MAX_FILE_BYTES`] and is still read this way. The bound keeps a runaway
+/// file from being read for hours.
+pub const MAX_STREAMED_BYTES: u64 = 64 << 30;
+
 /// [`open_regular`] with its refusals as errors naming the file: `instead` says what to do
 /// with something that is not a regular file. `None` when the file does not exist.
 pub(super) fn open_fenced(

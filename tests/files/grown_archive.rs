@@ -320,3 +320,109 @@ fn a_pulled_move_keeps_that_clones_order_and_a_layout_kept_for_the_archive() {
         ..Pull::default()
     });
 }
+
+#[test]
+fn entries_a_merge_put_among_those_trilogy_last_put_on_top_are_absorbed_as_the_full_read_would() {
+    let (fast, full) = (with_archive(), with_archive());
+    let archive = std::fs::read_to_string(fast.path("SESSIONS-archive.md")).unwrap();
+    // where the archive's first three entries start (the first two: trilogy's last move)
+    let next = |from: usize| from + archive[from..].find("\n\n## ").unwrap() + 2;
+    let first = archive.find("\n## ").unwrap() + 1;
+    let (second, third) = (next(first), next(next(first)));
+    let day_of = |at: usize| &archive[at + 3..at + 13];
+    let theirs = |at: usize, what: &str| format!("## {}\n完成：theirs, {what}\n\n", day_of(at));
+    // another clone's moves, each below the entry of its day
+    let merged = format!(
+        "{}{}{}{}{}{}",
+        &archive[..first],
+        &archive[first..second],
+        theirs(first, "between"),
+        &archive[second..third],
+        theirs(second, "below both"),
+        &archive[third..]
+    );
+    let s = absorbed_alike(&fast, &full, &[("SESSIONS-archive.md", &merged)]);
+    assert!(s[1].contains("theirs, between") && s[1].contains("theirs, below both"));
+    // and with one of trilogy's taken out: the full absorb honours that
+    let without = format!("{}{}", &archive[..first], &archive[second..]);
+    absorbed_alike(
+        &with_archive(),
+        &with_archive(),
+        &[("SESSIONS-archive.md", &without)],
+    );
+}
+
+#[test]
+fn an_archive_past_what_is_read_whole_is_read_from_the_top_and_left_alone_when_changed_inside() {
+    let ws = with_archive();
+    let path = ws.path("SESSIONS-archive.md");
+    let before = std::fs::read_to_string(&path).unwrap();
+    // the archive is past the cap; SESSIONS.md and DECISIONS.md are not
+    let capped = |args: &[&str]| {
+        let out = (ws.cmd().env("TRILOGY_TODAY", day(40)))
+            .env("TRILOGY_WHOLE_READ_CAP", (before.len() / 2).to_string())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {}", text(&out.stderr));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap_or_default()
+    };
+    let broken = |s: &serde_json::Value| s["unparseable"].as_array().map_or(0, Vec::len);
+    let archived = |s: &serde_json::Value| s["sessions_archived"].as_u64().unwrap();
+    let at_first = capped(&["status", "--json"]);
+    assert_eq!(broken(&at_first), 0, "{at_first}");
+    // an entry added on top is read from the top
+    let grown = on_top(
+        &before,
+        &format!("## {}\n完成：added on top; tested\n\n", day(39)),
+    );
+    std::fs::write(&path, &grown).unwrap();
+    let s = capped(&["status", "--json"]);
+    assert_eq!(
+        (broken(&s), archived(&s)),
+        (0, archived(&at_first) + 1),
+        "{s}"
+    );
+    // a change inside is reported, and the archive left as it is while sessions are recorded
+    let inside = grown.replacen("entry 1;", "entry one;", 1);
+    assert_ne!(inside, grown);
+    std::fs::write(&path, &inside).unwrap();
+    let s = capped(&["status", "--json"]);
+    assert_eq!(broken(&s), 1, "{s}");
+    assert!(
+        s["unparseable"][0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("reads whole"),
+        "{s}"
+    );
+    for n in 0..4 {
+        capped(&[
+            "checkpoint",
+            "--session-done",
+            &format!("while past the cap {n}; tested"),
+        ]);
+    }
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        inside,
+        "left untouched"
+    );
+    let sessions = std::fs::read_to_string(ws.path("SESSIONS.md")).unwrap();
+    assert_eq!(
+        sessions.matches("while past the cap").count(),
+        4,
+        "{sessions}"
+    );
+    // put back, it is read again and the sessions waiting move into it
+    std::fs::write(&path, &grown).unwrap();
+    capped(&["checkpoint", "--session-done", "put back; tested"]);
+    let s = capped(&["status", "--json"]);
+    assert_eq!(broken(&s), 0, "{s}");
+    let archive = std::fs::read_to_string(&path).unwrap();
+    assert!(archive.contains("while past the cap 0"), "{archive}");
+    assert!(
+        archive.ends_with(&before[before.find("\n## ").unwrap()..]),
+        "{archive}"
+    );
+}

@@ -298,6 +298,11 @@ pub(crate) fn canonical_place(tx: &mut Tx, sections: &[SectionRecord], key: &str
 /// makes that rewrite happen once per `batch + 1` sessions instead of at every write, whatever
 /// the archive's size; the newest `cap` sessions are always in SESSIONS.md.
 pub fn archive_overflow(tx: &mut Tx, cap: usize, batch: usize) -> Result<usize> {
+    // an archive left untouched until fixed by hand takes no sessions meanwhile: they stay
+    // live in SESSIONS.md and move once it reads again
+    if tx.broken().contains_key(&FileKind::Archive) {
+        return Ok(0);
+    }
     let live = tx.store().file_count(FileKind::Sessions)?;
     if live <= cap.saturating_add(batch) as u64 {
         return Ok(0);

@@ -141,6 +141,9 @@ impl Tx<'_> {
         {
             return Ok(Some(file));
         }
+        if self.past_whole_read(f, &path, stamp.as_ref())? {
+            return Ok(None);
+        }
         let Some(read) = self.read_settled(f, &path, ours)? else {
             return Ok(None);
         };
@@ -191,6 +194,55 @@ impl Tx<'_> {
         self.files.seen.insert(f, Some(file.stamp.sha1.clone()));
         self.files.stamps.insert(f, file.stamp.clone());
         Ok(Some(Changed::ArchiveFile(file)))
+    }
+
+    /// True when file `f` changed past what trilogy reads whole. Only the archive grows that
+    /// far, and what trilogy does with it then reads it a block at a time: its own writes,
+    /// entries added on top, a first import. Any other change to it is reported and the file
+    /// left untouched, as one that does not parse is; the other files go on, and sessions stay
+    /// in SESSIONS.md until the archive is put back.
+    /// The version trilogy last wrote or read, saved again (by its hash, a block at a time),
+    /// is no change: its stamp is recorded.
+    fn past_whole_read(
+        &mut self,
+        f: FileKind,
+        path: &Path,
+        stamp: Option<&FileStamp>,
+    ) -> Result<bool> {
+        let len = std::fs::metadata(path).map_or(0, |m| m.len());
+        let cap = crate::base::fault::whole_read_cap(fsio::MAX_FILE_BYTES);
+        if f != FileKind::Archive || len <= cap {
+            return Ok(false);
+        }
+        if let Some(disk) = fsio::hash_stamped(path)?
+            && stamp.is_some_and(|s| s.sha1 == disk.sha1)
+        {
+            self.files.seen.insert(f, Some(disk.sha1.clone()));
+            self.store.set_stamp(f, &disk)?;
+            self.changed = true;
+            return Ok(true);
+        }
+        let e = markdown::ParseError {
+            line: 1,
+            reason: format!(
+                "{} MiB, more than the {} MiB trilogy reads whole, and changed other than by \
+                 entries added on top (or it has CRLF line ends, a byte-order mark, conflict \
+                 markers or a pointer line); trilogy reads an archive this large only from the \
+                 top, a block at a time: put back the version trilogy wrote (`git checkout -- \
+                 {}` when it is committed) and add entries on top only",
+                len >> 20,
+                cap >> 20,
+                path.strip_prefix(&self.ws.root).unwrap_or(path).display()
+            ),
+        };
+        self.report.unparseable.push(Broken {
+            file: f,
+            path: path.display().to_string(),
+            line: e.line,
+            reason: e.reason.clone(),
+        });
+        self.files.broken.insert(f, e);
+        Ok(true)
     }
 
     /// Read file `f` (not `ours`, the version trilogy last stamped); `None` when a save seems

@@ -4,7 +4,10 @@
 //! same at a million archived entries as at a thousand. The new entries may be new to the store
 //! or live sessions it holds (a batch move made in another clone, arriving with a pull); each
 //! takes a new sequence number, so the store renders them in the file's order, and a layout
-//! kept for the file gains them on top. Whatever it cannot prove (any other change, entries
+//! kept for the file gains them on top. A merge that put another clone's moves among the
+//! entries trilogy last put on top (both clones moved sessions) is read the same way: those
+//! entries are found among the new ones and take new sequence numbers with them, the rest of
+//! the file still proven by its hash. Whatever it cannot prove (any other change, entries
 //! out of date order or not laid out as the store renders them, an entry the store holds
 //! anywhere but live in SESSIONS.md) is left to the full absorb, which gives the same files.
 //! It never writes a memory file.
@@ -25,6 +28,9 @@ use super::{Tx, gitop, render};
 
 /// The most new text above the old entries read this way.
 const MAX_GROWN: u64 = 8 << 20;
+
+/// The most entries trilogy last put on top that a merge may have mixed with the new ones.
+const MAX_RESTACKED: usize = 4096;
 
 /// Entries found on top of the archive, each with the live session the store holds under its
 /// id (`None`: new to the store).
@@ -55,10 +61,16 @@ impl Tx<'_> {
         let Some(was) = render::cut(layout.clone(), &preamble, &[], stamp.len) else {
             return Ok(false);
         };
-        let Some(read) = self.read_grown(path, stamp, &was.expect)? else {
-            return Ok(false);
+        let (read, under) = match self.read_grown(path, stamp, &was.expect, &was.expect)? {
+            Some(read) => (read, Vec::new()),
+            None if layout.is_none() => match self.read_restacked(path, stamp, &was.expect)? {
+                Some(found) => found,
+                None => return Ok(false),
+            },
+            None => return Ok(false),
         };
-        let Some((items, on_top)) = self.grown_items(&read.top[was.expect.len()..])? else {
+        let top = &read.top[was.expect.len()..];
+        let Some((items, on_top)) = self.grown_items(top, &under)? else {
             return Ok(false);
         };
         // the file starts as the store renders it with those entries on top
@@ -103,6 +115,11 @@ impl Tx<'_> {
                 .into_iter()
                 .rev()
                 .try_for_each(|(item, held)| match held {
+                    // what trilogy last put on top, in its place in the new order
+                    Some(mut rec) if rec.state == State::Archived => {
+                        rec.seq = tx.store.next_seq()?;
+                        tx.put_entry(&rec)
+                    }
                     Some(mut rec) => {
                         rec.seq = tx.store.next_seq()?;
                         tx.take_state(f, rec, &item, "")
@@ -112,21 +129,70 @@ impl Tx<'_> {
         })
     }
 
+    /// The archive as a merge leaves it when both sides put entries on top: the store's
+    /// newest `k` archived entries (what trilogy last put on top, rendered canonically under
+    /// `expect`) are among the new text on top, and the rest is the version `stamp` names from
+    /// its `k`th entry on. The read, with those `k` entries; `None` when no `k` up to
+    /// [`MAX_RESTACKED`] shows it. Each `k` whose first entry below is not where it would be
+    /// is passed over by a read of that heading alone.
+    fn read_restacked(
+        &self,
+        path: &Path,
+        stamp: &FileStamp,
+        expect: &[u8],
+    ) -> Result<Option<(Grown, Vec<EntryRecord>)>> {
+        let len = std::fs::metadata(path).map_or(0, |m| m.len());
+        let newest = self
+            .store
+            .file_entries(FileKind::Archive, 0, MAX_RESTACKED + 1)?;
+        let blocks: Vec<String> = (newest.iter())
+            .map(|e| markdown::entry_block(e, self.lang()).text())
+            .collect();
+        let mut prefix = expect.to_vec();
+        for k in 1..blocks.len() {
+            prefix.extend_from_slice(blocks[k - 1].as_bytes());
+            prefix.extend_from_slice(b"\n\n");
+            let Some(rest) = stamp.len.checked_sub(prefix.len() as u64) else {
+                break;
+            };
+            let Some(at) = len.checked_sub(rest) else {
+                break;
+            };
+            let heading = blocks[k].lines().next().unwrap_or_default();
+            let below = format!("\n\n{heading}\n");
+            if at < below.len() as u64 || !fsio::bytes_at(path, at - 2, below.as_bytes())? {
+                continue;
+            }
+            if let Some(read) = self.read_grown(path, stamp, &prefix, expect)? {
+                return Ok(Some((read, newest[..k].to_vec())));
+            }
+        }
+        Ok(None)
+    }
+
     /// Read the archive a block at a time: `None` unless it is `expect`, new text, then the
-    /// rest of the version `stamp` names (what follows `expect` in it, by its hash).
-    fn read_grown(&self, path: &Path, stamp: &FileStamp, expect: &[u8]) -> Result<Option<Grown>> {
+    /// rest of the version `stamp` names (what follows `old` in it, by its hash; `old` is
+    /// `expect` when the new text was only added, or `expect` and the entries it replaced).
+    fn read_grown(
+        &self,
+        path: &Path,
+        stamp: &FileStamp,
+        old: &[u8],
+        expect: &[u8],
+    ) -> Result<Option<Grown>> {
         let len = match std::fs::metadata(path) {
             Ok(m) => m.len(),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(Error::io(path, e)),
         };
-        if len <= stamp.len || len - stamp.len > MAX_GROWN {
+        let old_len = old.len() as u64;
+        if len <= stamp.len || len - stamp.len > MAX_GROWN || stamp.len < old_len {
             return Ok(None);
         }
-        let tail_start = len - (stamp.len - expect.len() as u64);
+        let tail_start = len - (stamp.len - old_len);
         let mut top: Vec<u8> = Vec::with_capacity(tail_start as usize);
         let mut tail = Sha1::new();
-        tail.update(expect);
+        tail.update(old);
         let mut blob = gitop::blob_hasher_in(self.ws.git(), len);
         let disk = fsio::hash_stamped_with(path, |at, block| {
             let end = at + block.len() as u64;
@@ -158,7 +224,11 @@ impl Tx<'_> {
     /// session the store holds under its id (`None`: new to the store), and their blocks as the
     /// store renders them: `None` unless each is dated by its own heading, in date order and no
     /// older than the archive's newest.
-    fn grown_items(&self, text: &[u8]) -> Result<Option<(Found, Vec<Piece>)>> {
+    fn grown_items(
+        &self,
+        text: &[u8],
+        under: &[EntryRecord],
+    ) -> Result<Option<(Found, Vec<Piece>)>> {
         let f = FileKind::Archive;
         let Ok(text) = std::str::from_utf8(text) else {
             return Ok(None);
@@ -185,7 +255,7 @@ impl Tx<'_> {
             });
         });
         let dated = (items.iter()).all(|i| heading_date(&i.heading) == Some(i.sort_date));
-        let newest_kept = self.store.file_entries(f, 0, 1)?;
+        let newest_kept = self.store.file_entries(f, under.len(), 1)?;
         let in_order = items.windows(2).all(|w| w[0].sort_date >= w[1].sort_date)
             && items.last().is_some_and(|oldest| {
                 newest_kept
@@ -212,9 +282,22 @@ impl Tx<'_> {
                 {
                     Some(rec)
                 }
+                // one trilogy last put on top, among the new ones
+                Some(rec)
+                    if item.state == State::Archived && under.iter().any(|u| u.id == rec.id) =>
+                {
+                    Some(rec)
+                }
                 _ => return Ok(None),
             };
             found.push((item, held));
+        }
+        // every one of them still there: one taken out is the full absorb's to honour
+        let kept = (found.iter())
+            .filter(|(_, held)| held.as_ref().is_some_and(|r| r.state == State::Archived))
+            .count();
+        if kept != under.len() {
+            return Ok(None);
         }
         Ok(Some((found, on_top)))
     }

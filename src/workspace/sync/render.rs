@@ -61,7 +61,7 @@ impl Tx<'_> {
         if !trusted {
             return Ok(None);
         }
-        let (mut src, meta) = crate::base::fence::open_regular(path, fsio::MAX_FILE_BYTES)
+        let (mut src, meta) = crate::base::fence::open_regular(path, fsio::MAX_STREAMED_BYTES)
             .map_err(|e| Error::io(path, e))?;
         let mtime = crate::base::stat::mtime_ns(&meta);
         if meta.len() != stamp.len

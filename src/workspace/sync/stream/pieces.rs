@@ -97,7 +97,7 @@ impl FilePieces {
     pub(super) fn open(path: &Path, expect: FileStamp) -> Result<Self> {
         // through the fence, as the pre-pass was: a FIFO swapped in since is never opened
         let (file, _) =
-            crate::base::fence::open_regular(path, super::super::super::fsio::MAX_FILE_BYTES)
+            crate::base::fence::open_regular(path, super::super::super::fsio::MAX_STREAMED_BYTES)
                 .map_err(|e| Error::io(path, e))?;
         Ok(FilePieces {
             path: path.to_path_buf(),

@@ -18,6 +18,8 @@ use crate::markdown::{self, Doc, is_pointer_line, merge_entries, merge_sections}
 use crate::model::{FileKind, heading_date, section_key};
 use crate::workspace::{Workspace, write_atomic};
 
+mod on_top;
+
 /// What the driver did.
 #[derive(Debug, Clone, Serialize)]
 pub struct MergeReport {
@@ -60,6 +62,15 @@ pub fn merge_driver(base: &Path, ours: &Path, theirs: &Path, name: &str) -> Resu
         .into_iter()
         .find(|f| f.file_name() == file_name)
         .ok_or_else(|| Error::bad_input(format!("{name}: not a trilogy memory file")))?;
+    // the archive's shared tail is copied, never read whole (it may be past what is)
+    if kind == FileKind::Archive
+        && let Some(conflicts) = on_top::merge(base, ours, theirs)?
+    {
+        return Ok(MergeReport {
+            file: file_name,
+            conflicts,
+        });
+    }
     let strip = matches!(kind, FileKind::Sessions | FileKind::Archive);
     // the three versions and the merged doc are dropped before the result is parsed back, so
     // a 100k-entry archive is held at most four times at once, never six
@@ -311,12 +322,11 @@ pub fn resolve(ws: &Workspace, only: &[String]) -> Result<Vec<Resolved>> {
             .map_err(|e| Error::io(&scratch_in, e))?;
         let version = |object: Option<&str>, file: &str| -> Result<std::path::PathBuf> {
             let at = dir.path().join(file);
-            let bytes = match object {
-                Some(o) => git_bytes(&ws.root, &["cat-file", "blob", o])?,
-                // both sides added it: the base is empty
-                None => Vec::new(),
-            };
-            std::fs::write(&at, bytes).map_err(|e| Error::io(&at, e))?;
+            let out = std::fs::File::create(&at).map_err(|e| Error::io(&at, e))?;
+            // both sides added it: the base is empty
+            if let Some(o) = object {
+                blob_into(&ws.root, o, out)?;
+            }
             Ok(at)
         };
         let b = version(base.as_deref(), "base")?;
@@ -326,9 +336,9 @@ pub fn resolve(ws: &Workspace, only: &[String]) -> Result<Vec<Resolved>> {
             Ok(r) => (r.conflicts, false),
             Err(_) => (fallback_merge(&b, &o, &t) as usize, true),
         };
-        let merged = crate::workspace::read_existing(&o, crate::workspace::MAX_FILE_BYTES)?;
+        // copied a block at a time: a merged archive may be past what is read whole
         let target = ws.inside(&ws.root.join(&path))?;
-        write_atomic(&target, &merged)?;
+        crate::workspace::write_atomic_spliced(&target, b"", &o, 0)?;
         if conflicts == 0 {
             git(&ws.root, &["add", "--", &path])?;
         }
@@ -339,6 +349,31 @@ pub fn resolve(ws: &Workspace, only: &[String]) -> Result<Vec<Resolved>> {
         });
     }
     Ok(done)
+}
+
+/// Git's blob `object` written into `out` as git reads it out, never held in memory whole.
+fn blob_into(root: &Path, object: &str, out: std::fs::File) -> Result<()> {
+    let run = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["cat-file", "blob", object])
+        .stdout(out)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .map_err(|e| Error::Io {
+            path: root.to_path_buf(),
+            message: format!("cannot run git ({e}); install git"),
+        })?;
+    if !run.status.success() {
+        return Err(Error::Io {
+            path: root.to_path_buf(),
+            message: format!(
+                "git cat-file blob {object} failed: {}",
+                String::from_utf8_lossy(&run.stderr).trim()
+            ),
+        });
+    }
+    Ok(())
 }
 
 fn git_bytes(root: &Path, args: &[&str]) -> Result<Vec<u8>> {
