@@ -75,12 +75,13 @@ def workspace(n, prefix="vol", project=False, marks=True):
     return d
 
 
-def run(args, stdin=b"", env=ENV, keep=True):
+def run(args, stdin=b"", env=ENV, keep=True, cwd=None):
     """Spawn, feed, reap: (wall s, cpu s, peak RSS MiB, stdout). Output not kept is never read
     into this process (a child's peak RSS counts what its parent held when it forked)."""
     t = time.perf_counter()
     out_to = subprocess.PIPE if keep else subprocess.DEVNULL
-    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=out_to, stderr=subprocess.PIPE, env=env)
+    p = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=out_to, stderr=subprocess.PIPE, env=env,
+                         cwd=cwd)
     p.stdin.write(stdin)
     p.stdin.close()
     out = p.stdout.read() if keep else b""

@@ -11,7 +11,9 @@ mod fence;
 mod fsio;
 mod open;
 mod places;
-pub use fsio::{MAX_FILE_BYTES, MAX_STREAMED_BYTES, read_existing, read_file, read_text_file};
+pub use fsio::{
+    MAX_FILE_BYTES, MAX_STREAMED_BYTES, hash_stamped, read_existing, read_file, read_text_file,
+};
 mod locate;
 mod reading;
 mod scaffold;
