@@ -236,6 +236,9 @@ fn file_findings(
             continue;
         }
         let path = ws.file_path(f);
+        if f == FileKind::Archive && archive_past_cap(r, &path, out)? {
+            continue;
+        }
         let disk = match crate::workspace::read_file(&path, crate::workspace::MAX_FILE_BYTES) {
             Ok(b) => b,
             Err(e) => {
@@ -262,6 +265,37 @@ fn file_findings(
         }
     }
     Ok(())
+}
+
+/// True when the archive at `path` is past what is read whole: it is then checked by its hash
+/// against the version trilogy last wrote or read (a block at a time), never read or rendered
+/// whole, and a finding added when it is another.
+fn archive_past_cap(r: &dyn Reader, path: &Path, out: &mut Vec<Finding>) -> Result<bool> {
+    let cap = crate::workspace::MAX_FILE_BYTES;
+    if std::fs::metadata(path).map_or(0, |m| m.len()) <= cap {
+        return Ok(false);
+    }
+    let disk = crate::workspace::hash_stamped(path)?;
+    let known = r.stamp(FileKind::Archive)?;
+    if disk.is_some_and(|d| known.is_some_and(|k| k.sha1 == d.sha1)) {
+        return Ok(true);
+    }
+    out.push(finding(
+        Level::Warn,
+        "files",
+        format!(
+            "{} is past the {} MiB trilogy reads whole and is not the version it last wrote or \
+             read: only entries added on top of that version are read",
+            path.display(),
+            cap >> 20
+        ),
+        format!(
+            "run any trilogy command to have entries added on top read; for any other change, \
+             put back the version trilogy wrote (`git checkout -- {}` when it is committed)",
+            path.display()
+        ),
+    ));
+    Ok(true)
 }
 
 /// What is wrong with memory file `f` at `path`, whose bytes are `disk` and which the store

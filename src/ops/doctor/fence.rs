@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use crate::workspace::{MAX_FILE_BYTES, Workspace};
+use crate::workspace::{MAX_FILE_BYTES, MAX_STREAMED_BYTES, Workspace};
 
 use super::{Finding, Level, finding};
 
@@ -73,13 +73,20 @@ pub(super) fn file_problem(ws: &Workspace, path: &Path, store: bool) -> Option<(
             format!("delete it (rm {shown}); trilogy writes the file again"),
         ));
     }
-    // the store is read page by page, never whole: only the files read whole are capped
-    if !store && meta.len() > MAX_FILE_BYTES {
+    // the store is read page by page, never whole: only the files read whole are capped (the
+    // archive is read a block at a time, see `workspace::MAX_STREAMED_BYTES`)
+    let archive = path == ws.file_path(crate::model::FileKind::Archive);
+    let cap = if archive {
+        MAX_STREAMED_BYTES
+    } else {
+        MAX_FILE_BYTES
+    };
+    if !store && meta.len() > cap {
         return Some((
             format!(
                 "{shown} is {} MiB, more than the {} MiB trilogy reads",
                 meta.len() >> 20,
-                MAX_FILE_BYTES >> 20
+                cap >> 20
             ),
             "move the file out of the workspace and split what you need of it into smaller files"
                 .into(),
@@ -171,5 +178,17 @@ mod tests {
         f.set_len(MAX_FILE_BYTES + 1).unwrap();
         assert!(file_problem(&ws, &big, false).is_some_and(|(m, _)| m.contains("MiB")));
         assert_eq!(file_problem(&ws, &big, true), None, "a store may be larger");
+        // the archive is read a block at a time: only past the streamed bound is it refused
+        let archive = ws.file_path(crate::model::FileKind::Archive);
+        std::fs::create_dir_all(archive.parent().unwrap()).unwrap();
+        let f = std::fs::File::create(&archive).unwrap();
+        f.set_len(MAX_FILE_BYTES + 1).unwrap();
+        assert_eq!(file_problem(&ws, &archive, false), None);
+        // sparse where files can be (a Windows volume may reserve the space)
+        #[cfg(unix)]
+        {
+            f.set_len(MAX_STREAMED_BYTES + 1).unwrap();
+            assert!(file_problem(&ws, &archive, false).is_some_and(|(m, _)| m.contains("MiB")));
+        }
     }
 }
