@@ -414,11 +414,18 @@ fn an_archive_past_what_is_read_whole_is_read_from_the_top_and_left_alone_when_c
         4,
         "{sessions}"
     );
+    let doctor = capped(&["doctor", "--json"]).to_string();
+    assert!(
+        doctor.contains("is past the") && doctor.contains("git checkout --"),
+        "{doctor}"
+    );
     // put back, it is read again and the sessions waiting move into it
     std::fs::write(&path, &grown).unwrap();
     capped(&["checkpoint", "--session-done", "put back; tested"]);
     let s = capped(&["status", "--json"]);
     assert_eq!(broken(&s), 0, "{s}");
+    let doctor = capped(&["doctor", "--json"]).to_string();
+    assert!(!doctor.contains("is past the"), "{doctor}");
     let archive = std::fs::read_to_string(&path).unwrap();
     assert!(archive.contains("while past the cap 0"), "{archive}");
     assert!(

@@ -271,7 +271,7 @@ fn file_findings(
 /// against the version trilogy last wrote or read (a block at a time), never read or rendered
 /// whole, and a finding added when it is another.
 fn archive_past_cap(r: &dyn Reader, path: &Path, out: &mut Vec<Finding>) -> Result<bool> {
-    let cap = crate::workspace::MAX_FILE_BYTES;
+    let cap = crate::base::fault::whole_read_cap(crate::workspace::MAX_FILE_BYTES);
     if std::fs::metadata(path).map_or(0, |m| m.len()) <= cap {
         return Ok(false);
     }
