@@ -353,34 +353,22 @@ pub fn resolve(ws: &Workspace, only: &[String]) -> Result<Vec<Resolved>> {
 
 /// Git's blob `object` written into `out` as git reads it out, never held in memory whole.
 fn blob_into(root: &Path, object: &str, out: std::fs::File) -> Result<()> {
-    let run = Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(["cat-file", "blob", object])
-        .stdout(out)
-        .stderr(std::process::Stdio::piped())
-        .output()
-        .map_err(|e| Error::Io {
-            path: root.to_path_buf(),
-            message: format!("cannot run git ({e}); install git"),
-        })?;
-    if !run.status.success() {
-        return Err(Error::Io {
-            path: root.to_path_buf(),
-            message: format!(
-                "git cat-file blob {object} failed: {}",
-                String::from_utf8_lossy(&run.stderr).trim()
-            ),
-        });
-    }
-    Ok(())
+    run_git(root, &["cat-file", "blob", object], out.into()).map(drop)
 }
 
 fn git_bytes(root: &Path, args: &[&str]) -> Result<Vec<u8>> {
+    run_git(root, args, std::process::Stdio::piped())
+}
+
+/// Run git in `root` with its output to `stdout`: what it printed there (when piped), or an
+/// error with what it said on stderr.
+fn run_git(root: &Path, args: &[&str], stdout: std::process::Stdio) -> Result<Vec<u8>> {
     let out = Command::new("git")
         .arg("-C")
         .arg(root)
         .args(args)
+        .stdout(stdout)
+        .stderr(std::process::Stdio::piped())
         .output()
         .map_err(|e| Error::Io {
             path: root.to_path_buf(),

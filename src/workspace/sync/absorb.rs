@@ -235,6 +235,12 @@ impl Tx<'_> {
                 path.strip_prefix(&self.ws.root).unwrap_or(path).display()
             ),
         };
+        self.mark_broken(f, path, e);
+        Ok(true)
+    }
+
+    /// File `f` at `path` is reported and left untouched until fixed by hand (`e` says why).
+    fn mark_broken(&mut self, f: FileKind, path: &Path, e: markdown::ParseError) {
         self.report.unparseable.push(Broken {
             file: f,
             path: path.display().to_string(),
@@ -242,7 +248,6 @@ impl Tx<'_> {
             reason: e.reason.clone(),
         });
         self.files.broken.insert(f, e);
-        Ok(true)
     }
 
     /// Read file `f` (not `ours`, the version trilogy last stamped); `None` when a save seems
@@ -379,13 +384,7 @@ impl Tx<'_> {
                 }))
             }
             Err(e) => {
-                self.report.unparseable.push(Broken {
-                    file: f,
-                    path: path.display().to_string(),
-                    line: e.line,
-                    reason: e.reason.clone(),
-                });
-                self.files.broken.insert(f, e);
+                self.mark_broken(f, path, e);
                 Ok(None)
             }
         }
