@@ -41,6 +41,8 @@ pub fn write_atomic_spliced(path: &Path, head: &[u8], src: &Path, from: u64) -> 
     let io = |e| Error::io(path, e);
     set_mode(tmp.path(), mode_of(path).unwrap_or(0o644)).map_err(io)?;
     write_spliced(tmp.as_file_mut(), head, &mut from_file, from).map_err(io)?;
+    // closed before the rename: Windows may refuse to replace a file still open
+    drop(from_file);
     tmp.as_file().sync_all().map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
     sync_dir(dir);

@@ -70,7 +70,10 @@ pub(super) fn merge(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<us
     if !head.is_empty() {
         head.push('\n');
     }
-    write_atomic_spliced(ours, head.as_bytes(), ours, files[1].1 - shared + skip)?;
+    let from = files[1].1 - shared + skip;
+    // closed before ours is replaced: Windows may refuse to replace a file still open
+    drop(files);
+    write_atomic_spliced(ours, head.as_bytes(), ours, from)?;
     Ok(Some(m.conflicts))
 }
 
