@@ -303,11 +303,14 @@ fn files(app: &App, req: &Request) -> ApiResult {
                     mtimes[i] = mtime;
                 }
                 shas.push(Some(crate::base::hex::sha1(&bytes)));
-                let text = String::from_utf8_lossy(&bytes).into_owned();
+                let len = bytes.len();
+                // the bytes become the text without a copy (an 80 MB archive is held once)
+                let text = String::from_utf8(bytes)
+                    .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
                 if f == FileKind::Sessions {
                     sessions_text = Some(text.clone());
                 }
-                json!({ "text": text, "bytes": bytes.len(), "mtime": mtime })
+                json!({ "text": text, "bytes": len, "mtime": mtime })
             }
             None => {
                 shas.push(None);
