@@ -93,6 +93,8 @@ pub fn run(ctx: &Context, a: ImportArgs) -> Result<()> {
             e.column()
         ))
     })?;
+    // dropped once parsed: the import holds the bundle's text one time fewer
+    drop(bytes);
     let mode = if a.replace {
         ImportMode::Replace
     } else {
