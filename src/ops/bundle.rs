@@ -143,8 +143,9 @@ pub fn export(ws: &Workspace) -> Result<Bundle> {
 
 /// A bundle checked whole: its memory files (in bundle order) and the names it ignores.
 #[derive(Debug, Clone)]
-pub struct Checked {
-    pub files: Vec<(FileKind, String)>,
+pub struct Checked<'a> {
+    /// Each known file's text, as the bundle holds it (never copied: an archive may be large).
+    pub files: Vec<(FileKind, &'a str)>,
     pub ignored: Vec<String>,
     /// Its proposals, when it carries any.
     pub proposals: Vec<crate::model::Proposal>,
@@ -152,14 +153,14 @@ pub struct Checked {
 
 /// Check a bundle without touching anything: the kind, the files, that every known file parses
 /// (no conflict marker, no unclosed fence hiding headings) and holds no secret.
-pub fn check(bundle: &Value) -> Result<Checked> {
+pub fn check(bundle: &Value) -> Result<Checked<'_>> {
     let names: Vec<(FileKind, &str)> = BUNDLE_FILES.iter().map(|f| (*f, f.file_name())).collect();
     check_names(bundle, &names)
 }
 
 /// [`check`] for the scope of `ws`: the user memory's bundles hold USER.md alone, and a
 /// workspace's never do.
-pub fn check_for(ws: &Workspace, bundle: &Value) -> Result<Checked> {
+pub fn check_for<'a>(ws: &Workspace, bundle: &'a Value) -> Result<Checked<'a>> {
     let names: Vec<(FileKind, &str)> = (BUNDLE_FILES.iter())
         .filter(|f| ws.files().contains(f))
         .map(|f| (*f, ws.file_name(*f)))
@@ -167,7 +168,7 @@ pub fn check_for(ws: &Workspace, bundle: &Value) -> Result<Checked> {
     check_names(bundle, &names)
 }
 
-fn check_names(bundle: &Value, names: &[(FileKind, &str)]) -> Result<Checked> {
+fn check_names<'a>(bundle: &'a Value, names: &[(FileKind, &str)]) -> Result<Checked<'a>> {
     let obj = bundle.as_object().ok_or_else(|| {
         Error::bad_input("the bundle is not a JSON object; give a file written by `trilogy export`")
     })?;
@@ -229,7 +230,7 @@ fn check_names(bundle: &Value, names: &[(FileKind, &str)]) -> Result<Checked> {
             continue;
         };
         check_file(f, name, text)?;
-        out.push((f, text.to_string()));
+        out.push((f, text));
     }
     if out.is_empty() {
         let wanted: Vec<&str> = names.iter().map(|(_, n)| *n).collect();
@@ -253,17 +254,23 @@ fn check_names(bundle: &Value, names: &[(FileKind, &str)]) -> Result<Checked> {
 /// One file of a bundle: it parses, no unclosed fence hides headings, no secret.
 fn check_file(f: FileKind, name: &str, text: &str) -> Result<()> {
     let strip = matches!(f, FileKind::Sessions | FileKind::Archive);
-    let parsed = markdown::parse(text, strip).map_err(|e| {
+    let refused = |line: usize, reason: &dyn std::fmt::Display| {
         Error::bad_input(format!(
-            "bundle file {}: line {}: {}; fix it in the bundle (nothing was imported)",
-            name, e.line, e.reason
+            "bundle file {name}: line {line}: {reason}; fix it in the bundle (nothing was imported)"
         ))
-    })?;
-    if let Some(u) = parsed.unclosed.as_ref().filter(|u| u.hidden > 0) {
-        return Err(Error::bad_input(format!(
-            "bundle file {}: line {}: {}; fix it in the bundle (nothing was imported)",
-            name, u.line, u
-        )));
+    };
+    // an archive is parsed a chunk at a time, as its import reads it: never whole
+    let chunked = (f == FileKind::Archive)
+        .then(|| crate::workspace::check_in_chunks(text))
+        .flatten();
+    match chunked {
+        Some(checked) => checked.map_err(|e| refused(e.line, &e.reason))?,
+        None => {
+            let parsed = markdown::parse(text, strip).map_err(|e| refused(e.line, &e.reason))?;
+            if let Some(u) = parsed.unclosed.as_ref().filter(|u| u.hidden > 0) {
+                return Err(refused(u.line, u));
+            }
+        }
     }
     if let Some(s) = crate::secrets::find(text) {
         return Err(Error::bad_input(format!(
@@ -286,11 +293,7 @@ pub fn import(
         let empty = is_empty(tx)?;
         let mut out = Tally::default();
         if empty || mode == ImportMode::Replace {
-            let files: Vec<(FileKind, &str)> = checked
-                .files
-                .iter()
-                .map(|(f, t)| (*f, t.as_str()))
-                .collect();
+            let files = checked.files.clone();
             // what the workspace knew before, so the answer counts what the files brought
             let known: std::collections::HashSet<String> = match empty {
                 true => Default::default(),
@@ -546,10 +549,44 @@ mod tests {
         let e = check(&json!({"kind": BUNDLE_KIND, "version": 1, "files": {"DECISIONS.md": "# D\n\n```\n## 2026-01-01 — a\n"}}))
             .unwrap_err();
         assert!(e.to_string().contains("DECISIONS.md: line 3"), "{e}");
-        let ok = check(&json!({"kind": BUNDLE_KIND, "version": 1, "files": {"PROJECT.md": "# P\n", "notes.txt": "x"}}))
-            .unwrap();
+        let two = json!({"kind": BUNDLE_KIND, "version": 1, "files": {"PROJECT.md": "# P\n", "notes.txt": "x"}});
+        let ok = check(&two).unwrap();
         assert_eq!(ok.files.len(), 1);
         assert_eq!(ok.ignored, vec!["notes.txt".to_string()]);
+    }
+
+    #[test]
+    fn a_large_archive_is_checked_a_chunk_at_a_time_as_a_whole_parse_would() {
+        // past two chunks of the chunked read
+        let mut text = String::from("# SESSIONS ARCHIVE\n");
+        for k in 0..200_000 {
+            text.push_str(&format!("\n## 2025-01-01 · cli\n完成：entry {k}; tested\n"));
+        }
+        let bundle = |t: &str| json!({"kind": BUNDLE_KIND, "version": 1, "files": {"SESSIONS-archive.md": t}});
+        assert!(text.len() > 2 * (4 << 20));
+        assert!(
+            crate::workspace::check_in_chunks(&text).is_some(),
+            "read in chunks"
+        );
+        assert!(check(&bundle(&text)).is_ok());
+        // a fence closed two chunks later is no error; one never closed, hiding headings, is,
+        // on the line the whole parse names
+        let closed = (text.replacen("entry 7;", "entry\n```\n", 1)).replacen(
+            "完成：entry 199000;",
+            "```\n完成：entry 199000;",
+            1,
+        );
+        assert!(markdown::parse(&closed, true).unwrap().unclosed.is_none());
+        let b = bundle(&closed);
+        assert_eq!(check(&b).map(|_| ()).map_err(|e| e.to_string()), Ok(()));
+        let open = text.replacen("entry 198000;", "entry\n```\n", 1);
+        let whole = markdown::parse(&open, true).unwrap().unclosed.unwrap();
+        assert!(whole.hidden > 0);
+        let e = check(&bundle(&open)).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("SESSIONS-archive.md: line {}:", whole.line)),
+            "{e}"
+        );
     }
 
     #[test]

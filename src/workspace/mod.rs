@@ -45,8 +45,8 @@ pub use sync::gitlock::{clear_stale as clear_stale_git_lock, stale_lock as stale
 pub use sync::gitop::{PROJECT_DAY_KEY, commit_day, worktrees};
 
 pub use sync::{
-    Author, Broken, ClearedCounts, SyncReport, Synced, Tx, entry_ids, file_head, live_entries,
-    pending_key, render_file,
+    Author, Broken, ClearedCounts, SyncReport, Synced, Tx, check_in_chunks, entry_ids, file_head,
+    live_entries, pending_key, render_file,
 };
 pub(crate) use sync::{CHECKOUT, CLEAR_ARCHIVE, CLEARED, MERGED};
 

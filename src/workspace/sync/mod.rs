@@ -42,6 +42,7 @@ mod wholesale;
 
 pub use author::Author;
 pub use render::{file_head, render_file};
+pub use stream::check_in_chunks;
 pub(crate) use wholesale::{CLEAR_ARCHIVE, CLEARED};
 pub use wholesale::{ClearedCounts, entry_ids, live_entries};
 

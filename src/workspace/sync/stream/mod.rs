@@ -117,6 +117,50 @@ pub(in crate::workspace::sync) fn suits(text: &str) -> bool {
     entries
 }
 
+/// Whether the archive `text` reads, parsed a chunk at a time as a first import parses it:
+/// the first error with its line in `text`, or an unclosed fence at its end that hides
+/// headings. Holds one chunk's parse at a time, never the whole text's. `None` when the text
+/// does not suit the chunked read ([`suits`]): parse it whole.
+pub fn check_in_chunks(text: &str) -> Option<std::result::Result<(), markdown::ParseError>> {
+    suits(text).then(|| check_chunks(text))
+}
+
+fn check_chunks(text: &str) -> std::result::Result<(), markdown::ParseError> {
+    let mut pieces = TextPieces::new(text);
+    let mut line = 1;
+    let at_line = |e: markdown::ParseError, line: usize| markdown::ParseError {
+        line: e.line + line - 1,
+        reason: e.reason,
+    };
+    // text pieces are cut from memory: taking one never fails
+    while let Ok(Some(mut chunk)) = pieces.piece() {
+        let parsed = loop {
+            let parsed = markdown::parse(&chunk, true).map_err(|e| at_line(e, line))?;
+            // a fence left open runs on past the cut, as in `next_chunk`
+            let open = (parsed.shape.regions.last()).is_some_and(|r| r.open_end);
+            if (open || parsed.doc.blocks.is_empty())
+                && let Ok(Some(more)) = pieces.piece()
+            {
+                chunk.push_str(&more);
+                continue;
+            }
+            break parsed;
+        };
+        if let Some(u) = parsed.unclosed.filter(|u| u.hidden > 0) {
+            let reason = u.to_string();
+            return Err(at_line(
+                markdown::ParseError {
+                    line: u.line,
+                    reason,
+                },
+                line,
+            ));
+        }
+        line += chunk.matches('\n').count();
+    }
+    Ok(())
+}
+
 /// One chunk, parsed: the first chunk's parse reads from the file's start, every other one from
 /// a `## ` heading.
 struct Chunk {
