@@ -134,7 +134,7 @@ impl Tx<'_> {
     /// `expect`) are among the new text on top, and the rest is the version `stamp` names from
     /// its `k`th entry on. The read, with those `k` entries; `None` when no `k` up to
     /// [`MAX_RESTACKED`] shows it. Each `k` whose first entry below is not where it would be
-    /// is passed over by a read of that heading alone.
+    /// is passed over by a read of that entry alone.
     fn read_restacked(
         &self,
         path: &Path,
@@ -158,9 +158,9 @@ impl Tx<'_> {
             let Some(at) = len.checked_sub(rest) else {
                 break;
             };
-            let heading = blocks[k].lines().next().unwrap_or_default();
-            let below = format!("\n\n{heading}\n");
-            if at < below.len() as u64 || !fsio::bytes_at(path, at - 2, below.as_bytes())? {
+            // the entry below, whole (entries of one day and area share their heading)
+            let below = format!("\n\n{}\n", blocks[k]);
+            if at < 2 || !fsio::bytes_at(path, at - 2, below.as_bytes())? {
                 continue;
             }
             if let Some(read) = self.read_grown(path, stamp, &prefix, expect)? {
