@@ -159,13 +159,20 @@ impl Tx<'_> {
             if let Some(splice) = self.archive_splice(f, &path)? {
                 // the archive gains entries on top: streamed from the file, never read whole
                 splice.layout.keep(&self.store, f)?;
-                splices.insert(f, splice);
+                splices.insert(f, Streamed::Splice(Box::new(splice)));
                 plan.push((f, path, None, String::new(), Vec::new()));
                 continue;
             }
             let now = fsio::read_stamped(&path)?;
             if self.files.seen.get(&f) != Some(&now.as_ref().map(|(_, st)| st.sha1.clone())) {
                 return Ok(None);
+            }
+            // an archive with no file yet (an import into a new folder) and no layout: rendered
+            // into the file from the store an entry at a time, never whole
+            if f == FileKind::Archive && now.is_none() && self.store.layout_top(f)?.is_none() {
+                splices.insert(f, Streamed::Canonical);
+                plan.push((f, path, None, String::new(), Vec::new()));
+                continue;
             }
             let (text, layout, prints) = render::render_printed(&self.store, f, self.lang())?;
             self.store.set_layout(f, layout.as_ref())?;
@@ -179,7 +186,7 @@ impl Tx<'_> {
     fn swap_files(
         &mut self,
         plan: Vec<Planned>,
-        mut splices: HashMap<FileKind, Splice>,
+        mut splices: HashMap<FileKind, Streamed>,
         standing: Vec<(FileKind, FileStamp)>,
     ) -> Result<Option<Swaps>> {
         let rescue_dir = self.ws.rescue_dir()?;
@@ -233,11 +240,26 @@ impl Tx<'_> {
         f: FileKind,
         path: &Path,
         text: &str,
-        splice: Option<Splice>,
+        splice: Option<Streamed>,
         tmp_dir: &Path,
     ) -> Result<(fsio::Swapped, OnDisk, bool)> {
         Ok(match splice {
-            Some(sp) => {
+            Some(Streamed::Canonical) => {
+                let lang = self.lang();
+                let sw = fsio::swap_in_with(path, tmp_dir, |out| {
+                    render::write_canonical_archive(&self.store, lang, out)
+                })?;
+                #[cfg(debug_assertions)]
+                debug_assert_eq!(
+                    std::fs::read_to_string(path).map_err(|e| Error::io(path, e))?,
+                    render::render_file(&self.store, f, lang)?,
+                    "the archive written an entry at a time is its rendering"
+                );
+                // no file stood there when it was planned: one found now was saved meanwhile
+                let intact = sw.previous.is_none();
+                (sw, None, intact)
+            }
+            Some(Streamed::Splice(sp)) => {
                 // trilogy's own last version, checked by stat: displacing that same
                 // inode unchanged is the proof nobody saved in between
                 let was = sp.stamp.clone();
@@ -326,11 +348,18 @@ type OnDisk = Option<(Vec<u8>, FileStamp)>;
 /// A file to write: the file, its path, what is on disk now, the text to write and its prints.
 type Planned = (FileKind, PathBuf, OnDisk, String, Vec<crate::store::Print>);
 
-/// The files to write, the archive's splice when it only gains entries on top, and the files
-/// found already as they should be (with their stamps).
+/// The archive written as it is produced, never held whole: spliced (entries on top of the
+/// file), or rendered canonically from the store where there was no file.
+enum Streamed {
+    Splice(Box<Splice>),
+    Canonical,
+}
+
+/// The files to write, the archive when it is written as it is produced, and the files found
+/// already as they should be (with their stamps).
 type Plan = (
     Vec<Planned>,
-    HashMap<FileKind, Splice>,
+    HashMap<FileKind, Streamed>,
     Vec<(FileKind, FileStamp)>,
 );
 

@@ -218,6 +218,54 @@ pub fn render_file(r: &dyn Reader, f: FileKind, lang: Lang) -> Result<String> {
     Ok(render_laid(r, f, lang)?.0)
 }
 
+/// The archive rendered canonically into `out`, its entries read from the store one at a time
+/// in file order and written a block at a time: what [`render_file`] gives an archive that
+/// keeps no layout, never held whole. Returns the SHA-1 (hex) of what was written.
+pub(super) fn write_canonical_archive(
+    r: &dyn Reader,
+    lang: Lang,
+    out: &mut std::fs::File,
+) -> std::io::Result<String> {
+    use sha1::{Digest, Sha1};
+    use std::io::Write;
+    let io = |e: Error| std::io::Error::other(e.to_string());
+    let head = file_head(r, FileKind::Archive, lang).map_err(io)?;
+    let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *out);
+    let mut hasher = Sha1::new();
+    let mut any = false;
+    let mut put = |part: &str, w: &mut std::io::BufWriter<&mut std::fs::File>| {
+        // as `markdown::join_units`: a blank line between parts, one newline at the end
+        let gap: &[u8] = if std::mem::replace(&mut any, true) {
+            b"\n\n"
+        } else {
+            b""
+        };
+        hasher.update(gap);
+        hasher.update(part.as_bytes());
+        w.write_all(gap).and_then(|()| w.write_all(part.as_bytes()))
+    };
+    let head = head.trim_end();
+    if !head.is_empty() {
+        put(head, &mut w)?;
+    }
+    let mut failed = None;
+    r.scan_file(FileKind::Archive, 0, &mut |e| {
+        if let Err(err) = put(&entry_block(&e, lang).text(), &mut w) {
+            failed = Some(err);
+            return Ok(false);
+        }
+        Ok(true)
+    })
+    .map_err(io)?;
+    if let Some(err) = failed {
+        return Err(err);
+    }
+    hasher.update(b"\n");
+    w.write_all(b"\n")?;
+    w.flush()?;
+    Ok(crate::base::hex::lower(&hasher.finalize()))
+}
+
 /// The head, the units and the pointer of a file, as the store renders them.
 pub(super) struct Parts {
     pub head: String,

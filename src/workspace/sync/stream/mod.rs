@@ -26,9 +26,8 @@ pub(in crate::workspace::sync) use scan::{ArchiveFile, scan};
 use pieces::{FilePieces, Pieces, TextPieces};
 
 use super::Tx;
-use super::base::{block_hash, id_key};
+use super::base::kept_for;
 use super::items::{Ids, Item, dates_of, item_of};
-use crate::store::Print;
 
 /// A file's shape as parsed and its units (key, text read, store's text), for its layout.
 pub(super) type Shaped = (FileKind, markdown::Shape, Vec<(String, String, String)>);
@@ -208,7 +207,6 @@ struct Reading {
     in_order: bool,
     /// The date of the nearest entry above dated by its heading.
     dated_above: Option<NaiveDate>,
-    prints: Vec<Print>,
     /// The sequence number the next entry takes (they go down the file).
     seq: u64,
     lot: Vec<EntryRecord>,
@@ -242,7 +240,6 @@ impl Tx<'_> {
             newest_below: None,
             in_order: true,
             dated_above: None,
-            prints: Vec::new(),
             seq: self.store.take_seqs(heading_lines)? + heading_lines - 1,
             lot: Vec::with_capacity(LOT),
             count: 0,
@@ -266,7 +263,8 @@ impl Tx<'_> {
         self.ws
             .progress("reading the memory files", r.count, r.count);
         *fresh.imported.entry(f).or_default() += r.count;
-        self.files.prints.insert(f, std::mem::take(&mut r.prints));
+        // the archive keeps no versions, so no prints of its entries are taken
+        debug_assert!(!kept_for(f));
         self.dirty.insert(f);
         self.changed = true;
         self.archive.other = true;
@@ -288,7 +286,7 @@ impl Tx<'_> {
         Ok(true)
     }
 
-    /// Take one chunk's entries: each recorded (written a lot at a time), printed, and checked
+    /// Take one chunk's entries: each recorded (written a lot at a time) and checked
     /// for the store rendering it as it reads.
     fn take_chunk(
         &mut self,
@@ -312,7 +310,6 @@ impl Tx<'_> {
                 markdown::block_of(&item.heading, &item.body, state, None, lang).text()
             });
             let store_text = store.as_deref().unwrap_or(&read);
-            r.prints.push((id_key(&item.id), block_hash(store_text)));
             let region = &parsed.shape.regions[i + 1];
             let gap = if last && i + 1 == n { "\n" } else { "\n\n" };
             r.canonical &= read == store_text && region.raw.is_none() && region.gap == gap;
