@@ -82,12 +82,18 @@ pub fn without(call: &str) -> bool {
 #[inline]
 pub fn chunk_bytes(default: usize) -> usize {
     #[cfg(feature = "faults")]
-    return std::env::var("TRILOGY_CHUNK_BYTES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default);
+    return number("TRILOGY_CHUNK_BYTES", default);
     #[cfg(not(feature = "faults"))]
     default
+}
+
+/// The number the variable `var` holds, else `default`.
+#[cfg(feature = "faults")]
+fn number<T: std::str::FromStr>(var: &str, default: T) -> T {
+    std::env::var(var)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
 }
 
 /// `default`, or the byte count `TRILOGY_WHOLE_READ_CAP` gives: a test shows what becomes of an
@@ -95,10 +101,7 @@ pub fn chunk_bytes(default: usize) -> usize {
 #[inline]
 pub fn whole_read_cap(default: u64) -> u64 {
     #[cfg(feature = "faults")]
-    return std::env::var("TRILOGY_WHOLE_READ_CAP")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default);
+    return number("TRILOGY_WHOLE_READ_CAP", default);
     #[cfg(not(feature = "faults"))]
     default
 }
