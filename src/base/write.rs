@@ -32,6 +32,17 @@ fn folder_of(path: &Path) -> std::io::Result<&Path> {
 
 /// Replace `path` with `bytes` whole (see [`Whole`]); the folder must exist.
 pub fn write_whole(path: &Path, bytes: &[u8], how: Whole) -> std::io::Result<()> {
+    write_whole_with(path, how, |f| f.write_all(bytes))
+}
+
+/// [`write_whole`] with the new content written by `write` into the temporary file: a large
+/// file is streamed into place. What `write` opens is closed before the rename (Windows may
+/// refuse to replace a file still open).
+pub fn write_whole_with(
+    path: &Path,
+    how: Whole,
+    write: impl FnOnce(&mut std::fs::File) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = folder_of(path)?;
     let mut tmp = temp_in(dir)?;
     let mode = match how {
@@ -39,7 +50,7 @@ pub fn write_whole(path: &Path, bytes: &[u8], how: Whole) -> std::io::Result<()>
         Whole::Private => 0o600,
     };
     set_mode(tmp.path(), mode)?;
-    tmp.write_all(bytes)?;
+    write(tmp.as_file_mut())?;
     if how == Whole::Durable {
         tmp.as_file().sync_all()?;
     }

@@ -30,23 +30,15 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// a block at a time: a file larger than is ever held in memory is replaced the same way.
 /// `src` may be `path` itself.
 pub fn write_atomic_spliced(path: &Path, head: &[u8], src: &Path, from: u64) -> Result<()> {
-    use crate::base::write::{mode_of, set_mode, sync_dir, temp_in};
+    use crate::base::write::{Whole, write_whole_with};
     refuse_special(path)?;
-    let dir = path
-        .parent()
-        .ok_or_else(|| Error::Internal(format!("{} has no parent", path.display())))?;
     let (mut from_file, _) =
         open_regular(src, MAX_STREAMED_BYTES).map_err(|e| Error::io(src, e))?;
-    let mut tmp = temp_in(dir).map_err(|e| Error::io(dir, e))?;
-    let io = |e| Error::io(path, e);
-    set_mode(tmp.path(), mode_of(path).unwrap_or(0o644)).map_err(io)?;
-    write_spliced(tmp.as_file_mut(), head, &mut from_file, from).map_err(io)?;
-    // closed before the rename: Windows may refuse to replace a file still open
-    drop(from_file);
-    tmp.as_file().sync_all().map_err(io)?;
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    sync_dir(dir);
-    Ok(())
+    // the source moves into the write, so it is closed before the rename
+    write_whole_with(path, Whole::Durable, move |out| {
+        write_spliced(out, head, &mut from_file, from).map(drop)
+    })
+    .map_err(|e| Error::io(path, e))
 }
 
 fn stamp_from(path: &Path, meta: &std::fs::Metadata, sha1: String, taken_ms: u64) -> FileStamp {

@@ -64,7 +64,7 @@ pub(super) fn merge(base: &Path, ours: &Path, theirs: &Path) -> Result<Option<us
         return Ok(None);
     }
     let mut head = markdown::render(&m.doc, None);
-    if m.conflicts == 0 && !parses_closed(&head) {
+    if m.conflicts == 0 && top_doc(head.as_bytes()).is_none() {
         return Ok(None);
     }
     if !head.is_empty() {
@@ -122,10 +122,6 @@ fn first_entry(f: &mut File, from: u64, shared: u64) -> std::io::Result<Option<(
 fn top_doc(bytes: &[u8]) -> Option<Doc> {
     let p = markdown::parse_bytes(bytes, true).ok()?;
     (p.require_closed().is_ok() && p.stripped.is_empty()).then_some(p.doc)
-}
-
-fn parses_closed(text: &str) -> bool {
-    markdown::parse(text, true).is_ok_and(|p| p.require_closed().is_ok() && p.stripped.is_empty())
 }
 
 /// Whether every entry of `doc` (an undated one dated by the entry above it) is dated no
