@@ -1,7 +1,7 @@
 //! `trilogy import`: a bundle loaded (merged by entry, or `--replace`), or another tool's
 //! memory mapped into entries with `--from`.
 
-use std::io::Read;
+use std::io::BufReader;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -75,26 +75,28 @@ pub fn run(ctx: &Context, a: ImportArgs) -> Result<()> {
         format::warn_sync(&out.sync);
         return format::print(ctx, &out, source_summary);
     }
-    let (name, bytes) = if a.file == "-" {
-        let mut buf = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut buf)
-            .map_err(|e| Error::io("<stdin>", e))?;
-        ("<stdin>".to_string(), buf)
+    // parsed as it is read: the bundle's bytes are never held beside the value they make
+    let (name, parsed) = if a.file == "-" {
+        (
+            "<stdin>".to_string(),
+            serde_json::from_reader(std::io::stdin().lock()),
+        )
     } else {
         let p = PathBuf::from(&a.file);
-        let b = std::fs::read(&p).map_err(|e| Error::io(&p, e))?;
-        (a.file.clone(), b)
+        let f = std::fs::File::open(&p).map_err(|e| Error::io(&p, e))?;
+        (
+            a.file.clone(),
+            serde_json::from_reader(BufReader::with_capacity(1 << 16, f)),
+        )
     };
-    let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
-        Error::bad_input(format!(
+    let value: serde_json::Value = parsed.map_err(|e| match e.is_io() {
+        true => Error::io(&name, e.into()),
+        false => Error::bad_input(format!(
             "{name}: not JSON (line {}, column {}: {e}); a bundle is the JSON object `trilogy export` writes (nothing was imported)",
             e.line(),
             e.column()
-        ))
+        )),
     })?;
-    // dropped once parsed: the import holds the bundle's text one time fewer
-    drop(bytes);
     let mode = if a.replace {
         ImportMode::Replace
     } else {

@@ -41,6 +41,39 @@ fn export_then_import_into_an_empty_workspace_gives_the_same_bytes() {
 }
 
 #[test]
+fn a_bundle_read_from_stdin_imports_and_bad_stdin_is_named_and_changes_nothing() {
+    let bundle = original_bundle().to_string();
+    let bad = Ws::new();
+    let out = bad.run_stdin(
+        &["import", "-"],
+        &bundle[..bundle.find("\"files\"").unwrap() + 12],
+    );
+    assert_eq!(out.status.code(), Some(3), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("<stdin>: not JSON (line"), "{err}");
+    assert!(
+        !bad.root().join("memory").exists(),
+        "nothing written: {err}"
+    );
+
+    let ws = Ws::new();
+    let v: Value = serde_json::from_str(&ws.ok_stdin(&["import", "-", "--json"], &bundle)).unwrap();
+    assert_eq!(v["mode"], "empty", "{v}");
+    assert_eq!(ws.read("DECISIONS.md"), O_DECISIONS);
+    assert_eq!(ws.read("SESSIONS-archive.md"), O_ARCHIVE);
+    // a bundle file that is not there is named, with nothing written
+    let gone = ws.root().join("no-such-bundle.json");
+    let out = bad.run(&["import", gone.to_str().unwrap()]);
+    assert_ne!(out.status.code(), Some(0));
+    assert!(
+        text(&out.stderr).contains("no-such-bundle.json"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!bad.root().join("memory").exists());
+}
+
+#[test]
 fn a_bundle_exported_by_the_original_plugin_imports_and_reads_back() {
     let ws = Ws::new();
     let file = write_bundle(&ws, "old.json", &original_bundle());
