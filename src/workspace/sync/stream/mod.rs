@@ -7,27 +7,32 @@
 //! carry over from chunk to chunk. Each entry gets the sequence number the whole read gives
 //! it, relative to the others (reserved bottom-up from the count of heading lines). Whether
 //! the store renders the file as it reads is checked as it goes; when it does not, the file is
-//! parsed whole once more for its layout alone. It never writes a memory file.
+//! parsed whole once more for its layout alone. The chunks are parsed, and their entries made
+//! records, on a thread of its own beside the one writing them to the store, a few lots apart.
+//! It never writes a memory file.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::sync::mpsc::Receiver;
 
 use chrono::NaiveDate;
 
 use crate::error::{Error, Result};
 use crate::markdown::{self, POINTER_PREFIXES, Parsed};
-use crate::model::{EntryRecord, FileKind, Origin, State, heading_date};
+use crate::model::{EntryRecord, FileKind, Lang, Origin, State, heading_date};
 
 mod pieces;
 mod scan;
+#[cfg(test)]
+mod tests;
 
 pub(in crate::workspace::sync) use scan::{ArchiveFile, scan};
 
 use pieces::{FilePieces, Pieces, TextPieces};
 
-use super::Tx;
 use super::base::kept_for;
 use super::items::{Ids, Item, dates_of, item_of};
+use super::{Author, Tx};
 
 /// A file's shape as parsed and its units (key, text read, store's text), for its layout.
 pub(super) type Shaped = (FileKind, markdown::Shape, Vec<(String, String, String)>);
@@ -59,7 +64,7 @@ impl Source<'_> {
         }
     }
 
-    fn pieces(&self) -> Result<Box<dyn Pieces + '_>> {
+    fn pieces(&self) -> Result<Box<dyn Pieces + Send + '_>> {
         Ok(match self {
             Source::Text(t) => Box::new(TextPieces::new(t)),
             Source::File(f) => Box::new(FilePieces::open(&f.path, f.stamp.clone())?),
@@ -210,7 +215,6 @@ struct Reading {
     /// The sequence number the next entry takes (they go down the file).
     seq: u64,
     lot: Vec<EntryRecord>,
-    count: usize,
 }
 
 impl Tx<'_> {
@@ -226,7 +230,7 @@ impl Tx<'_> {
     ) -> Result<bool> {
         let f = FileKind::Archive;
         let mut pieces = src.pieces()?;
-        let Some((first, mut line)) = next_chunk(pieces.as_mut(), 1)? else {
+        let Some((first, line)) = next_chunk(pieces.as_mut(), 1)? else {
             return Ok(false);
         };
         let dated_first =
@@ -242,7 +246,6 @@ impl Tx<'_> {
             dated_above: None,
             seq: self.store.take_seqs(heading_lines)? + heading_lines - 1,
             lot: Vec::with_capacity(LOT),
-            count: 0,
         };
         self.touch(f)?;
         let head = first.parsed.doc.preamble.clone();
@@ -250,19 +253,41 @@ impl Tx<'_> {
         let head_gap = if head.is_empty() { "" } else { "\n\n" };
         let top = &first.parsed.shape.regions[0];
         r.canonical = top.raw.is_none() && top.gap == head_gap;
-        line += 1;
-        self.take_chunk(first, &mut r, fresh, heading_lines)?;
-        while let Some((chunk, lines)) = next_chunk(pieces.as_mut(), line)? {
-            line += lines;
-            self.take_chunk(chunk, &mut r, fresh, heading_lines)?;
-        }
-        // the file read was the version absorbed (else nothing is kept)
-        pieces.finish()?;
-        drop(pieces);
-        self.store.put_new_entries(&r.lot)?;
-        self.ws
-            .progress("reading the memory files", r.count, r.count);
-        *fresh.imported.entry(f).or_default() += r.count;
+        let maker = Maker {
+            author: self.author.clone(),
+            lang: self.lang(),
+        };
+        // the chunks are parsed and made records on a thread of their own while this one
+        // writes the records made so far: a few lots in flight, never the file
+        let (lots, written) = std::sync::mpsc::sync_channel::<Vec<EntryRecord>>(2);
+        let (ids, reading, maker) = (&mut fresh.ids, &mut r, &maker);
+        let (read, wrote) = std::thread::scope(|s| {
+            // the sender moves to the reader: the writer's loop ends when the reader does
+            let reader = s.spawn(move || {
+                let mut pieces = pieces;
+                let stopped = || Error::Internal("the archive's writer stopped".into());
+                let mut send = |lot| lots.send(lot).map_err(|_| stopped());
+                read_chunks(
+                    pieces.as_mut(),
+                    first,
+                    line + 1,
+                    reading,
+                    ids,
+                    maker,
+                    &mut send,
+                )?;
+                // the file read was the version absorbed (else nothing is kept)
+                pieces.finish()
+            });
+            let wrote = self.write_lots(written, heading_lines);
+            (reader.join(), wrote)
+        });
+        let read = read.unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        // the writer's error first: a reader stopped by it says only that it was stopped
+        let count = wrote?;
+        read?;
+        self.ws.progress("reading the memory files", count, count);
+        *fresh.imported.entry(f).or_default() += count;
         // the archive keeps no versions, so no prints of its entries are taken
         debug_assert!(!kept_for(f));
         self.dirty.insert(f);
@@ -286,71 +311,100 @@ impl Tx<'_> {
         Ok(true)
     }
 
-    /// Take one chunk's entries: each recorded (written a lot at a time) and checked
-    /// for the store rendering it as it reads.
-    fn take_chunk(
-        &mut self,
-        chunk: Chunk,
-        r: &mut Reading,
-        fresh: &mut Fresh,
-        total: u64,
-    ) -> Result<()> {
-        let f = FileKind::Archive;
-        let lang = self.lang();
-        let Chunk { mut parsed, last } = chunk;
-        let dates = dates_of(&parsed.doc);
-        let n = parsed.doc.blocks.len();
-        let today = self.author.today;
-        for (i, block) in parsed.doc.blocks.iter_mut().enumerate() {
-            let item = item_of(f, block, i, &dates, r.dated_above, &mut fresh.ids, today);
-            let read = block.text();
-            let plain = item.body == block.body && item.heading == block.heading;
-            let store = (!plain).then(|| {
-                let state = item.state;
-                markdown::block_of(&item.heading, &item.body, state, None, lang).text()
-            });
-            let store_text = store.as_deref().unwrap_or(&read);
-            let region = &parsed.shape.regions[i + 1];
-            let gap = if last && i + 1 == n { "\n" } else { "\n\n" };
-            r.canonical &= read == store_text && region.raw.is_none() && region.gap == gap;
-            r.in_order &= r.newest_below.is_none_or(|d| item.sort_date <= d);
-            r.newest_below = Some(item.sort_date);
-            block.body = String::new();
-            let rec = self.found_entry(item, r.seq);
-            r.seq = r.seq.saturating_sub(1);
-            r.lot.push(rec);
-            r.count += 1;
-            if r.count.is_multiple_of(2000) {
-                self.ws
-                    .progress("reading the memory files", r.count, total as usize);
-            }
-            if r.lot.len() == LOT {
-                self.store.put_new_entries(&r.lot)?;
-                r.lot.clear();
-            }
+    /// Write the lots the reader sends until it is done: the entries written.
+    fn write_lots(&mut self, lots: Receiver<Vec<EntryRecord>>, total: u64) -> Result<usize> {
+        let mut count = 0;
+        for lot in lots {
+            self.store.put_new_entries(&lot)?;
+            count += lot.len();
+            self.ws
+                .progress("reading the memory files", count, total as usize);
         }
-        if let Some(d) = dates.iter().rev().flatten().next() {
-            r.dated_above = Some(*d);
-        }
-        Ok(())
+        Ok(count)
     }
+}
 
-    /// The record of an archived entry found on a first import, at sequence number `seq`.
-    fn found_entry(&self, item: Item, seq: u64) -> EntryRecord {
-        debug_assert_eq!(item.state, State::Archived);
-        EntryRecord {
-            id: item.id,
-            kind: item.kind,
-            sort_date: item.sort_date,
-            heading: item.heading,
-            body: item.body,
-            state: item.state,
-            seq,
-            superseded_by: item.superseded_by,
-            replaced_by: None,
-            created_at: self.author.now.clone(),
-            actor: self.author.actor.clone(),
-            origin: Origin::default(),
+/// What the reader makes each entry's record with.
+struct Maker {
+    author: Author,
+    lang: Lang,
+}
+
+/// Read the archive's chunks from `first` on (the next starts on `line`): each entry made a
+/// record, checked for the store rendering it as it reads, and sent a lot at a time.
+fn read_chunks(
+    pieces: &mut dyn Pieces,
+    first: Chunk,
+    mut line: usize,
+    r: &mut Reading,
+    ids: &mut Ids,
+    maker: &Maker,
+    send: &mut dyn FnMut(Vec<EntryRecord>) -> Result<()>,
+) -> Result<()> {
+    take_chunk(first, r, ids, maker, send)?;
+    while let Some((chunk, lines)) = next_chunk(pieces, line)? {
+        line += lines;
+        take_chunk(chunk, r, ids, maker, send)?;
+    }
+    send(std::mem::take(&mut r.lot))
+}
+
+/// Take one chunk's entries: each made a record, sent a lot at a time, and checked for the
+/// store rendering it as it reads.
+fn take_chunk(
+    chunk: Chunk,
+    r: &mut Reading,
+    ids: &mut Ids,
+    maker: &Maker,
+    send: &mut dyn FnMut(Vec<EntryRecord>) -> Result<()>,
+) -> Result<()> {
+    let f = FileKind::Archive;
+    let Chunk { mut parsed, last } = chunk;
+    let dates = dates_of(&parsed.doc);
+    let n = parsed.doc.blocks.len();
+    let today = maker.author.today;
+    for (i, block) in parsed.doc.blocks.iter_mut().enumerate() {
+        let item = item_of(f, block, i, &dates, r.dated_above, ids, today);
+        let read = block.text();
+        let plain = item.body == block.body && item.heading == block.heading;
+        let store = (!plain).then(|| {
+            let state = item.state;
+            markdown::block_of(&item.heading, &item.body, state, None, maker.lang).text()
+        });
+        let store_text = store.as_deref().unwrap_or(&read);
+        let region = &parsed.shape.regions[i + 1];
+        let gap = if last && i + 1 == n { "\n" } else { "\n\n" };
+        r.canonical &= read == store_text && region.raw.is_none() && region.gap == gap;
+        r.in_order &= r.newest_below.is_none_or(|d| item.sort_date <= d);
+        r.newest_below = Some(item.sort_date);
+        block.body = String::new();
+        r.lot.push(found_entry(item, r.seq, &maker.author));
+        r.seq = r.seq.saturating_sub(1);
+        if r.lot.len() == LOT {
+            send(std::mem::replace(&mut r.lot, Vec::with_capacity(LOT)))?;
         }
+    }
+    if let Some(d) = dates.iter().rev().flatten().next() {
+        r.dated_above = Some(*d);
+    }
+    Ok(())
+}
+
+/// The record of an archived entry found on a first import, at sequence number `seq`.
+fn found_entry(item: Item, seq: u64, author: &Author) -> EntryRecord {
+    debug_assert_eq!(item.state, State::Archived);
+    EntryRecord {
+        id: item.id,
+        kind: item.kind,
+        sort_date: item.sort_date,
+        heading: item.heading,
+        body: item.body,
+        state: item.state,
+        seq,
+        superseded_by: item.superseded_by,
+        replaced_by: None,
+        created_at: author.now.clone(),
+        actor: author.actor.clone(),
+        origin: Origin::default(),
     }
 }
