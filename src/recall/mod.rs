@@ -11,6 +11,7 @@
 //! Hits carry where they came from (host, session, line) and are masked by the secret rules.
 
 mod chunks;
+pub mod draft;
 mod frames;
 mod fresh;
 mod index;

@@ -2,8 +2,12 @@
 
 use clap::{Args, Subcommand};
 
-use crate::error::Result;
+use std::path::PathBuf;
+
+use crate::error::{Error, Result};
+use crate::model::host::Host;
 use crate::ops::agent;
+use crate::recall::draft;
 
 use super::super::{Context, format};
 
@@ -22,10 +26,36 @@ enum SessionsCmd {
         /// The host's session id
         id: String,
     },
+    /// Draft a SESSIONS entry from a host's transcript, without writing it: what was asked,
+    /// the files edited, the commands run and how each ended, what the agent said last. Only
+    /// the work after the session's last checkpoint is drafted; a session that recorded its
+    /// work gives none. Example: `trilogy sessions draft ~/.claude/projects/P/S.jsonl --host claude`
+    Draft {
+        /// The transcript: Claude Code's or Codex's JSONL file, Gemini CLI's log or session file
+        transcript: PathBuf,
+        /// The host that wrote it
+        #[arg(long, value_parser = ["claude", "codex", "gemini"])]
+        host: String,
+    },
 }
 
 pub fn run(ctx: &Context, a: SessionsArgs) -> Result<()> {
     match a.cmd.unwrap_or(SessionsCmd::List) {
+        SessionsCmd::Draft { transcript, host } => {
+            let host = Host::parse(&host)
+                .ok_or_else(|| Error::bad_input(format!("unknown host `{host}`")))?;
+            let ws = &ctx.ws;
+            let out = draft::draft_file(host, &transcript, &ws.root, ws.clock.today(), ws.lang())?;
+            format::print(ctx, &out, |o| match o {
+                draft::Outcome::Drafted(d) => format!("## {}\n{}", d.heading, d.body),
+                draft::Outcome::Recorded => {
+                    "(nothing to draft: the session recorded its work with a checkpoint)".into()
+                }
+                draft::Outcome::NoWork => {
+                    "(nothing to draft: the session edited no file and ran no command)".into()
+                }
+            })
+        }
         SessionsCmd::List => {
             let list = agent::list_sessions(&ctx.ws)?;
             format::print(ctx, &list, |l| {

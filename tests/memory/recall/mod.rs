@@ -11,6 +11,7 @@ use common::{Ws, text};
 use serde_json::{Value, json};
 
 mod cache;
+mod draft;
 mod masked;
 mod sessions;
 

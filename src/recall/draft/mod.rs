@@ -1,0 +1,300 @@
+//! Drafts: a SESSIONS entry written from a host's own transcript, with no model, for a session
+//! that did work (edited files, ran commands) and recorded nothing since its last write to
+//! memory. The draft says what the person asked, which files were edited, which commands ran
+//! and how each ended, and what the agent last said; its Done line is marked unverified.
+//! Deterministic: the same transcript gives the same draft.
+//!
+//! Must not: write memory (where a draft goes is the caller's choice), read a transcript past
+//! [`MAX_BYTES`], or let a credential through (every part is masked, and the draft is bounded).
+
+mod steps;
+
+use std::path::Path;
+
+use chrono::NaiveDate;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::model::host::Host;
+use crate::model::{Lang, labels};
+
+use super::parse;
+pub use steps::{Exit, Step};
+
+/// The most of a transcript read for a draft.
+pub const MAX_BYTES: u64 = 64 << 20;
+/// The most characters kept of the request and of the agent's last words.
+const GOAL_CHARS: usize = 160;
+const NEXT_CHARS: usize = 200;
+/// The most files and commands named (the rest counted).
+const FILES: usize = 8;
+const COMMANDS: usize = 6;
+const COMMAND_CHARS: usize = 80;
+
+/// What a transcript gives.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Work with nothing recorded after it: the entry to propose.
+    Drafted(Draft),
+    /// The session recorded after its last work: nothing to draft.
+    Recorded,
+    /// No file edited and no command run: nothing to draft.
+    NoWork,
+}
+
+/// A drafted SESSIONS entry and what it was made of.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Draft {
+    pub heading: String,
+    pub body: String,
+    pub goal: Option<String>,
+    pub edited: Vec<String>,
+    pub ran: Vec<Ran>,
+    pub next: Option<String>,
+}
+
+/// A command the draft names, with how it last ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ran {
+    pub command: String,
+    /// The exit code, when the host said it.
+    pub exit: Option<i32>,
+    /// Whether it ended well (`None`: no result in the transcript).
+    pub ok: Option<bool>,
+    /// A test run (its result is said as passed or failed).
+    pub test: bool,
+}
+
+/// The draft of the transcript at `path` (a host's JSONL file, or a Gemini CLI session
+/// document), read through the fence: only a regular file, at most [`MAX_BYTES`].
+pub fn draft_file(
+    host: Host,
+    path: &Path,
+    root: &Path,
+    today: NaiveDate,
+    lang: Lang,
+) -> Result<Outcome> {
+    use std::io::Read;
+    let (f, _) =
+        crate::base::fence::open_regular(path, MAX_BYTES).map_err(|e| Error::io(path, e))?;
+    let mut bytes = Vec::new();
+    f.take(MAX_BYTES)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io(path, e))?;
+    let text = match (host, parse::gemini_document(&bytes)) {
+        (Host::Gemini, Some(lines)) => lines,
+        _ => String::from_utf8_lossy(&bytes).into_owned(),
+    };
+    Ok(draft_of(host, &text, root, today, lang))
+}
+
+/// The draft of a transcript's `text`; file paths under `root` are named relative to it.
+pub fn draft_of(host: Host, text: &str, root: &Path, today: NaiveDate, lang: Lang) -> Outcome {
+    let steps = steps_of(host, text);
+    let last_write = steps.iter().rposition(|s| *s == Step::Recorded);
+    let stretch = &steps[last_write.map_or(0, |i| i + 1)..];
+    let worked = |s: &&Step| matches!(s, Step::Edited(_) | Step::Ran { .. });
+    if !stretch.iter().any(|s| worked(&s)) {
+        return match last_write {
+            Some(_) => Outcome::Recorded,
+            None => Outcome::NoWork,
+        };
+    }
+    // the request the work answered: the first in the stretch, else the last before it
+    fn asked(s: &Step) -> Option<&str> {
+        match s {
+            Step::Asked(t) => Some(t),
+            _ => None,
+        }
+    }
+    let goal = (stretch.iter().find_map(asked))
+        .or_else(|| steps.iter().rev().find_map(asked))
+        .map(|t| cut(t, GOAL_CHARS));
+    let next = stretch.iter().rev().find_map(|s| match s {
+        Step::Said(t) => Some(cut(t, NEXT_CHARS)),
+        _ => None,
+    });
+    let edited = files_of(stretch, root);
+    let ran = commands_of(stretch);
+    let (heading, body) = render(today, lang, goal.as_deref(), &edited, &ran, next.as_deref());
+    Outcome::Drafted(Draft {
+        heading,
+        body,
+        goal,
+        edited,
+        ran,
+        next,
+    })
+}
+
+/// What was said and done, in the transcript's order (at one line, what was said first).
+fn steps_of(host: Host, text: &str) -> Vec<Step> {
+    let said = parse::lines(host, text.as_bytes(), 1, &mut parse::Context::default()).said;
+    let mut all: Vec<(u64, u8, Step)> = (said.into_iter())
+        .filter(|s| !parse::is_ours(&s.text))
+        .map(|s| {
+            let step = match s.role {
+                parse::Role::User => Step::Asked(s.text),
+                parse::Role::Assistant => Step::Said(s.text),
+            };
+            (s.line, 0, step)
+        })
+        .collect();
+    all.extend((steps::tool_steps(host, text).into_iter()).map(|(n, s)| (n, 1, s)));
+    all.sort_by_key(|(n, order, _)| (*n, *order));
+    all.into_iter().map(|(_, _, s)| s).collect()
+}
+
+/// The files edited, each once, in the order first edited, relative to `root` where under it.
+fn files_of(stretch: &[Step], root: &Path) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for s in stretch {
+        if let Step::Edited(p) = s {
+            let shown = match Path::new(p).strip_prefix(root) {
+                Ok(rel) => rel.to_string_lossy().replace('\\', "/"),
+                Err(_) => p.clone(),
+            };
+            let shown = crate::secrets::masked(&shown);
+            if !out.contains(&shown) {
+                out.push(shown);
+            }
+        }
+    }
+    out
+}
+
+/// The commands run, each once with how it last ended, the most recent last.
+fn commands_of(stretch: &[Step]) -> Vec<Ran> {
+    let mut out: Vec<Ran> = Vec::new();
+    for s in stretch {
+        let Step::Ran { command, exit } = s else {
+            continue;
+        };
+        let command = cut(&crate::secrets::masked(command), COMMAND_CHARS);
+        out.retain(|r| r.command != command);
+        let (exit, ok) = match *exit {
+            Exit::Code(c) => (Some(c), Some(c == 0)),
+            Exit::Failed => (None, Some(false)),
+            Exit::Done => (None, Some(true)),
+            Exit::Unknown => (None, None),
+        };
+        let test = (command.split(|c: char| !c.is_alphanumeric())).any(|w| {
+            matches!(
+                w,
+                "test" | "tests" | "pytest" | "jest" | "vitest" | "ctest" | "spec"
+            )
+        });
+        out.push(Ran {
+            command,
+            exit,
+            ok,
+            test,
+        });
+    }
+    out
+}
+
+/// `text`'s first paragraph on one line, masked, cut to `max` characters (marked).
+fn cut(text: &str, max: usize) -> String {
+    let para = text.trim().split("\n\n").next().unwrap_or_default();
+    let one: String = para.split_whitespace().collect::<Vec<_>>().join(" ");
+    let one = crate::secrets::masked(&one);
+    match one.chars().count() > max {
+        true => format!("{}…", one.chars().take(max).collect::<String>()),
+        false => one,
+    }
+}
+
+/// The entry: its heading (the day) and body (Done, marked unverified and drafted; Next).
+fn render(
+    today: NaiveDate,
+    lang: Lang,
+    goal: Option<&str>,
+    edited: &[String],
+    ran: &[Ran],
+    next: Option<&str>,
+) -> (String, String) {
+    let zh = lang == Lang::Zh;
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(g) = goal {
+        parts.push(match zh {
+            true => format!("应要求「{g}」"),
+            false => format!("asked \"{g}\""),
+        });
+    }
+    if !edited.is_empty() {
+        let named = named(edited, FILES, zh);
+        parts.push(if zh {
+            format!("改了 {named}")
+        } else {
+            format!("edited {named}")
+        });
+    }
+    if !ran.is_empty() {
+        let shown: Vec<String> = ran
+            .iter()
+            .rev()
+            .take(COMMANDS)
+            .rev()
+            .map(|r| said_of(r, zh))
+            .collect();
+        let more = ran.len().saturating_sub(COMMANDS);
+        let list = with_more(shown, more, zh);
+        parts.push(if zh {
+            format!("运行 {list}")
+        } else {
+            format!("ran {list}")
+        });
+    }
+    let l = labels(lang);
+    let (tag, sep) = match zh {
+        true => ("（草稿：由会话记录整理，未经确认）", "；"),
+        false => ("(draft from the session transcript, not confirmed) ", "; "),
+    };
+    let mut body = format!("{}{tag}{}{}", l.done, parts.join(sep), l.unverified);
+    if let Some(n) = next {
+        body.push('\n');
+        body.push_str(l.next);
+        body.push_str(n);
+    }
+    (today.format("%Y-%m-%d").to_string(), body)
+}
+
+fn named(items: &[String], max: usize, zh: bool) -> String {
+    let shown: Vec<String> = items.iter().take(max).map(|p| format!("`{p}`")).collect();
+    with_more(shown, items.len().saturating_sub(max), zh)
+}
+
+fn with_more(shown: Vec<String>, more: usize, zh: bool) -> String {
+    let list = shown.join(if zh { "、" } else { ", " });
+    match (more, zh) {
+        (0, _) => list,
+        (n, true) => format!("{list} 等另外 {n} 个"),
+        (n, false) => format!("{list} and {n} more"),
+    }
+}
+
+/// A command as the draft says it: `cmd` passed / failed (exit 1) / (exit 0) / (no result).
+fn said_of(r: &Ran, zh: bool) -> String {
+    let end = match (r.ok, r.exit, r.test, zh) {
+        (None, _, _, true) => "（无结果）".to_string(),
+        (None, _, _, false) => " (no result)".to_string(),
+        (Some(true), _, true, true) => " 通过".to_string(),
+        (Some(true), _, true, false) => " passed".to_string(),
+        (Some(false), Some(c), true, true) => format!(" 失败（退出码 {c}）"),
+        (Some(false), Some(c), true, false) => format!(" failed (exit {c})"),
+        (Some(false), None, true, true) => " 失败".to_string(),
+        (Some(false), None, true, false) => " failed".to_string(),
+        (Some(_), Some(c), false, true) => format!("（退出码 {c}）"),
+        (Some(_), Some(c), false, false) => format!(" (exit {c})"),
+        (Some(true), None, false, true) => "（完成）".to_string(),
+        (Some(true), None, false, false) => " (done)".to_string(),
+        (Some(false), None, false, true) => "（失败）".to_string(),
+        (Some(false), None, false, false) => " (failed)".to_string(),
+    };
+    format!("`{}`{end}", r.command)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,340 @@
+//! What a session did, read from its host's transcript: the files its tools edited, the
+//! commands they ran with how each ended, and trilogy's own checkpoint calls. What people and
+//! agents said comes from recall's line reader (`super::super::parse`); this adds the tool
+//! calls it leaves out. Each host's shapes are its own and change between versions: a call
+//! this reader does not know is not a step, never a guess.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use crate::model::host::Host;
+
+/// How a command ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// The exit code the host reported.
+    Code(i32),
+    /// The host marked it failed without a code.
+    Failed,
+    /// The host marked it done without a code.
+    Done,
+    /// No result in the transcript (cut off, or still running).
+    Unknown,
+}
+
+/// One thing a session did, at its line in the transcript.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// A person's request.
+    Asked(String),
+    /// What an agent answered.
+    Said(String),
+    /// A file a tool wrote.
+    Edited(String),
+    /// A shell command and how it ended.
+    Ran { command: String, exit: Exit },
+    /// A write to trilogy's memory that succeeded (its MCP checkpoint, or `trilogy checkpoint`).
+    Recorded,
+}
+
+/// A tool call waiting for its result: its line and what it was.
+enum Call {
+    Shell(String),
+    Checkpoint,
+}
+
+/// The tool steps of `text` (a host's JSONL transcript), each with its 1-based line; what was
+/// said is added by the caller.
+pub fn tool_steps(host: Host, text: &str) -> Vec<(u64, Step)> {
+    let mut out = Vec::new();
+    let mut calls: HashMap<String, (u64, Call)> = HashMap::new();
+    // Gemini CLI logs a message again as it is updated: a call id's last step is kept
+    let mut logged: HashMap<String, usize> = HashMap::new();
+    for (i, line) in text.lines().enumerate() {
+        let n = i as u64 + 1;
+        // most lines are no tool call: only those naming one are parsed
+        if !line.contains("tool") && !line.contains("function_call") {
+            continue;
+        }
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        match host {
+            Host::Claude => claude(&v, n, &mut calls, &mut out),
+            Host::Codex => codex(&v, n, &mut calls, &mut out),
+            Host::Gemini => gemini(&v, n, &mut logged, &mut out),
+            _ => {}
+        }
+    }
+    // calls never answered: a command with no known end, a checkpoint not known to have written
+    for (_, (n, call)) in calls {
+        if let Call::Shell(command) = call {
+            out.push((n, ran(command, Exit::Unknown)));
+        }
+    }
+    out.sort_by_key(|(n, _)| *n);
+    out
+}
+
+/// A command's step: `trilogy checkpoint` that ended well is a write to memory.
+fn ran(command: String, exit: Exit) -> Step {
+    let ok = matches!(exit, Exit::Code(0) | Exit::Done);
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let checkpoint = (words.windows(2)).any(|w| w[0].ends_with("trilogy") && w[1] == "checkpoint");
+    match checkpoint && ok {
+        true => Step::Recorded,
+        false => Step::Ran { command, exit },
+    }
+}
+
+/// Whether a tool named `name` is trilogy's checkpoint (`mcp__trilogy__memory_checkpoint`,
+/// `mcp_trilogy_memory_checkpoint`, or the bare name a host gives with a namespace).
+fn is_checkpoint(name: &str, namespace: Option<&str>) -> bool {
+    name.ends_with("memory_checkpoint")
+        && (name.contains("trilogy") || namespace.is_some_and(|n| n.contains("trilogy")))
+}
+
+/// The code in `Exit code N` / `exited with code N` / `Exit Code: N`, wherever it stands.
+fn code_in(text: &str) -> Option<i32> {
+    let lower = text.to_ascii_lowercase();
+    for mark in ["exited with code ", "exit code: ", "exit code "] {
+        if let Some(at) = lower.find(mark) {
+            let rest = &lower[at + mark.len()..];
+            let end = rest
+                .find(|c: char| !(c.is_ascii_digit() || c == '-'))
+                .unwrap_or(rest.len());
+            if let Ok(code) = rest[..end].parse() {
+                return Some(code);
+            }
+        }
+    }
+    None
+}
+
+fn str_at<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
+    v.pointer(pointer).and_then(Value::as_str)
+}
+
+/// Claude Code: `tool_use` parts of an assistant message, `tool_result` parts of the next user
+/// line. Edit, Write, MultiEdit and NotebookEdit name their file; Bash its command.
+fn claude(v: &Value, n: u64, calls: &mut HashMap<String, (u64, Call)>, out: &mut Vec<(u64, Step)>) {
+    let Some(parts) = v.pointer("/message/content").and_then(Value::as_array) else {
+        return;
+    };
+    for p in parts {
+        match str_at(p, "/type") {
+            Some("tool_use") => {
+                let (Some(id), Some(name)) = (str_at(p, "/id"), str_at(p, "/name")) else {
+                    continue;
+                };
+                match name {
+                    "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => {
+                        let path =
+                            str_at(p, "/input/file_path").or(str_at(p, "/input/notebook_path"));
+                        if let Some(path) = path {
+                            out.push((n, Step::Edited(path.to_string())));
+                        }
+                    }
+                    "Bash" => {
+                        if let Some(c) = str_at(p, "/input/command") {
+                            calls.insert(id.into(), (n, Call::Shell(c.into())));
+                        }
+                    }
+                    _ if is_checkpoint(name, None) => {
+                        calls.insert(id.into(), (n, Call::Checkpoint));
+                    }
+                    _ => {}
+                }
+            }
+            Some("tool_result") => {
+                let Some((at, call)) = str_at(p, "/tool_use_id").and_then(|id| calls.remove(id))
+                else {
+                    continue;
+                };
+                let failed = p.get("is_error").and_then(Value::as_bool) == Some(true);
+                let text = match p.get("content") {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(c) => c.to_string(),
+                    None => String::new(),
+                };
+                match call {
+                    Call::Shell(command) => {
+                        let exit = match (code_in(&text), failed) {
+                            (Some(code), _) => Exit::Code(code),
+                            (None, true) => Exit::Failed,
+                            (None, false) => Exit::Code(0),
+                        };
+                        out.push((at, ran(command, exit)));
+                    }
+                    Call::Checkpoint if !failed => out.push((at, Step::Recorded)),
+                    Call::Checkpoint => {}
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Codex: `function_call` / `custom_tool_call` response items and their `*_output`; the shell
+/// tool's output says `Process exited with code N`, `apply_patch` names its files in the patch.
+fn codex(v: &Value, n: u64, calls: &mut HashMap<String, (u64, Call)>, out: &mut Vec<(u64, Step)>) {
+    if str_at(v, "/type") != Some("response_item") {
+        return;
+    }
+    let Some(p) = v.get("payload") else {
+        return;
+    };
+    let call_id = str_at(p, "/call_id").unwrap_or_default();
+    match str_at(p, "/type") {
+        Some("function_call") | Some("custom_tool_call") => {
+            let name = str_at(p, "/name").unwrap_or_default();
+            let input = str_at(p, "/arguments")
+                .or(str_at(p, "/input"))
+                .unwrap_or_default();
+            if name == "apply_patch" {
+                for path in patched(input) {
+                    out.push((n, Step::Edited(path)));
+                }
+            } else if is_checkpoint(name, str_at(p, "/namespace")) {
+                calls.insert(call_id.into(), (n, Call::Checkpoint));
+            } else if matches!(
+                name,
+                "exec_command" | "shell" | "local_shell" | "container.exec"
+            ) {
+                let args: Value = serde_json::from_str(input).unwrap_or(Value::Null);
+                let command = match args.get("cmd").or(args.get("command")) {
+                    Some(Value::String(s)) => Some(s.clone()),
+                    // `["bash", "-lc", "…"]`: the script is the last word
+                    Some(Value::Array(words)) => {
+                        words.last().and_then(Value::as_str).map(String::from)
+                    }
+                    _ => None,
+                };
+                if let Some(c) = command {
+                    calls.insert(call_id.into(), (n, Call::Shell(c)));
+                }
+            }
+        }
+        Some("function_call_output") | Some("custom_tool_call_output") => {
+            let Some((at, call)) = calls.remove(call_id) else {
+                return;
+            };
+            let text = match p.get("output") {
+                Some(Value::String(s)) => s.clone(),
+                Some(o) => o.to_string(),
+                None => String::new(),
+            };
+            match call {
+                Call::Shell(command) => {
+                    let exit = code_in(&text).map_or(Exit::Done, Exit::Code);
+                    out.push((at, ran(command, exit)));
+                }
+                Call::Checkpoint if text.contains("\"written\"") => out.push((at, Step::Recorded)),
+                Call::Checkpoint => {}
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The files an `apply_patch` input adds, updates, deletes or moves to.
+fn patched(patch: &str) -> Vec<String> {
+    const MARKS: [&str; 4] = [
+        "*** Add File: ",
+        "*** Update File: ",
+        "*** Delete File: ",
+        "*** Move to: ",
+    ];
+    (patch.lines())
+        .filter_map(|l| MARKS.iter().find_map(|m| l.strip_prefix(m)))
+        .map(|p| p.trim().to_string())
+        .collect()
+}
+
+/// Gemini CLI: a `gemini` message's `toolCalls`, each with its `status`. A message may be
+/// logged again as it is updated: `logged` holds where each call id's step is, and a call seen
+/// again replaces it there.
+fn gemini(v: &Value, n: u64, logged: &mut HashMap<String, usize>, out: &mut Vec<(u64, Step)>) {
+    let messages: Vec<&Value> = match v.pointer("/$set/messages").and_then(Value::as_array) {
+        Some(all) => all.iter().collect(),
+        None => vec![v],
+    };
+    for m in messages {
+        let Some(tools) = m.get("toolCalls").and_then(Value::as_array) else {
+            continue;
+        };
+        for t in tools {
+            let Some(step) = gemini_step(t) else {
+                continue;
+            };
+            let id = str_at(t, "/id").unwrap_or_default().to_string();
+            match logged.get(&id) {
+                Some(&at) if !id.is_empty() => out[at].1 = step,
+                _ => {
+                    logged.insert(id, out.len());
+                    out.push((n, step));
+                }
+            }
+        }
+    }
+}
+
+/// The step of one Gemini CLI tool call, when it is one.
+fn gemini_step(t: &Value) -> Option<Step> {
+    let name = str_at(t, "/name").unwrap_or_default();
+    let status = str_at(t, "/status").unwrap_or_default();
+    let output = t.get("result").map(Value::to_string).unwrap_or_default();
+    match name {
+        "replace" | "write_file" | "edit" => {
+            let path = str_at(t, "/args/file_path").or(str_at(t, "/args/path"))?;
+            Some(Step::Edited(path.to_string()))
+        }
+        "run_shell_command" => {
+            let command = str_at(t, "/args/command")?;
+            let exit = match (code_in(&output), status) {
+                (Some(code), _) => Exit::Code(code),
+                (None, "success") => Exit::Done,
+                (None, "error") => Exit::Failed,
+                _ => Exit::Unknown,
+            };
+            Some(ran(command.to_string(), exit))
+        }
+        _ if is_checkpoint(name, None) && status == "success" => Some(Step::Recorded),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_codes_are_read_in_each_hosts_words() {
+        assert_eq!(code_in("Error: Exit code 1\nboom"), Some(1));
+        assert_eq!(
+            code_in("Chunk ID: x\nProcess exited with code 0\n"),
+            Some(0)
+        );
+        assert_eq!(code_in("Output: (empty)\nExit Code: 2\n"), Some(2));
+        assert_eq!(code_in("(Bash completed with no output)"), None);
+    }
+
+    #[test]
+    fn a_patch_names_every_file_it_touches() {
+        let patch = "*** Begin Patch\n*** Update File: src/a.rs\n@@\n-x\n+y\n*** Add File: docs/b.md\n+hi\n*** Delete File: old.txt\n*** End Patch";
+        assert_eq!(patched(patch), ["src/a.rs", "docs/b.md", "old.txt"]);
+    }
+
+    #[test]
+    fn a_checkpoint_through_the_shell_is_a_write_only_when_it_ended_well() {
+        let ok = ran("trilogy checkpoint --session-done x".into(), Exit::Code(0));
+        assert_eq!(ok, Step::Recorded);
+        let failed = ran("trilogy checkpoint --session-done x".into(), Exit::Code(3));
+        assert!(matches!(failed, Step::Ran { .. }));
+        assert!(matches!(
+            ran("cargo test".into(), Exit::Code(0)),
+            Step::Ran { .. }
+        ));
+    }
+}
