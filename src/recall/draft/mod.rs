@@ -91,7 +91,38 @@ pub fn draft_file(
 
 /// The draft of a transcript's `text`; file paths under `root` are named relative to it.
 pub fn draft_of(host: Host, text: &str, root: &Path, today: NaiveDate, lang: Lang) -> Outcome {
-    let steps = steps_of(host, text);
+    // only the work after the last checkpoint is drafted: the text is read from the last line
+    // that names one, and whole only when the call named there did not write
+    let start = last_checkpoint_line(text);
+    let (head, tail) = text.split_at(start);
+    let first = 1 + memchr::memchr_iter(b'\n', head.as_bytes()).count() as u64;
+    let steps = steps_of(host, tail, first);
+    match start > 0 && !steps.contains(&Step::Recorded) {
+        true => draft_from(host, &steps_of(host, text, 1), "", root, today, lang),
+        false => draft_from(host, &steps, head, root, today, lang),
+    }
+}
+
+/// Where the last line naming a checkpoint (the MCP tool, or `trilogy checkpoint`) starts; 0
+/// when none does.
+fn last_checkpoint_line(text: &str) -> usize {
+    let at = ["memory_checkpoint", "trilogy checkpoint"]
+        .iter()
+        .filter_map(|m| memchr::memmem::rfind(text.as_bytes(), m.as_bytes()))
+        .max();
+    at.map_or(0, |at| text[..at].rfind('\n').map_or(0, |i| i + 1))
+}
+
+/// The draft of `steps` (what was said and done, in order); `head` is the transcript before
+/// them, where the request is looked for when none stands among them.
+fn draft_from(
+    host: Host,
+    steps: &[Step],
+    head: &str,
+    root: &Path,
+    today: NaiveDate,
+    lang: Lang,
+) -> Outcome {
     let last_write = steps.iter().rposition(|s| *s == Step::Recorded);
     let stretch = &steps[last_write.map_or(0, |i| i + 1)..];
     let worked = |s: &&Step| matches!(s, Step::Edited(_) | Step::Ran { .. });
@@ -101,16 +132,23 @@ pub fn draft_of(host: Host, text: &str, root: &Path, today: NaiveDate, lang: Lan
             None => Outcome::NoWork,
         };
     }
-    // the request the work answered: the first in the stretch, else the last before it
     fn asked(s: &Step) -> Option<&str> {
         match s {
             Step::Asked(t) => Some(t),
             _ => None,
         }
     }
-    let goal = (stretch.iter().find_map(asked))
-        .or_else(|| steps.iter().rev().find_map(asked))
-        .map(|t| cut(t, GOAL_CHARS));
+    // the request the work answered: the first in the stretch, else the last before it
+    let earlier = || {
+        let said = parse::lines(host, head.as_bytes(), 1, &mut parse::Context::default()).said;
+        (said.into_iter().rev())
+            .find(|s| s.role == parse::Role::User && !parse::is_ours(&s.text))
+            .map(|s| s.text)
+    };
+    let goal = (stretch.iter().find_map(asked).map(String::from))
+        .or_else(|| steps.iter().rev().find_map(asked).map(String::from))
+        .or_else(earlier)
+        .map(|t| cut(&t, GOAL_CHARS));
     let next = stretch.iter().rev().find_map(|s| match s {
         Step::Said(t) => Some(cut(t, NEXT_CHARS)),
         _ => None,
@@ -128,9 +166,10 @@ pub fn draft_of(host: Host, text: &str, root: &Path, today: NaiveDate, lang: Lan
     })
 }
 
-/// What was said and done, in the transcript's order (at one line, what was said first).
-fn steps_of(host: Host, text: &str) -> Vec<Step> {
-    let said = parse::lines(host, text.as_bytes(), 1, &mut parse::Context::default()).said;
+/// What was said and done in `text`, in its order (at one line, what was said first); its
+/// first line is the transcript's line `first`.
+fn steps_of(host: Host, text: &str, first: u64) -> Vec<Step> {
+    let said = parse::lines(host, text.as_bytes(), first, &mut parse::Context::default()).said;
     let mut all: Vec<(u64, u8, Step)> = (said.into_iter())
         .filter(|s| !parse::is_ours(&s.text))
         .map(|s| {
@@ -141,7 +180,7 @@ fn steps_of(host: Host, text: &str) -> Vec<Step> {
             (s.line, 0, step)
         })
         .collect();
-    all.extend((steps::tool_steps(host, text).into_iter()).map(|(n, s)| (n, 1, s)));
+    all.extend((steps::tool_steps(host, text, first).into_iter()).map(|(n, s)| (n, 1, s)));
     all.sort_by_key(|(n, order, _)| (*n, *order));
     all.into_iter().map(|(_, _, s)| s).collect()
 }

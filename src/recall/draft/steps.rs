@@ -44,15 +44,15 @@ enum Call {
     Checkpoint,
 }
 
-/// The tool steps of `text` (a host's JSONL transcript), each with its 1-based line; what was
-/// said is added by the caller.
-pub fn tool_steps(host: Host, text: &str) -> Vec<(u64, Step)> {
+/// The tool steps of `text` (a host's JSONL transcript, or its end from line `first` on), each
+/// with its line; what was said is added by the caller.
+pub fn tool_steps(host: Host, text: &str, first: u64) -> Vec<(u64, Step)> {
     let mut out = Vec::new();
     let mut calls: HashMap<String, (u64, Call)> = HashMap::new();
     // Gemini CLI logs a message again as it is updated: a call id's last step is kept
     let mut logged: HashMap<String, usize> = HashMap::new();
     for (i, line) in text.lines().enumerate() {
-        let n = i as u64 + 1;
+        let n = first + i as u64;
         // most lines are no tool call: only those naming one are parsed
         if !line.contains("tool") && !line.contains("function_call") {
             continue;

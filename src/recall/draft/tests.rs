@@ -172,3 +172,40 @@ fn a_long_session_is_drafted_within_its_bounds() {
     );
     assert!(d.body.len() < 1500, "{} bytes", d.body.len());
 }
+
+#[test]
+fn a_checkpoint_that_failed_leaves_the_work_before_it_to_draft_and_the_request_is_found_above() {
+    let user =
+        |t: &str| format!(r#"{{"type":"user","message":{{"role":"user","content":"{t}"}}}}"#);
+    let call = |id: &str, name: &str, input: &str| {
+        format!(
+            r#"{{"type":"assistant","message":{{"content":[{{"type":"tool_use","id":"{id}","name":"{name}","input":{input}}}]}}}}"#
+        )
+    };
+    let result = |id: &str, err: bool| {
+        format!(
+            r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"{id}","is_error":{err},"content":"x"}}]}}}}"#
+        )
+    };
+    let failed = [
+        user("fix x"),
+        call("b1", "Bash", r#"{"command":"cargo test"}"#),
+        result("b1", false),
+        call("c1", "mcp__trilogy__memory_checkpoint", "{}"),
+        result("c1", true),
+    ];
+    let d = drafted(Host::Claude, &(failed.join("\n") + "\n"), Lang::En);
+    assert_eq!(d.goal.as_deref(), Some("fix x"), "{d:?}");
+    assert_eq!(d.ran[0].command, "cargo test", "{d:?}");
+    // a checkpoint that wrote, then more work with no new request: the request above it
+    let after = [
+        user("fix y"),
+        call("c1", "mcp__trilogy__memory_checkpoint", "{}"),
+        result("c1", false),
+        call("b2", "Bash", r#"{"command":"ls"}"#),
+        result("b2", false),
+    ];
+    let d = drafted(Host::Claude, &(after.join("\n") + "\n"), Lang::En);
+    assert_eq!(d.goal.as_deref(), Some("fix y"), "{d:?}");
+    assert_eq!(d.ran.len(), 1, "only the work after the checkpoint: {d:?}");
+}
