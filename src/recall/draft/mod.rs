@@ -76,15 +76,21 @@ pub fn draft_file(
     lang: Lang,
 ) -> Result<Outcome> {
     use std::io::Read;
-    let (f, _) =
+    let (f, meta) =
         crate::base::fence::open_regular(path, MAX_BYTES).map_err(|e| Error::io(path, e))?;
-    let mut bytes = Vec::new();
+    let mut bytes = Vec::with_capacity(meta.len().min(MAX_BYTES) as usize + 1);
     f.take(MAX_BYTES)
         .read_to_end(&mut bytes)
         .map_err(|e| Error::io(path, e))?;
-    let text = match (host, parse::gemini_document(&bytes)) {
-        (Host::Gemini, Some(lines)) => lines,
-        _ => String::from_utf8_lossy(&bytes).into_owned(),
+    // Gemini CLI's older sessions are one JSON document, given back as log lines
+    let document = (host == Host::Gemini)
+        .then(|| parse::gemini_document(&bytes))
+        .flatten();
+    let text = match document {
+        Some(lines) => lines,
+        // a byte that is not UTF-8 is read as U+FFFD, as recall reads it
+        None => String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
     };
     Ok(draft_of(host, &text, root, today, lang))
 }

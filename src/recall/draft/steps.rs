@@ -51,10 +51,18 @@ pub fn tool_steps(host: Host, text: &str, first: u64) -> Vec<(u64, Step)> {
     let mut calls: HashMap<String, (u64, Call)> = HashMap::new();
     // Gemini CLI logs a message again as it is updated: a call id's last step is kept
     let mut logged: HashMap<String, usize> = HashMap::new();
+    // most lines hold no tool call or result: only those naming one are parsed
+    let marks: &[&str] = match host {
+        Host::Claude => &["\"tool_use\"", "\"tool_result\""],
+        Host::Codex => &["function_call", "custom_tool_call"],
+        Host::Gemini => &["\"toolCalls\""],
+        _ => &[],
+    };
+    let finders: Vec<memchr::memmem::Finder> =
+        marks.iter().map(memchr::memmem::Finder::new).collect();
     for (i, line) in text.lines().enumerate() {
         let n = first + i as u64;
-        // most lines are no tool call: only those naming one are parsed
-        if !line.contains("tool") && !line.contains("function_call") {
+        if !finders.iter().any(|f| f.find(line.as_bytes()).is_some()) {
             continue;
         }
         let Ok(v) = serde_json::from_str::<Value>(line) else {
