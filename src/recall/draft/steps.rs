@@ -120,6 +120,15 @@ fn code_in(text: &str) -> Option<i32> {
     None
 }
 
+/// A tool result's text: the string itself, or the JSON of anything else.
+fn text_of(v: Option<&Value>) -> String {
+    match v {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    }
+}
+
 fn str_at<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
     v.pointer(pointer).and_then(Value::as_str)
 }
@@ -161,11 +170,7 @@ fn claude(v: &Value, n: u64, calls: &mut HashMap<String, (u64, Call)>, out: &mut
                     continue;
                 };
                 let failed = p.get("is_error").and_then(Value::as_bool) == Some(true);
-                let text = match p.get("content") {
-                    Some(Value::String(s)) => s.clone(),
-                    Some(c) => c.to_string(),
-                    None => String::new(),
-                };
+                let text = text_of(p.get("content"));
                 match call {
                     Call::Shell(command) => {
                         let exit = match (code_in(&text), failed) {
@@ -228,11 +233,7 @@ fn codex(v: &Value, n: u64, calls: &mut HashMap<String, (u64, Call)>, out: &mut 
             let Some((at, call)) = calls.remove(call_id) else {
                 return;
             };
-            let text = match p.get("output") {
-                Some(Value::String(s)) => s.clone(),
-                Some(o) => o.to_string(),
-                None => String::new(),
-            };
+            let text = text_of(p.get("output"));
             match call {
                 Call::Shell(command) => {
                     let exit = code_in(&text).map_or(Exit::Done, Exit::Code);

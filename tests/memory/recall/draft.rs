@@ -97,38 +97,20 @@ fn a_transcript_that_is_not_a_file_is_named_and_nothing_changes() {
     let ws = Ws::init();
     let before = ws.snapshot();
     let gone = ws.home().join("t/none.jsonl");
-    let out = ws.run(&[
-        "sessions",
-        "draft",
-        gone.to_str().unwrap(),
-        "--host",
-        "claude",
-    ]);
+    let draft = |path: &std::path::Path, host: &str| {
+        ws.run(&["sessions", "draft", path.to_str().unwrap(), "--host", host])
+    };
+    let out = draft(&gone, "claude");
     assert_ne!(out.status.code(), Some(0));
     assert!(
         text(&out.stderr).contains("none.jsonl"),
         "{}",
         text(&out.stderr)
     );
-    let out = ws.run(&[
-        "sessions",
-        "draft",
-        ws.root().to_str().unwrap(),
-        "--host",
-        "codex",
-    ]);
-    assert!(
-        text(&out.stderr).contains("not a regular file"),
-        "{}",
-        text(&out.stderr)
-    );
-    let out = ws.run(&[
-        "sessions",
-        "draft",
-        gone.to_str().unwrap(),
-        "--host",
-        "cursor",
-    ]);
+    let out = draft(ws.root(), "codex");
+    let err = text(&out.stderr);
+    assert!(err.contains("not a regular file"), "{err}");
+    let out = draft(&gone, "cursor");
     assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
     assert_eq!(ws.snapshot(), before);
 }
