@@ -479,12 +479,9 @@ pub fn write_spliced(
     src: &mut std::fs::File,
     from: u64,
 ) -> std::io::Result<String> {
-    use sha1::{Digest, Sha1};
     use std::io::{Read, Seek, SeekFrom};
-    let mut hasher = Sha1::new();
-    let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *out);
+    let mut w = HashingWriter::new(out);
     w.write_all(head)?;
-    hasher.update(head);
     src.seek(SeekFrom::Start(from))?;
     let mut buf = vec![0u8; 1 << 20];
     loop {
@@ -492,11 +489,47 @@ pub fn write_spliced(
         if n == 0 {
             break;
         }
-        hasher.update(&buf[..n]);
         w.write_all(&buf[..n])?;
     }
-    w.flush()?;
-    Ok(crate::base::hex::lower(&hasher.finalize()))
+    w.finish()
+}
+
+/// A writer buffered a MiB at a time that also takes the SHA-1 of what goes through it: a file
+/// streamed into place gets its stamp's hash without being read back.
+pub struct HashingWriter<W: Write> {
+    out: std::io::BufWriter<W>,
+    hasher: sha1::Sha1,
+}
+
+impl<W: Write> HashingWriter<W> {
+    pub fn new(out: W) -> Self {
+        use sha1::Digest;
+        HashingWriter {
+            out: std::io::BufWriter::with_capacity(1 << 20, out),
+            hasher: sha1::Sha1::new(),
+        }
+    }
+
+    /// Flush, and the SHA-1 (hex) of everything written.
+    pub fn finish(self) -> std::io::Result<String> {
+        use sha1::Digest;
+        let HashingWriter { mut out, hasher } = self;
+        out.flush()?;
+        Ok(hex::lower(&hasher.finalize()))
+    }
+}
+
+impl<W: Write> Write for HashingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        use sha1::Digest;
+        let n = self.out.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.out.flush()
+    }
 }
 
 #[cfg(test)]

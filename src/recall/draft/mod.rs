@@ -131,8 +131,7 @@ fn draft_from(
 ) -> Outcome {
     let last_write = steps.iter().rposition(|s| *s == Step::Recorded);
     let stretch = &steps[last_write.map_or(0, |i| i + 1)..];
-    let worked = |s: &&Step| matches!(s, Step::Edited(_) | Step::Ran { .. });
-    if !stretch.iter().any(|s| worked(&s)) {
+    if !(stretch.iter()).any(|s| matches!(s, Step::Edited(_) | Step::Ran { .. })) {
         return match last_write {
             Some(_) => Outcome::Recorded,
             None => Outcome::NoWork,
@@ -148,7 +147,7 @@ fn draft_from(
     let earlier = || {
         let said = parse::lines(host, head.as_bytes(), 1, &mut parse::Context::default()).said;
         (said.into_iter().rev())
-            .find(|s| s.role == parse::Role::User && !parse::is_ours(&s.text))
+            .find(|s| s.role == parse::Role::User)
             .map(|s| s.text)
     };
     let goal = (stretch.iter().find_map(asked).map(String::from))
@@ -176,8 +175,8 @@ fn draft_from(
 /// first line is the transcript's line `first`.
 fn steps_of(host: Host, text: &str, first: u64) -> Vec<Step> {
     let said = parse::lines(host, text.as_bytes(), first, &mut parse::Context::default()).said;
+    // recall's reader leaves trilogy's own blocks and reminders out
     let mut all: Vec<(u64, u8, Step)> = (said.into_iter())
-        .filter(|s| !parse::is_ours(&s.text))
         .map(|s| {
             let step = match s.role {
                 parse::Role::User => Step::Asked(s.text),
@@ -216,7 +215,7 @@ fn commands_of(stretch: &[Step]) -> Vec<Ran> {
         let Step::Ran { command, exit } = s else {
             continue;
         };
-        let command = cut(&crate::secrets::masked(command), COMMAND_CHARS);
+        let command = cut(command, COMMAND_CHARS);
         out.retain(|r| r.command != command);
         let (exit, ok) = match *exit {
             Exit::Code(c) => (Some(c), Some(c == 0)),
@@ -240,11 +239,12 @@ fn commands_of(stretch: &[Step]) -> Vec<Ran> {
     out
 }
 
-/// `text`'s first paragraph on one line, masked, cut to `max` characters (marked).
+/// `text` masked, then its first paragraph on one line, cut to `max` characters (marked). The
+/// mask reads the text as it was (a key's block is masked whole before its lines are joined).
 fn cut(text: &str, max: usize) -> String {
-    let para = text.trim().split("\n\n").next().unwrap_or_default();
+    let masked = crate::secrets::masked(text);
+    let para = masked.trim().split("\n\n").next().unwrap_or_default();
     let one: String = para.split_whitespace().collect::<Vec<_>>().join(" ");
-    let one = crate::secrets::masked(&one);
     match one.chars().count() > max {
         true => format!("{}…", one.chars().take(max).collect::<String>()),
         false => one,
@@ -261,36 +261,20 @@ fn render(
     next: Option<&str>,
 ) -> (String, String) {
     let zh = lang == Lang::Zh;
+    let pick = |zh_text: String, en: String| if zh { zh_text } else { en };
     let mut parts: Vec<String> = Vec::new();
     if let Some(g) = goal {
-        parts.push(match zh {
-            true => format!("应要求「{g}」"),
-            false => format!("asked \"{g}\""),
-        });
+        parts.push(pick(format!("应要求「{g}」"), format!("asked \"{g}\"")));
     }
     if !edited.is_empty() {
         let named = named(edited, FILES, zh);
-        parts.push(if zh {
-            format!("改了 {named}")
-        } else {
-            format!("edited {named}")
-        });
+        parts.push(pick(format!("改了 {named}"), format!("edited {named}")));
     }
     if !ran.is_empty() {
-        let shown: Vec<String> = ran
-            .iter()
-            .rev()
-            .take(COMMANDS)
-            .rev()
-            .map(|r| said_of(r, zh))
-            .collect();
-        let more = ran.len().saturating_sub(COMMANDS);
-        let list = with_more(shown, more, zh);
-        parts.push(if zh {
-            format!("运行 {list}")
-        } else {
-            format!("ran {list}")
-        });
+        let last = ran.iter().skip(ran.len().saturating_sub(COMMANDS));
+        let shown: Vec<String> = last.map(|r| said_of(r, zh)).collect();
+        let list = with_more(shown, ran.len().saturating_sub(COMMANDS), zh);
+        parts.push(pick(format!("运行 {list}"), format!("ran {list}")));
     }
     let l = labels(lang);
     let (tag, sep) = match zh {
@@ -322,21 +306,18 @@ fn with_more(shown: Vec<String>, more: usize, zh: bool) -> String {
 
 /// A command as the draft says it: `cmd` passed / failed (exit 1) / (exit 0) / (no result).
 fn said_of(r: &Ran, zh: bool) -> String {
-    let end = match (r.ok, r.exit, r.test, zh) {
-        (None, _, _, true) => "（无结果）".to_string(),
-        (None, _, _, false) => " (no result)".to_string(),
-        (Some(true), _, true, true) => " 通过".to_string(),
-        (Some(true), _, true, false) => " passed".to_string(),
-        (Some(false), Some(c), true, true) => format!(" 失败（退出码 {c}）"),
-        (Some(false), Some(c), true, false) => format!(" failed (exit {c})"),
-        (Some(false), None, true, true) => " 失败".to_string(),
-        (Some(false), None, true, false) => " failed".to_string(),
-        (Some(_), Some(c), false, true) => format!("（退出码 {c}）"),
-        (Some(_), Some(c), false, false) => format!(" (exit {c})"),
-        (Some(true), None, false, true) => "（完成）".to_string(),
-        (Some(true), None, false, false) => " (done)".to_string(),
-        (Some(false), None, false, true) => "（失败）".to_string(),
-        (Some(false), None, false, false) => " (failed)".to_string(),
+    let pick = |zh_text: String, en: String| if zh { zh_text } else { en };
+    let end = match (r.ok, r.exit, r.test) {
+        (None, _, _) => pick("（无结果）".into(), " (no result)".into()),
+        (Some(true), _, true) => pick(" 通过".into(), " passed".into()),
+        (Some(false), Some(c), true) => pick(
+            format!(" 失败（退出码 {c}）"),
+            format!(" failed (exit {c})"),
+        ),
+        (Some(false), None, true) => pick(" 失败".into(), " failed".into()),
+        (Some(_), Some(c), false) => pick(format!("（退出码 {c}）"), format!(" (exit {c})")),
+        (Some(true), None, false) => pick("（完成）".into(), " (done)".into()),
+        (Some(false), None, false) => pick("（失败）".into(), " (failed)".into()),
     };
     format!("`{}`{end}", r.command)
 }

@@ -226,23 +226,17 @@ pub(super) fn write_canonical_archive(
     lang: Lang,
     out: &mut std::fs::File,
 ) -> std::io::Result<String> {
-    use sha1::{Digest, Sha1};
     use std::io::Write;
     let io = |e: Error| std::io::Error::other(e.to_string());
     let head = file_head(r, FileKind::Archive, lang).map_err(io)?;
-    let mut w = std::io::BufWriter::with_capacity(1 << 20, &mut *out);
-    let mut hasher = Sha1::new();
+    let mut w = fsio::HashingWriter::new(out);
     let mut any = false;
-    let mut put = |part: &str, w: &mut std::io::BufWriter<&mut std::fs::File>| {
-        // as `markdown::join_units`: a blank line between parts, one newline at the end
-        let gap: &[u8] = if std::mem::replace(&mut any, true) {
-            b"\n\n"
-        } else {
-            b""
-        };
-        hasher.update(gap);
-        hasher.update(part.as_bytes());
-        w.write_all(gap).and_then(|()| w.write_all(part.as_bytes()))
+    // as `markdown::join_units`: a blank line between parts, one newline at the end
+    let mut put = |part: &str, w: &mut fsio::HashingWriter<_>| {
+        if std::mem::replace(&mut any, true) {
+            w.write_all(b"\n\n")?;
+        }
+        w.write_all(part.as_bytes())
     };
     let head = head.trim_end();
     if !head.is_empty() {
@@ -260,10 +254,8 @@ pub(super) fn write_canonical_archive(
     if let Some(err) = failed {
         return Err(err);
     }
-    hasher.update(b"\n");
     w.write_all(b"\n")?;
-    w.flush()?;
-    Ok(crate::base::hex::lower(&hasher.finalize()))
+    w.finish()
 }
 
 /// The head, the units and the pointer of a file, as the store renders them.
