@@ -38,17 +38,35 @@ pub enum Step {
     Recorded,
 }
 
-/// A tool call waiting for its result: its line and what it was.
+/// A tool call waiting for its result: what it was.
 enum Call {
     Shell(String),
     Checkpoint,
+}
+
+/// Tool calls waiting for their results, each with its id and line, in the order they were
+/// made: those never answered are given in that order, the same at every read.
+#[derive(Default)]
+struct Pending(Vec<(String, u64, Call)>);
+
+impl Pending {
+    fn insert(&mut self, id: &str, line: u64, call: Call) {
+        self.remove(id);
+        self.0.push((id.to_string(), line, call));
+    }
+
+    fn remove(&mut self, id: &str) -> Option<(u64, Call)> {
+        let at = self.0.iter().position(|(k, ..)| k == id)?;
+        let (_, line, call) = self.0.remove(at);
+        Some((line, call))
+    }
 }
 
 /// The tool steps of `text` (a host's JSONL transcript, or its end from line `first` on), each
 /// with its line; what was said is added by the caller.
 pub fn tool_steps(host: Host, text: &str, first: u64) -> Vec<(u64, Step)> {
     let mut out = Vec::new();
-    let mut calls: HashMap<String, (u64, Call)> = HashMap::new();
+    let mut calls = Pending::default();
     // Gemini CLI logs a message again as it is updated: a call id's last step is kept
     let mut logged: HashMap<String, usize> = HashMap::new();
     // most lines hold no tool call or result: only those naming one are parsed
@@ -76,7 +94,7 @@ pub fn tool_steps(host: Host, text: &str, first: u64) -> Vec<(u64, Step)> {
         }
     }
     // calls never answered: a command with no known end, a checkpoint not known to have written
-    for (_, (n, call)) in calls {
+    for (_, n, call) in calls.0 {
         if let Call::Shell(command) = call {
             out.push((n, ran(command, Exit::Unknown)));
         }
@@ -135,7 +153,7 @@ fn str_at<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
 
 /// Claude Code: `tool_use` parts of an assistant message, `tool_result` parts of the next user
 /// line. Edit, Write, MultiEdit and NotebookEdit name their file; Bash its command.
-fn claude(v: &Value, n: u64, calls: &mut HashMap<String, (u64, Call)>, out: &mut Vec<(u64, Step)>) {
+fn claude(v: &Value, n: u64, calls: &mut Pending, out: &mut Vec<(u64, Step)>) {
     let Some(parts) = v.pointer("/message/content").and_then(Value::as_array) else {
         return;
     };
@@ -155,11 +173,11 @@ fn claude(v: &Value, n: u64, calls: &mut HashMap<String, (u64, Call)>, out: &mut
                     }
                     "Bash" => {
                         if let Some(c) = str_at(p, "/input/command") {
-                            calls.insert(id.into(), (n, Call::Shell(c.into())));
+                            calls.insert(id, n, Call::Shell(c.into()));
                         }
                     }
                     _ if is_checkpoint(name, None) => {
-                        calls.insert(id.into(), (n, Call::Checkpoint));
+                        calls.insert(id, n, Call::Checkpoint);
                     }
                     _ => {}
                 }
@@ -191,7 +209,7 @@ fn claude(v: &Value, n: u64, calls: &mut HashMap<String, (u64, Call)>, out: &mut
 
 /// Codex: `function_call` / `custom_tool_call` response items and their `*_output`; the shell
 /// tool's output says `Process exited with code N`, `apply_patch` names its files in the patch.
-fn codex(v: &Value, n: u64, calls: &mut HashMap<String, (u64, Call)>, out: &mut Vec<(u64, Step)>) {
+fn codex(v: &Value, n: u64, calls: &mut Pending, out: &mut Vec<(u64, Step)>) {
     if str_at(v, "/type") != Some("response_item") {
         return;
     }
@@ -210,7 +228,7 @@ fn codex(v: &Value, n: u64, calls: &mut HashMap<String, (u64, Call)>, out: &mut 
                     out.push((n, Step::Edited(path)));
                 }
             } else if is_checkpoint(name, str_at(p, "/namespace")) {
-                calls.insert(call_id.into(), (n, Call::Checkpoint));
+                calls.insert(call_id, n, Call::Checkpoint);
             } else if matches!(
                 name,
                 "exec_command" | "shell" | "local_shell" | "container.exec"
@@ -225,7 +243,7 @@ fn codex(v: &Value, n: u64, calls: &mut HashMap<String, (u64, Call)>, out: &mut 
                     _ => None,
                 };
                 if let Some(c) = command {
-                    calls.insert(call_id.into(), (n, Call::Shell(c)));
+                    calls.insert(call_id, n, Call::Shell(c));
                 }
             }
         }
@@ -317,6 +335,29 @@ fn gemini_step(t: &Value) -> Option<Step> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn calls_never_answered_are_given_in_the_order_they_were_made() {
+        let line = r#"{"type":"assistant","message":{"content":[
+            {"type":"tool_use","id":"z","name":"Bash","input":{"command":"first"}},
+            {"type":"tool_use","id":"a","name":"Bash","input":{"command":"second"}},
+            {"type":"tool_use","id":"m","name":"Bash","input":{"command":"third"}}]}}"#
+            .replace('\n', "");
+        let commands = || -> Vec<String> {
+            (tool_steps(Host::Claude, &line, 1).into_iter())
+                .map(|(_, s)| match s {
+                    Step::Ran { command, exit } => {
+                        assert_eq!(exit, Exit::Unknown);
+                        command
+                    }
+                    other => panic!("{other:?}"),
+                })
+                .collect()
+        };
+        for _ in 0..20 {
+            assert_eq!(commands(), ["first", "second", "third"]);
+        }
+    }
 
     #[test]
     fn exit_codes_are_read_in_each_hosts_words() {
