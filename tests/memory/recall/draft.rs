@@ -49,13 +49,14 @@ fn files_under_the_workspace_are_named_from_its_root_and_a_recorded_session_give
     ];
     let mut text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     let file = write(&ws.home().join("t/s.jsonl"), text.as_bytes());
-    let v = ws.json(&[
+    let draft = [
         "sessions",
         "draft",
         file.to_str().unwrap(),
         "--host",
         "claude",
-    ]);
+    ];
+    let v = ws.json(&draft);
     assert_eq!(v["edited"], json!(["src/flags.rs"]), "{v}");
     assert_eq!(v["ran"][0]["exit"], 101, "{v}");
     assert!(
@@ -74,21 +75,9 @@ fn files_under_the_workspace_are_named_from_its_root_and_a_recorded_session_give
             {"type": "tool_result", "tool_use_id": "t3", "is_error": false, "content": "recorded"}]}}),
     ));
     write(&file, text.as_bytes());
-    let v = ws.json(&[
-        "sessions",
-        "draft",
-        file.to_str().unwrap(),
-        "--host",
-        "claude",
-    ]);
+    let v = ws.json(&draft);
     assert_eq!(v["outcome"], "recorded", "{v}");
-    let shown = ws.ok(&[
-        "sessions",
-        "draft",
-        file.to_str().unwrap(),
-        "--host",
-        "claude",
-    ]);
+    let shown = ws.ok(&draft);
     assert!(shown.contains("nothing to draft"), "{shown}");
 }
 
