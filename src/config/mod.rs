@@ -32,6 +32,17 @@ pub enum RootStrategy {
     Marker,
 }
 
+/// What happens when a host session that did work and recorded nothing ends, is compacted or
+/// has had every reminder: its SESSIONS entry, drafted from the host's transcript, is
+/// proposed for a person, recorded, or not made. The user's own layers only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum AutoDraft {
+    Propose,
+    Record,
+    Off,
+}
+
 /// Effective settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -120,6 +131,9 @@ pub struct Config {
     /// The hosts whose transcripts recall reads; the user's layers only.
     #[serde(alias = "recallHosts")]
     pub recall_hosts: Vec<String>,
+    /// A session's entry drafted from its transcript when it recorded nothing; user layers only.
+    #[serde(alias = "autoDraft")]
+    pub auto_draft: AutoDraft,
     /// Where recall reads transcripts and keeps its index, from the environment.
     #[serde(skip)]
     pub recall: Option<RecallPlaces>,
@@ -168,6 +182,7 @@ impl Default for Config {
             recall_hosts: (crate::model::host::Host::recalled())
                 .map(|h| h.as_str().to_string())
                 .collect(),
+            auto_draft: AutoDraft::Propose,
             recall: None,
             warnings: Vec::new(),
             ignored: Vec::new(),
@@ -176,7 +191,7 @@ impl Default for Config {
 }
 
 /// Every key: snake_case name and the original's camelCase alias.
-pub const KEYS: [(&str, &str); 30] = [
+pub const KEYS: [(&str, &str); 31] = [
     ("enabled", "enabled"),
     ("memory_dir_name", "memoryDirName"),
     ("project_root_strategy", "projectRootStrategy"),
@@ -207,6 +222,7 @@ pub const KEYS: [(&str, &str); 30] = [
     ("user_memory_max_bytes", "userMemoryMaxBytes"),
     ("recall_enabled", "recallEnabled"),
     ("recall_hosts", "recallHosts"),
+    ("auto_draft", "autoDraft"),
 ];
 
 /// The snake_case name of a key given in either spelling.

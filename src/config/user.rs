@@ -8,10 +8,12 @@ use std::path::PathBuf;
 use super::Config;
 
 /// Keys only the user's own layers (their config file, the environment, `--set`) may set.
-pub const USER_ONLY: [&str; 3] = [
+pub const USER_ONLY: [&str; 4] = [
     "user_memory_dir",
     "inject_user_memory",
     "user_memory_max_bytes",
+    // a repository must not be able to have transcript excerpts recorded, and committed
+    "auto_draft",
 ];
 
 /// Default cap of the user memory in the block, in bytes (and never more than a tenth of
@@ -44,8 +46,12 @@ pub(super) fn drop_user_only(layer: &mut toml::Table, file: &str) -> Vec<String>
             super::canonical_key(&k).unwrap_or_default()
         })
         .map(|k| {
+            let what = match k {
+                "auto_draft" => "whether your sessions' transcripts are drafted into memory",
+                _ => "where and how your user memory is kept",
+            };
             format!(
-                "{file}: `{k}` ignored: only your own config file (or TRILOGY_{} / --set) sets where and how your user memory is kept; a workspace's settings cannot",
+                "{file}: `{k}` ignored: only your own config file (or TRILOGY_{} / --set) sets {what}; a workspace's settings cannot",
                 k.to_uppercase()
             )
         })

@@ -5,7 +5,7 @@
 //!
 //! One set of session rules ([`session`]) serves every host, event by event ([`Event`]: by
 //! the names the CLI takes, `session-start`, `user-prompt-submit`, `post-tool-use`, `stop`,
-//! `session-end`, and DeepSeek Harness's model step). How a host's JSON reads and how it
+//! `session-end`, `pre-compact`, and DeepSeek Harness's model step). How a host's JSON reads and how it
 //! wants its answer is its dialect, one file each in [`dialect`] (Claude Code, Codex, Gemini
 //! CLI, Cursor, DeepSeek Harness): adding a host is adding its [`Host`] variant and one
 //! dialect file. This module only parses the event and turns failures into log lines; it
@@ -38,18 +38,21 @@ pub enum Event {
     Stop,
     /// The session ended.
     SessionEnd,
+    /// The session's context is about to be compacted.
+    PreCompact,
     /// A model step, for a host that reports each (DeepSeek Harness's `pre-step`).
     Step,
 }
 
 impl Event {
     /// The hook events, by the names the CLI takes, in their order.
-    pub const HOOKS: [Event; 5] = [
+    pub const HOOKS: [Event; 6] = [
         Event::SessionStart,
         Event::UserPromptSubmit,
         Event::PostToolUse,
         Event::Stop,
         Event::SessionEnd,
+        Event::PreCompact,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -59,6 +62,7 @@ impl Event {
             Event::PostToolUse => "post-tool-use",
             Event::Stop => "stop",
             Event::SessionEnd => "session-end",
+            Event::PreCompact => "pre-compact",
             Event::Step => "pre-step",
         }
     }
@@ -245,12 +249,12 @@ mod tests {
         for (host, list, out) in [
             (
                 Host::Claude,
-                "session-start, user-prompt-submit, post-tool-use, stop, session-end",
+                "session-start, user-prompt-submit, post-tool-use, stop, session-end, pre-compact",
                 "",
             ),
             (
                 Host::Gemini,
-                "session-start, user-prompt-submit, post-tool-use, stop, session-end",
+                "session-start, user-prompt-submit, post-tool-use, stop, session-end, pre-compact",
                 "",
             ),
             (

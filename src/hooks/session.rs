@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use crate::error::{Error, Result};
 use crate::model::host::Host;
-use crate::ops::agent;
 use crate::ops::surface;
+use crate::ops::{agent, drafts};
 use crate::workspace::Workspace;
 
 use super::dialect::{Call, Dialect, Said, StepReport, Turn};
@@ -75,10 +75,17 @@ pub(super) fn serve(
             }
             Ok(context(agent::context_owed(&ws, h, id, limits)?))
         }
-        Event::Stop => turn_ended(&ws, h, call),
+        Event::Stop => turn_ended(&ws, host, call, env),
         Event::SessionEnd => {
             if ws.has_memory() {
                 agent::session_ended(&ws, h, id)?;
+                leave_draft(&ws, host, &call, env)?;
+            }
+            Ok(Said::Nothing)
+        }
+        Event::PreCompact => {
+            if ws.has_memory() {
+                leave_draft(&ws, host, &call, env)?;
             }
             Ok(Said::Nothing)
         }
@@ -90,23 +97,61 @@ fn context(text: Option<String>) -> Said {
     text.map_or(Said::Nothing, Said::Context)
 }
 
-/// The turn ended: a turn that worked and recorded nothing owes a reminder.
-fn turn_ended(ws: &Workspace, host: &str, call: Call) -> Result<Said> {
+/// The turn ended: a turn that worked and recorded nothing owes a reminder, and once every
+/// reminder is spent, a draft.
+fn turn_ended(ws: &Workspace, host: Host, call: Call, env: &[(String, String)]) -> Result<Said> {
     if !ws.has_memory() {
         return Ok(Said::Skipped);
     }
-    let id = call.id.as_str();
-    match call.turn {
+    let (h, id) = (host.as_str(), call.id.as_str());
+    match &call.turn {
         Turn::Hooked { transcript } => {
             let facts = transcript.as_deref().and_then(transcript::last_turn);
-            agent::turn_ended(ws, host, id, facts)?;
+            if agent::turn_ended(ws, h, id, facts)? == agent::Closed::Spent {
+                leave_draft(ws, host, &call, env)?;
+            }
             Ok(Said::Nothing)
         }
         Turn::Reported { subagent } => {
-            let owed = surface::turn_stopping(ws, host, id, &call.tools?, subagent)?;
+            let tools = call.tools?;
+            let owed = surface::turn_stopping(ws, h, id, &tools, *subagent)?;
             Ok(Said::NudgeOwed(owed))
         }
     }
+}
+
+/// Leave a draft of the session's entry when it owes one, as the user's `auto_draft` says
+/// (proposed for a person by default; recorded; or none).
+fn leave_draft(ws: &Workspace, host: Host, call: &Call, env: &[(String, String)]) -> Result<()> {
+    use crate::config::AutoDraft;
+    let Some(transcript) = call.transcript.as_deref() else {
+        return Ok(());
+    };
+    if ws.config.auto_draft == AutoDraft::Off {
+        return Ok(());
+    }
+    let Some(due) = drafts::due(ws, host, &call.id, transcript)? else {
+        return Ok(());
+    };
+    let proposing;
+    let via = match ws.config.auto_draft {
+        AutoDraft::Record => ws,
+        AutoDraft::Propose | AutoDraft::Off => {
+            // the same settings, with sessions proposed whatever `review_mode` says
+            let mut overrides = call.overrides.clone();
+            overrides.push("review_mode.sessions=propose".into());
+            let wanted = crate::workspace::Wanted {
+                explicit: Some(&ws.root),
+                host: Vec::new(),
+                cwd: None,
+                lenient: true,
+            };
+            proposing = crate::workspace::open_located(&wanted, env, &overrides)?.0;
+            &proposing
+        }
+    };
+    drafts::leave(ws, via, host, &call.id, due)?;
+    Ok(())
 }
 
 /// One model step: the block once, notices of changes made elsewhere, the reminder owed.

@@ -44,6 +44,26 @@ pub struct AgentSession {
     /// The user store's last event the session has seen (`None`: it never saw the user memory).
     #[serde(default)]
     pub user_seen: Option<u64>,
+    /// Unix milliseconds of the session's last work (a file edited, a command run) and of its
+    /// last write to memory, as its tool hooks told them (0: none told).
+    #[serde(default)]
+    pub last_work_ms: i64,
+    #[serde(default)]
+    pub last_write_ms: i64,
+    /// Drafts of its entry made for it from its transcript, oldest first: the proposal (or,
+    /// recorded, the entry) each became, and the text's digest.
+    #[serde(default)]
+    pub drafts: Vec<DraftMade>,
+}
+
+/// A draft made for a session (see [`AgentSession::drafts`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DraftMade {
+    /// The proposal's id, or the entry's when it was recorded.
+    pub id: String,
+    /// SHA-1 prefix of the draft's text: the same work drafted again is not drafted twice.
+    pub digest: String,
+    pub recorded: bool,
 }
 
 impl AgentSession {

@@ -313,8 +313,14 @@ pub enum ToolKind {
 /// A tool call finished in session `id`.
 pub fn tool_used(ws: &Workspace, host: &str, id: &str, kind: ToolKind) -> Result<()> {
     validate_id(id)?;
+    let now = ws.clock.millis();
     with_session(ws, host, id, |r, st| {
         st.post_tool_seen = true;
+        match kind {
+            ToolKind::Work => st.last_work_ms = now,
+            ToolKind::Record => st.last_write_ms = now,
+            ToolKind::Other => {}
+        }
         note_tool(r, st, kind)
     })
 }
@@ -350,13 +356,29 @@ pub struct TurnFacts {
     pub recorded: bool,
 }
 
+/// How a turn that ended stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Closed {
+    /// It recorded, or did no work: nothing owed.
+    Settled,
+    /// It did work and recorded nothing: the next prompt gets a reminder.
+    Owed,
+    /// It did work and recorded nothing, and every one of `nudge_max_per_session` reminders
+    /// is spent: a draft is due instead.
+    Spent,
+    /// It did work and recorded nothing; reminders are off (`nudge_on_turn_end = false`).
+    Quiet,
+    /// It did work and recorded nothing; a reminder waits for its cooldown.
+    Cooling,
+}
+
 /// The turn ended: decide whether a reminder is owed for the next prompt. Never blocks.
 pub fn turn_ended(
     ws: &Workspace,
     host: &str,
     id: &str,
     transcript: Option<TurnFacts>,
-) -> Result<bool> {
+) -> Result<Closed> {
     validate_id(id)?;
     let cfg = &ws.config;
     let now = ws.clock.millis();
@@ -381,29 +403,33 @@ pub(crate) fn close_turn(
     st: &mut AgentSession,
     work: bool,
     mut wrote: bool,
-) -> Result<bool> {
+) -> Result<Closed> {
     let own = st.actor();
     wrote |= r
         .events_since(st.turn_start_event)?
         .iter()
         .any(|e| e.actor == own);
-    let mut owed = false;
-    if wrote {
+    let closed = if wrote {
         st.nudges = 0;
         st.last_nudge_ms = 0;
-    } else if work
-        && cfg.nudge_on_turn_end
-        && u64::from(st.nudges) < cfg.nudge_max_per_session
-        && (st.last_nudge_ms == 0 || now - st.last_nudge_ms >= cfg.nudge_cooldown_ms as i64)
-    {
+        Closed::Settled
+    } else if !work {
+        Closed::Settled
+    } else if !cfg.nudge_on_turn_end {
+        Closed::Quiet
+    } else if u64::from(st.nudges) >= cfg.nudge_max_per_session {
+        Closed::Spent
+    } else if st.last_nudge_ms == 0 || now - st.last_nudge_ms >= cfg.nudge_cooldown_ms as i64 {
         st.nudge_owed = true;
         st.nudges += 1;
         st.last_nudge_ms = now;
-        owed = true;
-    }
+        Closed::Owed
+    } else {
+        Closed::Cooling
+    };
     st.work_this_turn = false;
     st.wrote_this_turn = false;
-    Ok(owed)
+    Ok(closed)
 }
 
 /// The host session ended.

@@ -6,6 +6,7 @@ pub mod bundle;
 mod checkpoint;
 pub mod clear;
 pub mod doctor;
+pub mod drafts;
 pub mod fix;
 pub mod gitmerge;
 pub mod import;

@@ -243,6 +243,7 @@ pub fn turn_stopping(
             note_tool(r, st, *kind)?;
         }
         let (work, wrote) = (st.work_this_turn && !subagent, st.wrote_this_turn);
-        close_turn(r, &ws.config, now, st, work, wrote)
+        let closed = close_turn(r, &ws.config, now, st, work, wrote)?;
+        Ok(closed == crate::ops::agent::Closed::Owed)
     })
 }

@@ -45,9 +45,11 @@ impl Dialect for Kin {
         overrides: &[String],
     ) -> Result<Call> {
         let (input, mut call) = read(event, stdin, overrides)?;
+        call.transcript = str_field(&input, "transcript_path").map(PathBuf::from);
         if self.stop_reads_transcript && event == Event::Stop {
-            let transcript = str_field(&input, "transcript_path").map(PathBuf::from);
-            call.turn = Turn::Hooked { transcript };
+            call.turn = Turn::Hooked {
+                transcript: call.transcript.clone(),
+            };
         }
         Ok(call)
     }
@@ -57,7 +59,7 @@ impl Dialect for Kin {
     }
 }
 
-/// The five hook events, by their command-line names.
+/// The hook events, by their command-line names.
 pub(super) fn hook_events() -> String {
     Event::HOOKS.map(Event::as_str).join(", ")
 }

@@ -38,6 +38,9 @@ pub(super) struct Call {
     pub step: Option<StepReport>,
     /// The model's context window in tokens, when the host says.
     pub window_tokens: Option<u64>,
+    /// The host's transcript of the session, where it names one (a path from the payload:
+    /// read only through the fence, as a regular file and within a cap).
+    pub transcript: Option<PathBuf>,
 }
 
 impl Call {
@@ -52,6 +55,7 @@ impl Call {
             turn: Turn::Hooked { transcript: None },
             step: None,
             window_tokens: None,
+            transcript: None,
         }
     }
 }

@@ -20,7 +20,7 @@ fn rule() -> String {
     format!("mcp__{MCP_SERVER_NAME}")
 }
 
-pub(super) const SPECS: [HookSpec; 5] = [
+pub(super) const SPECS: [HookSpec; 6] = [
     HookSpec {
         event: "SessionStart",
         matcher: Some("startup|resume|clear|compact"),
@@ -50,6 +50,12 @@ pub(super) const SPECS: [HookSpec; 5] = [
         matcher: None,
         arg: "session-end",
         timeout: 5,
+    },
+    HookSpec {
+        event: "PreCompact",
+        matcher: None,
+        arg: "pre-compact",
+        timeout: 10,
     },
 ];
 

@@ -16,7 +16,7 @@ use super::{InstallOptions, MCP_SERVER_NAME, Scope};
 use crate::error::Result;
 use crate::model::host::Host;
 
-pub(super) const SPECS: [HookSpec; 4] = [
+pub(super) const SPECS: [HookSpec; 6] = [
     HookSpec {
         event: "SessionStart",
         matcher: Some("startup|resume|clear|compact"),
@@ -39,6 +39,18 @@ pub(super) const SPECS: [HookSpec; 4] = [
         event: "Stop",
         matcher: None,
         arg: "stop",
+        timeout: 10,
+    },
+    HookSpec {
+        event: "SessionEnd",
+        matcher: None,
+        arg: "session-end",
+        timeout: 5,
+    },
+    HookSpec {
+        event: "PreCompact",
+        matcher: None,
+        arg: "pre-compact",
         timeout: 10,
     },
 ];

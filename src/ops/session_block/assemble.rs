@@ -6,7 +6,7 @@ use chrono::NaiveDate;
 
 use crate::config::Config;
 use crate::error::Result;
-use crate::model::{EntryRecord, FileKind, SectionRecord, State};
+use crate::model::{EntryRecord, FileKind, ProposalKind, ProposalState, SectionRecord, State};
 use crate::secrets::in_record;
 use crate::store::Reader;
 
@@ -111,6 +111,7 @@ pub fn assemble_with(r: &dyn Reader, inputs: &Inputs) -> Result<Block> {
         siblings: sibling_block.as_ref(),
         waiting: (
             r.pending_proposals()? + inputs.user.map_or(0, |u| u.pending()),
+            drafts_pending(r)?,
             r.reports()?.iter().filter(|x| x.open).count(),
         ),
         user: inputs.user,
@@ -120,6 +121,19 @@ pub fn assemble_with(r: &dyn Reader, inputs: &Inputs) -> Result<Block> {
         r,
     };
     first_fitting(ctx, &parts, session_counts(wanted))
+}
+
+/// Pending proposals that are drafts of sessions that recorded nothing; the proposals are
+/// read only when some are pending.
+fn drafts_pending(r: &dyn Reader) -> Result<u64> {
+    if r.pending_proposals()? == 0 {
+        return Ok(0);
+    }
+    let drafts = (r.proposals()?.iter())
+        .filter(|p| p.state == ProposalState::Pending && p.kind == ProposalKind::Session)
+        .filter(|p| crate::recall::draft::is_draft(&p.text))
+        .count();
+    Ok(drafts as u64)
 }
 
 /// PROJECT: every section (and the prose above them) capped at its share ÷ 5.

@@ -109,6 +109,9 @@ pub struct Ledger {
     pub sibling_bytes: usize,
     /// Proposals waiting for a person, and open reports (`trilogy review list`).
     pub proposals_pending: u64,
+    /// Of those, drafts of sessions that recorded nothing (drafted from their transcripts).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub drafts_pending: u64,
     pub reports_open: usize,
     /// The user memory (USER.md): bytes shown, its size, sections its cap cut or left out,
     /// and whether it was left out whole to make the block fit.
@@ -200,6 +203,10 @@ fn pick_sessions<'a>(
             }
         })
         .collect()
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

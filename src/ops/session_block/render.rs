@@ -32,8 +32,9 @@ pub(super) struct Ctx<'a> {
     /// The section on what sibling work trees recorded, with how many entries it shows whole
     /// and how many it names in all.
     pub(super) siblings: Option<&'a (String, usize, usize)>,
-    /// Proposals pending and reports open: the ledger's line on what waits for a person.
-    pub(super) waiting: (u64, usize),
+    /// Proposals pending (drafts among them) and reports open: the ledger's line on what
+    /// waits for a person.
+    pub(super) waiting: (u64, u64, usize),
     pub(super) cut_names: &'a [String],
     /// The newest decision is shown cut (it alone is over half the decisions' share).
     pub(super) newest_decision_cut: bool,
@@ -180,7 +181,8 @@ impl Ctx<'_> {
             sibling_entries: self.siblings.map_or(0, |d| d.2),
             sibling_bytes: self.siblings.map_or(0, |d| d.0.len()),
             proposals_pending: self.waiting.0,
-            reports_open: self.waiting.1,
+            drafts_pending: self.waiting.1,
+            reports_open: self.waiting.2,
             user_bytes_shown: user.map_or(0, |u| u.text.len()),
             user_bytes_file: self.user.map_or(0, |u| u.file_bytes),
             user_sections_cut: user.map_or(Vec::new(), |u| u.cut.clone()),
@@ -230,7 +232,11 @@ impl Ctx<'_> {
             head.push(t.settings_not_taken(self.config.warnings.len()));
         }
         if ledger.proposals_pending > 0 || ledger.reports_open > 0 {
-            head.push(t.waiting(ledger.proposals_pending, ledger.reports_open));
+            head.push(t.waiting(
+                ledger.proposals_pending,
+                ledger.drafts_pending,
+                ledger.reports_open,
+            ));
         }
         head.push(t.hint.to_string());
         Ok(head.join("\n"))

@@ -256,13 +256,20 @@ impl Texts {
 
     /// The ledger's line on what waits for a person: proposals (`review_mode` = `propose`)
     /// and open reports, with the command that reviews them.
-    pub fn waiting(&self, proposals: u64, reports: usize) -> String {
+    pub fn waiting(&self, proposals: u64, drafts: u64, reports: usize) -> String {
+        let of_them = match (drafts, self.lang) {
+            (0, _) => String::new(),
+            (d, Lang::Zh) => format!("；其中 {d} 条是之前会话没有记录、由其会话记录整理的草稿"),
+            (d, Lang::En) => format!(
+                "; {d} of them drafted from the transcripts of earlier sessions that recorded nothing"
+            ),
+        };
         match self.lang {
             Lang::Zh => format!(
-                "待人审：{proposals} 条提议（未确认，不是事实）· {reports} 份报告（trilogy review list）"
+                "待人审：{proposals} 条提议（未确认，不是事实{of_them}）· {reports} 份报告（trilogy review list）"
             ),
             Lang::En => format!(
-                "Waiting for a person: {proposals} proposals (unconfirmed, not facts) · {reports} reports (`trilogy review list`)"
+                "Waiting for a person: {proposals} proposals (unconfirmed, not facts{of_them}) · {reports} reports (`trilogy review list`)"
             ),
         }
     }

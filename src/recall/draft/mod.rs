@@ -48,6 +48,8 @@ pub enum Outcome {
 pub struct Draft {
     pub heading: String,
     pub body: String,
+    /// The Done line's text after its label (marked a draft and unverified).
+    pub done: String,
     pub goal: Option<String>,
     pub edited: Vec<String>,
     pub ran: Vec<Ran>,
@@ -64,6 +66,17 @@ pub struct Ran {
     pub ok: Option<bool>,
     /// A test run (its result is said as passed or failed).
     pub test: bool,
+}
+
+/// The marks a draft's Done line opens with, in each language.
+const TAGS: [&str; 2] = [
+    "（草稿：由会话记录整理，未经确认）",
+    "(draft from the session transcript, not confirmed) ",
+];
+
+/// Whether an entry's or a proposal's text holds a draft's Done line.
+pub fn is_draft(text: &str) -> bool {
+    TAGS.iter().any(|t| text.contains(t.trim_end()))
 }
 
 /// The draft of the transcript at `path` (a host's JSONL file, or a Gemini CLI session
@@ -160,10 +173,12 @@ fn draft_from(
     });
     let edited = files_of(stretch, root);
     let ran = commands_of(stretch);
-    let (heading, body) = render(today, lang, goal.as_deref(), &edited, &ran, next.as_deref());
+    let (heading, done, body) =
+        render(today, lang, goal.as_deref(), &edited, &ran, next.as_deref());
     Outcome::Drafted(Draft {
         heading,
         body,
+        done,
         goal,
         edited,
         ran,
@@ -251,7 +266,8 @@ fn cut(text: &str, max: usize) -> String {
     }
 }
 
-/// The entry: its heading (the day) and body (Done, marked unverified and drafted; Next).
+/// The entry: its heading (the day), its Done text (marked drafted and unverified) and body
+/// (Done, Next).
 fn render(
     today: NaiveDate,
     lang: Lang,
@@ -259,7 +275,7 @@ fn render(
     edited: &[String],
     ran: &[Ran],
     next: Option<&str>,
-) -> (String, String) {
+) -> (String, String, String) {
     let zh = lang == Lang::Zh;
     let pick = |zh_text: String, en: String| if zh { zh_text } else { en };
     let mut parts: Vec<String> = Vec::new();
@@ -278,16 +294,17 @@ fn render(
     }
     let l = labels(lang);
     let (tag, sep) = match zh {
-        true => ("（草稿：由会话记录整理，未经确认）", "；"),
-        false => ("(draft from the session transcript, not confirmed) ", "; "),
+        true => (TAGS[0], "；"),
+        false => (TAGS[1], "; "),
     };
-    let mut body = format!("{}{tag}{}{}", l.done, parts.join(sep), l.unverified);
+    let done = format!("{tag}{}{}", parts.join(sep), l.unverified);
+    let mut body = format!("{}{done}", l.done);
     if let Some(n) = next {
         body.push('\n');
         body.push_str(l.next);
         body.push_str(n);
     }
-    (today.format("%Y-%m-%d").to_string(), body)
+    (today.format("%Y-%m-%d").to_string(), done, body)
 }
 
 fn named(items: &[String], max: usize, zh: bool) -> String {

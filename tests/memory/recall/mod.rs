@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 
 mod cache;
 mod draft;
+mod left;
 mod masked;
 mod sessions;
 
