@@ -130,8 +130,10 @@ fn leave_draft(ws: &Workspace, host: Host, call: &Call, env: &[(String, String)]
     if ws.config.auto_draft == AutoDraft::Off {
         return Ok(());
     }
-    let Some(due) = drafts::due(ws, host, &call.id, transcript)? else {
-        return Ok(());
+    let due = match drafts::due(ws, host, &call.id, transcript)? {
+        drafts::Owed::Draft(due) => due,
+        drafts::Owed::Recorded => return drafts::withdraw(ws, host, &call.id).map(|_| ()),
+        drafts::Owed::Nothing => return Ok(()),
     };
     let proposing;
     let via = match ws.config.auto_draft {

@@ -64,6 +64,9 @@ pub struct DraftMade {
     /// SHA-1 prefix of the draft's text: the same work drafted again is not drafted twice.
     pub digest: String,
     pub recorded: bool,
+    /// Withdrawn, for the session recorded its work itself afterwards.
+    #[serde(default)]
+    pub settled: bool,
 }
 
 impl AgentSession {

@@ -280,6 +280,35 @@ impl Kit {
         serde_json::from_str(&self.trilogy(&["sessions", "show", id, "--json"], None)).unwrap()
     }
 
+    /// The drafts the hooks left for a person (every state), each a proposal.
+    pub fn drafts(&self) -> Vec<Value> {
+        let v: Value =
+            serde_json::from_str(&self.trilogy(&["review", "list", "--all", "--json"], None))
+                .unwrap();
+        (v["proposals"].as_array().unwrap().iter())
+            .filter(|p| p["text"].as_str().unwrap_or_default().contains("（草稿"))
+            .cloned()
+            .collect()
+    }
+
+    /// The one draft waiting for a person, which must be session `session`'s and name `command`
+    /// with how it ended.
+    pub fn assert_one_draft_waits(&self, session: &str, command: &str) -> Value {
+        let all = self.drafts();
+        let waiting: Vec<&Value> = all.iter().filter(|p| p["state"] == "pending").collect();
+        assert_eq!(waiting.len(), 1, "one draft waits: {all:#?}");
+        let d = waiting[0].clone();
+        assert_eq!(d["session"], session, "{d}");
+        let text = d["text"].as_str().unwrap();
+        assert!(
+            text.contains(&format!("`{command}`（退出码 0）"))
+                || text.contains(&format!("`{command}`（完成）")),
+            "{text}"
+        );
+        assert!(text.contains("（未验证）"), "{text}");
+        d
+    }
+
     pub fn sessions_md(&self) -> String {
         std::fs::read_to_string(self.project.join("memory/SESSIONS.md")).unwrap()
     }

@@ -140,6 +140,8 @@ fn claude_code_gets_the_block_records_and_keeps_memory_across_cd_and_compact() {
     kit.assert_nothing_in_sub();
 
     say("/compact");
+    // the compaction came after work the session did not record: a draft waits for a person
+    let draft = kit.assert_one_draft_waits(&session, "mkdir -p sub && cd sub && pwd");
     say("after compact");
     let after = main(&fake).pop().unwrap();
     let block = block_in(&after).expect("the block comes back after /compact");
@@ -151,6 +153,17 @@ fn claude_code_gets_the_block_records_and_keeps_memory_across_cd_and_compact() {
     assert_eq!(kit.session(&session)["source"], "compact");
 
     claude.finish();
+    // the session's end left no second draft beside it (a later one replaces the one waiting)
+    let last = kit.assert_one_draft_waits(&session, "mkdir -p sub && cd sub && pwd");
+    assert!(
+        last["id"] == draft["id"]
+            || kit
+                .drafts()
+                .iter()
+                .any(|d| d["id"] == draft["id"] && d["state"] == "rejected"),
+        "{:#?}",
+        kit.drafts()
+    );
     kit.assert_no_hook_errors();
     kit.assert_recall("claude", "WORK please");
 }
@@ -275,6 +288,8 @@ fn codex_gets_the_block_whole_at_its_cap_records_and_keeps_memory_from_a_subfold
         "truncated output"
     ));
     assert!(kit.sessions_md().contains(KNOWN));
+    // each `codex exec` ends its session: the work since the checkpoint waits as one draft
+    kit.assert_one_draft_waits(&session, "mkdir -p sub && cd sub && pwd");
     kit.assert_no_hook_errors();
     kit.assert_recall("codex", "WORK please");
 }

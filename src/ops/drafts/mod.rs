@@ -43,14 +43,26 @@ pub struct Left {
     pub replaced: Option<String>,
 }
 
-/// The draft owed by session `id` of `host`, from its transcript at `transcript`: none when
-/// the session edited no file and ran no command, recorded after its last work (by the
-/// transcript, or by what its tool hooks told), or was drafted already as it stands.
-pub fn due(ws: &Workspace, host: Host, id: &str, transcript: &Path) -> Result<Option<Due>> {
+/// What a session owes, as its transcript and its record tell.
+#[derive(Debug, Clone)]
+pub enum Owed {
+    /// A draft, not made before.
+    Draft(Due),
+    /// Nothing: no work, or drafted already as it stands.
+    Nothing,
+    /// Nothing, for the session recorded after its last work: a draft of it still waiting is
+    /// to be withdrawn ([`withdraw`]).
+    Recorded,
+}
+
+/// What session `id` of `host` owes, from its transcript at `transcript`: a draft when it
+/// edited a file or ran a command and recorded nothing after (by the transcript, and by what
+/// its tool hooks told), unless that very draft was made already.
+pub fn due(ws: &Workspace, host: Host, id: &str, transcript: &Path) -> Result<Owed> {
     // a host that names no transcript yet, or a path that is no file (a FIFO, a folder): no
     // draft, and nothing wrong
     if !transcript.is_file() {
-        return Ok(None);
+        return Ok(Owed::Nothing);
     }
     let known = ws
         .read(|r| agents::load(ws, r, id))?
@@ -58,18 +70,41 @@ pub fn due(ws: &Workspace, host: Host, id: &str, transcript: &Path) -> Result<Op
         .unwrap_or_default();
     // the session's own hooks saw a write after its last work: it recorded
     if known.last_write_ms > 0 && known.last_write_ms >= known.last_work_ms {
-        return Ok(None);
+        return Ok(Owed::Recorded);
     }
     let draft = match draft::draft_file(host, transcript, &ws.root, ws.clock.today(), ws.lang())? {
         Outcome::Drafted(d) => d,
-        Outcome::Recorded | Outcome::NoWork => return Ok(None),
+        Outcome::Recorded => return Ok(Owed::Recorded),
+        Outcome::NoWork => return Ok(Owed::Nothing),
     };
     let digest =
         crate::base::hex::sha1_prefix(format!("{}\n{}", draft.done, draft.body).as_bytes(), 12);
     if known.drafts.iter().any(|d| d.digest == digest) {
-        return Ok(None);
+        return Ok(Owed::Nothing);
     }
-    Ok(Some(Due { draft, digest }))
+    Ok(Owed::Draft(Due { draft, digest }))
+}
+
+/// The session recorded its work itself: a draft of it still waiting is rejected, saying so.
+/// Returns the proposal withdrawn.
+pub fn withdraw(ws: &Workspace, host: Host, id: &str) -> Result<Option<String>> {
+    let waiting = with_session(ws, host.as_str(), id, |_, st| {
+        let last = st.drafts.last_mut().filter(|d| !d.recorded && !d.settled);
+        Ok(last.map(|d| {
+            d.settled = true;
+            d.id.clone()
+        }))
+    })?;
+    let Some(old) = waiting else {
+        return Ok(None);
+    };
+    let why = "the session recorded its work itself after this draft";
+    // a person may have decided on it already: then it stays as they left it
+    Ok(
+        crate::ops::proposals::reject(ws, "trilogy", &old, Some(why))
+            .is_ok()
+            .then_some(old),
+    )
 }
 
 /// Leave `due` for session `id` of `host` through `via` (the workspace whose settings propose
@@ -99,15 +134,14 @@ pub fn leave(ws: &Workspace, via: &Workspace, host: Host, id: &str, due: Due) ->
         }
     };
     let earlier = with_session(ws, host.as_str(), id, |_, st| {
-        let earlier = st
-            .drafts
-            .last()
-            .filter(|d| !d.recorded && d.id != made)
+        let earlier = (st.drafts.last())
+            .filter(|d| !d.recorded && !d.settled && d.id != made)
             .map(|d| d.id.clone());
         st.drafts.push(DraftMade {
             id: made.clone(),
             digest: due.digest.clone(),
             recorded,
+            settled: false,
         });
         let excess = st.drafts.len().saturating_sub(16);
         st.drafts.drain(..excess);

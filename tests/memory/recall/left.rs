@@ -271,3 +271,36 @@ fn auto_draft_is_the_users_alone_and_record_or_off_are_kept() {
     };
     assert_eq!(memory(&after), memory(&before));
 }
+
+#[test]
+fn a_draft_still_waiting_is_withdrawn_when_its_session_records_its_work_itself() {
+    let ws = Ws::init();
+    let mut lines = unrecorded(&ws);
+    let file = write(&claude_file(&ws), jsonl(&lines).as_bytes());
+    // one `codex exec` per turn ends its session each time: the draft comes before the agent
+    // had its reminder
+    hook(&ws, "claude", "session-end", "s-1", &file);
+    assert_eq!(proposals(&ws)[0]["state"], "pending");
+    lines.push(json!({"type": "assistant", "message": {"content": [
+        {"type": "tool_use", "id": "t3", "name": "Bash", "input": {"command": "trilogy checkpoint --session-done 'renamed the flag; cargo test passes'"}}]}}));
+    lines.push(json!({"type": "user", "message": {"content": [
+        {"type": "tool_result", "tool_use_id": "t3", "is_error": false, "content": "recorded"}]}}));
+    write(&file, jsonl(&lines).as_bytes());
+    hook(&ws, "claude", "session-end", "s-1", &file);
+    let p = proposals(&ws);
+    assert_eq!(p.len(), 1, "{p:?}");
+    assert_eq!(p[0]["state"], "rejected", "{}", p[0]);
+    assert!(
+        p[0]["why"]
+            .as_str()
+            .unwrap()
+            .contains("recorded its work itself")
+    );
+    assert!(
+        !common::hook_context(&ws.ok_stdin(
+            &["hook", "claude", "session-start"],
+            &common::session_start_payload(&ws, "s-2"),
+        ))
+        .contains("草稿")
+    );
+}
