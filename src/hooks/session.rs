@@ -67,8 +67,12 @@ pub(super) fn serve(
             if !ws.has_memory() {
                 return Ok(Said::Skipped);
             }
-            for kind in call.tools? {
-                agent::tool_used(&ws, h, id, kind)?;
+            let tools = call.tools?;
+            for kind in &tools {
+                agent::tool_used(&ws, h, id, *kind)?;
+            }
+            if tools.contains(&agent::ToolKind::Record) {
+                crate::ops::claim::claim(&ws, h, id, &call.written)?;
             }
             if dialect.prompt_context() || !ws.config.inject_on_session_start {
                 return Ok(Said::Nothing);

@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod bundle;
 mod checkpoint;
+pub mod claim;
 pub mod clear;
 pub mod doctor;
 pub mod drafts;

@@ -280,6 +280,26 @@ impl Kit {
         serde_json::from_str(&self.trilogy(&["sessions", "show", id, "--json"], None)).unwrap()
     }
 
+    /// What the session recorded through its MCP server names it and its host: `sessions show`
+    /// lists the entry, and the entry's provenance names both.
+    pub fn assert_recorded_by(&self, session: &str, host: &str) {
+        let shown = self.session(session);
+        let recorded = shown["recorded"].as_array().unwrap();
+        assert_eq!(recorded.len(), 1, "{shown:#}");
+        let id = recorded[0]["id"].as_str().unwrap();
+        let read: Value = serde_json::from_str(
+            &self.trilogy(&["read", "SESSIONS.md", "-n", "100", "--json"], None),
+        )
+        .unwrap();
+        let entry = (read["entries"].as_array().unwrap().iter())
+            .find(|e| e["id"] == id)
+            .unwrap_or_else(|| panic!("no entry {id}: {read:#}"));
+        let p = &entry["provenance"];
+        assert_eq!(p["agent_session"], session, "{p}");
+        assert_eq!(p["via"], "mcp", "{p}");
+        assert_eq!(shown["host"], host, "{shown:#}");
+    }
+
     /// The drafts the hooks left for a person (every state), each a proposal.
     pub fn drafts(&self) -> Vec<Value> {
         let v: Value =

@@ -125,6 +125,7 @@ fn claude_code_gets_the_block_records_and_keeps_memory_across_cd_and_compact() {
 
     say("SAVE claude-tag-1");
     assert!(kit.sessions_md().contains("端到端检查点 claude-tag-1"));
+    kit.assert_recorded_by(&session, "claude");
 
     // the command `cd`s: the turn's last hooks run in sub/ (Claude Code starts the next
     // prompt back in the project)
@@ -268,6 +269,7 @@ fn codex_gets_the_block_whole_at_its_cap_records_and_keeps_memory_from_a_subfold
 
     codex(&kit, Some(&thread), "SAVE codex-tag-1", &project);
     assert!(kit.sessions_md().contains("端到端检查点 codex-tag-1"));
+    kit.assert_recorded_by(&session, "codex");
 
     // Codex runs every command in the session's folder (a `cd` does not outlive it): the user
     // resumes the session from the subfolder instead

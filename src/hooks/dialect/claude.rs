@@ -86,8 +86,40 @@ pub(super) fn read(event: Event, stdin: &str, overrides: &[String]) -> Result<(V
                 )]
             })
             .ok_or_else(|| Error::bad_input("no tool_name in PostToolUse input"));
+        if let Some(answer) = input.get("tool_response") {
+            written_ids(answer, 0, &mut call.written);
+        }
     }
     Ok((input, call))
+}
+
+/// The entry ids a checkpoint's answer names (`ids`), wherever the host put that answer: as
+/// the JSON itself, its text in a content block, or Gemini CLI's `llmContent`.
+fn written_ids(v: &Value, depth: u8, out: &mut Vec<String>) {
+    if depth > 6 || out.len() >= 256 {
+        return;
+    }
+    match v {
+        Value::Object(m) => {
+            if let Some(Value::Array(ids)) = m.get("ids") {
+                let ok = |s: &&str| s.len() <= 64 && s.bytes().all(|b| b.is_ascii_alphanumeric());
+                out.extend(
+                    ids.iter()
+                        .filter_map(Value::as_str)
+                        .filter(ok)
+                        .map(String::from),
+                );
+            }
+            m.values().for_each(|x| written_ids(x, depth + 1, out));
+        }
+        Value::Array(items) => items.iter().for_each(|x| written_ids(x, depth + 1, out)),
+        Value::String(s) if s.trim_start().starts_with('{') && s.len() <= 1 << 20 => {
+            if let Ok(inner) = serde_json::from_str::<Value>(s) {
+                written_ids(&inner, depth + 1, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// The answer carrying context, under the host's name for the event (`prompt`: its name for

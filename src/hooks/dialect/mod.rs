@@ -41,6 +41,8 @@ pub(super) struct Call {
     /// The host's transcript of the session, where it names one (a path from the payload:
     /// read only through the fence, as a regular file and within a cap).
     pub transcript: Option<PathBuf>,
+    /// The entries a memory tool's answer says it wrote (a tool hook's `tool_response`).
+    pub written: Vec<String>,
 }
 
 impl Call {
@@ -56,6 +58,7 @@ impl Call {
             step: None,
             window_tokens: None,
             transcript: None,
+            written: Vec::new(),
         }
     }
 }

@@ -269,6 +269,26 @@ impl<'w> Tx<'w> {
         self.store.put_entry_over(rec, old)
     }
 
+    /// Put `rec`'s provenance (store-only metadata, never in the files) in place of what the
+    /// store holds for it; nothing else of the entry may differ, and nothing is re-rendered.
+    pub fn put_provenance(&mut self, rec: &EntryRecord) -> Result<()> {
+        match self.store.entry(&rec.id)? {
+            Some(old)
+                if (EntryRecord {
+                    origin: rec.origin.clone(),
+                    ..old.clone()
+                }) == *rec =>
+            {
+                self.changed = true;
+                self.store.put_entry_over(rec, Some(old))
+            }
+            _ => Err(crate::error::Error::Internal(format!(
+                "entry {}: only its provenance may change here",
+                rec.id
+            ))),
+        }
+    }
+
     /// A new live record (not yet stored) dated by its heading, or today.
     pub fn new_entry(&self, kind: EntryKind, heading: String, body: String) -> Result<EntryRecord> {
         Ok(EntryRecord {

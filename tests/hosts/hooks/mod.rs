@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 mod block;
 mod installed;
 mod nudge;
+mod provenance;
 mod sessions;
 
 /// Run `trilogy hook <host> <event>` with `payload` on stdin: (stdout, exit code).
