@@ -10,8 +10,10 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ErrorData,
-    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig,
-    Tool, ToolAnnotations,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams,
+    ReadResourceResponse, ReadResourceResult, ResourceContents, ServerCapabilities, ServerConfig,
+    SubscribeRequestParams, Tool, ToolAnnotations, UnsubscribeRequestParams,
 };
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ServerHandler, ServiceExt};
@@ -26,6 +28,8 @@ use crate::workspace::Workspace;
 
 mod budget;
 mod frames;
+mod prompts;
+mod resources;
 mod tools;
 
 use frames::{filtered_stdin, merged_stdout};
@@ -176,7 +180,12 @@ struct Setup {
 pub struct MemoryServer {
     setup: Arc<Setup>,
     ws: Arc<Mutex<Option<Arc<Workspace>>>>,
+    /// The resources the client subscribed to; a task polls them while any are.
+    watch: Arc<Mutex<resources::Watch>>,
 }
+
+/// How often subscribed resources are looked at (the store's change sequence, read-only).
+const WATCH_EVERY: std::time::Duration = std::time::Duration::from_millis(500);
 
 impl MemoryServer {
     pub fn new(
@@ -200,6 +209,40 @@ impl MemoryServer {
                 actor,
             }),
             ws: Arc::new(Mutex::new(None)),
+            watch: Arc::new(Mutex::new(resources::Watch::default())),
+        }
+    }
+
+    /// Tell the client of every subscribed resource that changed, until none is subscribed.
+    fn start_watching(&self, ws: Arc<Workspace>, ctx: &RequestContext<RoleServer>) {
+        let (watch, peer) = (self.watch.clone(), ctx.peer.clone());
+        let client = peer.peer_info().map(|i| i.client_info.name.clone());
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(WATCH_EVERY).await;
+                let changed = {
+                    let Ok(mut w) = watch.lock() else { return };
+                    if w.is_empty() {
+                        w.running = false;
+                        return;
+                    }
+                    w.changed(&ws, client.as_deref()).unwrap_or_default()
+                };
+                for uri in changed {
+                    let note = rmcp::model::ResourceUpdatedNotificationParam::new(uri);
+                    if peer.notify_resource_updated(note).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        });
+    }
+
+    fn err(e: Error) -> ErrorData {
+        match e {
+            Error::NotFound(m) => ErrorData::resource_not_found(m, None),
+            Error::BadInput(m) => ErrorData::invalid_params(m, None),
+            other => ErrorData::internal_error(other.to_string(), None),
         }
     }
 
@@ -283,7 +326,13 @@ impl MemoryServer {
 
 impl ServerHandler for MemoryServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let can = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_resources()
+            .enable_resources_subscribe()
+            .enable_prompts()
+            .build();
+        ServerConfig::new(can)
             .with_server_info(Implementation::new("trilogy", env!("CARGO_PKG_VERSION")))
             .with_instructions(INSTRUCTIONS)
     }
@@ -306,6 +355,86 @@ impl ServerHandler for MemoryServer {
             format!("method not found: {}", request.method),
             None,
         ))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListResourcesResult, ErrorData> {
+        let ws = self.workspace(&context).await.map_err(Self::err)?;
+        let all = resources::list(&ws).map_err(Self::err)?;
+        Ok(ListResourcesResult::with_all_items(all))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ReadResourceResponse, ErrorData> {
+        let ws = self.workspace(&context).await.map_err(Self::err)?;
+        let client = context.peer.peer_info().map(|i| i.client_info.name.clone());
+        let text = resources::read(&ws, client.as_deref(), &request.uri).map_err(Self::err)?;
+        let contents = ResourceContents::TextResourceContents {
+            uri: request.uri,
+            mime_type: Some("text/markdown".into()),
+            text,
+            meta: None,
+        };
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    #[allow(deprecated)]
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<(), ErrorData> {
+        let ws = self.workspace(&context).await.map_err(Self::err)?;
+        let client = context.peer.peer_info().map(|i| i.client_info.name.clone());
+        let start = {
+            let mut w = self
+                .watch
+                .lock()
+                .map_err(|_| Self::err(Error::Internal("watch lock".into())))?;
+            w.add(&ws, client.as_deref(), &request.uri)
+                .map_err(Self::err)?;
+            !std::mem::replace(&mut w.running, true)
+        };
+        if start {
+            self.start_watching(ws, &context);
+        }
+        Ok(())
+    }
+
+    #[allow(deprecated)]
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<(), ErrorData> {
+        if let Ok(mut w) = self.watch.lock() {
+            w.remove(&request.uri);
+        }
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(prompts::list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> std::result::Result<GetPromptResponse, ErrorData> {
+        let ws = self.workspace(&context).await.map_err(Self::err)?;
+        let got = prompts::get(&ws, &request.name, request.arguments.as_ref());
+        Ok(got.map_err(Self::err)?.into())
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {

@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 
 mod paging;
 mod real_client;
+mod resources;
 
 fn server_cmd(ws: &Ws) -> tokio::process::Command {
     let mut c = tokio::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"));
