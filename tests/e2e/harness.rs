@@ -33,6 +33,11 @@ fn e2e_dir() -> PathBuf {
         .join("e2e")
 }
 
+/// A file of the end-to-end suite, by its path under `tests/e2e/`.
+pub fn e2e_path(rel: &str) -> PathBuf {
+    e2e_dir().join(rel)
+}
+
 /// The agent CLI `name` (`claude`, `codex`, `gemini`) at its pinned version.
 pub fn cli(name: &str) -> PathBuf {
     let dir = std::env::var_os("TRILOGY_E2E_BIN")

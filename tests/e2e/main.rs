@@ -8,3 +8,4 @@ mod browser;
 mod dsh;
 mod harness;
 mod hosts;
+mod mcp;

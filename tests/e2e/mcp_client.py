@@ -1,0 +1,55 @@
+"""The official MCP Python SDK as a client of `trilogy mcp`: lists and reads the resources,
+subscribes to SESSIONS.md, has another process write (`trilogy checkpoint`), waits for the
+server's notification, and lists and gets the prompts. Prints one JSON object of what it saw.
+
+Usage: mcp_client.py TRILOGY_BIN WORKSPACE
+"""
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+
+async def main(binary: str, root: str) -> dict:
+    updated: asyncio.Queue = asyncio.Queue()
+
+    async def on_message(message) -> None:
+        root_msg = getattr(message, "root", message)
+        if getattr(root_msg, "method", None) == "notifications/resources/updated":
+            await updated.put(str(root_msg.params.uri))
+
+    params = StdioServerParameters(
+        command=binary, args=["--root", root, "mcp"], env=dict(os.environ)
+    )
+    seen: dict = {}
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write, message_handler=on_message) as session:
+            init = await session.initialize()
+            seen["protocol"] = str(init.protocol_version)
+            seen["server"] = init.server_info.name
+            listed = await session.list_resources()
+            seen["resources"] = [str(r.uri) for r in listed.resources]
+            read_back = await session.read_resource("trilogy://memory/SESSIONS.md")
+            seen["sessions_text"] = read_back.contents[0].text
+            await session.subscribe_resource("trilogy://memory/SESSIONS.md")
+            subprocess.run(
+                [binary, "--root", root, "checkpoint", "--session-done",
+                 "wrote through the CLI while a client watched; checked with the SDK"],
+                check=True, capture_output=True,
+            )
+            # a guard against a hang, not a measure of speed
+            seen["updated"] = await asyncio.wait_for(updated.get(), timeout=60)
+            prompts = await session.list_prompts()
+            seen["prompts"] = [p.name for p in prompts.prompts]
+            got = await session.get_prompt("what-do-we-know", {"topic": "SDK"})
+            seen["prompt_text"] = got.messages[0].content.text
+    return seen
+
+
+if __name__ == "__main__":
+    print(json.dumps(asyncio.run(main(sys.argv[1], sys.argv[2])), ensure_ascii=False))
