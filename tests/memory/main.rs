@@ -10,6 +10,7 @@ mod import_sources;
 mod proposals;
 mod recall;
 mod recall_bounds;
+mod red_team;
 mod retire;
 mod review_dates;
 mod search;
