@@ -438,10 +438,17 @@ fn absorbed_lines(absorbed: &[String]) -> Vec<String> {
 
 /// One item due for review.
 pub fn due_line(d: &crate::ops::truth::due::Due) -> String {
-    format!(
+    let line = format!(
         "{} {} {} {} ({})",
         d.review, d.file, d.kind, d.heading, d.id
-    )
+    );
+    match &d.moved {
+        Some(drift) => format!(
+            "{line}: code moved: {}",
+            crate::ops::anchors::said(drift, false)
+        ),
+        None => line,
+    }
 }
 
 pub fn due(v: &[crate::ops::truth::due::Due]) -> String {

@@ -2,6 +2,7 @@
 //! nothing here prints or parses command lines.
 
 pub mod agent;
+pub mod anchors;
 pub mod bundle;
 mod checkpoint;
 pub mod claim;

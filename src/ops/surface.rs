@@ -123,6 +123,7 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
         }
         if cfg.inject_on_session_start {
             let siblings = crate::ops::sibling::recent(ws, r)?;
+            let moved = crate::ops::anchors::cached(ws);
             let inputs = Inputs {
                 config: cfg,
                 today: ws.clock.today(),
@@ -130,6 +131,7 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
                 file_date: &|| super::file_date(ws, r),
                 siblings: &siblings,
                 user: user.as_ref(),
+                moved: &moved,
             };
             let block = assemble_with(r, &inputs)?;
             let surface = &input.surface;

@@ -4,6 +4,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod anchors;
 mod beside_writers;
 mod branch_switch;
 mod merge_driver;

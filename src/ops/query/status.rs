@@ -202,6 +202,11 @@ pub fn status(ws: &Workspace) -> Result<Status> {
         status.section_conflicts.extend(user_conflicts(ws));
     }
     status.area_line = area_line(&status.areas, ws.lang());
+    // the entries whose cited code moved on, worked out again when HEAD or memory changed
+    if !ws.is_user() {
+        let moved = crate::ops::anchors::refresh(ws)?.moved;
+        crate::ops::truth::due::add_moved(&mut status.due, &moved, ws.clock.today());
+    }
     Ok(status)
 }
 

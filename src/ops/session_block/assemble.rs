@@ -28,6 +28,8 @@ pub struct Inputs<'a> {
     pub siblings: &'a [crate::ops::sibling::SiblingEntry],
     /// The user memory's part (see [`user::part`](super::user::part)), shown after the ledger.
     pub user: Option<&'a super::user::Part>,
+    /// The entries whose cited code moved on, as last worked out ([`crate::ops::anchors::cached`]).
+    pub moved: &'a [crate::ops::anchors::Moved],
 }
 
 /// PROJECT's parts, each capped at its share of the budget.
@@ -80,6 +82,7 @@ pub fn assemble_with(r: &dyn Reader, inputs: &Inputs) -> Result<Block> {
     let project = capped_project(r, &sections, t, sizing)?;
     let mut decisions = fitting_decisions(r, t, today, sizing)?;
     crate::ops::truth::due::add_sections(&mut decisions.due, &r.sections()?, today);
+    crate::ops::truth::due::add_moved(&mut decisions.due, inputs.moved, today);
     let sibling_block = crate::ops::sibling::block_text(
         inputs.siblings,
         lang,

@@ -158,6 +158,7 @@ pub fn assemble(
         file_date,
         siblings,
         user: None,
+        moved: &[],
     };
     assemble_with(r, &inputs)
 }

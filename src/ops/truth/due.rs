@@ -113,6 +113,10 @@ pub struct Due {
     pub id: String,
     pub heading: String,
     pub file: &'static str,
+    /// For an entry whose cited code moved on (not a review date): how each path moved; its
+    /// `review` is the day that was found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub moved: Option<Vec<crate::ops::anchors::Drift>>,
 }
 
 /// Live decisions and present sections whose review date is on or before `until`, the
@@ -153,11 +157,42 @@ pub fn due_decisions_first(
     Ok((out, more))
 }
 
-/// What in `ws` is due on or before `until` (`trilogy due`); a workspace without memory files
-/// is refused, as every read of them is.
+/// What in `ws` is due on or before `until` (`trilogy due`), the entries whose code moved on
+/// after (worked out again when `HEAD` or memory changed); a workspace without memory files is
+/// refused, as every read of them is.
 pub fn due_in(ws: &crate::workspace::Workspace, until: NaiveDate) -> Result<Vec<Due>> {
     ws.require_memory()?;
-    Ok(ws.read(|r| due(r, until))?.value)
+    let mut out = ws.read(|r| due(r, until))?.value;
+    let moved = crate::ops::anchors::refresh(ws)?.moved;
+    add_moved(&mut out, &moved, ws.clock.today());
+    Ok(out)
+}
+
+/// Add to `out` the entries whose code moved on (`moved`, found on `today`): an entry due by
+/// its date as well keeps one item, with both reasons.
+pub fn add_moved(out: &mut Vec<Due>, moved: &[crate::ops::anchors::Moved], today: NaiveDate) {
+    for m in moved {
+        if let Some(d) = out.iter_mut().find(|d| d.id == m.id) {
+            d.moved = Some(m.drift.clone());
+            continue;
+        }
+        let file = match m.kind.as_str() {
+            "section" => FileKind::Project.file_name(),
+            _ => FileKind::Decisions.file_name(),
+        };
+        out.push(Due {
+            review: today,
+            kind: if m.kind == "section" {
+                "section"
+            } else {
+                "decision"
+            },
+            id: m.id.clone(),
+            heading: m.heading.clone(),
+            file,
+            moved: Some(m.drift.clone()),
+        });
+    }
 }
 
 /// `d`, when it is a live decision whose review date is on or before `until`.
@@ -172,6 +207,7 @@ pub fn due_decision(d: &EntryRecord, until: NaiveDate) -> Option<Due> {
         id: d.id.clone(),
         heading: d.heading.clone(),
         file: FileKind::Decisions.file_name(),
+        moved: None,
     })
 }
 
@@ -189,6 +225,7 @@ pub fn add_sections(out: &mut Vec<Due>, sections: &[SectionRecord], until: Naive
                 id: s.key.clone(),
                 heading: s.heading.clone(),
                 file: FileKind::Project.file_name(),
+                moved: None,
             });
         }
     }
@@ -217,8 +254,20 @@ pub fn block_text(due: &[Due], more: usize, lang: Lang) -> Option<(String, usize
             total
         ),
     }];
+    if due.iter().any(|d| d.moved.is_some()) {
+        lines.push(match lang {
+            Lang::Zh => "（提到的代码变了的条目：核对后仍成立用 trilogy due --still-true ID，否则改写、取代或退役）".into(),
+            Lang::En => "(entries whose cited code changed: if one still holds after a look, `trilogy due --still-true ID`; else edit, supersede or retire it)".into(),
+        });
+    }
     for d in &due[..shown] {
-        let mut line = format!("- {} {} {} ({})", d.review, d.file, d.heading, d.id);
+        let mut line = match &d.moved {
+            Some(drift) => {
+                let how = crate::ops::anchors::said(drift, lang == Lang::Zh);
+                format!("- {} {} ({}): {how}", d.file, d.heading, d.id)
+            }
+            None => format!("- {} {} {} ({})", d.review, d.file, d.heading, d.id),
+        };
         if line.len() > LINE_BYTES {
             let mut end = LINE_BYTES - 3;
             while !line.is_char_boundary(end) {
