@@ -126,7 +126,7 @@ pub fn inject(
     // read before the workspace's snapshot: the user store is never opened inside it
     let user = super::session_block::user::part(ws, budget);
     // what the last look at git found (the hook never runs git)
-    let moved = crate::ops::anchors::cached(ws);
+    let (moved, moved_total) = crate::ops::anchors::cached(ws);
     // the block, and the sibling entries it names, from one snapshot
     let assembled = |r: &dyn Reader| -> Result<(Block, Vec<super::sibling::SiblingEntry>)> {
         let siblings = crate::ops::sibling::recent(ws, r)?;
@@ -138,6 +138,7 @@ pub fn inject(
             siblings: &siblings,
             user: user.as_ref(),
             moved: &moved,
+            moved_total,
         };
         Ok((assemble_with(r, &inputs)?, siblings))
     };

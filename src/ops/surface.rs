@@ -123,7 +123,7 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
         }
         if cfg.inject_on_session_start {
             let siblings = crate::ops::sibling::recent(ws, r)?;
-            let moved = crate::ops::anchors::cached(ws);
+            let (moved, moved_total) = crate::ops::anchors::cached(ws);
             let inputs = Inputs {
                 config: cfg,
                 today: ws.clock.today(),
@@ -132,6 +132,7 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
                 siblings: &siblings,
                 user: user.as_ref(),
                 moved: &moved,
+                moved_total,
             };
             let block = assemble_with(r, &inputs)?;
             let surface = &input.surface;

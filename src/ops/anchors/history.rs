@@ -67,18 +67,12 @@ pub fn blame(root: &Path, file: &str) -> HashMap<String, String> {
     lines
 }
 
-/// Which of `asks` (`(commit, path)`) name a file that commit holds: one `git cat-file`.
-pub fn existing(root: &Path, asks: &[(String, String)]) -> Vec<bool> {
-    let mut c = git(root);
-    c.args(["cat-file", "--batch-check"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped());
-    let Ok(mut child) = c.spawn() else {
-        return vec![false; asks.len()];
-    };
-    let input: String = asks.iter().map(|(c, p)| format!("{c}:{p}\n")).collect();
+/// Feed `input` to a git command's stdin from a thread (a long list must not fill both pipes
+/// at once) and return its stdout when it succeeded.
+fn fed(mut c: Command, input: String) -> Option<Vec<u8>> {
+    c.stdin(Stdio::piped()).stdout(Stdio::piped());
+    let mut child = c.spawn().ok()?;
     let mut stdin = child.stdin.take();
-    // written from a thread: a long list must not fill both pipes at once
     let writer = std::thread::spawn(move || {
         if let Some(s) = stdin.as_mut() {
             let _ = s.write_all(input.as_bytes());
@@ -86,14 +80,56 @@ pub fn existing(root: &Path, asks: &[(String, String)]) -> Vec<bool> {
     });
     let out = child.wait_with_output().ok();
     let _ = writer.join();
-    let Some(out) = out else {
+    out.filter(|o| o.status.success()).map(|o| o.stdout)
+}
+
+/// Which of `asks` (`(commit, path)`) name a file that commit holds: one `git cat-file`.
+pub fn existing(root: &Path, asks: &[(String, String)]) -> Vec<bool> {
+    let mut c = git(root);
+    c.args(["cat-file", "--batch-check"]);
+    let input: String = asks.iter().map(|(c, p)| format!("{c}:{p}\n")).collect();
+    let Some(out) = fed(c, input) else {
         return vec![false; asks.len()];
     };
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = String::from_utf8_lossy(&out);
     let answers: Vec<bool> = text.lines().map(|l| l.contains(" blob ")).collect();
     (0..asks.len())
         .map(|i| answers.get(i).copied().unwrap_or(false))
         .collect()
+}
+
+/// The lines of each of `asks` (`(commit, path)`): one `git cat-file --batch`; 0 for one it
+/// does not hold.
+pub fn lines_at(root: &Path, asks: &[(String, String)]) -> Vec<u64> {
+    let mut c = git(root);
+    c.args(["cat-file", "--batch"]);
+    let input: String = asks.iter().map(|(c, p)| format!("{c}:{p}\n")).collect();
+    let Some(out) = fed(c, input) else {
+        return vec![0; asks.len()];
+    };
+    // each answer: `<id> blob <size>\n<bytes>\n`, or `<ask> missing\n`
+    let mut counts = Vec::with_capacity(asks.len());
+    let mut at = 0;
+    while at < out.len() && counts.len() < asks.len() {
+        let Some(end) = memchr::memchr(b'\n', &out[at..]).map(|i| at + i) else {
+            break;
+        };
+        let header = String::from_utf8_lossy(&out[at..end]);
+        at = end + 1;
+        let size = (header.split(' ').nth(1) == Some("blob"))
+            .then(|| header.rsplit(' ').next()?.parse::<usize>().ok())
+            .flatten();
+        let Some(size) = size else {
+            counts.push(0);
+            continue;
+        };
+        let blob = &out[at..(at + size).min(out.len())];
+        at += size + 1;
+        let n = memchr::memchr_iter(b'\n', blob).count() as u64;
+        counts.push(n + u64::from(!blob.is_empty() && !blob.ends_with(b"\n")));
+    }
+    counts.resize(asks.len(), 0);
+    counts
 }
 
 /// How one path moved from a commit to `HEAD`.
@@ -178,43 +214,51 @@ pub fn moved_between(root: &Path, from: &str, head: &str) -> Option<HashMap<Stri
     Some(out)
 }
 
-/// Lines of `path` at `commit`; `None` when it holds no such file.
-pub fn lines_at(root: &Path, commit: &str, path: &str) -> Option<u64> {
-    let mut c = git(root);
-    c.args(["cat-file", "blob", &format!("{commit}:{path}")]);
-    let bytes = output(c)?;
-    Some(
-        memchr::memchr_iter(b'\n', &bytes).count() as u64
-            + u64::from(!bytes.ends_with(b"\n") && !bytes.is_empty()),
-    )
-}
-
-/// The commits after `from` up to `head` that changed `path` (following a rename), newest
-/// first, at most `n`: each its short id and subject.
+/// The commits after `from` up to `head` that changed each of `paths`, newest first, at most
+/// `n` per path (short id and subject): one `git log`.
 pub fn commits_touching(
     root: &Path,
     from: &str,
     head: &str,
-    path: &str,
+    paths: &[&str],
     n: usize,
-) -> Vec<(String, String)> {
+) -> HashMap<String, Vec<(String, String)>> {
+    let mut out: HashMap<String, Vec<(String, String)>> = HashMap::new();
+    if paths.is_empty() {
+        return out;
+    }
     let mut c = git(root);
     c.args([
         "log",
         "--no-ext-diff",
         "--no-textconv",
+        "--relative",
         "-M",
-        "--format=%h%x09%s",
+        "--name-only",
+        "--format=%x01%h%x09%s",
     ])
-    .arg(format!("-{n}"))
     .arg(format!("{from}..{head}"))
-    .args(["--", path]);
-    let Some(out) = output(c) else {
-        return Vec::new();
+    .arg("--")
+    .args(paths);
+    let Some(log) = output(c) else {
+        return out;
     };
-    String::from_utf8_lossy(&out)
-        .lines()
-        .filter_map(|l| l.split_once('\t'))
-        .map(|(id, subject)| (id.to_string(), subject.chars().take(80).collect()))
-        .collect()
+    let text = String::from_utf8_lossy(&log);
+    let mut commit: Option<(String, String)> = None;
+    for line in text.lines() {
+        if let Some(head_line) = line.strip_prefix('\u{1}') {
+            commit = head_line
+                .split_once('\t')
+                .map(|(id, subject)| (id.to_string(), subject.chars().take(80).collect()));
+            continue;
+        }
+        let (Some(c), false) = (&commit, line.is_empty()) else {
+            continue;
+        };
+        let listed = out.entry(line.to_string()).or_default();
+        if listed.len() < n {
+            listed.push(c.clone());
+        }
+    }
+    out
 }

@@ -84,6 +84,18 @@ pub struct Report {
     pub moved: Vec<Moved>,
 }
 
+/// What the session-start block needs of the last look, kept apart so the hook reads a few
+/// items, however many moved.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct Top {
+    total: usize,
+    top: Vec<Moved>,
+}
+
+fn top_path(ws: &Workspace) -> Result<PathBuf> {
+    ws.inside(&ws.state_dir().join("anchors-top.json"))
+}
+
 fn cache_path(ws: &Workspace) -> Result<PathBuf> {
     ws.inside(&ws.state_dir().join("anchors.json"))
 }
@@ -107,11 +119,11 @@ fn write_json<T: Serialize>(ws: &Workspace, path: &Path, v: &T) -> Result<()> {
     write_whole(path, &bytes, Whole::Private).map_err(|e| Error::io(path, e))
 }
 
-/// What the last look found, without asking git (the session-start block).
-pub fn cached(ws: &Workspace) -> Vec<Moved> {
-    cache_path(ws)
-        .map(|p| read_json::<Cache>(&p).moved)
-        .unwrap_or_default()
+/// The first entries the last look found moved (as many as the session-start block lists),
+/// and how many it found in all, without asking git.
+pub fn cached(ws: &Workspace) -> (Vec<Moved>, usize) {
+    let t: Top = top_path(ws).map(|p| read_json(&p)).unwrap_or_default();
+    (t.top, t.total)
 }
 
 /// The entries whose code moved on, worked out again when `HEAD`, memory or what was
@@ -149,7 +161,19 @@ pub fn refresh(ws: &Workspace) -> Result<Report> {
         anchored,
         moved: moved.clone(),
     };
-    // a cache that cannot be kept costs the next look its git commands, nothing else
+    // a cache that cannot be kept costs the next look its git commands, nothing else; the
+    // block's few go first, so a hook never reads a list the old look left beside a new one
+    let top = Top {
+        total: moved.len(),
+        top: moved
+            .iter()
+            .take(crate::ops::truth::due::BLOCK_ITEMS)
+            .cloned()
+            .collect(),
+    };
+    if let Ok(p) = top_path(ws) {
+        let _ = write_json(ws, &p, &top);
+    }
     let _ = write_json(ws, &path, &cache);
     Ok(Report {
         head: Some(head),
@@ -285,17 +309,62 @@ fn work_out(
     let mut anchored: Vec<usize> = anchors.iter().map(|a| a.item).collect();
     anchored.dedup();
     let mut diffs: HashMap<String, Option<HashMap<String, history::Moved>>> = HashMap::new();
-    let mut moved: BTreeMap<usize, Vec<Drift>> = BTreeMap::new();
+    // the anchors whose path changed since, each with how
+    let mut found: Vec<(&Anchor, history::Moved)> = Vec::new();
     for a in anchors.iter().filter(|a| a.since != head) {
         let diff = diffs
             .entry(a.since.clone())
             .or_insert_with(|| history::moved_between(root, &a.since, head));
-        let Some(m) = diff.as_ref().and_then(|d| d.get(&a.path)) else {
-            continue;
-        };
-        if let Some(d) = drift(root, head, a, m) {
-            moved.entry(a.item).or_default().push(d);
+        if let Some(m) = diff.as_ref().and_then(|d| d.get(&a.path)) {
+            found.push((a, m.clone()));
         }
+    }
+    // the lines each had then, for the share changed: one `git cat-file --batch`
+    let asks: Vec<(String, String)> = (found.iter())
+        .map(|(a, _)| (a.since.clone(), a.path.clone()))
+        .collect();
+    let lines = history::lines_at(root, &asks);
+    let mut drifts: Vec<(&Anchor, Drift)> = Vec::new();
+    for ((a, m), lines) in found.into_iter().zip(lines) {
+        let changed = m.added.saturating_add(m.removed);
+        let rewritten = changed >= MIN_LINES && changed.saturating_mul(SHARE_DIVISOR) > lines;
+        if m.deleted || m.renamed_to.is_some() || rewritten {
+            drifts.push((
+                a,
+                Drift {
+                    path: a.path.clone(),
+                    since: a.since.chars().take(12).collect(),
+                    renamed_to: m.renamed_to,
+                    deleted: m.deleted,
+                    changed_lines: changed,
+                    lines_then: lines,
+                    commits: Vec::new(),
+                },
+            ));
+        }
+    }
+    // the commits that moved them: one `git log` per anchor commit
+    let mut by_since: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (a, _) in &drifts {
+        by_since
+            .entry(a.since.as_str())
+            .or_default()
+            .push(a.path.as_str());
+    }
+    let commits: HashMap<&str, HashMap<String, Vec<(String, String)>>> = (by_since.into_iter())
+        .map(|(since, paths)| {
+            (
+                since,
+                history::commits_touching(root, since, head, &paths, COMMITS),
+            )
+        })
+        .collect();
+    let mut moved: BTreeMap<usize, Vec<Drift>> = BTreeMap::new();
+    for (a, mut d) in drifts {
+        d.commits = (commits.get(a.since.as_str()).and_then(|c| c.get(&a.path)))
+            .cloned()
+            .unwrap_or_default();
+        moved.entry(a.item).or_default().push(d);
     }
     let moved = (moved.into_iter())
         .map(|(i, drift)| {
@@ -310,25 +379,6 @@ fn work_out(
         })
         .collect();
     (anchored.len(), moved)
-}
-
-/// How `a`'s path moved, when enough to make its entry due.
-fn drift(root: &Path, head: &str, a: &Anchor, m: &history::Moved) -> Option<Drift> {
-    let changed = m.added.saturating_add(m.removed);
-    let lines = history::lines_at(root, &a.since, &a.path).unwrap_or(0);
-    let rewritten = changed >= MIN_LINES && changed.saturating_mul(SHARE_DIVISOR) > lines;
-    if !(m.deleted || m.renamed_to.is_some() || rewritten) {
-        return None;
-    }
-    Some(Drift {
-        path: a.path.clone(),
-        since: a.since.chars().take(12).collect(),
-        renamed_to: m.renamed_to.clone(),
-        deleted: m.deleted,
-        changed_lines: changed,
-        lines_then: lines,
-        commits: history::commits_touching(root, &a.since, head, &a.path, COMMITS),
-    })
 }
 
 /// One line saying how an entry's code moved: `` `src/a.rs` 40 of 50 lines changed (1a2b3c4

@@ -28,8 +28,10 @@ pub struct Inputs<'a> {
     pub siblings: &'a [crate::ops::sibling::SiblingEntry],
     /// The user memory's part (see [`user::part`](super::user::part)), shown after the ledger.
     pub user: Option<&'a super::user::Part>,
-    /// The entries whose cited code moved on, as last worked out ([`crate::ops::anchors::cached`]).
+    /// The first entries whose cited code moved on, and how many did, as last worked out
+    /// ([`crate::ops::anchors::cached`]).
     pub moved: &'a [crate::ops::anchors::Moved],
+    pub moved_total: usize,
 }
 
 /// PROJECT's parts, each capped at its share of the budget.
@@ -83,6 +85,8 @@ pub fn assemble_with(r: &dyn Reader, inputs: &Inputs) -> Result<Block> {
     let mut decisions = fitting_decisions(r, t, today, sizing)?;
     crate::ops::truth::due::add_sections(&mut decisions.due, &r.sections()?, today);
     crate::ops::truth::due::add_moved(&mut decisions.due, inputs.moved, today);
+    // those the cache left out are counted, never loaded
+    decisions.due_more += inputs.moved_total.saturating_sub(inputs.moved.len());
     let sibling_block = crate::ops::sibling::block_text(
         inputs.siblings,
         lang,

@@ -159,6 +159,7 @@ pub fn assemble(
         siblings,
         user: None,
         moved: &[],
+        moved_total: 0,
     };
     assemble_with(r, &inputs)
 }
