@@ -214,16 +214,13 @@ pub fn moved_between(root: &Path, from: &str, head: &str) -> Option<HashMap<Stri
     Some(out)
 }
 
+/// Commits by the path they changed: each its short id and subject, newest first.
+pub type Touching = HashMap<String, Vec<(String, String)>>;
+
 /// The commits after `from` up to `head` that changed each of `paths`, newest first, at most
 /// `n` per path (short id and subject): one `git log`.
-pub fn commits_touching(
-    root: &Path,
-    from: &str,
-    head: &str,
-    paths: &[&str],
-    n: usize,
-) -> HashMap<String, Vec<(String, String)>> {
-    let mut out: HashMap<String, Vec<(String, String)>> = HashMap::new();
+pub fn commits_touching(root: &Path, from: &str, head: &str, paths: &[&str], n: usize) -> Touching {
+    let mut out = Touching::new();
     if paths.is_empty() {
         return out;
     }

@@ -351,7 +351,7 @@ fn work_out(
             .or_default()
             .push(a.path.as_str());
     }
-    let commits: HashMap<&str, HashMap<String, Vec<(String, String)>>> = (by_since.into_iter())
+    let commits: HashMap<&str, history::Touching> = (by_since.into_iter())
         .map(|(since, paths)| {
             (
                 since,
