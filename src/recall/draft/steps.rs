@@ -123,27 +123,52 @@ fn is_checkpoint(name: &str, namespace: Option<&str>) -> bool {
 
 /// The code in `Exit code N` / `exited with code N` / `Exit Code: N`, wherever it stands.
 fn code_in(text: &str) -> Option<i32> {
-    let lower = text.to_ascii_lowercase();
-    for mark in ["exited with code ", "exit code: ", "exit code "] {
-        if let Some(at) = lower.find(mark) {
-            let rest = &lower[at + mark.len()..];
-            let end = rest
-                .find(|c: char| !(c.is_ascii_digit() || c == '-'))
-                .unwrap_or(rest.len());
-            if let Ok(code) = rest[..end].parse() {
-                return Some(code);
+    const MARKS: [&str; 3] = ["exited with code ", "exit code: ", "exit code "];
+    // where each mark first stands, in any case: found from the `xit` of every "exit" (a long
+    // output is searched once, never copied)
+    static FINDERS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 2]> =
+        std::sync::LazyLock::new(|| {
+            [
+                memchr::memmem::Finder::new("xit"),
+                memchr::memmem::Finder::new("XIT"),
+            ]
+        });
+    let b = text.as_bytes();
+    let mut first: [Option<usize>; 3] = [None; 3];
+    let mut starts: Vec<usize> = (FINDERS.iter())
+        .flat_map(|f| f.find_iter(b))
+        .filter(|&at| at >= 1 && matches!(b[at - 1], b'e' | b'E'))
+        .map(|at| at - 1)
+        .collect();
+    starts.sort_unstable();
+    for at in starts {
+        for (i, m) in MARKS.iter().enumerate() {
+            let hit = b
+                .get(at..at + m.len())
+                .is_some_and(|s| s.eq_ignore_ascii_case(m.as_bytes()));
+            if hit && first[i].is_none() {
+                first[i] = Some(at + m.len());
             }
+        }
+    }
+    for from in first.into_iter().flatten() {
+        let rest = &text[from..];
+        let end = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '-'))
+            .unwrap_or(rest.len());
+        if let Ok(code) = rest[..end].parse() {
+            return Some(code);
         }
     }
     None
 }
 
 /// A tool result's text: the string itself, or the JSON of anything else.
-fn text_of(v: Option<&Value>) -> String {
+fn text_of(v: Option<&Value>) -> std::borrow::Cow<'_, str> {
     match v {
-        Some(Value::String(s)) => s.clone(),
-        Some(other) => other.to_string(),
-        None => String::new(),
+        Some(Value::String(s)) => std::borrow::Cow::Borrowed(s),
+        Some(other) => std::borrow::Cow::Owned(other.to_string()),
+        None => std::borrow::Cow::Borrowed(""),
     }
 }
 
@@ -368,6 +393,12 @@ mod tests {
         );
         assert_eq!(code_in("Output: (empty)\nExit Code: 2\n"), Some(2));
         assert_eq!(code_in("(Bash completed with no output)"), None);
+        // any case; the marks in their order, whatever comes first in the text; a mark with no
+        // number after it gives way to the next
+        assert_eq!(code_in("EXIT CODE 7"), Some(7));
+        assert_eq!(code_in("exit code 3 … later: exited with code 4"), Some(4));
+        assert_eq!(code_in("exited with code x; exit code: -2"), Some(-2));
+        assert_eq!(code_in("the exit gate, unexited, context"), None);
     }
 
     #[test]
