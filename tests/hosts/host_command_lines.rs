@@ -45,3 +45,68 @@ fn doctor_checks_a_quoted_program_path_whole() {
     assert!(!report.contains("does not resolve"), "{report}");
     assert!(!report.contains("another shell"), "{report}");
 }
+
+/// `doctor --json`'s warnings about hosts' own memories, as (host, action).
+fn native(ws: &Ws) -> Vec<(String, String)> {
+    let out = ws.cmd().args(["doctor", "--json"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    (v["findings"].as_array().unwrap().iter())
+        .filter(|f| f["check"] == "native-memory")
+        .map(|f| {
+            let host = f["message"].as_str().unwrap().split(' ').next().unwrap();
+            (host.to_string(), f["action"].as_str().unwrap().to_string())
+        })
+        .collect()
+}
+
+fn put(path: &std::path::Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn doctor_warns_of_a_hosts_own_memory_loaded_beside_trilogys_where_it_is_installed() {
+    let ws = Ws::init();
+    let bin = assert_cmd::cargo::cargo_bin("trilogy");
+    let home = ws.home();
+    let root = ws.root().canonicalize().unwrap();
+    let slug: String = (root.display().to_string().chars())
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    put(
+        &home
+            .join(".claude/projects")
+            .join(slug)
+            .join("memory/MEMORY.md"),
+        "- [Build](build.md) — cargo build --release\n",
+    );
+    put(
+        &home.join(".codex/memories/memory_summary.md"),
+        "## User Profile\nlikes tests\n",
+    );
+    put(
+        &home.join(".gemini/GEMINI.md"),
+        "# Notes\n\n## Gemini Added Memories\n- the staging server is db-2\n",
+    );
+    // none of the hosts is installed here: nothing of theirs reaches trilogy's sessions
+    assert_eq!(native(&ws), vec![]);
+    for host in ["claude", "codex", "gemini"] {
+        ws.ok(&["install", host, "--command", bin.to_str().unwrap()]);
+    }
+    let found = native(&ws);
+    let hosts: Vec<&str> = found.iter().map(|(h, _)| h.as_str()).collect();
+    assert_eq!(hosts, ["claude", "codex", "gemini"], "{found:?}");
+    assert!(
+        found[0].1.contains("trilogy import --from claude"),
+        "{found:?}"
+    );
+    assert!(found[0].1.contains("autoMemoryEnabled"), "{found:?}");
+    assert!(found[1].1.contains("use_memories = false"), "{found:?}");
+    assert!(found[2].1.contains("Gemini Added Memories"), "{found:?}");
+    // an empty section is no memory
+    put(
+        &home.join(".gemini/GEMINI.md"),
+        "## Gemini Added Memories\n",
+    );
+    assert_eq!(native(&ws).len(), 2);
+}

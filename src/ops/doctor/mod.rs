@@ -15,6 +15,7 @@ use crate::workspace::Workspace;
 mod check;
 mod fence;
 mod hosts;
+mod native;
 
 pub use hosts::resolves;
 mod repair;
