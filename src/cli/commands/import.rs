@@ -33,6 +33,8 @@ With --from SOURCE, PATH is another tool's memory, mapped into entries:
                 progress.md)
   delta         a dsh-memory-delta store (facts/, decisions/, archive/)
   basic-memory  a basic-memory project's notes (observations and relations)
+  gemini        Gemini CLI's GEMINI.md: its notes by heading, and the facts save_memory
+                keeps under `## Gemini Added Memories` (to State), or a folder holding one
 PROJECT text goes into the section it belongs to (only what the section lacks); decisions and
 sessions take the source's own dates, so importing again, on any day, adds nothing. Entries
 are recorded as `import:<source>`. --dry-run lists every piece, where it goes and what is
@@ -46,18 +48,20 @@ Examples:
   trilogy import --replace memory.json
   trilogy import --from cline memory-bank --dry-run
   trilogy import --from claude ~/.claude/projects/-home-me-app/memory
-  trilogy import --from claude CLAUDE.md --json --dry-run";
+  trilogy import --from claude CLAUDE.md --json --dry-run
+  trilogy import --from gemini ~/.gemini/GEMINI.md --dry-run";
 
 #[derive(Args, Debug)]
 pub struct ImportArgs {
-    /// The bundle file, or `-` for stdin; with --from, the other tool's folder (or CLAUDE.md)
+    /// The bundle file, or `-` for stdin; with --from, the other tool's folder (or CLAUDE.md,
+    /// GEMINI.md)
     #[arg(value_name = "BUNDLE|PATH")]
     file: String,
     /// Take the bundle's files whole instead of merging (what they displace stays restorable)
     #[arg(long, conflicts_with = "from")]
     replace: bool,
     /// Read another tool's memory at PATH instead of a bundle
-    #[arg(long, value_name = "SOURCE", value_parser = ["claude", "cline", "delta", "basic-memory"])]
+    #[arg(long, value_name = "SOURCE", value_parser = ["claude", "cline", "delta", "basic-memory", "gemini"])]
     from: Option<String>,
     /// With --from: list what would go where and what is skipped, and write nothing
     #[arg(long, requires = "from")]

@@ -96,11 +96,15 @@ pub(super) fn check(root: &Path, env: &[(String, String)]) -> Vec<Finding> {
     (found(root, env).into_iter())
         .filter(|n| installed(n.host, root, home.as_deref()))
         .map(|n| {
+            let import = |from: &str, path: &Path| {
+                format!(
+                    "bring it in with `trilogy import --from {from} {} --dry-run` (then without --dry-run), then ",
+                    path.display()
+                )
+            };
             let bring = match n.host {
-                Host::Claude => format!(
-                    "bring it in with `trilogy import --from claude {} --dry-run` (then without --dry-run), then ",
-                    n.path.parent().unwrap_or(&n.path).display()
-                ),
+                Host::Claude => import("claude", n.path.parent().unwrap_or(&n.path)),
+                Host::Gemini => import("gemini", &n.path),
                 _ => "move what still holds into memory (`trilogy checkpoint`, or `trilogy user` for facts about you), then ".into(),
             };
             finding(

@@ -254,7 +254,7 @@ fn topic(r: &Reading, f: &SourceFile, p: &mut Plan) -> Result<()> {
 }
 
 /// A CLAUDE.md, by its headings.
-fn notes(f: &SourceFile, p: &mut Plan) {
+pub(super) fn notes(f: &SourceFile, p: &mut Plan) {
     // trilogy's own boot block is a pointer to this memory, not notes about the project
     let mut text = String::new();
     let mut inside = false;
@@ -308,19 +308,26 @@ fn notes(f: &SourceFile, p: &mut Plan) {
             Some(Route::Instructions) => p.skip(
                 format!("{}:{}", f.rel, part.line),
                 format!(
-                    "`{}`: rules for the agent; they stay in CLAUDE.md",
-                    part.heading
+                    "`{}`: rules for the agent; they stay in {}",
+                    part.heading,
+                    file_name(f)
                 ),
             ),
             None => p.skip(
                 format!("{}:{}", f.rel, part.line),
                 format!(
-                    "`{}`: no PROJECT section fits this heading; it stays in CLAUDE.md",
-                    part.heading
+                    "`{}`: no PROJECT section fits this heading; it stays in {}",
+                    part.heading,
+                    file_name(f)
                 ),
             ),
         }
     }
+}
+
+/// The name of a notes file (`CLAUDE.md`, `GEMINI.md`), as its skips name it.
+fn file_name(f: &SourceFile) -> &str {
+    f.rel.rsplit('/').next().unwrap_or(&f.rel)
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ mod basic_memory;
 mod claude;
 mod cline;
 mod delta;
+mod gemini;
 pub mod plan;
 pub mod reading;
 mod route;
@@ -44,14 +45,17 @@ pub enum Source {
     Delta,
     /// A basic-memory project.
     BasicMemory,
+    /// Gemini CLI's GEMINI.md, with the facts its `save_memory` keeps.
+    Gemini,
 }
 
 impl Source {
-    pub const ALL: [Source; 4] = [
+    pub const ALL: [Source; 5] = [
         Source::Claude,
         Source::Cline,
         Source::Delta,
         Source::BasicMemory,
+        Source::Gemini,
     ];
 
     pub fn name(self) -> &'static str {
@@ -60,6 +64,7 @@ impl Source {
             Source::Cline => "cline",
             Source::Delta => "delta",
             Source::BasicMemory => "basic-memory",
+            Source::Gemini => "gemini",
         }
     }
 
@@ -100,10 +105,10 @@ fn sync_is_quiet(r: &SyncReport) -> bool {
 
 /// Read `path` as `source` into a plan (no workspace involved).
 pub fn plan(source: Source, path: &Path) -> Result<(String, plan::Plan)> {
-    // a file as PATH: a CLAUDE.md, read from the folder it is in
+    // a file as PATH: a CLAUDE.md or a GEMINI.md, read from the folder it is in
     let file = std::fs::metadata(path).is_ok_and(|m| m.is_file());
     let (mut r, name) = match (file, path.file_name(), path.parent()) {
-        (true, Some(name), Some(dir)) if source == Source::Claude => {
+        (true, Some(name), Some(dir)) if matches!(source, Source::Claude | Source::Gemini) => {
             let dir = if dir.as_os_str().is_empty() {
                 Path::new(".")
             } else {
@@ -128,6 +133,7 @@ pub fn plan(source: Source, path: &Path) -> Result<(String, plan::Plan)> {
         Source::Cline => cline::plan(&mut r)?,
         Source::Delta => delta::plan(&mut r)?,
         Source::BasicMemory => basic_memory::plan(&mut r)?,
+        Source::Gemini => gemini::plan(&mut r, name.as_deref())?,
     };
     let mut skipped = std::mem::take(&mut r.skipped);
     skipped.append(&mut p.skipped);

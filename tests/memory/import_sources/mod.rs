@@ -16,6 +16,7 @@ mod basic_memory;
 mod claude;
 mod cline;
 mod delta;
+mod gemini;
 mod refusals;
 
 /// The fixtures' files all claim this modification time (2025-06-15 12:00 UTC), so the dates
