@@ -127,6 +127,13 @@ pub fn inject(
     let user = super::session_block::user::part(ws, budget);
     // what the last look at git found (the hook never runs git)
     let (moved, moved_total) = crate::ops::anchors::cached(ws);
+    // a session's host keeping memory of its own is told so once
+    let notes: Vec<String> = match session {
+        Some(_) => crate::ops::native::told_once(ws, host)
+            .into_iter()
+            .collect(),
+        None => Vec::new(),
+    };
     // the block, and the sibling entries it names, from one snapshot
     let assembled = |r: &dyn Reader| -> Result<(Block, Vec<super::sibling::SiblingEntry>)> {
         let siblings = crate::ops::sibling::recent(ws, r)?;
@@ -139,6 +146,7 @@ pub fn inject(
             user: user.as_ref(),
             moved: &moved,
             moved_total,
+            notes: &notes,
         };
         Ok((assemble_with(r, &inputs)?, siblings))
     };

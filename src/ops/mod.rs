@@ -13,6 +13,7 @@ pub mod fix;
 pub mod gitmerge;
 pub mod import;
 pub mod install;
+pub mod native;
 pub mod panel;
 pub mod proposals;
 mod query;

@@ -133,6 +133,7 @@ pub fn step(ws: &Workspace, host: &str, id: &str, input: &Step) -> Result<Answer
                 user: user.as_ref(),
                 moved: &moved,
                 moved_total,
+                notes: &[],
             };
             let block = assemble_with(r, &inputs)?;
             let surface = &input.surface;

@@ -109,4 +109,16 @@ fn doctor_warns_of_a_hosts_own_memory_loaded_beside_trilogys_where_it_is_install
         "## Gemini Added Memories\n",
     );
     assert_eq!(native(&ws).len(), 2);
+    // a Claude Code session's first block says so, once
+    let block = |id: &str| {
+        let out = ws.ok_stdin(
+            &["hook", "claude", "session-start"],
+            &common::session_start_payload(&ws, id),
+        );
+        common::hook_context(&out)
+    };
+    let first = block("s-1");
+    assert!(first.contains("注意：claude 自己的记忆"), "{first}");
+    assert!(first.contains("MEMORY.md"), "{first}");
+    assert!(!block("s-2").contains("自己的记忆"));
 }

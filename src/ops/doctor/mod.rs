@@ -15,7 +15,6 @@ use crate::workspace::Workspace;
 mod check;
 mod fence;
 mod hosts;
-mod native;
 
 pub use hosts::resolves;
 mod repair;
@@ -59,7 +58,7 @@ impl Report {
     }
 }
 
-fn finding(
+pub(crate) fn finding(
     level: Level,
     check: &'static str,
     message: impl Into<String>,

@@ -32,6 +32,8 @@ pub struct Inputs<'a> {
     /// ([`crate::ops::anchors::cached`]).
     pub moved: &'a [crate::ops::anchors::Moved],
     pub moved_total: usize,
+    /// Lines for the ledger said this once ([`crate::ops::native::told_once`]).
+    pub notes: &'a [String],
 }
 
 /// PROJECT's parts, each capped at its share of the budget.
@@ -122,6 +124,7 @@ pub fn assemble_with(r: &dyn Reader, inputs: &Inputs) -> Result<Block> {
             r.reports()?.iter().filter(|x| x.open).count(),
         ),
         user: inputs.user,
+        notes: inputs.notes,
         cut_names: &project.cut_names,
         newest_decision_cut: decisions.newest_cut,
         user_dropped: false,

@@ -160,6 +160,7 @@ pub fn assemble(
         user: None,
         moved: &[],
         moved_total: 0,
+        notes: &[],
     };
     assemble_with(r, &inputs)
 }

@@ -36,6 +36,8 @@ pub(super) struct Ctx<'a> {
     /// waits for a person.
     pub(super) waiting: (u64, u64, usize),
     pub(super) cut_names: &'a [String],
+    /// Lines the ledger says this once.
+    pub(super) notes: &'a [String],
     /// The newest decision is shown cut (it alone is over half the decisions' share).
     pub(super) newest_decision_cut: bool,
     /// The user memory's part, and whether it was left out to make the block fit.
@@ -231,6 +233,7 @@ impl Ctx<'_> {
         if !self.config.warnings.is_empty() {
             head.push(t.settings_not_taken(self.config.warnings.len()));
         }
+        head.extend(self.notes.iter().cloned());
         if ledger.proposals_pending > 0 || ledger.reports_open > 0 {
             head.push(t.waiting(
                 ledger.proposals_pending,

@@ -1,13 +1,17 @@
 //! The hosts' own memory beside trilogy's: Claude Code's auto memory, Codex's memories and
 //! Gemini CLI's `save_memory` facts are loaded into the same sessions trilogy's block goes
 //! into, where two memories can disagree. Where a host trilogy is installed for keeps one for
-//! this project, a warning says where it is, how to bring it in and how to turn it off.
-//! Reads only; never changes the host's files.
+//! this project, `doctor` warns (where it is, how to bring it in, how to turn it off), and the
+//! first block a session of that host gets after it is found says so once, in its ledger.
+//! The hosts' folders are the ones recall reads (`recall::sources`' places, from the
+//! environment). Reads the hosts' files only; never changes them.
 
 use std::path::{Path, PathBuf};
 
-use super::{Finding, Level, finding};
+use crate::config::RecallPlaces;
 use crate::model::host::Host;
+use crate::ops::doctor::{Finding, Level, finding};
+use crate::workspace::Workspace;
 
 /// A host's own memory found for this project.
 struct Native {
@@ -36,18 +40,14 @@ fn text(path: &Path) -> Option<String> {
         .filter(|t| !t.trim().is_empty())
 }
 
-/// The hosts' own memories for the project at `root`.
-fn found(root: &Path, env: &[(String, String)]) -> Vec<Native> {
-    let home = crate::base::dirs::home(env);
-    let dir = |var: &str, under: &str| {
-        crate::base::env::folder(env, var).or_else(|| home.as_ref().map(|h| h.join(under)))
-    };
+/// The hosts' own memories for the project at `root`, in the hosts' folders of `places`
+/// (`only`: of that host alone).
+fn found(root: &Path, places: &RecallPlaces, only: Option<Host>) -> Vec<Native> {
     let mut out = Vec::new();
-    if let Some(claude) = dir("CLAUDE_CONFIG_DIR", ".claude") {
+    let home = |h: Host| places.home(h).filter(|_| only.is_none_or(|o| o == h));
+    if let Some(claude) = home(Host::Claude) {
         let project = crate::recall::sources::claude_folder(root);
-        let path = claude
-            .join("projects")
-            .join(project)
+        let path = (claude.join("projects").join(project))
             .join("memory")
             .join("MEMORY.md");
         if text(&path).is_some() {
@@ -58,7 +58,7 @@ fn found(root: &Path, env: &[(String, String)]) -> Vec<Native> {
             });
         }
     }
-    if let Some(codex) = dir("CODEX_HOME", ".codex") {
+    if let Some(codex) = home(Host::Codex) {
         let path = codex.join("memories").join("memory_summary.md");
         if text(&path).is_some() {
             out.push(Native {
@@ -68,10 +68,7 @@ fn found(root: &Path, env: &[(String, String)]) -> Vec<Native> {
             });
         }
     }
-    let gemini = crate::base::env::folder(env, "GEMINI_CLI_HOME")
-        .map(|g| g.join(".gemini"))
-        .or_else(|| home.as_ref().map(|h| h.join(".gemini")));
-    if let Some(gemini) = gemini {
+    if let Some(gemini) = home(Host::Gemini) {
         let path = gemini.join("GEMINI.md");
         let saved = text(&path).is_some_and(|t| {
             let mut lines = t
@@ -91,9 +88,12 @@ fn found(root: &Path, env: &[(String, String)]) -> Vec<Native> {
 }
 
 /// A warning per host installed here whose own memory is loaded into the same sessions.
-pub(super) fn check(root: &Path, env: &[(String, String)]) -> Vec<Finding> {
-    let home = crate::base::dirs::home(env);
-    (found(root, env).into_iter())
+pub fn check(ws: &Workspace, env: &[(String, String)]) -> Vec<Finding> {
+    let (root, home) = (&ws.root, crate::base::dirs::home(env));
+    let Some(places) = ws.config.recall.as_ref() else {
+        return Vec::new();
+    };
+    (found(root, places, None).into_iter())
         .filter(|n| installed(n.host, root, home.as_deref()))
         .map(|n| {
             let import = |from: &str, path: &Path| {
@@ -119,4 +119,38 @@ pub(super) fn check(root: &Path, env: &[(String, String)]) -> Vec<Finding> {
             )
         })
         .collect()
+}
+
+/// The ledger's line for a session of `host`: its own memory, found and not yet told of in a
+/// block here (told once: the file `.trilogy/native-told.json` keeps what was).
+pub fn told_once(ws: &Workspace, host: &str) -> Option<String> {
+    let host = Host::parse(host)?;
+    let places = ws.config.recall.as_ref()?;
+    let n = found(&ws.root, places, Some(host)).into_iter().next()?;
+    let marker = ws.inside(&ws.state_dir().join("native-told.json")).ok()?;
+    let mut told: Vec<String> = crate::workspace::read_file(&marker, 1 << 20)
+        .ok()
+        .flatten()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default();
+    let key = format!("{}:{}", host.as_str(), n.path.display());
+    if told.contains(&key) {
+        return None;
+    }
+    told.push(key);
+    let bytes = serde_json::to_vec(&told).ok()?;
+    use crate::base::write::{Whole, write_whole};
+    write_whole(&marker, &bytes, Whole::Private).ok()?;
+    Some(match ws.lang() {
+        crate::model::Lang::Zh => format!(
+            "注意：{} 自己的记忆（{}）也会载入本会话，两份记忆可能不一致；trilogy doctor 说明怎么导入或关掉它（只提醒这一次）",
+            host.as_str(),
+            n.path.display()
+        ),
+        crate::model::Lang::En => format!(
+            "Note: {}'s own memory ({}) is loaded into this session too, and the two can disagree; `trilogy doctor` says how to bring it in or turn it off (said once)",
+            host.as_str(),
+            n.path.display()
+        ),
+    })
 }
