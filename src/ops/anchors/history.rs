@@ -143,21 +143,27 @@ pub struct Moved {
     pub removed: u64,
 }
 
-/// Every path (relative to `root`) that differs between `from` and `head`, with how.
-pub fn moved_between(root: &Path, from: &str, head: &str) -> Option<HashMap<String, Moved>> {
-    let mut status = git(root);
-    status.args([
+/// `git diff` from `from` to `head` in the form `form` (`--name-status`, `--numstat`), NUL
+/// separated, paths relative to `root`, renames found.
+fn diff(root: &Path, form: &str, from: &str, head: &str) -> Option<Vec<u8>> {
+    let mut c = git(root);
+    c.args([
         "diff",
         "--no-ext-diff",
         "--no-textconv",
         "--relative",
         "-M",
         "-z",
-        "--name-status",
+        form,
         from,
         head,
     ]);
-    let status = output(status)?;
+    output(c)
+}
+
+/// Every path (relative to `root`) that differs between `from` and `head`, with how.
+pub fn moved_between(root: &Path, from: &str, head: &str) -> Option<HashMap<String, Moved>> {
+    let status = diff(root, "--name-status", from, head)?;
     let mut out: HashMap<String, Moved> = HashMap::new();
     let mut parts = status
         .split(|b| *b == 0)
@@ -177,19 +183,7 @@ pub fn moved_between(root: &Path, from: &str, head: &str) -> Option<HashMap<Stri
             _ => {}
         }
     }
-    let mut counts = git(root);
-    counts.args([
-        "diff",
-        "--no-ext-diff",
-        "--no-textconv",
-        "--relative",
-        "-M",
-        "-z",
-        "--numstat",
-        from,
-        head,
-    ]);
-    let counts = output(counts)?;
+    let counts = diff(root, "--numstat", from, head)?;
     let text = String::from_utf8_lossy(&counts);
     let mut fields = text.split('\0');
     while let Some(rec) = fields.next() {

@@ -16,6 +16,23 @@ fn mcp_checkpoint(ws: &Ws, done: &str) -> Value {
     frames.into_iter().find(|f| f["id"] == 2).unwrap()["result"].clone()
 }
 
+/// The entry a checkpoint's result says it wrote.
+fn written(result: &Value) -> String {
+    result["structuredContent"]["ids"][0]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// `host`'s tool hook reporting session `session`'s checkpoint call, answered with `response`.
+fn reported(ws: &Ws, host: &str, session: &str, response: Value) {
+    let call = json!({
+        "tool_name": "mcp__trilogy__memory_checkpoint", "tool_use_id": "toolu_1",
+        "tool_input": {}, "tool_response": response,
+    });
+    run(ws, host, "post-tool-use", session, call);
+}
+
 fn run(ws: &Ws, host: &str, event: &str, session: &str, extra: Value) {
     let (_, code) = hook(ws, host, event, &payload(ws, session, extra), &[]);
     assert_eq!(code, 0);
@@ -52,10 +69,7 @@ fn a_checkpoint_through_mcp_names_the_session_its_tool_hook_reported() {
         json!({"prompt": "save it"}),
     );
     let result = mcp_checkpoint(&ws, "renamed the flag; cargo test passes");
-    let id = result["structuredContent"]["ids"][0]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let id = written(&result);
     assert_eq!(
         provenance(&ws, &id)["agent_session"],
         Value::Null,
@@ -63,17 +77,7 @@ fn a_checkpoint_through_mcp_names_the_session_its_tool_hook_reported() {
     );
     // the host reports the call with the tool's answer, as Claude Code sends it
     let answer = result["content"].clone();
-    run(
-        &ws,
-        "claude",
-        "post-tool-use",
-        "s-1",
-        json!({
-            "tool_name": "mcp__trilogy__memory_checkpoint", "tool_use_id": "toolu_1",
-            "tool_input": {"sessions": [{"done": "renamed the flag; cargo test passes"}]},
-            "tool_response": answer,
-        }),
-    );
+    reported(&ws, "claude", "s-1", answer);
     let p = provenance(&ws, &id);
     assert_eq!(p["agent_session"], "s-1", "{p}");
     assert_eq!(p["host"], "claude", "{p}");
@@ -96,10 +100,7 @@ fn a_hook_claims_only_mcp_writes_of_its_own_turn_never_a_persons_or_another_sess
     let ws = Ws::init();
     // an MCP write before the session's turn, and one by a person through the CLI
     let before = mcp_checkpoint(&ws, "an earlier write, verified by hand");
-    let before = before["structuredContent"]["ids"][0]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let before = written(&before);
     run(
         &ws,
         "codex",
@@ -117,21 +118,9 @@ fn a_hook_claims_only_mcp_writes_of_its_own_turn_never_a_persons_or_another_sess
     let by_cli: Value = ws.json(&["checkpoint", "--session-done", "a person's note, checked"]);
     let by_cli = by_cli["ids"][0].as_str().unwrap().to_string();
     let mine = mcp_checkpoint(&ws, "the session's write, tested");
-    let mine = mine["structuredContent"]["ids"][0]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let mine = written(&mine);
     // a payload naming every one of them: only the session's own MCP write is tied
-    run(
-        &ws,
-        "codex",
-        "post-tool-use",
-        "s-2",
-        json!({
-            "tool_name": "mcp__trilogy__memory_checkpoint", "tool_input": {},
-            "tool_response": {"ids": [before, by_cli, mine]},
-        }),
-    );
+    reported(&ws, "codex", "s-2", json!({"ids": [before, by_cli, mine]}));
     assert_eq!(provenance(&ws, &mine)["agent_session"], "s-2");
     assert_eq!(provenance(&ws, &mine)["host"], "codex");
     assert_eq!(provenance(&ws, &before)["agent_session"], Value::Null);
@@ -144,16 +133,7 @@ fn a_hook_claims_only_mcp_writes_of_its_own_turn_never_a_persons_or_another_sess
         "s-3",
         json!({"prompt": "x"}),
     );
-    run(
-        &ws,
-        "claude",
-        "post-tool-use",
-        "s-3",
-        json!({
-            "tool_name": "mcp__trilogy__memory_checkpoint", "tool_input": {},
-            "tool_response": {"ids": [mine]},
-        }),
-    );
+    reported(&ws, "claude", "s-3", json!({"ids": [mine]}));
     assert_eq!(provenance(&ws, &mine)["agent_session"], "s-2");
     assert_eq!(recorded(&ws, "s-3"), Vec::<Value>::new());
 }
