@@ -331,8 +331,13 @@ fn nothing_said(host: Host, line: &[u8]) -> bool {
                 "\"type\":\"progress\"",
                 "\"type\":\"file-history-snapshot\"",
             ],
+            // tool calls and their output, reasoning and token counts say nothing to recall
             Host::Codex => &[
                 "\"type\":\"function_call_output\"",
+                "\"type\":\"function_call\"",
+                "\"type\":\"custom_tool_call\"",
+                "\"type\":\"custom_tool_call_output\"",
+                "\"type\":\"reasoning\"",
                 "\"type\":\"token_count\"",
             ],
             Host::Gemini => &["{\"$set\":"],

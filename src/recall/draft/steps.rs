@@ -4,6 +4,7 @@
 //! calls it leaves out. Each host's shapes are its own and change between versions: a call
 //! this reader does not know is not a step, never a guess.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use serde_json::Value;
@@ -81,6 +82,29 @@ pub fn tool_steps(host: Host, text: &str, first: u64) -> Vec<(u64, Step)> {
     for (i, line) in text.lines().enumerate() {
         let n = first + i as u64;
         if !finders.iter().any(|f| f.find(line.as_bytes()).is_some()) {
+            continue;
+        }
+        // Claude Code's lines read typed, their outputs and copies skipped unread; the shapes
+        // that do not fit (a string message, a result made of parts) as a whole value
+        if host == Host::Claude
+            && let Ok(l) = serde_json::from_str::<ClaudeLine>(line)
+        {
+            claude_parts(
+                l.message.map(|m| m.content).unwrap_or_default(),
+                n,
+                &mut calls,
+                &mut out,
+            );
+            continue;
+        }
+        if host == Host::Codex
+            && let Ok(l) = serde_json::from_str::<CodexLine>(line)
+        {
+            if l.kind.as_deref() == Some("response_item")
+                && let Some(p) = l.payload
+            {
+                codex_payload(p, n, &mut calls, &mut out);
+            }
             continue;
         }
         let Ok(v) = serde_json::from_str::<Value>(line) else {
@@ -176,29 +200,96 @@ fn str_at<'a>(v: &'a Value, pointer: &str) -> Option<&'a str> {
     v.pointer(pointer).and_then(Value::as_str)
 }
 
-/// Claude Code: `tool_use` parts of an assistant message, `tool_result` parts of the next user
-/// line. Edit, Write, MultiEdit and NotebookEdit name their file; Bash its command.
+/// A Claude Code transcript line, as the draft reads it: its message's parts; every other
+/// field (the tool's output copied in `toolUseResult`, usage, ids) is skipped unread.
+#[derive(serde::Deserialize)]
+struct ClaudeLine<'a> {
+    #[serde(borrow, default)]
+    message: Option<ClaudeMessage<'a>>,
+}
+
+#[derive(serde::Deserialize)]
+struct ClaudeMessage<'a> {
+    #[serde(borrow, default)]
+    content: Vec<Part<'a>>,
+}
+
+/// One part of a Claude Code message: a tool call, its result, or anything else.
+#[derive(Default, serde::Deserialize)]
+struct Part<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    input: Option<Input<'a>>,
+    #[serde(borrow, default)]
+    tool_use_id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    is_error: Option<bool>,
+    /// A result's text (a result made of parts is read as a whole value instead).
+    #[serde(borrow, default)]
+    content: Option<Cow<'a, str>>,
+}
+
+/// What a tool call's input says that a draft names.
+#[derive(Default, serde::Deserialize)]
+struct Input<'a> {
+    #[serde(borrow, default)]
+    file_path: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    notebook_path: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    command: Option<Cow<'a, str>>,
+}
+
+/// Claude Code's line read as a whole value: its parts, as the typed read gives them.
 fn claude(v: &Value, n: u64, calls: &mut Pending, out: &mut Vec<(u64, Step)>) {
     let Some(parts) = v.pointer("/message/content").and_then(Value::as_array) else {
         return;
     };
+    fn s<'a>(p: &'a Value, at: &str) -> Option<Cow<'a, str>> {
+        str_at(p, at).map(Cow::Borrowed)
+    }
+    let parts: Vec<Part> = (parts.iter())
+        .map(|p| Part {
+            kind: s(p, "/type"),
+            id: s(p, "/id"),
+            name: s(p, "/name"),
+            input: Some(Input {
+                file_path: s(p, "/input/file_path"),
+                notebook_path: s(p, "/input/notebook_path"),
+                command: s(p, "/input/command"),
+            }),
+            tool_use_id: s(p, "/tool_use_id"),
+            is_error: p.get("is_error").and_then(Value::as_bool),
+            content: Some(text_of(p.get("content"))),
+        })
+        .collect();
+    claude_parts(parts, n, calls, out);
+}
+
+/// Claude Code: `tool_use` parts of an assistant message, `tool_result` parts of the next user
+/// line. Edit, Write, MultiEdit and NotebookEdit name their file; Bash its command.
+fn claude_parts(parts: Vec<Part>, n: u64, calls: &mut Pending, out: &mut Vec<(u64, Step)>) {
     for p in parts {
-        match str_at(p, "/type") {
+        let input = p.input.unwrap_or_default();
+        match p.kind.as_deref() {
             Some("tool_use") => {
-                let (Some(id), Some(name)) = (str_at(p, "/id"), str_at(p, "/name")) else {
+                let (Some(id), Some(name)) = (p.id.as_deref(), p.name.as_deref()) else {
                     continue;
                 };
                 match name {
                     "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => {
-                        let path =
-                            str_at(p, "/input/file_path").or(str_at(p, "/input/notebook_path"));
-                        if let Some(path) = path {
-                            out.push((n, Step::Edited(path.to_string())));
+                        if let Some(path) = input.file_path.or(input.notebook_path) {
+                            out.push((n, Step::Edited(path.into_owned())));
                         }
                     }
                     "Bash" => {
-                        if let Some(c) = str_at(p, "/input/command") {
-                            calls.insert(id, n, Call::Shell(c.into()));
+                        if let Some(c) = input.command {
+                            calls.insert(id, n, Call::Shell(c.into_owned()));
                         }
                     }
                     _ if is_checkpoint(name, None) => {
@@ -208,12 +299,12 @@ fn claude(v: &Value, n: u64, calls: &mut Pending, out: &mut Vec<(u64, Step)>) {
                 }
             }
             Some("tool_result") => {
-                let Some((at, call)) = str_at(p, "/tool_use_id").and_then(|id| calls.remove(id))
+                let Some((at, call)) = p.tool_use_id.as_deref().and_then(|id| calls.remove(id))
                 else {
                     continue;
                 };
-                let failed = p.get("is_error").and_then(Value::as_bool) == Some(true);
-                let text = text_of(p.get("content"));
+                let failed = p.is_error == Some(true);
+                let text = p.content.unwrap_or_default();
                 match call {
                     Call::Shell(command) => {
                         let exit = match (code_in(&text), failed) {
@@ -232,8 +323,37 @@ fn claude(v: &Value, n: u64, calls: &mut Pending, out: &mut Vec<(u64, Step)>) {
     }
 }
 
-/// Codex: `function_call` / `custom_tool_call` response items and their `*_output`; the shell
-/// tool's output says `Process exited with code N`, `apply_patch` names its files in the patch.
+/// A Codex rollout line, as the draft reads it: its kind and its payload's fields a draft
+/// names; the rest (the instructions, reasoning, token counts) is skipped unread.
+#[derive(serde::Deserialize)]
+struct CodexLine<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    payload: Option<CodexPayload<'a>>,
+}
+
+#[derive(Default, serde::Deserialize)]
+struct CodexPayload<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    namespace: Option<Cow<'a, str>>,
+    /// A function call's JSON arguments, or a custom tool's input.
+    #[serde(borrow, default)]
+    arguments: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    input: Option<Cow<'a, str>>,
+    /// A call's output (one that is not a string is read as a whole value instead).
+    #[serde(borrow, default)]
+    output: Option<Cow<'a, str>>,
+}
+
+/// A Codex line read as a whole value: its payload, as the typed read gives it.
 fn codex(v: &Value, n: u64, calls: &mut Pending, out: &mut Vec<(u64, Step)>) {
     if str_at(v, "/type") != Some("response_item") {
         return;
@@ -241,18 +361,34 @@ fn codex(v: &Value, n: u64, calls: &mut Pending, out: &mut Vec<(u64, Step)>) {
     let Some(p) = v.get("payload") else {
         return;
     };
-    let call_id = str_at(p, "/call_id").unwrap_or_default();
-    match str_at(p, "/type") {
+    let s = |at: &str| str_at(p, at).map(Cow::Borrowed);
+    let payload = CodexPayload {
+        kind: s("/type"),
+        call_id: s("/call_id"),
+        name: s("/name"),
+        namespace: s("/namespace"),
+        arguments: s("/arguments"),
+        input: s("/input"),
+        output: Some(text_of(p.get("output"))),
+    };
+    codex_payload(payload, n, calls, out);
+}
+
+/// Codex: `function_call` / `custom_tool_call` response items and their `*_output`; the shell
+/// tool's output says `Process exited with code N`, `apply_patch` names its files in the patch.
+fn codex_payload(p: CodexPayload, n: u64, calls: &mut Pending, out: &mut Vec<(u64, Step)>) {
+    let call_id = p.call_id.as_deref().unwrap_or_default();
+    match p.kind.as_deref() {
         Some("function_call") | Some("custom_tool_call") => {
-            let name = str_at(p, "/name").unwrap_or_default();
-            let input = str_at(p, "/arguments")
-                .or(str_at(p, "/input"))
+            let name = p.name.as_deref().unwrap_or_default();
+            let input = (p.arguments.as_deref())
+                .or(p.input.as_deref())
                 .unwrap_or_default();
             if name == "apply_patch" {
                 for path in patched(input) {
                     out.push((n, Step::Edited(path)));
                 }
-            } else if is_checkpoint(name, str_at(p, "/namespace")) {
+            } else if is_checkpoint(name, p.namespace.as_deref()) {
                 calls.insert(call_id, n, Call::Checkpoint);
             } else if matches!(
                 name,
@@ -276,7 +412,7 @@ fn codex(v: &Value, n: u64, calls: &mut Pending, out: &mut Vec<(u64, Step)>) {
             let Some((at, call)) = calls.remove(call_id) else {
                 return;
             };
-            let text = text_of(p.get("output"));
+            let text = p.output.unwrap_or_default();
             match call {
                 Call::Shell(command) => {
                     let exit = code_in(&text).map_or(Exit::Done, Exit::Code);
