@@ -282,7 +282,8 @@ fn work_out(
         let blame = blames.entry(item.file).or_insert_with(|| {
             let file = ws.file_path(item.file);
             let rel = file.strip_prefix(root).unwrap_or(&file);
-            history::blame(root, &rel.to_string_lossy())
+            // git names paths with `/` on every system
+            history::blame(root, &rel.to_string_lossy().replace('\\', "/"))
         });
         for (path, line) in named {
             let since = (settled.get(&item.id).or_else(|| blame.get(&line)))
