@@ -43,15 +43,11 @@ pub(super) fn list(ws: &Workspace) -> Result<Vec<Resource>> {
                 .with_mime_type("text/markdown"),
         );
     }
-    if ws.has_memory() {
-        let sections = ws.read(|r| r.sections())?.value;
-        for s in sections.iter().filter(|s| !s.removed) {
-            let uri = section_uri(&s.heading);
-            out.push(
-                Resource::new(uri, format!("PROJECT.md § {}", s.heading))
-                    .with_mime_type("text/markdown"),
-            );
-        }
+    for heading in crate::ops::read::project_sections(ws)? {
+        out.push(
+            Resource::new(section_uri(&heading), format!("PROJECT.md § {heading}"))
+                .with_mime_type("text/markdown"),
+        );
     }
     if ws.user_scope().is_some_and(|u| u.has_memory()) {
         out.push(
@@ -121,7 +117,7 @@ impl Watch {
     pub(super) fn add(&mut self, ws: &Workspace, client: Option<&str>, uri: &str) -> Result<()> {
         let now = digest(&read(ws, client, uri)?);
         if self.seen.is_empty() {
-            self.seq = change_seq(ws)?;
+            self.seq = crate::ops::read::change_seq(ws)?;
         }
         self.seen.insert(uri.to_string(), now);
         Ok(())
@@ -138,7 +134,7 @@ impl Watch {
     /// The subscribed resources whose text changed since they were last read; nothing is read
     /// while the store's change sequence stands still.
     pub(super) fn changed(&mut self, ws: &Workspace, client: Option<&str>) -> Result<Vec<String>> {
-        let seq = change_seq(ws)?;
+        let seq = crate::ops::read::change_seq(ws)?;
         if seq == self.seq {
             return Ok(Vec::new());
         }
@@ -158,20 +154,6 @@ impl Watch {
 
 fn digest(text: &str) -> String {
     crate::base::hex::sha1_prefix(text.as_bytes(), 12)
-}
-
-/// The store's change sequence (bumped by every entry or section write), the user store's
-/// added so a change to USER.md counts too.
-fn change_seq(ws: &Workspace) -> Result<u64> {
-    let own = match ws.has_memory() {
-        true => ws.read(|r| r.change_seq())?.value,
-        false => 0,
-    };
-    let user = match ws.user_scope().filter(|u| u.has_memory()) {
-        Some(u) => u.read(|r| r.change_seq())?.value,
-        None => 0,
-    };
-    Ok(own.wrapping_add(user))
 }
 
 #[cfg(test)]

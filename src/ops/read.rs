@@ -177,6 +177,31 @@ fn cursor_misplaced() -> Error {
 
 /// Read what `request` asks for in `ws` (USER.md from the user scope), one answer per part,
 /// in order, each with what the files' sync reported.
+/// The headings of PROJECT.md's present sections, in their order (none without memory).
+pub fn project_sections(ws: &Workspace) -> Result<Vec<String>> {
+    if !ws.has_memory() {
+        return Ok(Vec::new());
+    }
+    let mut sections = ws.read(|r| r.sections())?.value;
+    sections.retain(|s| !s.removed);
+    sections.sort_by_key(|s| s.order);
+    Ok(sections.into_iter().map(|s| s.heading).collect())
+}
+
+/// A number that moves whenever what memory reads changed, whoever changed it: the store's
+/// change sequence, with the user store's added (USER.md).
+pub fn change_seq(ws: &Workspace) -> Result<u64> {
+    let own = match ws.has_memory() {
+        true => ws.read(|r| r.change_seq())?.value,
+        false => 0,
+    };
+    let user = match ws.user_scope().filter(|u| u.has_memory()) {
+        Some(u) => u.read(|r| r.change_seq())?.value,
+        None => 0,
+    };
+    Ok(own.wrapping_add(user))
+}
+
 pub fn run(ws: &Workspace, request: &Request) -> Result<Vec<Synced<super::ReadOutput>>> {
     match request.resolve()? {
         Resolved::User(target) => Ok(vec![super::read(

@@ -8,4 +8,5 @@ mod browser;
 mod dsh;
 mod harness;
 mod hosts;
+mod kit_memory;
 mod mcp;

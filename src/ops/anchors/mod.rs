@@ -34,6 +34,8 @@ const SHARE_DIVISOR: u64 = 5;
 const MIN_LINES: u64 = 3;
 /// Commits named per moved path.
 const COMMITS: usize = 3;
+/// Moved entries kept for the session-start block (as many as it lists of what is due).
+pub const TOP: usize = 5;
 
 /// How one anchored path moved since its entry named it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -165,11 +167,7 @@ pub fn refresh(ws: &Workspace) -> Result<Report> {
     // block's few go first, so a hook never reads a list the old look left beside a new one
     let top = Top {
         total: moved.len(),
-        top: moved
-            .iter()
-            .take(crate::ops::truth::due::BLOCK_ITEMS)
-            .cloned()
-            .collect(),
+        top: moved.iter().take(TOP).cloned().collect(),
     };
     if let Ok(p) = top_path(ws) {
         let _ = write_json(ws, &p, &top);

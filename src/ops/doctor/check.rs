@@ -47,7 +47,10 @@ pub(super) fn check(ws: &Workspace, env: &[(String, String)]) -> Result<Vec<Find
     index_findings(ws, &r, &mut out)?;
     leftover_findings(ws, &mut out);
     // hosts that load memory of their own into the same sessions
-    out.extend(crate::ops::native::check(ws, env));
+    out.extend(
+        (crate::ops::native::check(ws, env).into_iter())
+            .map(|w| finding(Level::Warn, "native-memory", w.message, w.action)),
+    );
     // hosts whose settings call a trilogy that does not run here
     let home = crate::base::dirs::home(env);
     out.extend(hosts::check(

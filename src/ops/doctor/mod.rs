@@ -58,7 +58,7 @@ impl Report {
     }
 }
 
-pub(crate) fn finding(
+fn finding(
     level: Level,
     check: &'static str,
     message: impl Into<String>,

@@ -10,8 +10,14 @@ use std::path::{Path, PathBuf};
 
 use crate::config::RecallPlaces;
 use crate::model::host::Host;
-use crate::ops::doctor::{Finding, Level, finding};
 use crate::workspace::Workspace;
+
+/// A warning for `doctor`: what was found, and the one thing to do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Warning {
+    pub message: String,
+    pub action: String,
+}
 
 /// A host's own memory found for this project.
 struct Native {
@@ -88,7 +94,7 @@ fn found(root: &Path, places: &RecallPlaces, only: Option<Host>) -> Vec<Native> 
 }
 
 /// A warning per host installed here whose own memory is loaded into the same sessions.
-pub fn check(ws: &Workspace, env: &[(String, String)]) -> Vec<Finding> {
+pub fn check(ws: &Workspace, env: &[(String, String)]) -> Vec<Warning> {
     let (root, home) = (&ws.root, crate::base::dirs::home(env));
     let Some(places) = ws.config.recall.as_ref() else {
         return Vec::new();
@@ -107,16 +113,14 @@ pub fn check(ws: &Workspace, env: &[(String, String)]) -> Vec<Finding> {
                 Host::Gemini => import("gemini", &n.path),
                 _ => "move what still holds into memory (`trilogy checkpoint`, or `trilogy user` for facts about you), then ".into(),
             };
-            finding(
-                Level::Warn,
-                "native-memory",
-                format!(
+            Warning {
+                message: format!(
                     "{} keeps memory of its own ({}) and loads it into the same sessions as trilogy's block: two memories can disagree",
                     n.host.as_str(),
                     n.path.display()
                 ),
-                format!("{bring}{}", n.off),
-            )
+                action: format!("{bring}{}", n.off),
+            }
         })
         .collect()
 }

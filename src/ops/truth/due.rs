@@ -234,6 +234,8 @@ pub fn add_sections(out: &mut Vec<Due>, sections: &[SectionRecord], until: Naive
 
 /// Items the session-start block lists at most, and the bytes of each line at most.
 pub const BLOCK_ITEMS: usize = 5;
+// the anchors keep, for the block, at least as many moved entries as it lists
+const _: () = assert!(crate::ops::anchors::TOP >= BLOCK_ITEMS);
 const LINE_BYTES: usize = 160;
 
 /// The session-start block's lines on what is due, with how many items they list and how many
