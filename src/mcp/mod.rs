@@ -298,16 +298,6 @@ impl MemoryServer {
         let ws = Arc::new(ws);
         // checkpoints of other processes are applied here, with this store open
         ops::drain::serve(ws.clone(), self.setup.actor.clone());
-        // what moved in the code since the last look, worked out off the session-start path
-        // for the next block to name (a session starts its MCP server as it starts)
-        if ws.has_memory() {
-            let looked = ws.clone();
-            std::thread::spawn(move || {
-                if let Err(e) = ops::anchors::refresh(&looked) {
-                    tracing::warn!(error = %e, "could not look at what moved in the code");
-                }
-            });
-        }
         *self
             .ws
             .lock()
