@@ -18,7 +18,8 @@ backticks, or a plain dir/file.ext) comes due as well when a commit after its li
 deletes that file or changes more than a fifth of its lines: listed with the commits that did.
 Editing the line, superseding or retiring the entry settles it, and so does `--still-true ID`
 after a look (anchored at HEAD again). Worked out from git when HEAD or memory changed, by this
-command, `status` and the MCP server as it starts; the session-start hook reads what they found.
+command and `status` (and an agent's `memory_status`); the session-start hook reads what they
+found.
 
 Examples:
   trilogy due                 # due today or earlier (TRILOGY_TODAY pins today)

@@ -9,8 +9,8 @@
 //! anchors it at `HEAD` again.
 //!
 //! Worked out from git's history when `HEAD` or memory changed since the last time, by the
-//! command that asks (`due`, `status`, the MCP server as it starts), and kept in
-//! `.trilogy/anchors.json`; the session-start hook only reads that file.
+//! command that asks (`due`, `status`, `memory_status`), and kept in `.trilogy/anchors.json`;
+//! the session-start hook only reads what the last look kept for it.
 //!
 //! Must not: run git on the session-start path, write a memory file, or call anything due from
 //! a history it could not read (unknown is never due).
