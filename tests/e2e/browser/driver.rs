@@ -419,8 +419,21 @@ impl Browser {
             vec![json!(css)],
         )
         .await;
-        let field = self.client.find(Locator::Css(css)).await.unwrap();
-        field.clear().await.unwrap();
-        field.send_keys(text).await.unwrap();
+        // the panel may render the view again between finding the field and typing (a live
+        // update): the field is found again, as a person's next keystroke would find it
+        let mut last = None;
+        for _ in 0..5 {
+            let typed = async {
+                let field = self.client.find(Locator::Css(css)).await?;
+                field.clear().await?;
+                field.send_keys(text).await
+            };
+            match typed.await {
+                Ok(()) => return,
+                Err(e) => last = Some(e),
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("could not type into {css}: {last:?}");
     }
 }
