@@ -56,12 +56,11 @@ pub struct Drift {
 /// An entry whose code moved on.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Moved {
-    /// `decision` or `section`.
+    /// `decision` or `section` (which says its file).
     pub kind: String,
     /// The decision's id or the section's key.
     pub id: String,
     pub heading: String,
-    pub file: String,
     pub drift: Vec<Drift>,
 }
 
@@ -372,7 +371,6 @@ fn work_out(
                 kind: item.kind.to_string(),
                 id: item.id.clone(),
                 heading: item.heading.clone(),
-                file: item.file.file_name().to_string(),
                 drift,
             }
         })
