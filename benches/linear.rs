@@ -107,7 +107,7 @@ fn basic_note(i: usize, size: usize) -> (String, String) {
 /// Plan and weigh `path` as `source` against an empty memory, as a dry run does; the time.
 fn import_once(source: Source, path: &Path) -> Duration {
     let started = cpu();
-    let (_, plan) = import::plan(source, path).unwrap();
+    let (_, plan) = import::plan(source, path, path).unwrap();
     // a PROJECT section over its limit is refused only once every piece was weighed
     let weighed = import::plan::weigh(None, &plan, Lang::En);
     let took = cpu() - started;

@@ -35,6 +35,9 @@ With --from SOURCE, PATH is another tool's memory, mapped into entries:
   basic-memory  a basic-memory project's notes (observations and relations)
   gemini        Gemini CLI's GEMINI.md: its notes by heading, and the facts save_memory
                 keeps under `## Gemini Added Memories` (to State), or a folder holding one
+  codex         Codex's memories folder (~/.codex/memories) or its MEMORY.md: of the task
+                groups about this workspace (their `cwd=`), reusable knowledge to State and
+                failures to Traps; groups about other folders, and user preferences, are skipped
 PROJECT text goes into the section it belongs to (only what the section lacks); decisions and
 sessions take the source's own dates, so importing again, on any day, adds nothing. Entries
 are recorded as `import:<source>`. --dry-run lists every piece, where it goes and what is
@@ -49,19 +52,20 @@ Examples:
   trilogy import --from cline memory-bank --dry-run
   trilogy import --from claude ~/.claude/projects/-home-me-app/memory
   trilogy import --from claude CLAUDE.md --json --dry-run
-  trilogy import --from gemini ~/.gemini/GEMINI.md --dry-run";
+  trilogy import --from gemini ~/.gemini/GEMINI.md --dry-run
+  trilogy import --from codex ~/.codex/memories --dry-run";
 
 #[derive(Args, Debug)]
 pub struct ImportArgs {
     /// The bundle file, or `-` for stdin; with --from, the other tool's folder (or CLAUDE.md,
-    /// GEMINI.md)
+    /// GEMINI.md, MEMORY.md)
     #[arg(value_name = "BUNDLE|PATH")]
     file: String,
     /// Take the bundle's files whole instead of merging (what they displace stays restorable)
     #[arg(long, conflicts_with = "from")]
     replace: bool,
     /// Read another tool's memory at PATH instead of a bundle
-    #[arg(long, value_name = "SOURCE", value_parser = ["claude", "cline", "delta", "basic-memory", "gemini"])]
+    #[arg(long, value_name = "SOURCE", value_parser = ["claude", "cline", "delta", "basic-memory", "gemini", "codex"])]
     from: Option<String>,
     /// With --from: list what would go where and what is skipped, and write nothing
     #[arg(long, requires = "from")]

@@ -17,6 +17,7 @@
 mod basic_memory;
 mod claude;
 mod cline;
+mod codex;
 mod delta;
 mod gemini;
 pub mod plan;
@@ -47,15 +48,18 @@ pub enum Source {
     BasicMemory,
     /// Gemini CLI's GEMINI.md, with the facts its `save_memory` keeps.
     Gemini,
+    /// Codex's memories folder (its MEMORY.md), the blocks about this workspace.
+    Codex,
 }
 
 impl Source {
-    pub const ALL: [Source; 5] = [
+    pub const ALL: [Source; 6] = [
         Source::Claude,
         Source::Cline,
         Source::Delta,
         Source::BasicMemory,
         Source::Gemini,
+        Source::Codex,
     ];
 
     pub fn name(self) -> &'static str {
@@ -65,6 +69,7 @@ impl Source {
             Source::Delta => "delta",
             Source::BasicMemory => "basic-memory",
             Source::Gemini => "gemini",
+            Source::Codex => "codex",
         }
     }
 
@@ -103,12 +108,15 @@ fn sync_is_quiet(r: &SyncReport) -> bool {
     r.absorbed.is_empty() && r.unparseable.is_empty() && r.files_deferred.is_none()
 }
 
-/// Read `path` as `source` into a plan (no workspace involved).
-pub fn plan(source: Source, path: &Path) -> Result<(String, plan::Plan)> {
-    // a file as PATH: a CLAUDE.md or a GEMINI.md, read from the folder it is in
+/// Read `path` as `source` into a plan for the workspace at `project` (which only a source
+/// holding several projects' memory reads, to take this one's).
+pub fn plan(source: Source, path: &Path, project: &Path) -> Result<(String, plan::Plan)> {
+    // a file as PATH: a CLAUDE.md, GEMINI.md or MEMORY.md, read from the folder it is in
     let file = std::fs::metadata(path).is_ok_and(|m| m.is_file());
     let (mut r, name) = match (file, path.file_name(), path.parent()) {
-        (true, Some(name), Some(dir)) if matches!(source, Source::Claude | Source::Gemini) => {
+        (true, Some(name), Some(dir))
+            if matches!(source, Source::Claude | Source::Gemini | Source::Codex) =>
+        {
             let dir = if dir.as_os_str().is_empty() {
                 Path::new(".")
             } else {
@@ -134,6 +142,7 @@ pub fn plan(source: Source, path: &Path) -> Result<(String, plan::Plan)> {
         Source::Delta => delta::plan(&mut r)?,
         Source::BasicMemory => basic_memory::plan(&mut r)?,
         Source::Gemini => gemini::plan(&mut r, name.as_deref())?,
+        Source::Codex => codex::plan(&mut r, name.as_deref(), project)?,
     };
     let mut skipped = std::mem::take(&mut r.skipped);
     skipped.append(&mut p.skipped);
@@ -150,7 +159,7 @@ pub fn plan(source: Source, path: &Path) -> Result<(String, plan::Plan)> {
 
 /// Import `path` as `source` into `ws`; with `dry_run`, only say what would happen.
 pub fn import(ws: &Workspace, source: Source, path: &Path, dry_run: bool) -> Result<Outcome> {
-    let (shown, plan) = plan(source, path)?;
+    let (shown, plan) = plan(source, path, &ws.root)?;
     let lang = ws.lang();
     let outcome = |items: Vec<Item>, written, sync| {
         let added = items.iter().filter(|i| i.status == "add").count();

@@ -111,6 +111,7 @@ pub fn check(ws: &Workspace, env: &[(String, String)]) -> Vec<Warning> {
             let bring = match n.host {
                 Host::Claude => import("claude", n.path.parent().unwrap_or(&n.path)),
                 Host::Gemini => import("gemini", &n.path),
+                Host::Codex => import("codex", n.path.parent().unwrap_or(&n.path)),
                 _ => "move what still holds into memory (`trilogy checkpoint`, or `trilogy user` for facts about you), then ".into(),
             };
             Warning {

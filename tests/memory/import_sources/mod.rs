@@ -15,6 +15,7 @@ use serde_json::Value;
 mod basic_memory;
 mod claude;
 mod cline;
+mod codex;
 mod delta;
 mod gemini;
 mod refusals;
