@@ -396,6 +396,41 @@ pub fn gemini_document(bytes: &[u8]) -> Option<String> {
     Some(out)
 }
 
+/// A Gemini CLI line with only the fields recall reads: its tool calls and their results, most
+/// of a line's bytes, are skipped unread.
+#[derive(serde::Deserialize)]
+struct GeminiLine {
+    #[serde(rename = "projectHash")]
+    project_hash: Option<Value>,
+    #[serde(rename = "sessionId")]
+    session_id: Option<Value>,
+    #[serde(rename = "$set")]
+    set: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "$rewindTo")]
+    rewind_to: Option<serde::de::IgnoredAny>,
+    #[serde(rename = "type")]
+    kind: Option<Value>,
+    content: Option<Value>,
+    timestamp: Option<Value>,
+}
+
+/// A Gemini CLI line as the value [`gemini`] reads: the fields it looks at, those present.
+fn gemini_said(line: &str) -> Option<Value> {
+    let l: GeminiLine = serde_json::from_str(line).ok()?;
+    let marker = |m: Option<serde::de::IgnoredAny>| m.map(|_| Value::Null);
+    let fields = [
+        ("projectHash", l.project_hash),
+        ("sessionId", l.session_id),
+        ("$set", marker(l.set)),
+        ("$rewindTo", marker(l.rewind_to)),
+        ("type", l.kind),
+        ("content", l.content),
+        ("timestamp", l.timestamp),
+    ];
+    let v = (fields.into_iter()).filter_map(|(k, v)| Some((k.to_string(), v?)));
+    Some(Value::Object(v.collect()))
+}
+
 pub fn lines(host: Host, chunk: &[u8], first_line: u64, ctx: &mut Context) -> Read {
     let mut out = Read::default();
     for (i, l) in split_lines(chunk).enumerate() {
@@ -408,7 +443,11 @@ pub fn lines(host: Host, chunk: &[u8], first_line: u64, ctx: &mut Context) -> Re
             Ok(t) => std::borrow::Cow::Borrowed(t),
             Err(_) => String::from_utf8_lossy(l),
         };
-        let Ok(v) = serde_json::from_str::<Value>(&l) else {
+        let v = match host {
+            Host::Gemini => gemini_said(&l),
+            _ => serde_json::from_str::<Value>(&l).ok(),
+        };
+        let Some(v) = v else {
             out.skipped += 1;
             continue;
         };

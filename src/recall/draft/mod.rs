@@ -125,9 +125,11 @@ pub fn draft_of(host: Host, text: &str, root: &Path, today: NaiveDate, lang: Lan
 /// Where the last line naming a checkpoint (the MCP tool, or `trilogy checkpoint`) starts; 0
 /// when none does.
 fn last_checkpoint_line(text: &str) -> usize {
+    // searched forward, the last hit kept: the forward searcher is vectorised, the reverse
+    // one is not, and a transcript with no checkpoint is read to its start either way
     let at = ["memory_checkpoint", "trilogy checkpoint"]
         .iter()
-        .filter_map(|m| memchr::memmem::rfind(text.as_bytes(), m.as_bytes()))
+        .filter_map(|m| memchr::memmem::find_iter(text.as_bytes(), m.as_bytes()).last())
         .max();
     at.map_or(0, |at| text[..at].rfind('\n').map_or(0, |i| i + 1))
 }

@@ -11,6 +11,8 @@ use serde_json::Value;
 
 use crate::model::host::Host;
 
+mod gemini;
+
 /// How a command ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
@@ -97,6 +99,9 @@ pub fn tool_steps(host: Host, text: &str, first: u64) -> Vec<(u64, Step)> {
             );
             continue;
         }
+        if host == Host::Gemini && gemini::typed(line, n, &mut logged, &mut out) {
+            continue;
+        }
         if host == Host::Codex
             && let Ok(l) = serde_json::from_str::<CodexLine>(line)
         {
@@ -113,7 +118,7 @@ pub fn tool_steps(host: Host, text: &str, first: u64) -> Vec<(u64, Step)> {
         match host {
             Host::Claude => claude(&v, n, &mut calls, &mut out),
             Host::Codex => codex(&v, n, &mut calls, &mut out),
-            Host::Gemini => gemini(&v, n, &mut logged, &mut out),
+            Host::Gemini => gemini::whole(&v, n, &mut logged, &mut out),
             _ => {}
         }
     }
@@ -243,6 +248,9 @@ struct Input<'a> {
     notebook_path: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     command: Option<Cow<'a, str>>,
+    /// Gemini CLI's name for a file some tools take.
+    #[serde(borrow, default)]
+    path: Option<Cow<'a, str>>,
 }
 
 /// Claude Code's line read as a whole value: its parts, as the typed read gives them.
@@ -262,6 +270,7 @@ fn claude(v: &Value, n: u64, calls: &mut Pending, out: &mut Vec<(u64, Step)>) {
                 file_path: s(p, "/input/file_path"),
                 notebook_path: s(p, "/input/notebook_path"),
                 command: s(p, "/input/command"),
+                path: None,
             }),
             tool_use_id: s(p, "/tool_use_id"),
             is_error: p.get("is_error").and_then(Value::as_bool),
@@ -438,59 +447,6 @@ fn patched(patch: &str) -> Vec<String> {
         .filter_map(|l| MARKS.iter().find_map(|m| l.strip_prefix(m)))
         .map(|p| p.trim().to_string())
         .collect()
-}
-
-/// Gemini CLI: a `gemini` message's `toolCalls`, each with its `status`. A message may be
-/// logged again as it is updated: `logged` holds where each call id's step is, and a call seen
-/// again replaces it there.
-fn gemini(v: &Value, n: u64, logged: &mut HashMap<String, usize>, out: &mut Vec<(u64, Step)>) {
-    let messages: Vec<&Value> = match v.pointer("/$set/messages").and_then(Value::as_array) {
-        Some(all) => all.iter().collect(),
-        None => vec![v],
-    };
-    for m in messages {
-        let Some(tools) = m.get("toolCalls").and_then(Value::as_array) else {
-            continue;
-        };
-        for t in tools {
-            let Some(step) = gemini_step(t) else {
-                continue;
-            };
-            let id = str_at(t, "/id").unwrap_or_default().to_string();
-            match logged.get(&id) {
-                Some(&at) if !id.is_empty() => out[at].1 = step,
-                _ => {
-                    logged.insert(id, out.len());
-                    out.push((n, step));
-                }
-            }
-        }
-    }
-}
-
-/// The step of one Gemini CLI tool call, when it is one.
-fn gemini_step(t: &Value) -> Option<Step> {
-    let name = str_at(t, "/name").unwrap_or_default();
-    let status = str_at(t, "/status").unwrap_or_default();
-    let output = t.get("result").map(Value::to_string).unwrap_or_default();
-    match name {
-        "replace" | "write_file" | "edit" => {
-            let path = str_at(t, "/args/file_path").or(str_at(t, "/args/path"))?;
-            Some(Step::Edited(path.to_string()))
-        }
-        "run_shell_command" => {
-            let command = str_at(t, "/args/command")?;
-            let exit = match (code_in(&output), status) {
-                (Some(code), _) => Exit::Code(code),
-                (None, "success") => Exit::Done,
-                (None, "error") => Exit::Failed,
-                _ => Exit::Unknown,
-            };
-            Some(ran(command.to_string(), exit))
-        }
-        _ if is_checkpoint(name, None) && status == "success" => Some(Step::Recorded),
-        _ => None,
-    }
 }
 
 #[cfg(test)]
