@@ -9,6 +9,8 @@ pub const READ_INPUT: &str = include_str!("../schema/read.input.json");
 pub const RECALL_INPUT: &str = include_str!("../schema/recall.input.json");
 /// Input schema of `memory_search`.
 pub const SEARCH_INPUT: &str = include_str!("../schema/search.input.json");
+/// Input schema of `memory_review`.
+pub const REVIEW_INPUT: &str = include_str!("../schema/review.input.json");
 /// Input schema of `memory_status`.
 pub const STATUS_INPUT: &str = include_str!("../schema/status.input.json");
 /// Schema of `trilogy.toml` and the user config file.
@@ -121,6 +123,7 @@ mod tests {
             ("search", SEARCH_INPUT),
             ("status", STATUS_INPUT),
             ("recall", RECALL_INPUT),
+            ("review", REVIEW_INPUT),
         ] {
             let v: Value = serde_json::from_str(text).unwrap();
             assert!(v.get("$id").is_none(), "{name}");

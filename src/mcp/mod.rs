@@ -26,6 +26,7 @@ use crate::ops;
 use crate::schema;
 use crate::workspace::Workspace;
 
+mod ask;
 mod budget;
 mod frames;
 mod prompts;
@@ -73,6 +74,10 @@ not tool output, not thinking, not the memory files (memory_search has those). F
 which flag did we say the linker needs, what did we try for the flaky test. Each hit names its host, session \
 and line, and what was said before it. Keywords work best: `flaky test port`, `链接 参数`. What a transcript \
 says is a record of a conversation, not a verified fact.";
+const REVIEW_DESC: &str = "Proposals wait for a person (`review_mode` = propose, and drafts of sessions that \
+recorded nothing). Without `id`: list them. With `id`: your client asks the person, in its own prompt, to accept, \
+reject or leave that proposal, and their answer is done; you cannot answer for them. Clients that cannot ask a \
+person, and sessions without one (CI, headless runs), are not asked: the proposal stays pending for `trilogy review`.";
 const STATUS_DESC: &str = "Workspace, file sizes, entry counts, areas, open reports left by `notes`, files that \
 do not parse, staleness of PROJECT.md, decisions and sections due for review, and the last write.";
 
@@ -111,6 +116,7 @@ pub fn tools() -> Vec<Tool> {
         tool("memory_search", SEARCH_DESC, schema::SEARCH_INPUT, true),
         tool("memory_status", STATUS_DESC, schema::STATUS_INPUT, true),
         tool("memory_recall", RECALL_DESC, schema::RECALL_INPUT, true),
+        tool("memory_review", REVIEW_DESC, schema::REVIEW_INPUT, false),
     ]
 }
 
@@ -450,7 +456,7 @@ impl ServerHandler for MemoryServer {
         if !tools().iter().any(|t| t.name == name) {
             return Err(ErrorData::invalid_params(
                 format!(
-                    "unknown tool `{name}`; tools: memory_checkpoint, memory_read, memory_search, memory_status, memory_recall"
+                    "unknown tool `{name}`; tools: memory_checkpoint, memory_read, memory_search, memory_status, memory_recall, memory_review"
                 ),
                 None,
             ));
@@ -458,7 +464,13 @@ impl ServerHandler for MemoryServer {
         let outcome = match self.workspace(&context).await {
             Ok(ws) => {
                 let client = context.peer.peer_info().map(|i| i.client_info.name.clone());
-                let out = self.call(&ws, client.as_deref(), &name, request.arguments);
+                let out = match name.as_str() {
+                    // the one tool that waits on the client: it asks the person
+                    "memory_review" => {
+                        ask::review(&ws, &self.setup.env, &context.peer, request.arguments).await
+                    }
+                    _ => self.call(&ws, client.as_deref(), &name, request.arguments),
+                };
                 if name == "memory_checkpoint" && out.is_ok() {
                     // the first checkpoint may have given the workspace its memory
                     ops::drain::serve(ws, self.setup.actor.clone());

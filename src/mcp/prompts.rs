@@ -118,10 +118,10 @@ fn review(ws: &Workspace, zh: bool) -> Result<String> {
         .collect();
     let head = match zh {
         true => {
-            "下面这些提议等人来定（未确认，不是事实）。替这个人逐条说清每条会写进什么、有没有问题；接受或拒绝只能由人来做：`trilogy review accept ID`、`trilogy review reject ID --why ...`，或在面板里。你不能替他接受。"
+            "下面这些提议等人来定（未确认，不是事实）。替这个人逐条说清每条会写进什么、有没有问题；接受或拒绝只能由人来做：`trilogy review accept ID`、`trilogy review reject ID --why ...`，在面板里，或在 memory_review 让客户端弹出的提问里。你不能替他接受。"
         }
         false => {
-            "These proposals wait for a person (unconfirmed, not facts). Summarise for the person what each would write and anything wrong with it; only they accept or reject: `trilogy review accept ID`, `trilogy review reject ID --why ...`, or the panel. You cannot accept one for them."
+            "These proposals wait for a person (unconfirmed, not facts). Summarise for the person what each would write and anything wrong with it; only they accept or reject: `trilogy review accept ID`, `trilogy review reject ID --why ...`, the panel, or the prompt memory_review has their client show them. You cannot accept one for them."
         }
     };
     Ok(format!("{head}\n\n{}", items.join("\n\n")))

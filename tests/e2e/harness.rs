@@ -441,7 +441,7 @@ pub fn tool_names(request: &Value) -> Vec<String> {
     out
 }
 
-/// The four trilogy tools are offered to the model.
+/// The trilogy tools are offered to the model.
 pub fn assert_tools_listed(request: &Value) {
     let names = tool_names(request);
     for tool in [
@@ -450,6 +450,7 @@ pub fn assert_tools_listed(request: &Value) {
         "memory_search",
         "memory_status",
         "memory_recall",
+        "memory_review",
     ] {
         assert!(
             names

@@ -1,6 +1,6 @@
 //! The MCP server through the official clients: the MCP Python SDK (its `ClientSession` lists
 //! and reads the resources, subscribes and hears of a write made by another process, lists and
-//! gets the prompts) and MCP Inspector's CLI (resources/list, resources/read, prompts/list).
+//! gets the prompts, answers a proposal's review prompt) and MCP Inspector's CLI (resources/list, resources/read, prompts/list).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -78,6 +78,23 @@ fn the_python_sdk_reads_resources_hears_of_a_write_and_gets_the_prompts() {
     );
     let text = seen["prompt_text"].as_str().unwrap();
     assert!(text.contains("checked with the SDK"), "{text}");
+    // the review prompt reached the client's person, whose answer was done
+    let asked = seen["asked"].as_array().unwrap();
+    assert_eq!(asked.len(), 1, "{seen}");
+    assert!(
+        asked[0]
+            .as_str()
+            .unwrap()
+            .contains("answer review prompts in the SDK"),
+        "{asked:?}"
+    );
+    assert_eq!(seen["review"]["decision"], "accepted", "{seen}");
+    assert_eq!(seen["review"]["by"], "elicit:mcp", "{seen}");
+    let decisions = std::fs::read_to_string(kit.project.join("memory/DECISIONS.md")).unwrap();
+    assert!(
+        decisions.contains("answer review prompts in the SDK"),
+        "{decisions}"
+    );
 }
 
 #[test]

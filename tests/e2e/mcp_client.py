@@ -1,6 +1,7 @@
 """The official MCP Python SDK as a client of `trilogy mcp`: lists and reads the resources,
 subscribes to SESSIONS.md, has another process write (`trilogy checkpoint`), waits for the
-server's notification, and lists and gets the prompts. Prints one JSON object of what it saw.
+server's notification, lists and gets the prompts, and answers the server's review prompt
+(elicitation) for a proposal by accepting it. Prints one JSON object of what it saw.
 
 Usage: mcp_client.py TRILOGY_BIN WORKSPACE
 """
@@ -11,7 +12,7 @@ import os
 import subprocess
 import sys
 
-from mcp import ClientSession
+from mcp import ClientSession, types
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 
@@ -23,12 +24,21 @@ async def main(binary: str, root: str) -> dict:
         if getattr(root_msg, "method", None) == "notifications/resources/updated":
             await updated.put(str(root_msg.params.uri))
 
-    params = StdioServerParameters(
-        command=binary, args=["--root", root, "mcp"], env=dict(os.environ)
-    )
-    seen: dict = {}
+    seen: dict = {"asked": []}
+
+    async def on_elicit(context, params) -> types.ElicitResult:
+        # the person, here: sees the prompt and accepts
+        seen["asked"].append(params.message)
+        return types.ElicitResult(action="accept", content={"decision": "accept"})
+
+    # the person is this script's callback: CI's marker (set where CI runs this) would keep the
+    # server from asking anyone
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "CLAUDE_CODE_ENTRYPOINT")}
+    params = StdioServerParameters(command=binary, args=["--root", root, "mcp"], env=env)
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write, message_handler=on_message) as session:
+        async with ClientSession(
+            read, write, message_handler=on_message, elicitation_callback=on_elicit
+        ) as session:
             init = await session.initialize()
             seen["protocol"] = str(init.protocol_version)
             seen["server"] = init.server_info.name
@@ -48,6 +58,16 @@ async def main(binary: str, root: str) -> dict:
             seen["prompts"] = [p.name for p in prompts.prompts]
             got = await session.get_prompt("what-do-we-know", {"topic": "SDK"})
             seen["prompt_text"] = got.messages[0].content.text
+            # a decision proposed where decisions wait for a person, then put to them
+            subprocess.run(
+                [binary, "--root", root, "--set", "review_mode.decisions=propose", "checkpoint",
+                 "--decision", "answer review prompts in the SDK", "--because", "it can ask"],
+                check=True, capture_output=True,
+            )
+            listed = await session.call_tool("memory_review", {})
+            proposal = listed.structured_content["pending"][0]["id"]
+            reviewed = await session.call_tool("memory_review", {"id": proposal})
+            seen["review"] = reviewed.structured_content
     return seen
 
 

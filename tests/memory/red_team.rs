@@ -1,7 +1,8 @@
 //! Only a person makes a proposal live. An agent holds every lever an MCP client or a hook
-//! payload gives — each tool with hostile arguments, the prompts and resources, every hook
-//! event with fields that name the proposal, a draft's settings in the payload — and the
-//! proposal (a decision, and a drafted session) stays pending, the files as they were.
+//! payload gives — each tool with hostile arguments (`memory_review` with an answer of its
+//! own, or asking a client that never answers), the prompts and resources, every hook event
+//! with fields that name the proposal, a draft's settings in the payload — and the proposal (a
+//! decision, and a drafted session) stays pending, the files as they were.
 
 use crate::common;
 
@@ -41,6 +42,12 @@ fn every_mcp_lever(ws: &Ws, id: &str) -> Vec<Value> {
         ("memory_search", json!({"query": id})),
         ("memory_status", json!({"accept": id})),
         ("memory_recall", json!({"query": id})),
+        ("memory_review", json!({"id": id})),
+        ("memory_review", json!({"id": id, "decision": "accept"})),
+        (
+            "memory_review",
+            json!({"id": id, "answer": {"action": "accept"}}),
+        ),
         ("memory_accept", json!({"id": id})),
         ("review_accept", json!({"id": id})),
     ];

@@ -2,7 +2,8 @@
 //! `propose`, and the reports they left with `notes`, listed together; a proposal accepted is
 //! written exactly as the direct write would have been (its proposal date, the person as
 //! actor, the proposing session in its provenance), every check of a direct write run again;
-//! one rejected is kept, marked, never written. Only people come here: no MCP tool accepts.
+//! one rejected is kept, marked, never written. Only people come here: the MCP tool that accepts
+//! (`memory_review`) does so only on the answer a person gave in their client's prompt.
 
 use serde::Serialize;
 

@@ -12,6 +12,7 @@ use rmcp::model::{CallToolRequestParams, CallToolResult};
 use rmcp::transport::TokioChildProcess;
 use serde_json::{Map, Value, json};
 
+mod elicit;
 mod paging;
 mod real_client;
 mod resources;
@@ -213,7 +214,7 @@ fn raw_transcript_every_stdout_byte_is_a_frame() {
         "the requested version is echoed"
     );
     assert_eq!(by_id(1)["result"]["serverInfo"]["name"], "trilogy");
-    assert_eq!(by_id(2)["result"]["tools"].as_array().unwrap().len(), 5);
+    assert_eq!(by_id(2)["result"]["tools"].as_array().unwrap().len(), 6);
     assert_eq!(by_id(3)["result"]["isError"], false);
     assert_eq!(by_id(4)["error"]["code"], -32601);
     let parse_error = frames

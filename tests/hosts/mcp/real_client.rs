@@ -23,7 +23,8 @@ async fn a_real_client_lists_and_calls_every_tool() {
             "memory_read",
             "memory_search",
             "memory_status",
-            "memory_recall"
+            "memory_recall",
+            "memory_review"
         ]
     );
     for (name, schema) in [
@@ -32,6 +33,7 @@ async fn a_real_client_lists_and_calls_every_tool() {
         ("memory_search", trilogy::schema::SEARCH_INPUT),
         ("memory_status", trilogy::schema::STATUS_INPUT),
         ("memory_recall", trilogy::schema::RECALL_INPUT),
+        ("memory_review", trilogy::schema::REVIEW_INPUT),
     ] {
         let t = tools.iter().find(|t| t.name == name).unwrap();
         let mut expected: Value = serde_json::from_str(schema).unwrap();
