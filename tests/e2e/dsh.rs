@@ -13,7 +13,7 @@
 //! (`tests/e2e/dsh-driver/`), which also stands in for a compaction (it replaces the block on
 //! the surface in place, the mechanism the harness's compaction uses) and for a duplicated
 //! copy. A harness that is missing fails the test: `tests/e2e/run` installs it.
-//! Built only with `--features e2e`.
+//! Built only when the e2e target is named (`--test e2e`).
 
 use crate::harness;
 

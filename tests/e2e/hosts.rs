@@ -5,7 +5,7 @@
 //! SESSIONS.md, a turn that worked and recorded nothing earns the reminder, and memory stays
 //! with the project when the agent moves into a subfolder (and, for Claude Code, after
 //! `/compact`). A CLI that is missing fails the test: `tests/e2e/run` installs them.
-//! Built only with `--features e2e`.
+//! Built only when the e2e target is named (`--test e2e`).
 
 use crate::harness;
 

@@ -1,5 +1,6 @@
-//! End to end with the real programs, behind the `e2e` feature (`tests/e2e/run` installs them):
-//! the agent CLIs, DeepSeek Harness and headless Chromium for the panel.
+//! End to end with the real programs, run only when named (`cargo test --test e2e`;
+//! `tests/e2e/run` installs them): the agent CLIs, DeepSeek Harness, headless Chromium for the
+//! panel and the MCP clients.
 
 #[path = "../common/mod.rs"]
 mod common;

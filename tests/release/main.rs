@@ -2,7 +2,7 @@
 //! feature) leaves none of the variables that stop, slow or gate a process for the crash and
 //! race tests in it, while the binary the tests drive (built with the feature through the
 //! dev-dependency) has every one of them — the control that shows the search can find them.
-//! It builds the release binary, which takes minutes: built only with `--features e2e`.
+//! It builds the release binary, which takes minutes: built and run only when named (`--test release`).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -9,8 +9,8 @@
 //! makes), and what a request did is checked on disk and in the store, never in a stub.
 //! Waits poll the DOM with a generous deadline; no assertion depends on how fast the machine
 //! is. The tests fail, never skip, when Chromium or chromedriver is missing
-//! (`apt-get install chromium chromium-driver`). They build only with `--features e2e`
-//! (`tests/e2e/run` installs the browser and runs them).
+//! (`apt-get install chromium chromium-driver`). They build only when the e2e target is named
+//! (`--test e2e`; `tests/e2e/run` installs the browser and runs them).
 
 use crate::common;
 

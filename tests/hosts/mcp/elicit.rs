@@ -71,7 +71,6 @@ fn review(
             continue;
         }
         if v["id"] == 2 {
-            drop(send);
             drop(stdin);
             let _ = child.wait();
             return Review {

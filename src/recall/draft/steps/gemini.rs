@@ -161,7 +161,10 @@ fn step(name: &str, status: &str, args: &Input, output: &str) -> Option<Step> {
 mod tests {
     use super::*;
 
-    fn both(line: &str) -> (Vec<(u64, Step)>, Vec<(u64, Step)>) {
+    type Steps = Vec<(u64, Step)>;
+
+    /// The steps of `line` read typed, and read as a whole value.
+    fn both(line: &str) -> (Steps, Steps) {
         let (mut a, mut b) = (Vec::new(), Vec::new());
         assert!(typed(line, 7, &mut HashMap::new(), &mut a));
         let v: Value = serde_json::from_str(line).unwrap();
