@@ -1,5 +1,6 @@
 //! The command lines `install` writes for a host's hooks, as `doctor` reads them back: a path
-//! with spaces is one program, checked whole, and a path that exists runs clean.
+//! with spaces is one program, checked whole, and a path that exists runs clean; hooks an older
+//! install left out are named, and installing again adds them.
 
 use crate::common;
 
@@ -44,6 +45,31 @@ fn doctor_checks_a_quoted_program_path_whole() {
     let (_, report) = doctor(&ws);
     assert!(!report.contains("does not resolve"), "{report}");
     assert!(!report.contains("another shell"), "{report}");
+}
+
+#[test]
+fn doctor_names_the_hooks_an_older_install_left_out_and_install_adds_them() {
+    let ws = Ws::init();
+    let bin = assert_cmd::cargo::cargo_bin("trilogy");
+    ws.ok(&["install", "codex", "--command", bin.to_str().unwrap()]);
+    let (_, report) = doctor(&ws);
+    assert!(!report.contains("set up by an older trilogy"), "{report}");
+    // as an install from before drafts left it: no SessionEnd, no PreCompact
+    let path = ws.root().join(".codex/hooks.json");
+    let mut hooks: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let events = hooks["hooks"].as_object_mut().unwrap();
+    assert!(events.remove("SessionEnd").is_some() && events.remove("PreCompact").is_some());
+    std::fs::write(&path, hooks.to_string()).unwrap();
+    let (_, report) = doctor(&ws);
+    assert!(
+        report.contains("not `session-end`, `pre-compact`: set up by an older trilogy"),
+        "{report}"
+    );
+    assert!(report.contains("trilogy install codex"), "{report}");
+    ws.ok(&["install", "codex", "--command", bin.to_str().unwrap()]);
+    let (_, report) = doctor(&ws);
+    assert!(!report.contains("set up by an older trilogy"), "{report}");
 }
 
 /// `doctor --json`'s warnings about hosts' own memories, as (host, action).

@@ -131,6 +131,7 @@ pub(super) fn check(root: &Path, home: Option<&Path>, path: Option<&str>) -> Vec
                 continue;
             };
             let shell = host.map(|h| Shell::of_hooks(h, Os::HOST));
+            out.extend(host.and_then(|h| missing_hooks(&file, &text, h)));
             for run in programs(&text, shell) {
                 match run {
                     Run::Program(program) if !resolves(&program, path) => {
@@ -156,6 +157,35 @@ pub(super) fn check(root: &Path, home: Option<&Path>, path: Option<&str>) -> Vec
         }
     }
     out
+}
+
+/// The warning for a settings `file` that runs some of trilogy's hooks for `host` but not every
+/// one this trilogy installs: an install by an older trilogy, whose sessions that end or are
+/// compacted leave no draft.
+fn missing_hooks(file: &Path, text: &str, host: Host) -> Option<Finding> {
+    let args = crate::ops::install::hook_args(host);
+    let has = |arg: &str| text.contains(&format!("hook {} {arg}", host.as_str()));
+    if !args.iter().any(|a| has(a)) {
+        return None;
+    }
+    let missing: Vec<&str> = args.into_iter().filter(|a| !has(a)).collect();
+    if missing.is_empty() {
+        return None;
+    }
+    Some(finding(
+        Level::Warn,
+        "hosts",
+        format!(
+            "{} runs trilogy's hooks for {} but not `{}`: set up by an older trilogy, its sessions that end or are compacted leave no draft",
+            file.display(),
+            host.as_str(),
+            missing.join("`, `")
+        ),
+        format!(
+            "run `trilogy install {}` again (with the same --scope and --command): it adds what is missing and keeps the rest",
+            host.as_str()
+        ),
+    ))
 }
 
 /// The finding for a `program` in `file` that does not resolve here.
@@ -191,6 +221,29 @@ mod tests {
                 Run::Unreadable(l) => format!("unreadable: {l}"),
             })
             .collect()
+    }
+
+    #[test]
+    fn hooks_an_older_install_left_out_are_named() {
+        let file = Path::new("/p/.claude/settings.json");
+        let line = |arg: &str| format!("\"command\":\"/opt/trilogy hook claude {arg}\"");
+        let all = crate::ops::install::hook_args(Host::Claude);
+        let old: Vec<String> = (all.iter())
+            .filter(|a| **a != "pre-compact" && **a != "session-end")
+            .map(|a| line(a))
+            .collect();
+        let f = missing_hooks(file, &old.join(","), Host::Claude).unwrap();
+        assert_eq!(f.level, Level::Warn);
+        assert!(
+            f.message.contains("not `session-end`, `pre-compact`"),
+            "{}",
+            f.message
+        );
+        assert!(f.action.contains("trilogy install claude"), "{}", f.action);
+        let every: Vec<String> = all.iter().map(|a| line(a)).collect();
+        assert!(missing_hooks(file, &every.join(","), Host::Claude).is_none());
+        // a settings file with none of trilogy's hooks is not an install of ours
+        assert!(missing_hooks(file, "{\"hooks\":{}}", Host::Claude).is_none());
     }
 
     #[test]

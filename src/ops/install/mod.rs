@@ -157,6 +157,19 @@ pub struct FileChange {
 /// Files Zed's agent would read that `.rules`, the first of its names, takes the place of.
 pub use zed::SHADOWED as ZED_SHADOWED;
 
+/// The hook events `install` sets for `host`, as the argument after `trilogy hook <host>`
+/// (empty for a host whose hooks are not settings entries): `doctor` finds those an older
+/// install left out.
+pub fn hook_args(host: Host) -> Vec<&'static str> {
+    let specs: &[settings::HookSpec] = match host {
+        Host::Claude => &claude::SPECS,
+        Host::Codex => &codex::SPECS,
+        Host::Gemini => &gemini::SPECS,
+        _ => &[],
+    };
+    specs.iter().map(|s| s.arg).collect()
+}
+
 /// Name of our MCP server entry (tools appear as `mcp__trilogy__memory_*`).
 pub const MCP_SERVER_NAME: &str = "trilogy";
 
