@@ -83,16 +83,22 @@ def gemini(k, root, checkpoint):
     ]
 
 
+def compact(value):
+    """A line as the hosts write it: JSON without spaces (Claude Code's and Gemini CLI's
+    JSON.stringify, Codex's serde_json), which the readers' quick looks for a line's kind match."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
 def transcript(path, shape, root, checkpoint):
     size, k, at = MB * 1e6, 0, None if checkpoint else -1
     with open(path, "w") as f:
         if shape is gemini:
-            f.write(json.dumps({"sessionId": "s", "projectHash": "p", "startTime": "t", "kind": "main"}) + "\n")
+            f.write(compact({"sessionId": "s", "projectHash": "p", "startTime": "t", "kind": "main"}) + "\n")
         while f.tell() < size:
             mark = at is None and f.tell() > size * 2 / 3
             at = k if mark else at
             for line in shape(k, root, mark):
-                f.write(json.dumps(line) + "\n")
+                f.write(compact(line) + "\n")
             k += 1
     return k, at
 
