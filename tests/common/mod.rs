@@ -372,4 +372,5 @@ pub fn env_or(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
+pub mod mcp_peer;
 pub mod web;

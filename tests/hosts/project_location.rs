@@ -8,6 +8,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::Stdio;
 
+use common::mcp_peer::McpPeer;
 use common::{Ws, git_output, text};
 use serde_json::{Value, json};
 
@@ -198,48 +199,33 @@ fn a_mistyped_root_is_an_error_and_no_folder_appears() {
 
 /// Drive `trilogy mcp` (no `--root`) as a host that announces `roots`: answer the server's
 /// `roots/list` with `roots` (or never, when `None`) and return `memory_status`'s root.
-#[allow(clippy::zombie_processes)] // a failed assertion ends the test process, and the child with it
 fn mcp_root_with(ws: &Ws, cwd: &Path, roots: Option<Value>) -> String {
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"))
-        .arg("mcp")
+    let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("trilogy"));
+    cmd.arg("mcp")
         .current_dir(cwd)
         .env("TRILOGY_CONFIG", ws.root().join("none.toml"))
         .envs(common::private_env(ws.state.path()))
         .env(common::CEILING, common::ceiling())
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut reader = BufReader::new(child.stdout.take().unwrap());
-    let mut send = |v: Value| writeln!(stdin, "{v}").unwrap();
-    send(
+        .env_remove("CLAUDE_PROJECT_DIR");
+    let mut server = McpPeer::spawn(cmd);
+    server.send(
         json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"roots":{"listChanged":false}},"clientInfo":{"name":"host","version":"1"}}}),
     );
-    let mut line = String::new();
-    reader.read_line(&mut line).unwrap();
-    send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
-    send(
+    server.next();
+    server.send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    server.send(
         json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_status","arguments":{}}}),
     );
     loop {
-        line.clear();
-        assert!(
-            reader.read_line(&mut line).unwrap() > 0,
-            "the server hung up"
-        );
-        let v: Value = serde_json::from_str(&line).unwrap();
+        let v = server.next();
         if v["method"] == "roots/list" {
             if let Some(r) = &roots {
-                send(json!({"jsonrpc":"2.0","id":v["id"],"result":{"roots":r}}));
+                server.send(json!({"jsonrpc":"2.0","id":v["id"],"result":{"roots":r}}));
             }
             continue;
         }
         if v["id"] == 1 {
-            drop(stdin);
-            let _ = child.wait();
+            server.finish();
             return v["result"]["structuredContent"]["root"]
                 .as_str()
                 .or_else(|| v["result"]["content"][0]["text"].as_str())

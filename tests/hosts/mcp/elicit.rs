@@ -5,6 +5,8 @@
 
 use super::*;
 
+use common::mcp_peer::McpPeer;
+
 /// A decision proposed where decisions wait for a person: its id.
 fn proposed(ws: &Ws) -> String {
     ws.ok(&[
@@ -27,7 +29,6 @@ struct Review {
     result: Value,
 }
 
-#[allow(clippy::zombie_processes)] // a failed assertion ends the test process, and the child with it
 fn review(
     ws: &Ws,
     capabilities: Value,
@@ -39,40 +40,27 @@ fn review(
     cmd.arg("mcp")
         .env_remove("CI")
         .env_remove("CLAUDE_CODE_ENTRYPOINT")
-        .envs(env.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    let mut child = cmd.spawn().unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut reader = BufReader::new(child.stdout.take().unwrap());
-    let mut send = |v: Value| writeln!(stdin, "{v}").unwrap();
-    send(
+        .envs(env.iter().copied());
+    let mut server = McpPeer::spawn(cmd);
+    server.send(
         json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":capabilities,"clientInfo":{"name":"test-client","version":"7"}}}),
     );
-    send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
-    send(
+    server.send(json!({"jsonrpc":"2.0","method":"notifications/initialized"}));
+    server.send(
         json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_review","arguments":args}}),
     );
     let mut asked = Vec::new();
-    let mut line = String::new();
     loop {
-        line.clear();
-        assert!(
-            reader.read_line(&mut line).unwrap() > 0,
-            "the server hung up"
-        );
-        let v: Value = serde_json::from_str(&line).unwrap();
+        let v = server.next();
         if v["method"] == "elicitation/create" {
             asked.push(v["params"].clone());
             if let Some(a) = &answer {
-                send(json!({"jsonrpc":"2.0","id":v["id"],"result":a}));
+                server.send(json!({"jsonrpc":"2.0","id":v["id"],"result":a}));
             }
             continue;
         }
         if v["id"] == 2 {
-            drop(stdin);
-            let _ = child.wait();
+            server.finish();
             return Review {
                 asked,
                 result: v["result"].clone(),
