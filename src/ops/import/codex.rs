@@ -87,9 +87,13 @@ fn inside(cwd: &str, project: &Path) -> bool {
     if !cwd.is_absolute() {
         return false;
     }
-    let cwd = std::fs::canonicalize(cwd).unwrap_or_else(|_| cwd.to_path_buf());
-    let project = std::fs::canonicalize(project).unwrap_or_else(|_| project.to_path_buf());
-    cwd.starts_with(&project)
+    // as written, or as this machine resolves both (a folder reached through a link; one
+    // since removed is compared as written)
+    let real = |p: &Path| std::fs::canonicalize(p).ok();
+    cwd.starts_with(project)
+        || real(cwd)
+            .zip(real(project))
+            .is_some_and(|(c, p)| c.starts_with(p))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -249,12 +253,18 @@ applies_to: cwd=/home/me/dotfiles; reuse_rule=only there\n\
 
     #[test]
     fn a_folder_counts_only_inside_the_project() {
-        let project = Path::new("/home/me/app");
-        assert!(inside("/home/me/app", project));
-        assert!(inside("/home/me/app/crates/core", project));
-        assert!(!inside("/home/me/app2", project));
-        assert!(!inside("/home/me", project));
-        assert!(!inside("app", project));
+        let d = tempfile::tempdir().unwrap();
+        let project = d.path().join("app");
+        std::fs::create_dir_all(project.join("crates/core")).unwrap();
+        std::fs::create_dir_all(d.path().join("app2")).unwrap();
+        let at = |rel: &str| d.path().join(rel).display().to_string();
+        assert!(inside(&at("app"), &project));
+        assert!(inside(&at("app/crates/core"), &project));
+        // a folder this machine does not have is compared as written
+        assert!(inside(&at("app/gone"), &project));
+        assert!(!inside(&at("app2"), &project));
+        assert!(!inside(&d.path().display().to_string(), &project));
+        assert!(!inside("app", &project));
     }
 
     #[test]
