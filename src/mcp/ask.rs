@@ -42,11 +42,7 @@ struct Answer {
 /// Why this client must not be asked, when it must not: `env` is the server's environment,
 /// `elicits` whether the client declared elicitation, `protocol` the version it speaks.
 pub fn why_not_ask(env: &[(String, String)], elicits: bool, protocol: &str) -> Option<String> {
-    let var = |k: &str| {
-        (env.iter())
-            .find(|(n, v)| n == k && !v.is_empty())
-            .map(|(_, v)| v)
-    };
+    let var = |k: &str| crate::base::env::var(env, k);
     if !elicits {
         return Some("this client declared no elicitation: it cannot ask the person".into());
     }
@@ -143,12 +139,8 @@ pub async fn review(
     let Some(id) = args.id else {
         return listing(ws);
     };
-    let all = ops::proposals::list(ws, true)?.proposals;
-    let p = (all.into_iter().find(|p| p.id == id)).ok_or_else(|| {
-        Error::NotFound(format!(
-            "no proposal `{id}`; call memory_review without an id to list those that wait"
-        ))
-    })?;
+    let p = ops::proposals::show(ws, &id)?;
+    let id = p.id.clone();
     if p.state != ProposalState::Pending {
         return Err(Error::bad_input(format!(
             "proposal {id} is {} already",

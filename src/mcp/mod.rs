@@ -456,7 +456,10 @@ impl ServerHandler for MemoryServer {
         if !tools().iter().any(|t| t.name == name) {
             return Err(ErrorData::invalid_params(
                 format!(
-                    "unknown tool `{name}`; tools: memory_checkpoint, memory_read, memory_search, memory_status, memory_recall, memory_review"
+                    "unknown tool `{name}`; tools: {}",
+                    (tools().iter().map(|t| t.name.as_ref()))
+                        .collect::<Vec<&str>>()
+                        .join(", ")
                 ),
                 None,
             ));

@@ -164,12 +164,11 @@ pub(super) fn check(root: &Path, home: Option<&Path>, path: Option<&str>) -> Vec
 /// compacted leave no draft.
 fn missing_hooks(file: &Path, text: &str, host: Host) -> Option<Finding> {
     let args = crate::ops::install::hook_args(host);
-    let has = |arg: &str| text.contains(&format!("hook {} {arg}", host.as_str()));
-    if !args.iter().any(|a| has(a)) {
-        return None;
-    }
-    let missing: Vec<&str> = args.into_iter().filter(|a| !has(a)).collect();
-    if missing.is_empty() {
+    let missing: Vec<&str> = (args.iter().copied())
+        .filter(|arg| !text.contains(&format!("hook {} {arg}", host.as_str())))
+        .collect();
+    // none missing, or none of ours at all
+    if missing.is_empty() || missing.len() == args.len() {
         return None;
     }
     Some(finding(

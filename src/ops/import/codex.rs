@@ -41,7 +41,7 @@ pub fn plan(r: &mut Reading, file: Option<&str>, project: &Path) -> Result<Plan>
         ))
     })?;
     let mut p = Plan::default();
-    if file.is_none() && r.read("memory_summary.md")?.is_some() {
+    if file.is_none() && r.list("")?.files.iter().any(|f| f == "memory_summary.md") {
         p.skip(
             "memory_summary.md",
             "Codex's summary of MEMORY.md and of the person: what it indexes is read from MEMORY.md",
