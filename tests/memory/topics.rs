@@ -409,6 +409,36 @@ fn a_near_duplicate_decision_is_recorded_with_a_warning_naming_the_older_one() {
     }
 }
 
+/// The whole decision is compared: a choice worded otherwise over the same alternative for the
+/// same reason is the same decision again; one sharing only its alternative and reason with
+/// another is not.
+#[test]
+fn a_near_duplicate_is_judged_on_the_whole_decision() {
+    let decide = |ws: &Ws, choice: &str, over: &str, because: &str| -> serde_json::Value {
+        ws.json(&[
+            "checkpoint",
+            "--decision",
+            choice,
+            "--over",
+            over,
+            "--because",
+            because,
+        ])
+    };
+    let ws = Ws::init();
+    let live = decide(&ws, "store in sqlite", "redb", "tooling");
+    let old = live["ids"][0].as_str().unwrap();
+    let again = decide(&ws, "keep memory in sqlite files", "redb", "tooling again");
+    let w = again["warnings"].as_array().unwrap();
+    assert_eq!(w.len(), 1, "{again}");
+    assert!(w[0].as_str().unwrap().contains(old), "{again}");
+
+    let fresh = Ws::init();
+    decide(&fresh, "Use ruff", "flake8", "faster");
+    let other = decide(&fresh, "Use uv", "pip", "faster");
+    assert_eq!(other["warnings"], serde_json::json!([]), "{other}");
+}
+
 /// Field lines a person writes — topic, review, retired, in either label set, with or without
 /// a space after the colon — are read back and the file is left byte for byte.
 #[test]
