@@ -77,12 +77,33 @@ pub fn resolved(done: &[crate::ops::gitmerge::Resolved]) -> String {
     done.iter().map(line).collect::<Vec<_>>().join("\n")
 }
 
-pub fn init(o: &InitOutcome) -> String {
+pub fn init(o: &InitOutcome, lang_from: &str) -> String {
     let mut s = format!("workspace {}\nmemory    {}\n", o.root, o.memory_dir);
-    if o.scaffolded.created.is_empty() {
-        s.push_str("files     already present (nothing overwritten)\n");
-    } else {
-        s.push_str(&format!("created   {}\n", o.scaffolded.created.join(", ")));
+    let f = &o.scaffolded;
+    for (word, files) in [
+        ("created  ", &f.created),
+        ("restored ", &f.restored),
+        ("kept     ", &f.kept),
+    ] {
+        if !files.is_empty() {
+            s.push_str(&format!("{word} {}", files.join(", ")));
+            s.push_str(match word.trim() {
+                "created" => " (from the templates)\n",
+                "restored" => " (deleted here; written again from the store)\n",
+                _ => " (already here; not overwritten)\n",
+            });
+        }
+    }
+    let recorded = match o.lang_recorded {
+        true => "; recorded in trilogy.toml",
+        false => "",
+    };
+    s.push_str(&format!(
+        "language  {} (from {lang_from}{recorded})\n",
+        o.lang
+    ));
+    for line in &o.git {
+        s.push_str(&format!("git       {line}\n"));
     }
     if let Some(b) = o.scaffolded.boot_block {
         s.push_str(&format!(
@@ -279,9 +300,9 @@ fn status_warnings(out: &mut String, s: &Status) {
     for x in &s.secrets {
         out.push_str(&format!("\nSECRET: {x}: {}\n", crate::ops::secrets::ACTION));
     }
-    for f in &s.unmerged {
+    for (f, how) in s.unmerged.iter().zip(&s.unmerged_how) {
         out.push_str(&format!(
-            "\nUNMERGED: {f}: git could not run the merge driver and kept one side only; run `trilogy resolve` before committing\n"
+            "\nUNMERGED: {f}: {how}; run `trilogy resolve` before committing\n"
         ));
     }
 }

@@ -40,7 +40,7 @@ struct Cli {
 }
 
 /// The options every command takes.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Clone)]
 struct Globals {
     /// Workspace root (default: the current directory, or the nearest marker with
     /// project_root_strategy = "marker")
@@ -60,7 +60,8 @@ struct Globals {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Create memory/ from templates (never overwriting) and the boot block in AGENTS.md
-    Init,
+    #[command(after_help = init::HELP)]
+    Init(init::InitArgs),
     /// Record sessions, decisions and PROJECT edits (JSON batch on stdin or a file, or flags)
     #[command(after_help = checkpoint::HELP)]
     Checkpoint(Box<checkpoint::CheckpointArgs>),
@@ -100,7 +101,7 @@ enum Command {
     MergeDriver(merge_driver::MergeDriverArgs),
     /// Merge memory files git left unmerged (its merge driver did not run) and stage them
     Resolve(resolve::ResolveArgs),
-    /// Serve the MCP tools (memory_checkpoint, memory_read, memory_search, memory_status) on stdio
+    #[command(about = crate::mcp::about())]
     Mcp(mcp::McpArgs),
     /// Serve the memory panel on 127.0.0.1 (prints its URL with a per-launch token)
     Serve(serve::ServeArgs),
@@ -188,7 +189,13 @@ fn dispatch(cli: Cli) -> Result<()> {
         Command::User(a) => in_context(&g, Reach::UserAnywhere, |ctx| user::run(ctx, a)),
         Command::Review(a) => in_context(&g, Reach::UserOutside, |ctx| review::run(ctx, a)),
         Command::Config => in_context(&g, Reach::EvenDisabled, config::run),
-        Command::Init => in_context(&g, Reach::Project, init::run),
+        Command::Init(a) => {
+            let g = Globals {
+                set: init::overrides(&a, &g.set),
+                ..g.clone()
+            };
+            in_context(&g, Reach::Project, |ctx| init::run(ctx, &a))
+        }
         Command::Checkpoint(a) => in_context(&g, Reach::Project, |ctx| checkpoint::run(ctx, *a)),
         Command::Read(a) => in_context(&g, Reach::Project, |ctx| read::run(ctx, a)),
         Command::Status => in_context(&g, Reach::Project, status::run),
@@ -250,6 +257,10 @@ fn in_context(
     let result = command(&ctx);
     if ctx.ws.has_memory() {
         crate::registry::seen_quietly(&ctx.vars, &ctx.ws);
+        // a teammate's clone: the committed `.gitattributes` asks for a driver it lacks
+        if let Some(note) = crate::ops::gitmerge::configure_missing(&ctx.ws) {
+            eprintln!("trilogy: {note}");
+        }
     }
     result
 }

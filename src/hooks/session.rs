@@ -40,6 +40,9 @@ pub(super) fn serve(
                 return Ok(Said::Skipped);
             }
             crate::registry::touch_quietly(env, &ws, false);
+            if let Some(note) = crate::ops::gitmerge::configure_missing(&ws) {
+                super::write_log(Some(&ws.root), &note);
+            }
             if !ws.config.inject_on_session_start {
                 return Ok(Said::Skipped);
             }

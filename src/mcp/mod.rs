@@ -94,6 +94,12 @@ fn schema_object(text: &str) -> Arc<Map<String, Value>> {
     }
 }
 
+/// What `trilogy mcp --help` says the server is, its tools named from [`tools`].
+pub fn about() -> String {
+    let names: Vec<String> = tools().iter().map(|t| t.name.to_string()).collect();
+    format!("Serve the MCP tools ({}) on stdio", names.join(", "))
+}
+
 /// The tools, in a stable order.
 pub fn tools() -> Vec<Tool> {
     let tool = |name: &'static str, desc: &'static str, schema: &str, read_only: bool| {
@@ -300,6 +306,9 @@ impl MemoryServer {
         }
         if ws.has_memory() {
             crate::registry::touch_quietly(&self.setup.env, &ws, false);
+            if let Some(note) = ops::gitmerge::configure_missing(&ws) {
+                tracing::info!("{note}");
+            }
         }
         let ws = Arc::new(ws);
         // checkpoints of other processes are applied here, with this store open

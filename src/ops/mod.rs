@@ -241,26 +241,44 @@ pub struct InitOutcome {
     pub memory_dir: String,
     #[serde(flatten)]
     pub scaffolded: Scaffolded,
+    /// The language trilogy writes this workspace's headings and labels in.
+    pub lang: &'static str,
+    /// `lang` was written into the project's `trilogy.toml` by this `init`.
+    pub lang_recorded: bool,
+    /// What setting up the merge driver did, in a git work tree (`install git`'s lines).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub git: Vec<String>,
     pub sync: SyncReport,
 }
 
-/// Scaffold the memory folder (never overwriting) and bring the store in step with it.
+/// Scaffold the memory folder (never overwriting), bring the store in step with it, and keep
+/// the workspace's language in its `trilogy.toml` when that does not say it yet, so teammates
+/// whose locales differ write the same labels. `switch` replaces the language it says.
 pub fn init(ws: &Workspace) -> Result<InitOutcome> {
+    init_as(ws, false)
+}
+
+/// [`init`], with `switch`: the language `ws` has replaces one `trilogy.toml` already records
+/// (`trilogy init --lang`). Entries already written keep their bytes and ids.
+pub fn init_as(ws: &Workspace, switch: bool) -> Result<InitOutcome> {
     let scaffolded = ws.scaffold()?;
     let synced = ws.write("cli", |_| Ok(()))?;
+    let lang_recorded = !ws.is_user() && record_lang(ws, switch)?;
     Ok(InitOutcome {
         root: ws.root.display().to_string(),
         memory_dir: ws.memory_dir().display().to_string(),
         scaffolded,
+        lang: ws.lang().as_str(),
+        lang_recorded,
+        git: Vec::new(),
         sync: synced.report,
     })
 }
 
-/// Keep the language a workspace was created in: `init --set lang=en` (or `TRILOGY_LANG`)
-/// writes `lang` into the project's `trilogy.toml`, so later entries get labels in the
-/// files' own language whoever writes them. A `trilogy.toml` that already sets `lang` is
-/// left alone. Returns whether the file was written.
-pub fn persist_lang(ws: &Workspace) -> Result<bool> {
+/// Write `lang` into the project's `trilogy.toml`, keeping every other byte of it. A file that
+/// already says `lang` is left alone unless `replace` (and then only when it says another).
+/// Returns whether the file was written.
+fn record_lang(ws: &Workspace, replace: bool) -> Result<bool> {
     let path = ws.inside(&ws.root.join("trilogy.toml"))?;
     let text = crate::workspace::read_text_file(&path, crate::workspace::MAX_FILE_BYTES)?
         .unwrap_or_default();
@@ -269,7 +287,8 @@ pub fn persist_lang(ws: &Workspace) -> Result<bool> {
             source_name: path.display().to_string(),
             message: format!("{e}"),
         })?;
-    if doc.contains_key("lang") || doc.contains_key("Lang") {
+    let says = doc.get("lang").map(|v| v.as_str());
+    if says == Some(Some(ws.lang().as_str())) || (says.is_some() && !replace) {
         return Ok(false);
     }
     doc["lang"] = toml_edit::value(ws.lang().as_str());

@@ -157,11 +157,13 @@ pub fn open_located(
     } else {
         ws_file
     });
-    let loaded = load(&args)?;
-    let ws = Workspace::new(
+    let mut loaded = load(&args)?;
+    let mut ws = Workspace::new(
         root,
         loaded.config.clone(),
         Clock::from_env(env).map_err(Error::bad_input)?,
     );
+    ws.settle_lang(&mut loaded.sources, args.user_file.as_deref(), env);
+    loaded.config.lang = ws.config.lang;
     Ok((ws, loaded, located))
 }

@@ -9,6 +9,7 @@ pub mod agents;
 mod discover;
 mod fence;
 mod fsio;
+mod lang;
 mod open;
 mod places;
 pub use fsio::{
@@ -41,8 +42,10 @@ pub use scaffold::{
     BOOT_END, BOOT_START, BootOutcome, BootPresence, boot_block, boot_presence, ensure_boot_block,
     ensure_region, remove_boot_block, remove_region, template, with_region, without_region,
 };
-pub use sync::gitlock::{clear_stale as clear_stale_git_lock, stale_lock as stale_git_lock};
-pub use sync::gitop::{PROJECT_DAY_KEY, commit_day, worktrees};
+pub use sync::gitlock::{
+    clear_stale as clear_stale_git_lock, stale_lock as stale_git_lock, while_git_waits,
+};
+pub use sync::gitop::{PROJECT_DAY_KEY, commit_day, repository_config, worktrees};
 
 pub use sync::{
     Author, Broken, ClearedCounts, SyncReport, Synced, Tx, check_in_chunks, entry_ids, file_head,
@@ -95,6 +98,12 @@ pub type ProgressFn = Box<dyn FnMut(&'static str, usize, usize) + Send>;
 pub struct Scaffolded {
     /// Memory files created from templates.
     pub created: Vec<String>,
+    /// Memory files that were missing and are written again from what the store keeps.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub restored: Vec<String>,
+    /// Memory files already there, left as they were.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub kept: Vec<String>,
     /// What happened to the boot block, when it is managed.
     pub boot_block: Option<BootOutcome>,
     /// Where the text of a replaced legacy boot block was kept.
@@ -249,13 +258,24 @@ impl Workspace {
     pub fn scaffold(&self) -> Result<Scaffolded> {
         // every template is read before anything is written: a bad one changes nothing
         let mut missing = Vec::new();
+        let mut out = Scaffolded::default();
         if self.is_user() {
             std::fs::create_dir_all(&self.root).map_err(|e| Error::io(&self.root, e))?;
         }
+        let store = self.store_path().exists();
+        // a cleared store starts its files from the templates again, at the next sync
+        let cleared = store && self.cleared()?;
         for &f in self.files().iter().filter(|f| **f != FileKind::Archive) {
             let path = self.memory_file(f)?;
-            // a store that already knows this file re-renders it; only a new workspace gets templates
-            if !path.exists() && !self.store_path().exists() {
+            let name = self.file_name(f).to_string();
+            if path.exists() {
+                out.kept.push(name);
+            } else if cleared {
+                out.created.push(name);
+            } else if store {
+                // a store that already knows this file re-renders it at the next sync
+                out.restored.push(name);
+            } else {
                 missing.push((f, path, self.file_template(f)?));
             }
         }
@@ -266,7 +286,6 @@ impl Workspace {
         };
         let dir = self.memory_dir();
         std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
-        let mut out = Scaffolded::default();
         for (f, path, text) in missing {
             fsio::write_atomic(&path, text.as_bytes())?;
             out.created.push(self.file_name(f).to_string());

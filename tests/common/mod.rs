@@ -22,14 +22,24 @@ pub fn ceiling() -> PathBuf {
 /// The user-level folders of a command run outside [`Ws::cmd`] (its state, data and DSH
 /// homes, all under `state`) and the walk's ceiling: the workspace registry and trilogy's state
 /// land there, never in the real home.
-pub fn private_env(state: &Path) -> [(&'static str, PathBuf); 4] {
+pub fn private_env(state: &Path) -> [(&'static str, PathBuf); 7] {
+    let [all, messages, lang] = LOCALE;
     [
         ("XDG_STATE_HOME", state.to_path_buf()),
         ("XDG_DATA_HOME", state.join("data")),
         ("DSH_HOME", state.join("dsh")),
         (CEILING, ceiling()),
+        (all.0, all.1.into()),
+        (messages.0, messages.1.into()),
+        (lang.0, lang.1.into()),
     ]
 }
+
+/// The locale of every command a test runs: a new workspace takes its language from it, and
+/// the suites were written in the Chinese the original kept (an empty variable counts as
+/// unset). Tests of the locale itself set their own.
+pub const LOCALE: [(&str, &str); 3] =
+    [("LC_ALL", ""), ("LC_MESSAGES", ""), ("LANG", "zh_CN.UTF-8")];
 
 /// A temporary workspace root.
 pub struct Ws {
@@ -139,6 +149,7 @@ impl Ws {
             .env("DSH_HOME", self.dsh_home())
             .env("TRILOGY_CONFIG", self.root().join("no-user-config.toml"))
             .env(CEILING, ceiling())
+            .envs(LOCALE)
             .env_remove("TRILOGY_LANG")
             .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES")
             .env_remove("TRILOGY_SESSIONS_ARCHIVE_BATCH");

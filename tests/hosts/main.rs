@@ -7,6 +7,7 @@ mod common;
 mod block_budget;
 mod cli;
 mod dsh_hook;
+mod first_hour;
 mod help_topics;
 mod hooks;
 mod host_command_lines;

@@ -37,7 +37,7 @@ fn init_twice_overwrites_nothing_and_keeps_one_boot_block() {
     ws.ok(&["checkpoint", "--section", "现状", "--text", "it runs"]);
     let before = ws.snapshot();
     let out = ws.ok(&["init"]);
-    assert!(out.contains("already present"), "{out}");
+    assert!(out.contains("already here; not overwritten"), "{out}");
     assert_eq!(ws.snapshot(), before);
     let agents = std::fs::read_to_string(ws.root().join("AGENTS.md")).unwrap();
     assert_eq!(agents.matches("<!-- trilogy:start -->").count(), 1);

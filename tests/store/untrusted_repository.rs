@@ -235,6 +235,8 @@ fn a_block_file_linked_out_of_the_project_is_refused() {
 fn a_config_file_linked_out_of_the_project_is_not_read() {
     let victim = Victim::new("config");
     let ws = Ws::init();
+    // the one `init` wrote (it records the language) replaced by the link
+    std::fs::remove_file(ws.root().join("trilogy.toml")).unwrap();
     symlink(&victim.path, ws.root().join("trilogy.toml")).unwrap();
     let e = ws.run(&["status"]);
     assert_eq!(e.status.code(), Some(7));

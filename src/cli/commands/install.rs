@@ -255,6 +255,11 @@ pub(super) fn apply(ctx: &Context, a: InstallArgs, remove: bool) -> Result<()> {
         for note in setup_notes(&ctx.vars, opts.target, &opts.command) {
             eprintln!("note: {note}");
         }
+        // the merge driver, so this clone's pulls merge memory files by entry
+        let path = crate::base::env::var(&ctx.vars, "PATH");
+        for line in crate::ops::gitmerge::set_up(&ctx.ws, path)? {
+            eprintln!("git: {line}");
+        }
         if opts.target == Host::Zed
             && changes
                 .iter()

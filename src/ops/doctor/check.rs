@@ -21,7 +21,7 @@ use super::{
 /// Every finding about the workspace's memory, in the order a reader meets them.
 pub(super) fn check(ws: &Workspace, env: &[(String, String)]) -> Result<Vec<Finding>> {
     let mut out = Vec::new();
-    git_findings(ws, &mut out);
+    let unmerged = git_findings(ws, &mut out);
     let store_path = ws.store_path();
     fence::folder_findings(ws, &mut out);
     state_dir_findings(ws, &mut out);
@@ -35,7 +35,16 @@ pub(super) fn check(ws: &Workspace, env: &[(String, String)]) -> Result<Vec<Find
     layout_findings(version, &mut out);
     topic_findings(&r, &mut out)?;
     counter_findings(&r, version == crate::store::SCHEMA_VERSION, &mut out)?;
-    file_findings(ws, &r, &unreadable, &mut out)?;
+    // a file git left unmerged is told of once, above, with what git did
+    let skipped: Vec<FileKind> = (FileKind::ALL.into_iter())
+        .filter(|f| {
+            unreadable.contains(f)
+                || unmerged
+                    .iter()
+                    .any(|u| Path::new(u).ends_with(ws.file_name(*f)))
+        })
+        .collect();
+    file_findings(ws, &r, &skipped, &mut out)?;
     for b in super::super::query::unclosed_fences(ws)? {
         out.push(finding(
             Level::Warn,
@@ -66,16 +75,25 @@ pub(super) fn check(ws: &Workspace, env: &[(String, String)]) -> Result<Vec<Find
     Ok(out)
 }
 
-/// Files git left unmerged, and a lock of git's index left by a trilogy that is gone.
-fn git_findings(ws: &Workspace, out: &mut Vec<Finding>) {
-    for f in super::super::gitmerge::unmerged(ws) {
+/// Files git left unmerged (returned), a clone whose git lacks the driver `.gitattributes`
+/// asks for, and a lock of git's index left by a trilogy that is gone.
+fn git_findings(ws: &Workspace, out: &mut Vec<Finding>) -> Vec<String> {
+    use super::super::gitmerge::{self, Driver};
+    let unmerged = gitmerge::unmerged(ws);
+    for f in &unmerged {
         out.push(finding(
             Level::Error,
             "git",
-            format!(
-                "{f} is unmerged: git could not run the merge driver and kept one side only; committing it now drops the other branch's entries"
-            ),
-            "run `trilogy resolve` (it merges the file by entry and stages it); then `trilogy install git` records this binary's path so git finds the driver",
+            format!("{f} is unmerged: {}", gitmerge::what_git_did(ws, f)),
+            "run `trilogy resolve`: it merges git's three versions by entry, writes the file and stages it (markers stay only where both sides changed one PROJECT section)",
+        ));
+    }
+    if ws.git().map(gitmerge::driver) == Some(Driver::Missing) {
+        out.push(finding(
+            Level::Warn,
+            "git",
+            ".gitattributes names merge=trilogy, but this clone's git has no trilogy merge driver: a pull merges memory files line by line and conflicts".to_string(),
+            "run any trilogy command here (it sets the driver up in .git/config, running this trilogy), or `trilogy install git`",
         ));
     }
     if let Some(lock) = ws.git().and_then(crate::workspace::stale_git_lock) {
@@ -89,6 +107,7 @@ fn git_findings(ws: &Workspace, out: &mut Vec<Finding>) {
             "run `trilogy doctor --fix` (or any trilogy command): it removes a lock of trilogy's whose process is gone, never git's own",
         ));
     }
+    unmerged
 }
 
 /// The memory files that are not readable files, each with its finding.

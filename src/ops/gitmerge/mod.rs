@@ -16,9 +16,12 @@ use serde::Serialize;
 use crate::error::{Error, Result};
 use crate::markdown::{self, Doc, is_pointer_line, merge_entries, merge_sections};
 use crate::model::{FileKind, heading_date, section_key};
-use crate::workspace::{Workspace, write_atomic};
+use crate::workspace::{Workspace, repository_config, write_atomic};
 
 mod on_top;
+mod team;
+
+pub use team::{Driver, configure_missing, driver, own_command, what_git_did};
 
 /// What the driver did.
 #[derive(Debug, Clone, Serialize)]
@@ -159,29 +162,32 @@ pub fn install_git(
     );
     let outcome = crate::workspace::ensure_region(&attrs, ATTR_START, ATTR_END, &region)?;
     done.push(format!("{:?} {}", outcome, attrs.display()).to_lowercase());
-    git(
-        root,
-        &[
-            "config",
-            "--local",
-            "merge.trilogy.name",
-            "trilogy memory files (merge by entry)",
-        ],
-    )?;
-    git(
-        root,
-        &[
-            "config",
-            "--local",
-            "merge.trilogy.driver",
-            &format!(
-                "{} merge-driver %O %A %B %P",
-                super::install::shell::posix_quote(command)
-            ),
-        ],
-    )?;
+    set_driver(root, command)?;
     done.push("set merge.trilogy.driver in the repository config".into());
     Ok(done)
+}
+
+/// The repository-local config of the driver, running `command`.
+fn set_driver(root: &Path, command: &str) -> Result<()> {
+    let name = "trilogy memory files (merge by entry)";
+    git(root, &["config", "--local", "merge.trilogy.name", name])?;
+    let line = format!(
+        "{} merge-driver %O %A %B %P",
+        super::install::shell::posix_quote(command)
+    );
+    git(root, &["config", "--local", "merge.trilogy.driver", &line])?;
+    Ok(())
+}
+
+/// `install git` for `init` and `install <host>` in a git work tree: the `.gitattributes`
+/// lines (committed, so every clone asks for the driver) and this clone's driver, running
+/// this binary. Nothing outside a repository.
+pub fn set_up(ws: &Workspace, path: Option<&str>) -> Result<Vec<String>> {
+    let Some(root) = ws.git().filter(|r| repository_config(r).is_some()) else {
+        return Ok(Vec::new());
+    };
+    let memory_dir = &ws.config.memory_dir_name;
+    install_git(root, memory_dir, &own_command(), path, false)
 }
 
 /// Where git will find the driver `command`: a path is checked to be an executable file, a bare

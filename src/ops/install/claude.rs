@@ -110,8 +110,37 @@ pub(super) fn install(opts: &InstallOptions, rec: &mut Record, plan: &mut Plan) 
     mcp.save(plan, rec);
     if opts.scope == Scope::Project {
         super::add_pointer(opts, "CLAUDE.md", rec, plan)?;
+        if local_settings_tracked_by_git(opts) {
+            let block = format!("{IGNORE_START}\n{LOCAL_SETTINGS}\n{IGNORE_END}\n");
+            let markers = (IGNORE_START, IGNORE_END);
+            super::add_region(opts, ".gitignore", markers, &block, rec, plan)?;
+        }
     }
     Ok(())
+}
+
+/// The file Claude Code writes into the project when a person approves its MCP servers: that
+/// person's choices, never the team's.
+const LOCAL_SETTINGS: &str = ".claude/settings.local.json";
+const IGNORE_START: &str = "# trilogy:start";
+const IGNORE_END: &str = "# trilogy:end";
+
+/// In a git work tree whose ignore rules (the project's, the user's) do not yet ignore
+/// [`LOCAL_SETTINGS`]; outside one, or without git, nothing is said.
+fn local_settings_tracked_by_git(opts: &InstallOptions) -> bool {
+    let ask = |args: &[&str]| {
+        std::process::Command::new("git")
+            .arg("-C")
+            .arg(&opts.root)
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .ok()
+            .and_then(|s| s.code())
+    };
+    ask(&["rev-parse", "--is-inside-work-tree"]) == Some(0)
+        && ask(&["check-ignore", "-q", "--no-index", LOCAL_SETTINGS]) == Some(1)
 }
 
 pub(super) fn uninstall(opts: &InstallOptions, rec: &Record, plan: &mut Plan) -> Result<()> {
@@ -124,6 +153,8 @@ pub(super) fn uninstall(opts: &InstallOptions, rec: &Record, plan: &mut Plan) ->
     server::uninstall(opts, plan, mcp_path(opts), "mcpServers", &entry(opts), rec)?;
     if opts.scope == Scope::Project {
         super::remove_pointer(opts, "CLAUDE.md", true, rec, plan)?;
+        let markers = (IGNORE_START, IGNORE_END);
+        super::remove_region(opts, ".gitignore", markers, false, rec, plan)?;
     }
     Ok(())
 }

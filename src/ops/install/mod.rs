@@ -320,15 +320,30 @@ fn give_back(rec: &Record, plan: &mut Plan) -> Result<()> {
 
 /// Keep the boot block in the host's pointer file `name` at the project root.
 fn add_pointer(opts: &InstallOptions, name: &str, rec: &mut Record, plan: &mut Plan) -> Result<()> {
+    add_region(
+        opts,
+        name,
+        (BOOT_START, BOOT_END),
+        &opts.boot_block,
+        rec,
+        plan,
+    )
+}
+
+/// Put `block` (between `markers`) into the project's file `name`, recorded so uninstall takes
+/// it out again.
+fn add_region(
+    opts: &InstallOptions,
+    name: &str,
+    markers: (&str, &str),
+    block: &str,
+    rec: &mut Record,
+    plan: &mut Plan,
+) -> Result<()> {
     let md = settings::confine(opts, opts.root.join(name))?;
     let text = plan.read(&md)?;
-    let (new, outcome) = crate::workspace::with_region(
-        &md,
-        text.as_deref(),
-        BOOT_START,
-        BOOT_END,
-        &opts.boot_block,
-    )?;
+    let (start, end) = markers;
+    let (new, outcome) = crate::workspace::with_region(&md, text.as_deref(), start, end, block)?;
     if matches!(outcome, BootOutcome::Created | BootOutcome::Appended) {
         rec.note_region(&md, "", text.as_deref());
     }
@@ -345,6 +360,19 @@ fn remove_pointer(
     rec: &Record,
     plan: &mut Plan,
 ) -> Result<()> {
+    remove_region(opts, name, (BOOT_START, BOOT_END), fallback, rec, plan)
+}
+
+/// Take the region between `markers` out of `name` when install put it there (without a
+/// record: `fallback`); the file goes when nothing else is left in it.
+fn remove_region(
+    opts: &InstallOptions,
+    name: &str,
+    markers: (&str, &str),
+    fallback: bool,
+    rec: &Record,
+    plan: &mut Plan,
+) -> Result<()> {
     let md = settings::confine(opts, opts.root.join(name))?;
     if !rec.undo(Made::Region, &md, "", fallback) {
         return Ok(());
@@ -353,7 +381,8 @@ fn remove_pointer(
         return Ok(());
     };
     let tail = rec.tail(&md);
-    if let Some(rest) = crate::workspace::without_region(&md, &text, BOOT_START, BOOT_END, tail)? {
+    let (start, end) = markers;
+    if let Some(rest) = crate::workspace::without_region(&md, &text, start, end, tail)? {
         let gone = rest.trim().is_empty() && rec.undo(Made::File, &md, "", true);
         plan.change(&md, Some(text), Some(rest).filter(|_| !gone));
     }

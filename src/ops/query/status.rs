@@ -103,8 +103,11 @@ pub struct Status {
     pub secrets: Vec<crate::ops::secrets::Sighting>,
     /// PROJECT.md lagging behind the logs (see `session_block::staleness`).
     pub stale: Option<crate::ops::session_block::Staleness>,
-    /// Memory files git left unmerged (its merge driver did not run): `trilogy resolve`.
+    /// Memory files git left unmerged: `trilogy resolve`.
     pub unmerged: Vec<String>,
+    /// What git did with each of `unmerged`, in its order.
+    #[serde(skip)]
+    pub unmerged_how: Vec<&'static str>,
     /// Saves made from an older copy, whose missing entries trilogy kept (each shown once).
     pub kept: Vec<Event>,
     /// Lines of a PROJECT.md or USER.md section that a save and another writer changed
@@ -182,6 +185,7 @@ pub fn status(ws: &Workspace) -> Result<Status> {
             })?,
             secrets: crate::ops::secrets::in_files(r, ws.lang())?,
             unmerged: Vec::new(),
+            unmerged_how: Vec::new(),
             kept: (r.events(KEPT_LOOKBACK)?.into_iter())
                 .filter(|e| e.op == "kept")
                 .collect(),
@@ -197,6 +201,9 @@ pub fn status(ws: &Workspace) -> Result<Status> {
     status.unparseable = out.report.unparseable;
     status.unclosed = super::unclosed_fences(ws)?;
     status.unmerged = crate::ops::gitmerge::unmerged(ws);
+    status.unmerged_how = (status.unmerged.iter())
+        .map(|f| crate::ops::gitmerge::what_git_did(ws, f))
+        .collect();
     status.siblings = crate::ops::sibling::list(ws);
     if !ws.is_user() {
         status.section_conflicts.extend(user_conflicts(ws));

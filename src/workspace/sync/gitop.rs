@@ -156,6 +156,18 @@ pub(super) fn git_dir(root: &Path) -> Option<PathBuf> {
     None
 }
 
+/// The repository's own config file (`config` in the common git folder, shared by every work
+/// tree), read from the file; `None` outside a repository or when it cannot be read.
+pub fn repository_config(root: &Path) -> Option<String> {
+    let gd = git_dir(root)?;
+    let common = match small_text(&gd.join("commondir")) {
+        Some(t) if Path::new(t.trim()).is_absolute() => PathBuf::from(t.trim()),
+        Some(t) => gd.join(t.trim()),
+        None => gd,
+    };
+    crate::base::fence::read_small_text(&common.join("config"), 1 << 20)
+}
+
 /// The git operation under way in the repository holding `root`, if any.
 pub fn in_progress(root: &Path) -> Option<&'static str> {
     let dir = git_dir(root)?;

@@ -9,6 +9,7 @@ use std::process::Command;
 use common::{Ws, headings, text};
 
 mod commit_day;
+mod team_clones;
 mod with_driver;
 mod without_driver;
 

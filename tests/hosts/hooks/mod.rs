@@ -197,6 +197,7 @@ fn run_installed(ws: &Ws, settings: &Value, event: &str, env_var: &str, payload:
         .env("XDG_STATE_HOME", ws.state.path())
         .env("XDG_DATA_HOME", ws.data_home())
         .env(common::CEILING, common::ceiling())
+        .envs(common::LOCALE)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

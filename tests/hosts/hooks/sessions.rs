@@ -28,6 +28,7 @@ fn host_sequence_start_prompt_tool_stop_prompt_compact() {
             .env("XDG_STATE_HOME", ws.state.path())
             .env("XDG_DATA_HOME", ws.data_home())
             .env(common::CEILING, common::ceiling())
+            .envs(common::LOCALE)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
