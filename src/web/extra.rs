@@ -8,7 +8,7 @@ use axum::http::Method;
 use serde_json::json;
 
 use super::api::{open_to_read, root_of};
-use super::{ApiError, ApiResult, App, Request, to_json, wrong_method};
+use super::{ApiError, ApiResult, App, Request, says, to_json, wrong_method};
 use crate::index::{ArchiveMode, SearchQuery};
 
 const ENDPOINTS: [&str; 6] = ["info", "search", "events", "sessions", "history", "weeks"];
@@ -62,7 +62,9 @@ fn info(app: &App) -> ApiResult {
 /// `GET /search?root=&q=&limit=`.
 fn search(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
-    let q = req.param("q").ok_or_else(|| ApiError::bad("缺少 q 参数"))?;
+    let q = req
+        .param("q")
+        .ok_or_else(|| ApiError::bad(says("缺少 q 参数", "missing the q parameter")))?;
     let limit = req.number("limit", 5, 1..=20)?;
     let ws = open_to_read(app, &root, true)?;
     let out = crate::ops::search::search(
