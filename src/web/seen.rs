@@ -62,7 +62,8 @@ fn change(app: &App, req: &Request) -> ApiResult {
     Ok(json!({ "change": ops::panel::change(&ws)? }))
 }
 
-/// `GET /attention?root=`: what waits for a person, each with where it is handled.
+/// `GET /attention?root=&host=`: what waits for a person, each with where it is handled, and
+/// the ledger line of `host`'s block.
 fn attention(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let ws = open_to_read(app, &root, true)?;
@@ -90,7 +91,8 @@ fn attention(app: &App, req: &Request) -> ApiResult {
     } else {
         None
     };
-    let ledger_line = ops::seen::ledger_line(&ws)?;
+    // the ledger of the host the page shows, with that host's limit
+    let ledger_line = ops::seen::ledger_line(&ws, req.param("host"))?;
     Ok(json!({
         "reports_open": listing.reports.len(),
         "proposals_pending": listing.proposals.len(),

@@ -148,6 +148,8 @@ window.trilogyViews = (ctx) => {
                 "td",
                 null,
                 h("div", { class: "tp-strong" }, e.heading || e.id),
+                // what the entry says: a session's Done, a decision's choice
+                e.first_line ? h("div", { class: "tp-inject-line" }, e.first_line) : null,
                 // the file again under the entry, for a screen too narrow for its column
                 h("div", { class: "tp-meta" }, [e.area, h("span", { class: "tp-file-inline" }, e.file || "")].filter(Boolean).flatMap((x, i) => (i ? [" · ", x] : [x]))),
               ),

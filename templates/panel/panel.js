@@ -952,7 +952,7 @@
   async function loadAttention(root) {
     if (!root) return;
     const [attention, review] = await Promise.all([
-      get("/attention", { root }).then((data) => ({ root, data }), (e) => ({ root, error: messageOf(e) })),
+      get("/attention", { root, host: state.injectHost || undefined }).then((data) => ({ root, data }), (e) => ({ root, error: messageOf(e) })),
       get("/review", { root }).then((data) => ({ root, data }), (e) => ({ root, error: messageOf(e) })),
     ]);
     if (state.selected !== root) return;
@@ -1386,8 +1386,12 @@
   function renderStrip() {
     const slot = state.attention && state.attention.root === state.selected ? state.attention : null;
     const data = slot && slot.data;
-    const ledger = (data && data.ledger_line) || (state.injection && state.injection.data && state.injection.data.ledger_line) || "";
+    // the block of the host picked in the agent view, with that host's limit: its account's
+    // line once read, the attention answer's (asked for that host) before
+    const shown = state.injection && state.injection.root === state.selected && state.injection.data;
+    const ledger = (shown && shown.ledger_line) || (data && data.ledger_line) || "";
     $("ledger-line").textContent = ledger;
+    $("ledger-line").dataset.host = (shown && shown.host) || state.injectHost || "cli";
     $("ledger-line").hidden = ledger === "";
     if (!data) return fill($("attention"));
     const doctor = data.doctor || {};
