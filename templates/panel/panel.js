@@ -191,6 +191,11 @@
       droppedDecisions: (n, from) => `决策 ${n} 条${from ? `（从 ${from} 往下）` : ""}`,
       droppedSessions: (n) => `日志 ${n} 条`,
       sessionEnded: "已结束",
+      givenShow: "看它收到的原文",
+      givenHide: "收起原文",
+      givenBlock: (source) => `会话开头注入的原文${source ? `（${source}）` : ""}`,
+      givenNotice: "追加在提示后的提醒",
+      givenNone: "没有记下这个会话收到的原文（它早于这项记录）。",
       noHistory: "没有可恢复的条目：被删除、替换、取代、退役或归档的条目会出现在这里。",
       historyState: { archived: "已归档", removed: "已删除", replaced: "已替换", superseded: "已被取代", retired: "已退役" },
       restore: "恢复",
@@ -480,6 +485,11 @@
       droppedDecisions: (n, from) => `${n} decisions${from ? ` (from ${from} down)` : ""}`,
       droppedSessions: (n) => `${n} log entries`,
       sessionEnded: "ended",
+      givenShow: "Show what it was given",
+      givenHide: "Hide what it was given",
+      givenBlock: (source) => `Block injected${source ? ` (${source})` : ""}`,
+      givenNotice: "Notice added to a prompt",
+      givenNone: "What this session was given was not recorded (it predates the record).",
       noHistory: "Nothing to restore: removed, replaced, superseded, retired and archived entries show up here.",
       historyState: { archived: "archived", removed: "removed", replaced: "replaced", superseded: "superseded", retired: "retired" },
       restore: "Restore",
@@ -815,6 +825,7 @@
     armed: "", // the card id whose remove waits for its second click
     change: null, // the last change token read for the selected workspace
     viewStale: false, // the store changed while a form was open: its view is read on closing
+    given: null, // { root, id, data | error } of the agent session whose given text is open
   };
 
   const current = () => (state.workspaces || []).find((w) => w.root === state.selected) || null;
@@ -1138,6 +1149,7 @@
     state.viewStale = false;
     state.injectRows = TABLE_PAGE;
     state.injectStart = 0;
+    state.given = null;
     writeAddress();
   }
 
@@ -1989,9 +2001,49 @@
     return parts.length === 0 ? T.droppedNothing : parts.join(" · ");
   }
 
+  /** Open (or close) what agent session `id` was given word for word. */
+  async function toggleGiven(id) {
+    const root = state.selected;
+    if (state.given && state.given.root === root && state.given.id === id) {
+      state.given = null;
+      return renderInsight();
+    }
+    state.given = { root, id };
+    renderInsight();
+    try {
+      const data = await get("/given", { root, id });
+      if (state.given && state.given.id === id) state.given = { root, id, data };
+    } catch (failure) {
+      if (state.given && state.given.id === id) state.given = { root, id, error: messageOf(failure) };
+    }
+    renderInsight();
+  }
+
+  /** The blocks and notices a session was given, oldest first, each as its text. */
+  function givenRow(x) {
+    const g = state.given;
+    const items = list(g.data && g.data.items);
+    const body = g.error
+      ? h("p", { class: "tp-status tp-err" }, g.error)
+      : !g.data
+      ? h("p", { class: "tp-empty" }, T.loading)
+      : items.length === 0
+      ? h("p", { class: "tp-empty" }, T.givenNone)
+      : items.map((item) =>
+          h(
+            "div",
+            { class: "tp-given-item", "data-kind": item.kind },
+            h("div", { class: "tp-meta" }, `${item.kind === "block" ? T.givenBlock(item.source) : T.givenNotice} · ${stamp(item.at)}`),
+            h("pre", { class: "tp-pre tp-given-text", tabindex: "0" }, item.text || ""),
+          ),
+        );
+    return h("tr", { class: "tp-given", "data-session": x.id }, h("td", { colspan: "3" }, body));
+  }
+
   function sessionsPane(data) {
     const sessions = Array.isArray(data) ? data : list(data && data.sessions);
     if (sessions.length === 0) return h("p", { class: "tp-empty" }, T.noSessions);
+    const open = (x) => !!state.given && state.given.root === state.selected && state.given.id === x.id;
     return h(
       "table",
       { class: "tp-table", id: "sessions-table" },
@@ -1999,7 +2051,7 @@
       h(
         "tbody",
         null,
-        sessions.slice(0, TABLE_PAGE).map((x) =>
+        sessions.slice(0, TABLE_PAGE).map((x) => [
           h(
             "tr",
             { class: "tp-session", "data-session": x.id },
@@ -2008,6 +2060,7 @@
               null,
               h("div", { class: "tp-strong" }, x.id),
               h("div", { class: "tp-meta" }, `${x.host || ""} · ${stamp(x.started_at)}${x.ended_at ? ` · ${T.sessionEnded}` : ""}`),
+              button({ class: "tp-btn tp-btn-mini tp-given-toggle", "aria-expanded": open(x) ? "true" : "false", onclick: () => toggleGiven(x.id) }, open(x) ? T.givenHide : T.givenShow),
             ),
             h(
               "td",
@@ -2017,7 +2070,8 @@
             ),
             h("td", { class: "tp-dropped" }, droppedText(x.dropped)),
           ),
-        ),
+          open(x) ? givenRow(x) : null,
+        ]),
       ),
     );
   }

@@ -28,6 +28,7 @@ mod agent_view;
 mod bundles;
 mod driver;
 mod fixes;
+mod given;
 mod live;
 mod looks;
 mod place;
