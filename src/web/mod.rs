@@ -5,7 +5,7 @@
 //! the page, `/trilogy/` is the page and its assets ([`assets`]), `/favicon.ico` its icon, and
 //! the other `/trilogy/<name>` paths are the JSON endpoints: the original plugin's ([`api`],
 //! [`writes`]) and ours ([`extra`]; the cards and fixes in place, [`cards`]; what the agents
-//! see and what waits for a person, [`seen`]). Answers are JSON
+//! see and what waits for a person, [`seen`]; recall's index, [`recall`]). Answers are JSON
 //! with `cache-control: no-store`; errors are `{ "error": "…" }` with the original's statuses,
 //! in the language of the workspace asked about ([`said`]), or the status of the failure's
 //! kind ([`crate::ErrorKind::http_status`]). Handlers run on the blocking pool and go through
@@ -17,6 +17,7 @@ mod assets;
 mod cards;
 mod extra;
 pub mod fence;
+mod recall;
 mod said;
 mod seen;
 mod writes;
@@ -84,6 +85,8 @@ pub(crate) struct App {
     /// `doctor`'s findings per root (judged in the background: at 100k entries it takes a
     /// second or two).
     pub doctors: Doctors,
+    /// Recall's indexing per root, started from the page.
+    pub indexings: recall::Indexings,
 }
 
 /// See [`App::doctors`].
@@ -345,6 +348,7 @@ async fn dispatch(
         && !extra::is_endpoint(name)
         && !cards::is_endpoint(name)
         && !seen::is_endpoint(name)
+        && !recall::is_endpoint(name)
     {
         return unknown(path);
     }
@@ -376,6 +380,7 @@ async fn dispatch(
             .or_else(|| extra::route(&app, &req))
             .or_else(|| cards::route(&app, &req))
             .or_else(|| seen::route(&app, &req))
+            .or_else(|| recall::route(&app, &req))
             .unwrap_or_else(|| {
                 Err(ApiError::new(
                     404,
@@ -482,6 +487,7 @@ pub fn serve(opts: Options, announce: impl FnOnce(&Launch) -> Result<()>) -> Res
             activity: Mutex::new(HashMap::new()),
             lags: Default::default(),
             doctors: Arc::default(),
+            indexings: Arc::default(),
         });
         api::seed(&app);
         let token_file = keep_token(&app.env, port, &token);

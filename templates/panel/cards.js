@@ -12,7 +12,7 @@
 
 window.trilogyViews = (ctx) => {
   const { T, state, $, h, button, list, stamp, get, post, act, busy, render, afterWrite, setStatus, messageOf } = ctx;
-  const { mayDrop, landed, actorChip, loadInjection, loadCards, refreshView } = ctx;
+  const { mayDrop, landed, actorChip, loadInjection, loadCards, indexRecall, refreshView } = ctx;
   const { ARCHIVE, HOSTS, PAGE, TABLE_PAGE, AUTO_PAGE_LIMIT, CARD_WINDOW, TABLE_WINDOW, IN_USE_DAYS } = ctx;
 
   // ---------------------------------------------------------------------------------------
@@ -294,6 +294,9 @@ window.trilogyViews = (ctx) => {
           ),
       h("h3", { class: "tp-label" }, T.recall),
       h("p", { class: "tp-hint", id: "recall-state" }, recall ? T.recallText(recall) : T.attRecall(false, 0)),
+      recall && recall.pending_files > 0
+        ? button({ id: "recall-index-now", disabled: !!(state.recallIndex && state.recallIndex.running), onclick: indexRecall }, T.recallIndexNow)
+        : null,
       recall ? list(recall.messages).map((m) => h("p", { class: "tp-meta" }, typeof m === "string" ? m : JSON.stringify(m))) : null,
     );
   }

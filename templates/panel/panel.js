@@ -240,6 +240,11 @@
       attDoctor: (e, w) => `体检 ${e} 错 · ${w} 警告`,
       attDoctorPending: "体检中…",
       attRecall: (on, stale) => (on ? (stale > 0 ? `召回索引 ${stale} 个文件待索引` : "召回索引是新的") : "召回未开启"),
+      recallIndexTitle: "点一下就开始索引这些文件",
+      recallIndexNow: "现在索引",
+      recallIndexing: (done, total) => (total > 0 ? `召回索引中 ${done}/${total} 个文件…` : "召回索引中…"),
+      recallIndexed: (n) => (n > 0 ? `召回索引已更新，还有 ${n} 个文件没能索引` : "召回索引已更新"),
+      recallIndexFailed: (message) => `召回索引失败：${message}`,
       proposals: "待定提议",
       reports: "报告",
       doctor: "体检",
@@ -532,6 +537,11 @@
       attDoctor: (e, w) => `doctor: ${e} errors · ${w} warnings`,
       attDoctorPending: "doctor: checking…",
       attRecall: (on, stale) => (on ? (stale > 0 ? `recall: ${stale} files to index` : "recall index current") : "recall off"),
+      recallIndexTitle: "Click to index these files now",
+      recallIndexNow: "Index now",
+      recallIndexing: (done, total) => (total > 0 ? `recall: indexing ${done}/${total} files…` : "recall: indexing…"),
+      recallIndexed: (n) => (n > 0 ? `Recall index updated; ${n} files could not be indexed` : "Recall index updated"),
+      recallIndexFailed: (message) => `Recall indexing failed: ${message}`,
       proposals: "Pending proposals",
       reports: "Reports",
       doctor: "Doctor",
@@ -825,6 +835,7 @@
     armed: "", // the card id whose remove waits for its second click
     change: null, // the last change token read for the selected workspace
     viewStale: false, // the store changed while a form was open: its view is read on closing
+    recallIndex: null, // { root, running, done, total, error } while recall's index is brought up to date
     given: null, // { root, id, data | error } of the agent session whose given text is open
   };
 
@@ -970,6 +981,35 @@
     state.attention = attention;
     state.review = review;
     if (attention.data && attention.data.doctor && attention.data.doctor.pending) awaitDoctor(root);
+  }
+
+  /** Bring recall's index up to the transcripts (the server indexes on a thread of its own),
+   * showing how many files are read, then read the attention counts again. */
+  async function indexRecall() {
+    const root = state.selected;
+    if (!root || (state.recallIndex && state.recallIndex.running)) return;
+    try {
+      const started = await post("/recall-index", { root });
+      state.recallIndex = { root, ...started.indexing };
+      renderAround();
+      for (;;) {
+        const now = await get("/recall-index", { root });
+        if (state.selected !== root) return;
+        state.recallIndex = { root, ...now.indexing };
+        if (!now.indexing.running) break;
+        renderAround();
+        await new Promise((done) => setTimeout(done, 300));
+      }
+      await loadAttention(root);
+      const left = state.attention && state.attention.data && state.attention.data.recall;
+      if (state.recallIndex.error) setStatus("err", T.recallIndexFailed(state.recallIndex.error));
+      else setStatus("ok", T.recallIndexed((left && left.pending_files) || 0));
+    } catch (failure) {
+      state.recallIndex = null;
+      setStatus("err", T.recallIndexFailed(messageOf(failure)));
+    }
+    state.recallIndex = state.recallIndex && { ...state.recallIndex, running: false };
+    render();
   }
 
   /** Doctor's findings are judged in the background at the server: ask again shortly, and
@@ -1149,6 +1189,7 @@
     state.viewStale = false;
     state.injectRows = TABLE_PAGE;
     state.injectStart = 0;
+    state.recallIndex = null;
     state.given = null;
     writeAddress();
   }
@@ -1420,20 +1461,31 @@
       doctor.pending
         ? { key: "doctor", n: 0, text: T.attDoctorPending, tab: "attention" }
         : { key: "doctor", n: errors + warnings, text: T.attDoctor(errors, warnings), tab: "attention", tone: errors > 0 ? "off" : "warn" },
-      recall
-        ? { key: "recall", n: recall.pending_files > 0 || !recall.complete ? 1 : 0, text: T.attRecall(true, recall.pending_files || 0), tab: "attention" }
-        : { key: "recall", n: 0, text: T.attRecall(false, 0), tab: "attention" },
+      recallItem(recall),
     ].filter(Boolean);
     fill(
       $("attention"),
       items.map((item) =>
-        viewLink(
+        item.act
+          ? button({ class: "tp-att", id: "recall-index", title: T.recallIndexTitle, "data-att": item.key, "data-count": item.n, "data-tone": item.running ? "busy" : "warn", "aria-busy": item.running ? "true" : false, disabled: item.running, onclick: item.act }, item.text)
+          : viewLink(
           item.tab,
           { class: "tp-att", "data-att": item.key, "data-count": item.n, "data-tone": item.n > 0 ? item.tone || "warn" : "ok" },
           item.text,
         ),
       ),
     );
+  }
+
+  /** The strip's recall item: files waiting to be indexed make it the button that indexes
+   * them, and while that runs it says how far it got. */
+  function recallItem(recall) {
+    const run = state.recallIndex && state.recallIndex.root === state.selected && state.recallIndex.running ? state.recallIndex : null;
+    if (run) return { key: "recall", n: 1, text: T.recallIndexing(run.done || 0, run.total || 0), act: indexRecall, running: true };
+    if (!recall) return { key: "recall", n: 0, text: T.attRecall(false, 0), tab: "attention" };
+    const pending = recall.pending_files || 0;
+    if (pending > 0) return { key: "recall", n: 1, text: T.attRecall(true, pending), act: indexRecall };
+    return { key: "recall", n: recall.complete ? 0 : 1, text: T.attRecall(true, 0), tab: "attention" };
   }
 
   /** The staleness reading: the attention answer's, else the one `/files` carries. */
@@ -2240,6 +2292,7 @@
       actorChip,
       loadInjection,
       loadCards,
+      indexRecall,
       refreshView: () => loadView(state.selected).then(render),
       ARCHIVE,
       HOSTS,

@@ -32,6 +32,7 @@ mod given;
 mod live;
 mod looks;
 mod place;
+mod recall;
 mod workspaces;
 
 use driver::{Browser, row};
