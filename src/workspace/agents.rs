@@ -140,19 +140,51 @@ pub fn give(ws: &Workspace, id: &str, item: GivenItem) -> Result<()> {
         items: Vec::new(),
     });
     g.items.push(item);
-    if g.items.len() > GIVEN_KEPT + 1 {
-        let first = g.items.iter().position(|i| i.kind == "block");
-        let cut = g.items.len() - GIVEN_KEPT;
-        let mut kept: Vec<GivenItem> = first
-            .filter(|f| *f < cut)
-            .map(|f| g.items[f].clone())
-            .into_iter()
-            .collect();
-        kept.extend(g.items.drain(cut..));
-        g.items = kept;
-    }
+    g.items = kept(std::mem::take(&mut g.items));
     let path = given_path(ws, id)?;
     let bytes = serde_json::to_vec(&g).map_err(|e| Error::Internal(e.to_string()))?;
     use crate::base::write::{Whole, write_whole};
     write_whole(&path, &bytes, Whole::Private).map_err(|e| Error::io(&path, e))
+}
+
+/// The items kept of `items`: the first block, and the latest [`GIVEN_KEPT`].
+fn kept(mut items: Vec<GivenItem>) -> Vec<GivenItem> {
+    if items.len() <= GIVEN_KEPT + 1 {
+        return items;
+    }
+    let cut = items.len() - GIVEN_KEPT;
+    let first = (items.iter().position(|i| i.kind == "block")).filter(|f| *f < cut);
+    let mut out: Vec<GivenItem> = first.map(|f| items[f].clone()).into_iter().collect();
+    out.extend(items.drain(cut..));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(kind: &str, n: usize) -> GivenItem {
+        GivenItem {
+            at: format!("2026-12-01T00:00:{n:02}Z"),
+            kind: kind.into(),
+            source: None,
+            text: format!("{kind} {n}"),
+        }
+    }
+
+    #[test]
+    fn a_long_session_keeps_its_first_block_and_its_latest_items() {
+        let short: Vec<_> = (0..=GIVEN_KEPT).map(|n| item("notice", n)).collect();
+        assert_eq!(kept(short.clone()), short, "nothing dropped under the cap");
+        let mut long = vec![item("block", 0)];
+        long.extend((1..100).map(|n| item("notice", n)));
+        let out = kept(long);
+        assert_eq!(out.len(), GIVEN_KEPT + 1);
+        assert_eq!(out[0].text, "block 0", "the session's start stays");
+        assert_eq!(out[1].text, format!("notice {}", 100 - GIVEN_KEPT));
+        assert_eq!(out.last().unwrap().text, "notice 99");
+        // no block among them: only the latest
+        let notices: Vec<_> = (0..100).map(|n| item("notice", n)).collect();
+        assert_eq!(kept(notices).len(), GIVEN_KEPT);
+    }
 }
