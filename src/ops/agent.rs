@@ -189,12 +189,38 @@ pub fn inject(
         st.seen_event = r.last_event_seq()?;
         st.turn_start_event = st.seen_event;
         st.ended_at = None;
+        if injected {
+            given(ws, id, &now, "block", Some(source.as_str()), &block.text);
+        }
+        if let Some(n) = &notice {
+            given(ws, id, &now, "notice", None, n);
+        }
         Ok(Injection {
             injected,
             block,
             notice,
         })
     })
+}
+
+/// Keep what session `id` was given, for a person to read back (`trilogy serve`'s sessions);
+/// best effort: a record that cannot be written costs the hook nothing.
+fn given(ws: &Workspace, id: &str, at: &str, kind: &str, source: Option<&str>, text: &str) {
+    let item = agents::GivenItem {
+        at: at.to_string(),
+        kind: kind.to_string(),
+        source: source.map(str::to_string),
+        text: text.to_string(),
+    };
+    if let Err(e) = agents::give(ws, id, item) {
+        tracing::debug!(error = %e, "what the session was given is not kept");
+    }
+}
+
+/// What agent session `id` was given word for word, oldest first: each block and each notice.
+pub fn given_to(ws: &Workspace, id: &str) -> Result<Vec<agents::GivenItem>> {
+    validate_id(id)?;
+    Ok(agents::given(ws, id)?.map_or_else(Vec::new, |g| g.items))
 }
 
 /// Changes made by others since the session last looked: their events, oldest first.
@@ -283,6 +309,8 @@ fn pending(
             parts.push(inj.block.text);
         }
     }
+    // what comes after a block given here is this prompt's notice
+    let notices_from = parts.len();
     with_session(ws, host, id, |r, st| {
         if st.nudge_owed {
             parts.push(texts(ws.lang()).nudge.to_string());
@@ -306,6 +334,10 @@ fn pending(
             st.turn_start_event = st.seen_event;
             st.work_this_turn = false;
             st.wrote_this_turn = false;
+        }
+        if parts.len() > notices_from {
+            let notice = parts[notices_from..].join("\n\n");
+            given(ws, id, &ws.clock.now(), "notice", None, &notice);
         }
         Ok((!parts.is_empty()).then(|| parts.join("\n\n")))
     })

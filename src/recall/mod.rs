@@ -337,6 +337,15 @@ pub fn recall(
     })
 }
 
+/// Bring the index up to the transcripts now, committing everything new (a recall leaves a
+/// turn or two to be read from memory): what a person asks for when the status says files are
+/// pending. `progress` hears the files read so far of those found.
+pub fn index_now(ws: &Workspace, progress: &mut dyn FnMut(usize, usize)) -> Result<()> {
+    let dir = dir(ws)?;
+    topup::top_up_all(ws, &dir, progress)?;
+    Ok(())
+}
+
 /// How complete the index is.
 #[derive(Debug, Clone, Serialize)]
 pub struct Status {

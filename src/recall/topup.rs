@@ -23,6 +23,26 @@ pub fn top_up(
     dir: &Path,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Result<(Index, index::Fields, Vec<index::Doc>)> {
+    top_up_leaving(ws, dir, progress, SMALL_TAIL)
+}
+
+/// [`top_up`] committing everything new, however little (asked for by a person, who then
+/// reads the index's status: nothing is left pending that could be read).
+pub fn top_up_all(
+    ws: &Workspace,
+    dir: &Path,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(Index, index::Fields, Vec<index::Doc>)> {
+    top_up_leaving(ws, dir, progress, 0)
+}
+
+/// [`top_up`], leaving up to `small_tail` new messages uncommitted.
+fn top_up_leaving(
+    ws: &Workspace,
+    dir: &Path,
+    progress: &mut dyn FnMut(usize, usize),
+    small_tail: usize,
+) -> Result<(Index, index::Fields, Vec<index::Doc>)> {
     let Some(places) = ws.config.recall.clone() else {
         let (idx, f, _) = index::open(dir)?;
         return Ok((idx, f, Vec::new()));
@@ -56,6 +76,7 @@ pub fn top_up(
         found,
         root,
         gemini,
+        small_tail,
     };
     // a manifest that does not go with the index's last commit cannot be read on from
     let matched = seen.generation == index::committed(&idx);
@@ -91,6 +112,9 @@ struct Pass<'a> {
     root: PathBuf,
     /// Gemini's hashes of this project's folders.
     gemini: Vec<String>,
+    /// Up to this many new messages in files already indexed are searched from memory rather
+    /// than committed.
+    small_tail: usize,
 }
 
 /// What a top-up found without taking the writer.
@@ -139,6 +163,7 @@ impl Pass<'_> {
         let mut out = Vec::new();
         for (i, src) in self.found.iter().enumerate() {
             progress(i, total);
+            crate::base::fault::pause_point("recall-file");
             let key = src.path.display().to_string();
             if let Some(x) =
                 index::read_new(src, manifest.files.get(&key), &self.root, &self.gemini)
@@ -182,7 +207,7 @@ impl Pass<'_> {
             }
             return Ok(Light::Done(Vec::new()));
         }
-        if quiet && new <= SMALL_TAIL {
+        if quiet && new <= self.small_tail {
             return Ok(Light::Done(
                 fresh.into_iter().flat_map(|x| x.docs).collect(),
             ));

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use axum::http::Method;
 use serde_json::{Value, json};
 
-use super::{ApiError, ApiResult, App, Phase, Request, now_ms, wrong_method};
+use super::{ApiError, ApiResult, App, Phase, Request, now_ms, says, wrong_method};
 use crate::model::{FileKind, SECTIONS, heading_date};
 use crate::registry;
 use crate::workspace::{BootOutcome, Workspace};
@@ -62,10 +62,13 @@ pub(super) fn root_of(req: &Request) -> Result<PathBuf, ApiError> {
     let root = req
         .param("root")
         .or_else(|| req.str_field("root"))
-        .ok_or_else(|| ApiError::bad("缺少 root 参数"))?;
+        .ok_or_else(|| ApiError::bad(says("缺少 root 参数", "missing the root parameter")))?;
     let p = PathBuf::from(root);
     if !p.is_absolute() {
-        return Err(ApiError::bad(format!("root 必须是绝对路径：{root}")));
+        return Err(ApiError::bad(says(
+            format!("root 必须是绝对路径：{root}"),
+            format!("root must be an absolute path: {root}"),
+        )));
     }
     // `/w/x/` and `/w/./x` name the registry's `/w/x`
     Ok(p.components().collect())
@@ -74,7 +77,10 @@ pub(super) fn root_of(req: &Request) -> Result<PathBuf, ApiError> {
 /// The workspace at `root` (which must be a folder).
 pub(super) fn open(app: &App, root: &Path) -> Result<std::sync::Arc<Workspace>, ApiError> {
     if !root.is_dir() {
-        return Err(ApiError::bad(format!("没有这个文件夹：{}", root.display())));
+        return Err(ApiError::bad(says(
+            format!("没有这个文件夹：{}", root.display()),
+            format!("no such folder: {}", root.display()),
+        )));
     }
     Ok(app.workspace(root)?)
 }
@@ -92,9 +98,15 @@ pub(super) fn open_to_read(
     if need_store && !ws.store_path().exists() {
         return Err(ApiError::new(
             409,
-            format!(
-                "{} 还没有存储：在那里运行任意 trilogy 命令（如 trilogy status）后再看",
-                root.display()
+            says(
+                format!(
+                    "{} 还没有存储：在那里运行任意 trilogy 命令（如 trilogy status）后再看",
+                    root.display()
+                ),
+                format!(
+                    "{} has no store yet: run any trilogy command there (trilogy status) and look again",
+                    root.display()
+                ),
             ),
         ));
     }
@@ -104,7 +116,12 @@ pub(super) fn open_to_read(
 /// The registry row of `root`, or the original's 400.
 pub(super) fn registered(app: &App, root: &Path) -> Result<registry::Row, ApiError> {
     let key = root.display().to_string();
-    registry::find(&app.env, &key).ok_or_else(|| ApiError::bad(format!("未记录的工作区：{key}")))
+    registry::find(&app.env, &key).ok_or_else(|| {
+        ApiError::bad(says(
+            format!("未记录的工作区：{key}"),
+            format!("not a recorded workspace: {key}"),
+        ))
+    })
 }
 
 fn millis(meta: &std::fs::Metadata) -> Option<i64> {
@@ -205,12 +222,12 @@ fn workspaces(app: &App) -> ApiResult {
 fn init(app: &App, req: &Request) -> ApiResult {
     let cwd = req
         .str_field("cwd")
-        .ok_or_else(|| ApiError::bad("缺少 cwd 参数"))?;
+        .ok_or_else(|| ApiError::bad(says("缺少 cwd 参数", "missing the cwd parameter")))?;
     let cwd = PathBuf::from(cwd);
     if !cwd.is_absolute() || !cwd.is_dir() {
-        return Err(ApiError::bad(format!(
-            "cwd 不是一个文件夹：{}",
-            cwd.display()
+        return Err(ApiError::bad(says(
+            format!("cwd 不是一个文件夹：{}", cwd.display()),
+            format!("cwd is not a folder: {}", cwd.display()),
         )));
     }
     let wanted = crate::workspace::Wanted {
@@ -222,9 +239,12 @@ fn init(app: &App, req: &Request) -> ApiResult {
     let root = located.root.clone();
     // a person asked for memory here; never in `/` or the home folder itself
     if root.parent().is_none() || home.as_deref().is_some_and(|h| h == root) {
-        return Err(ApiError::bad(format!(
-            "不在 {} 创建记忆：请在项目文件夹里运行",
-            root.display()
+        return Err(ApiError::bad(says(
+            format!("不在 {} 创建记忆：请在项目文件夹里运行", root.display()),
+            format!(
+                "no memory is made in {}: run it in a project folder",
+                root.display()
+            ),
         )));
     }
     let ws = app.workspace(&root)?;
@@ -483,13 +503,16 @@ fn last_recorded(ws: &Workspace) -> Option<i64> {
 fn forget(app: &App, req: &Request) -> ApiResult {
     let root = req
         .str_field("root")
-        .ok_or_else(|| ApiError::bad("缺少 root"))?
+        .ok_or_else(|| ApiError::bad(says("缺少 root", "missing root")))?
         .to_string();
     match registry::forget(&app.env, &root)? {
         Some(row) => Ok(json!({ "forgotten": root, "memoryDir": row.memory_dir })),
         None => Err(ApiError::new(
             404,
-            format!("注册表里没有这个工作区：{root}"),
+            says(
+                format!("注册表里没有这个工作区：{root}"),
+                format!("the registry holds no such workspace: {root}"),
+            ),
         )),
     }
 }

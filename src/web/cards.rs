@@ -8,7 +8,7 @@ use axum::http::Method;
 use serde_json::{Value, json};
 
 use super::api::{open, open_to_read, registered, root_of};
-use super::{ApiError, ApiResult, App, Request, to_json, wrong_method};
+use super::{ApiError, ApiResult, App, Request, says, to_json, wrong_method};
 use crate::error::{Error, ErrorKind};
 use crate::model::FileKind;
 use crate::ops::{self, fix};
@@ -47,9 +47,15 @@ fn entry_file(ws: &Workspace, name: &str) -> Result<FileKind, ApiError> {
         .into_iter()
         .find(|f| f.file_name() == name || ws.file_name(*f) == name)
         .ok_or_else(|| {
-            ApiError::bad(format!(
-                "file 必须是 DECISIONS.md、SESSIONS.md 或 {}：{name}",
-                FileKind::Archive.file_name()
+            ApiError::bad(says(
+                format!(
+                    "file 必须是 DECISIONS.md、SESSIONS.md 或 {}：{name}",
+                    FileKind::Archive.file_name()
+                ),
+                format!(
+                    "file must be DECISIONS.md, SESSIONS.md or {}: {name}",
+                    FileKind::Archive.file_name()
+                ),
             ))
         })
 }
@@ -78,7 +84,7 @@ fn revisions(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let key = req
         .param("key")
-        .ok_or_else(|| ApiError::bad("缺少 key 参数"))?;
+        .ok_or_else(|| ApiError::bad(says("缺少 key 参数", "missing the key parameter")))?;
     let ws = open_to_read(app, &root, true)?;
     to_json(&ops::panel::revisions(&ws, key)?)
 }
@@ -102,17 +108,20 @@ fn entry(app: &App, req: &Request) -> ApiResult {
     let ws = open(app, &root)?;
     let id = req
         .str_field("id")
-        .ok_or_else(|| ApiError::bad("缺少 id"))?;
+        .ok_or_else(|| ApiError::bad(says("缺少 id", "missing id")))?;
     let action = req.str_field("action").unwrap_or("");
     let version = req.str_field("version");
     let need_version = || {
         version.ok_or_else(|| {
-            ApiError::bad("缺少 version：请把读到这一条时 /entries 给出的 version 一起发回")
+            ApiError::bad(says(
+                "缺少 version：请把读到这一条时 /entries 给出的 version 一起发回",
+                "missing version: send back the version /entries gave with this entry",
+            ))
         })
     };
     let text = || {
         req.str_field("text")
-            .ok_or_else(|| ApiError::bad("缺少 text"))
+            .ok_or_else(|| ApiError::bad(says("缺少 text", "missing text")))
     };
     let key = root.display().to_string();
     let answered: crate::error::Result<(Value, String)> = match action {
@@ -133,7 +142,10 @@ fn entry(app: &App, req: &Request) -> ApiResult {
             let v = need_version()?;
             let why = req
                 .str_field("why")
-                .ok_or_else(|| ApiError::bad("缺少 why：说一句它为什么不再成立（会写在条目旁）"))?;
+                .ok_or_else(|| ApiError::bad(says(
+                    "缺少 why：说一句它为什么不再成立（会写在条目旁）",
+                    "missing why: say in a line why it no longer holds (it is written beside the entry)",
+                )))?;
             app.writing(&key, || {
                 ops::truth::retire::retire(&ws, ACTOR, id, why, Some(v))
             })
@@ -141,11 +153,18 @@ fn entry(app: &App, req: &Request) -> ApiResult {
         }
         "supersede" => {
             let v = need_version()?;
-            let d = req
-                .field("decision")
-                .ok_or_else(|| ApiError::bad("缺少 decision：{choice, because?, over?, area?}"))?;
-            let d: ops::DecisionInput = serde_json::from_value(d.clone())
-                .map_err(|e| ApiError::bad(format!("decision 不对：{e}")))?;
+            let d = req.field("decision").ok_or_else(|| {
+                ApiError::bad(says(
+                    "缺少 decision：{choice, because?, over?, area?}",
+                    "missing decision: {choice, because?, over?, area?}",
+                ))
+            })?;
+            let d: ops::DecisionInput = serde_json::from_value(d.clone()).map_err(|e| {
+                ApiError::bad(says(
+                    format!("decision 不对：{e}"),
+                    format!("decision is not right: {e}"),
+                ))
+            })?;
             app.writing(&key, || fix::supersede(&ws, ACTOR, id, v, d))
                 .map(|w| {
                     let at = w.value.ids.first().cloned().unwrap_or_default();
@@ -158,9 +177,10 @@ fn entry(app: &App, req: &Request) -> ApiResult {
                 .map(|w| (json!(w.value), w.value.id))
         }
         _ => {
-            return Err(ApiError::bad(
+            return Err(ApiError::bad(says(
                 "action 必须是 edit、remove、retire、supersede 或 restore",
-            ));
+                "action must be edit, remove, retire, supersede or restore",
+            )));
         }
     };
     match answered {
@@ -182,16 +202,23 @@ fn section(app: &App, req: &Request) -> ApiResult {
     let ws = open(app, &root)?;
     let key = req
         .str_field("key")
-        .ok_or_else(|| ApiError::bad("缺少 key"))?;
-    let version = req
-        .str_field("version")
-        .ok_or_else(|| ApiError::bad("缺少 version：请把 /sections 给出的 version 一起发回"))?;
+        .ok_or_else(|| ApiError::bad(says("缺少 key", "missing key")))?;
+    let version = req.str_field("version").ok_or_else(|| {
+        ApiError::bad(says(
+            "缺少 version：请把 /sections 给出的 version 一起发回",
+            "missing version: send back the version /sections gave",
+        ))
+    })?;
     let busy = root.display().to_string();
     match req.str_field("action").unwrap_or("") {
         "edit" => {
             // an empty string empties the section; a missing `text` is a mistake, not that
-            let text = (req.field("text").and_then(Value::as_str))
-                .ok_or_else(|| ApiError::bad("缺少 text（段落的新正文，字符串）"))?;
+            let text = (req.field("text").and_then(Value::as_str)).ok_or_else(|| {
+                ApiError::bad(says(
+                    "缺少 text（段落的新正文，字符串）",
+                    "missing text (the section's new body, a string)",
+                ))
+            })?;
             let done = app.writing(&busy, || fix::edit_section(&ws, ACTOR, key, version, text))?;
             to_json(&done.value)
         }
@@ -199,15 +226,30 @@ fn section(app: &App, req: &Request) -> ApiResult {
             let revision = req
                 .field("revision")
                 .and_then(Value::as_u64)
-                .ok_or_else(|| ApiError::bad("缺少 revision（一个修订号）"))?;
+                .ok_or_else(|| {
+                    ApiError::bad(says(
+                        "缺少 revision（一个修订号）",
+                        "missing revision (a revision number)",
+                    ))
+                })?;
             // restore finds a section by heading (or a person's name for it)
-            let heading = ops::panel::section_heading(&ws, key)?
-                .ok_or_else(|| ApiError::new(404, format!("没有这个 PROJECT 段：{key}")))?;
+            let heading = ops::panel::section_heading(&ws, key)?.ok_or_else(|| {
+                ApiError::new(
+                    404,
+                    says(
+                        format!("没有这个 PROJECT 段：{key}"),
+                        format!("PROJECT.md has no such section: {key}"),
+                    ),
+                )
+            })?;
             let done = app.writing(&busy, || {
                 ops::restore_section(&ws, ACTOR, &heading, revision, Some(version))
             })?;
             to_json(&done.value)
         }
-        _ => Err(ApiError::bad("action 必须是 edit 或 restore")),
+        _ => Err(ApiError::bad(says(
+            "action 必须是 edit 或 restore",
+            "action must be edit or restore",
+        ))),
     }
 }

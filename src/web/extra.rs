@@ -1,6 +1,7 @@
 //! Endpoints beyond the original's: `info` (where the server runs, its language), `search`
 //! (`memory_search`'s ranking, whole entries), `events` (who changed what), `sessions` (what
-//! each agent session was injected and what its caps dropped), `history` (restorable
+//! each agent session was injected and what its caps dropped), `given` (what one session was
+//! given word for word: its blocks and notices), `history` (restorable
 //! entries) and `weeks` (sessions per ISO week by area, for the page's chart). All read-only;
 //! their JSON is the CLI's `--json` for the same question.
 
@@ -8,10 +9,12 @@ use axum::http::Method;
 use serde_json::json;
 
 use super::api::{open_to_read, root_of};
-use super::{ApiError, ApiResult, App, Request, to_json, wrong_method};
+use super::{ApiError, ApiResult, App, Request, says, to_json, wrong_method};
 use crate::index::{ArchiveMode, SearchQuery};
 
-const ENDPOINTS: [&str; 6] = ["info", "search", "events", "sessions", "history", "weeks"];
+const ENDPOINTS: [&str; 7] = [
+    "info", "search", "events", "sessions", "given", "history", "weeks",
+];
 
 pub fn is_endpoint(name: &str) -> bool {
     ENDPOINTS.contains(&name)
@@ -29,6 +32,7 @@ pub fn route(app: &App, req: &Request) -> Option<ApiResult> {
         "search" => search(app, req),
         "events" => events(app, req),
         "sessions" => sessions(app, req),
+        "given" => given(app, req),
         "history" => history(app, req),
         _ => weeks(app, req),
     })
@@ -62,7 +66,9 @@ fn info(app: &App) -> ApiResult {
 /// `GET /search?root=&q=&limit=`.
 fn search(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
-    let q = req.param("q").ok_or_else(|| ApiError::bad("缺少 q 参数"))?;
+    let q = req
+        .param("q")
+        .ok_or_else(|| ApiError::bad(says("缺少 q 参数", "missing the q parameter")))?;
     let limit = req.number("limit", 5, 1..=20)?;
     let ws = open_to_read(app, &root, true)?;
     let out = crate::ops::search::search(
@@ -103,6 +109,21 @@ fn sessions(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let ws = open_to_read(app, &root, true)?;
     to_json(&crate::ops::agent::list_sessions(&ws)?)
+}
+
+/// `GET /given?root=&id=`: `{id, items}`, what agent session `id` was given word for word,
+/// oldest first: each block (`kind: "block"`, with its `source`) and each notice.
+fn given(app: &App, req: &Request) -> ApiResult {
+    let root = root_of(req)?;
+    let id = req.param("id").ok_or_else(|| {
+        ApiError::bad(says(
+            "缺少 id 参数（会话的 id）",
+            "missing the id parameter (a session's id)",
+        ))
+    })?;
+    let ws = open_to_read(app, &root, true)?;
+    let items = crate::ops::agent::given_to(&ws, id)?;
+    Ok(json!({ "id": id, "items": to_json(&items)? }))
 }
 
 /// `GET /history?root=&offset=&limit=`: entries in no live place (archived, removed,

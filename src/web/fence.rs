@@ -14,6 +14,8 @@ use std::net::IpAddr;
 
 use axum::http::{HeaderMap, Method, header};
 
+use super::{Said, says};
+
 /// Name of the cookie that carries the token.
 pub const COOKIE: &str = "trilogy_token";
 /// Header that carries the token for non-browser clients.
@@ -30,17 +32,24 @@ pub enum Refusal {
 
 impl Refusal {
     /// The `{ error }` text: the original's for a foreign peer, ours for the rest.
-    pub fn message(self, port: u16) -> String {
+    pub(crate) fn message(self, port: u16) -> Said {
         match self {
-            Refusal::NotLoopback => "仅允许本机访问".to_string(),
-            Refusal::Host => format!(
-                "仅允许本机访问：Host 必须是 127.0.0.1:{port} 或 localhost:{port}"
+            Refusal::NotLoopback => says("仅允许本机访问", "only this machine may connect"),
+            Refusal::Host => says(
+                format!("仅允许本机访问：Host 必须是 127.0.0.1:{port} 或 localhost:{port}"),
+                format!(
+                    "only this machine may connect: Host must be 127.0.0.1:{port} or localhost:{port}"
+                ),
             ),
-            Refusal::Origin => "仅允许本机访问：拒绝来自其他网站的请求".to_string(),
-            Refusal::Token => {
-                "缺少或错误的令牌：请用 trilogy serve 打印的地址打开面板（脚本请发送 x-trilogy-token 头）"
-                    .to_string()
-            }
+            Refusal::Origin => says(
+                "仅允许本机访问：拒绝来自其他网站的请求",
+                "only this machine may connect: requests from other sites are refused",
+            ),
+            Refusal::Token => says(
+                "缺少或错误的令牌：请用 trilogy serve 打印的地址打开面板（脚本请发送 x-trilogy-token 头）",
+                "missing or wrong token: open the panel with the address trilogy serve printed \
+                 (scripts send the x-trilogy-token header)",
+            ),
         }
     }
 }
@@ -145,7 +154,12 @@ mod tests {
             let got = check(peer.parse().unwrap(), &h, &Method::GET, PORT, TOKEN);
             assert_eq!(got, Err(Refusal::NotLoopback), "{peer}");
         }
-        assert_eq!(Refusal::NotLoopback.message(PORT), "仅允许本机访问");
+        assert_eq!(
+            Refusal::NotLoopback
+                .message(PORT)
+                .text(crate::model::Lang::Zh),
+            "仅允许本机访问"
+        );
         for peer in ["127.0.0.1", "::1", "::ffff:127.0.0.1"] {
             assert_eq!(
                 check(peer.parse().unwrap(), &h, &Method::GET, PORT, TOKEN),

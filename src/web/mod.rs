@@ -2,13 +2,14 @@
 //! module that names axum.
 //!
 //! Every request passes the fence first ([`fence::check`]); then `/` and `/trilogy` redirect to
-//! the page, `/trilogy/` is the page and its assets ([`assets`]), and the other
-//! `/trilogy/<name>` paths are the JSON endpoints: the original plugin's ([`api`], [`writes`])
-//! and ours ([`extra`]; the cards and fixes in place, [`cards`]; what the agents see and what
-//! waits for a person, [`seen`]). Answers are JSON with `cache-control: no-store`; errors are `{ "error": "…" }`
-//! with the original's statuses and texts, or the status of the failure's kind
-//! ([`crate::ErrorKind::http_status`]). Handlers run on the blocking pool and go through `ops`
-//! for every read and write, as every surface does (what only the panel asks is
+//! the page, `/trilogy/` is the page and its assets ([`assets`]), `/favicon.ico` its icon, and
+//! the other `/trilogy/<name>` paths are the JSON endpoints: the original plugin's ([`api`],
+//! [`writes`]) and ours ([`extra`]; the cards and fixes in place, [`cards`]; what the agents
+//! see and what waits for a person, [`seen`]; recall's index, [`recall`]). Answers are JSON
+//! with `cache-control: no-store`; errors are `{ "error": "…" }` with the original's statuses,
+//! in the language of the workspace asked about ([`said`]), or the status of the failure's
+//! kind ([`crate::ErrorKind::http_status`]). Handlers run on the blocking pool and go through
+//! `ops` for every read and write, as every surface does (what only the panel asks is
 //! [`crate::ops::panel`]); no transaction is held between requests.
 
 mod api;
@@ -16,6 +17,8 @@ mod assets;
 mod cards;
 mod extra;
 pub mod fence;
+mod recall;
+mod said;
 mod seen;
 mod writes;
 
@@ -31,7 +34,9 @@ use axum::response::{IntoResponse, Response};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::model::Lang;
 use crate::workspace::Workspace;
+pub(crate) use said::{Said, says};
 
 /// The largest request body (an imported bundle with a large archive).
 const BODY_LIMIT: usize = 256 << 20;
@@ -80,6 +85,8 @@ pub(crate) struct App {
     /// `doctor`'s findings per root (judged in the background: at 100k entries it takes a
     /// second or two).
     pub doctors: Doctors,
+    /// Recall's indexing per root, started from the page.
+    pub indexings: recall::Indexings,
 }
 
 /// See [`App::doctors`].
@@ -105,6 +112,31 @@ impl App {
         let ws = Arc::new(ws);
         held.insert(root.to_path_buf(), ws.clone());
         Ok(ws)
+    }
+
+    /// The language of the workspace `serve` ran in (its settings as they are now; the
+    /// default's outside any), as `GET /info` reports it.
+    pub fn server_lang(&self) -> Lang {
+        let wanted = crate::workspace::Wanted {
+            cwd: Some(&self.cwd),
+            ..Default::default()
+        };
+        crate::workspace::open_located(&wanted, &self.env, &self.overrides)
+            .map_or(Lang::default(), |(ws, _, _)| ws.lang())
+    }
+
+    /// The language to answer in: that of the registered workspace `root` names, else the
+    /// server's. Never opens a folder that is not a registered workspace.
+    pub fn lang_for(&self, root: Option<&str>) -> Lang {
+        let Some(root) = root.map(PathBuf::from).filter(|p| p.is_absolute()) else {
+            return self.server_lang();
+        };
+        let root: PathBuf = root.components().collect();
+        let key = root.display().to_string();
+        if !root.is_dir() || crate::registry::find(&self.env, &key).is_none() {
+            return self.server_lang();
+        }
+        (self.workspace(&root)).map_or_else(|_| self.server_lang(), |ws| ws.lang())
     }
 
     pub fn mark(&self, root: &str, phase: Phase) {
@@ -139,13 +171,13 @@ pub(crate) fn now_ms() -> i64 {
 #[derive(Debug)]
 pub(crate) struct ApiError {
     pub status: u16,
-    pub message: String,
+    pub message: Said,
     /// More fields for the answer beside `error` (a conflict's `current`).
     pub extra: Option<serde_json::Map<String, Value>>,
 }
 
 impl ApiError {
-    pub fn new(status: u16, message: impl Into<String>) -> ApiError {
+    pub fn new(status: u16, message: impl Into<Said>) -> ApiError {
         ApiError {
             status,
             message: message.into(),
@@ -153,7 +185,7 @@ impl ApiError {
         }
     }
 
-    pub fn bad(message: impl Into<String>) -> ApiError {
+    pub fn bad(message: impl Into<Said>) -> ApiError {
         ApiError::new(400, message)
     }
 }
@@ -220,14 +252,24 @@ impl Request {
         };
         match v.parse::<usize>() {
             Ok(n) if range.contains(&n) => Ok(n),
-            _ if *range.end() == usize::MAX => Err(ApiError::bad(format!(
-                "{key} 必须是不小于 {} 的整数：{v}",
-                range.start()
+            _ if *range.end() == usize::MAX => Err(ApiError::bad(says(
+                format!("{key} 必须是不小于 {} 的整数：{v}", range.start()),
+                format!(
+                    "{key} must be a whole number of at least {}: {v}",
+                    range.start()
+                ),
             ))),
-            _ => Err(ApiError::bad(format!(
-                "{key} 必须是 {} 到 {} 之间的整数：{v}",
-                range.start(),
-                range.end()
+            _ => Err(ApiError::bad(says(
+                format!(
+                    "{key} 必须是 {} 到 {} 之间的整数：{v}",
+                    range.start(),
+                    range.end()
+                ),
+                format!(
+                    "{key} must be a whole number from {} to {}: {v}",
+                    range.start(),
+                    range.end()
+                ),
             ))),
         }
     }
@@ -263,25 +305,35 @@ async fn dispatch(
     body: axum::body::Body,
 ) -> Response {
     if let Err(refusal) = fence::check(peer.ip(), &headers, &method, app.port, &app.token) {
-        return error(403, &refusal.message(app.port));
+        return error(403, &refusal.message(app.port).text(app.server_lang()));
     }
     // the body is read only once the fence let the request in, and never past the cap
     let said = (headers.get(header::CONTENT_LENGTH))
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if said.is_some_and(|n| n > BODY_LIMIT as u64) {
-        return too_large();
+        return too_large(app.server_lang());
     }
     let body: Bytes = match axum::body::to_bytes(body, BODY_LIMIT).await {
         Ok(b) => b,
-        Err(_) => return too_large(),
+        Err(_) => return too_large(app.server_lang()),
     };
     let path = uri.path();
     if path == "/" || path == "/trilogy" {
         return assets::redirect("/trilogy/");
     }
+    if path == "/favicon.ico" && matches!(method, Method::GET | Method::HEAD) {
+        return assets::favicon();
+    }
+    let unknown = |path: &str| {
+        let said = says(
+            format!("未知端点：{path}"),
+            format!("no such endpoint: {path}"),
+        );
+        error(404, &said.text(app.server_lang()))
+    };
     let Some(name) = path.strip_prefix("/trilogy/") else {
-        return error(404, &format!("未知端点：{path}"));
+        return unknown(path);
     };
     if matches!(method, Method::GET | Method::HEAD) {
         if name.is_empty() {
@@ -296,15 +348,22 @@ async fn dispatch(
         && !extra::is_endpoint(name)
         && !cards::is_endpoint(name)
         && !seen::is_endpoint(name)
+        && !recall::is_endpoint(name)
     {
-        return error(404, &format!("未知端点：{path}"));
+        return unknown(path);
     }
     let body = if body.iter().all(u8::is_ascii_whitespace) {
         Value::Object(Default::default())
     } else {
         match serde_json::from_slice::<Value>(&body) {
             Ok(v) => v,
-            Err(e) => return error(400, &format!("请求体不是 JSON：{e}")),
+            Err(e) => {
+                let said = says(
+                    format!("请求体不是 JSON：{e}"),
+                    format!("the request body is not JSON: {e}"),
+                );
+                return error(400, &said.text(app.server_lang()));
+            }
         }
     };
     let req = Request {
@@ -316,24 +375,33 @@ async fn dispatch(
     let app2 = app.clone();
     let answered = tokio::task::spawn_blocking(move || {
         let app = app2;
-        api::route(&app, &req)
+        let answer = api::route(&app, &req)
             .or_else(|| writes::route(&app, &req))
             .or_else(|| extra::route(&app, &req))
             .or_else(|| cards::route(&app, &req))
             .or_else(|| seen::route(&app, &req))
+            .or_else(|| recall::route(&app, &req))
             .unwrap_or_else(|| {
                 Err(ApiError::new(
                     404,
-                    format!("未知端点：/trilogy/{}", req.name),
+                    says(
+                        format!("未知端点：/trilogy/{}", req.name),
+                        format!("no such endpoint: /trilogy/{}", req.name),
+                    ),
                 ))
-            })
+            });
+        // an error is said in the language of the workspace the request names
+        let lang = answer
+            .is_err()
+            .then(|| app.lang_for(req.param("root").or_else(|| req.str_field("root"))));
+        (answer, lang.unwrap_or_default())
     })
     .await;
     match answered {
-        Ok(Ok(v)) => json(200, &v),
-        Ok(Err(e)) => {
+        Ok((Ok(v), _)) => json(200, &v),
+        Ok((Err(e), lang)) => {
             let mut body = e.extra.unwrap_or_default();
-            body.insert("error".into(), Value::String(e.message));
+            body.insert("error".into(), Value::String(e.message.text(lang)));
             json(e.status, &Value::Object(body))
         }
         Err(e) => error(500, &format!("internal error: {e}")),
@@ -341,20 +409,33 @@ async fn dispatch(
 }
 
 /// A body over [`BODY_LIMIT`].
-fn too_large() -> Response {
-    error(
-        413,
-        &format!("请求体超过 {} MiB：请分批导入", BODY_LIMIT >> 20),
-    )
+fn too_large(lang: Lang) -> Response {
+    let mib = BODY_LIMIT >> 20;
+    let said = says(
+        format!("请求体超过 {mib} MiB：请分批导入"),
+        format!("the request body is over {mib} MiB: import in parts"),
+    );
+    error(413, &said.text(lang))
 }
 
 /// A method an endpoint does not take.
+/// `allowed` is `GET`, `POST` or both as `GET|POST`.
 pub(crate) fn wrong_method(req: &Request, allowed: &str) -> ApiError {
+    let (zh, en) = match allowed.split_once('|') {
+        Some((a, b)) => (format!("{a} 或 {b}"), format!("{a} or {b}")),
+        None => (allowed.to_string(), allowed.to_string()),
+    };
     ApiError::new(
         405,
-        format!(
-            "/trilogy/{} 只接受 {allowed} 请求（收到 {}）",
-            req.name, req.method
+        says(
+            format!(
+                "/trilogy/{} 只接受 {zh} 请求（收到 {}）",
+                req.name, req.method
+            ),
+            format!(
+                "/trilogy/{} takes only {en} requests (got {})",
+                req.name, req.method
+            ),
         ),
     )
 }
@@ -406,6 +487,7 @@ pub fn serve(opts: Options, announce: impl FnOnce(&Launch) -> Result<()>) -> Res
             activity: Mutex::new(HashMap::new()),
             lags: Default::default(),
             doctors: Arc::default(),
+            indexings: Arc::default(),
         });
         api::seed(&app);
         let token_file = keep_token(&app.env, port, &token);

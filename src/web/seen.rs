@@ -8,7 +8,7 @@ use axum::http::Method;
 use serde_json::{Value, json};
 
 use super::api::{open, open_to_read, registered, root_of};
-use super::{ApiError, ApiResult, App, Request, to_json, wrong_method};
+use super::{ApiError, ApiResult, App, Request, says, to_json, wrong_method};
 use crate::ops;
 
 /// Who the event log names for the panel's writes.
@@ -28,7 +28,7 @@ pub fn route(app: &App, req: &Request) -> Option<ApiResult> {
         "change" if get => change(app, req),
         "review" if get => review_list(app, req),
         "review" if req.method == Method::POST => review_act(app, req),
-        "review" => Err(wrong_method(req, "GET 或 POST")),
+        "review" => Err(wrong_method(req, "GET|POST")),
         "injection" | "attention" | "change" => Err(wrong_method(req, "GET")),
         _ => return None,
     })
@@ -42,7 +42,12 @@ fn injection(app: &App, req: &Request) -> ApiResult {
     let window = match req.param("window") {
         None => None,
         Some(w) => Some(w.parse::<u64>().ok().filter(|n| *n > 0).ok_or_else(|| {
-            ApiError::bad(format!("window 必须是正整数（模型上下文的 token 数）：{w}"))
+            ApiError::bad(says(
+                format!("window 必须是正整数（模型上下文的 token 数）：{w}"),
+                format!(
+                    "window must be a positive whole number (the model's context in tokens): {w}"
+                ),
+            ))
         })?),
     };
     to_json(&ops::seen::seen(&ws, req.param("host"), window)?)
@@ -57,7 +62,8 @@ fn change(app: &App, req: &Request) -> ApiResult {
     Ok(json!({ "change": ops::panel::change(&ws)? }))
 }
 
-/// `GET /attention?root=`: what waits for a person, each with where it is handled.
+/// `GET /attention?root=&host=`: what waits for a person, each with where it is handled, and
+/// the ledger line of `host`'s block.
 fn attention(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let ws = open_to_read(app, &root, true)?;
@@ -85,7 +91,8 @@ fn attention(app: &App, req: &Request) -> ApiResult {
     } else {
         None
     };
-    let ledger_line = ops::seen::ledger_line(&ws)?;
+    // the ledger of the host the page shows, with that host's limit
+    let ledger_line = ops::seen::ledger_line(&ws, req.param("host"))?;
     Ok(json!({
         "reports_open": listing.reports.len(),
         "proposals_pending": listing.proposals.len(),
@@ -179,7 +186,12 @@ fn review_act(app: &App, req: &Request) -> ApiResult {
     let id = match req.field("id") {
         Some(Value::Number(n)) => n.to_string(),
         Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
-        _ => return Err(ApiError::bad("缺少 id（提案的 id，或报告的编号）")),
+        _ => {
+            return Err(ApiError::bad(says(
+                "缺少 id（提案的 id，或报告的编号）",
+                "missing id (a proposal's id, or a report's number)",
+            )));
+        }
     };
     let key = root.display().to_string();
     match req.str_field("action").unwrap_or("") {
@@ -193,11 +205,17 @@ fn review_act(app: &App, req: &Request) -> ApiResult {
             ops::proposals::reject(&ws, ACTOR, &id, req.str_field("why"))
         })?),
         "close" => {
-            let n = id
-                .parse::<u64>()
-                .map_err(|_| ApiError::bad(format!("报告编号必须是整数：{id}")))?;
+            let n = id.parse::<u64>().map_err(|_| {
+                ApiError::bad(says(
+                    format!("报告编号必须是整数：{id}"),
+                    format!("a report's number must be a whole number: {id}"),
+                ))
+            })?;
             to_json(&app.writing(&key, || ops::close_report(&ws, ACTOR, n))?)
         }
-        _ => Err(ApiError::bad("action 必须是 accept、reject 或 close")),
+        _ => Err(ApiError::bad(says(
+            "action 必须是 accept、reject 或 close",
+            "action must be accept, reject or close",
+        ))),
     }
 }

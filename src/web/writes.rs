@@ -9,7 +9,7 @@ use axum::http::Method;
 use serde_json::{Value, json};
 
 use super::api::{instruction_name, open, open_to_read, registered, root_of};
-use super::{ApiError, ApiResult, App, Request, to_json, wrong_method};
+use super::{ApiError, ApiResult, App, Request, says, to_json, wrong_method};
 use crate::error::ErrorKind;
 use crate::ops;
 use crate::ops::bundle::{BUNDLE_KIND, ImportMode};
@@ -37,7 +37,7 @@ pub fn route(app: &App, req: &Request) -> Option<ApiResult> {
         "import" if post => import(app, req),
         "save" if post => save(app, req),
         "clear" if post => clear(app, req),
-        "boot" => Err(wrong_method(req, "GET 或 POST")),
+        "boot" => Err(wrong_method(req, "GET|POST")),
         "export" => Err(wrong_method(req, "GET")),
         "restore" | "import" | "save" | "clear" => Err(wrong_method(req, "POST")),
         _ => return None,
@@ -58,7 +58,10 @@ fn boot_action(app: &App, req: &Request) -> ApiResult {
     registered(app, &root)?;
     let action = req.str_field("action").unwrap_or("");
     if action != "remove" && action != "rewrite" {
-        return Err(ApiError::bad("action 必须是 rewrite 或 remove"));
+        return Err(ApiError::bad(says(
+            "action 必须是 rewrite 或 remove",
+            "action must be rewrite or remove",
+        )));
     }
     let ws = open(app, &root)?;
     let name = instruction_name(app, &ws);
@@ -79,9 +82,12 @@ fn restore(app: &App, req: &Request) -> ApiResult {
     let id = req.str_field("id");
     let text = req.str_field("text");
     if let Some(seq) = req.field("clear") {
-        let seq = seq
-            .as_u64()
-            .ok_or_else(|| ApiError::bad("clear 必须是清空时给出的 clear_id（一个整数）"))?;
+        let seq = seq.as_u64().ok_or_else(|| {
+            ApiError::bad(says(
+                "clear 必须是清空时给出的 clear_id（一个整数）",
+                "clear must be the clear_id the clear answered with (a whole number)",
+            ))
+        })?;
         registered(app, &root)?;
         let ws = open(app, &root)?;
         let key = root.display().to_string();
@@ -89,7 +95,10 @@ fn restore(app: &App, req: &Request) -> ApiResult {
         return to_json(&done.value);
     }
     if id.is_none() && text.is_none() {
-        return Err(ApiError::bad("缺少 text 参数"));
+        return Err(ApiError::bad(says(
+            "缺少 text 参数",
+            "missing the text parameter",
+        )));
     }
     registered(app, &root)?;
     let ws = open(app, &root)?;
@@ -102,7 +111,10 @@ fn restore(app: &App, req: &Request) -> ApiResult {
         let text = text.unwrap_or_default();
         match app.writing(&key, || ops::restore_text(&ws, text, ACTOR)) {
             Err(e) if e.kind() == ErrorKind::NotFound => {
-                return Err(ApiError::bad("归档里找不到这条"));
+                return Err(ApiError::bad(says(
+                    "归档里找不到这条",
+                    "the archive holds no such entry",
+                )));
             }
             r => r?,
         }
@@ -127,19 +139,28 @@ fn import(app: &App, req: &Request) -> ApiResult {
     let bundle = req
         .field("bundle")
         .filter(|b| b.is_object())
-        .ok_or_else(|| ApiError::bad("bundle 必须是一个对象（导出的记忆包）"))?;
+        .ok_or_else(|| {
+            ApiError::bad(says(
+                "bundle 必须是一个对象（导出的记忆包）",
+                "bundle must be an object (an exported memory bundle)",
+            ))
+        })?;
     let kind = bundle.get("kind").and_then(Value::as_str).unwrap_or("");
     if kind != BUNDLE_KIND {
         let shown = bundle.get("kind").map_or("undefined".into(), |k| match k {
             Value::String(s) => s.clone(),
             other => other.to_string(),
         });
-        return Err(ApiError::bad(format!(
-            "不是本插件导出的记忆包（kind={shown}）"
+        return Err(ApiError::bad(says(
+            format!("不是本插件导出的记忆包（kind={shown}）"),
+            format!("not a memory bundle this panel exported (kind={shown})"),
         )));
     }
     let Some(files) = bundle.get("files").and_then(Value::as_object) else {
-        return Err(ApiError::bad("记忆包缺少 files 对象"));
+        return Err(ApiError::bad(says(
+            "记忆包缺少 files 对象",
+            "the memory bundle has no files object",
+        )));
     };
     let known = [
         "PROJECT.md",
@@ -151,14 +172,19 @@ fn import(app: &App, req: &Request) -> ApiResult {
         .iter()
         .any(|n| files.get(*n).is_some_and(Value::is_string))
     {
-        return Err(ApiError::bad(
+        return Err(ApiError::bad(says(
             "记忆包里没有可导入的文件（PROJECT.md、DECISIONS.md、SESSIONS.md、SESSIONS-archive.md）",
-        ));
+            "the memory bundle holds no file to import (PROJECT.md, DECISIONS.md, SESSIONS.md, SESSIONS-archive.md)",
+        )));
     }
     let mode = match req.str_field("mode") {
         None => ImportMode::Merge,
-        Some(m) => ImportMode::parse(m)
-            .ok_or_else(|| ApiError::bad(format!("mode 必须是 merge 或 replace：{m}")))?,
+        Some(m) => ImportMode::parse(m).ok_or_else(|| {
+            ApiError::bad(says(
+                format!("mode 必须是 merge 或 replace：{m}"),
+                format!("mode must be merge or replace: {m}"),
+            ))
+        })?,
     };
     let ws = open(app, &root)?;
     let key = root.display().to_string();
@@ -180,7 +206,10 @@ fn import(app: &App, req: &Request) -> ApiResult {
 fn save(app: &App, req: &Request) -> ApiResult {
     let root = root_of(req)?;
     let Some(text) = req.field("text").and_then(Value::as_str) else {
-        return Err(ApiError::bad("缺少 text 参数"));
+        return Err(ApiError::bad(says(
+            "缺少 text 参数",
+            "missing the text parameter",
+        )));
     };
     registered(app, &root)?;
     let file = req.field("file").and_then(Value::as_str).unwrap_or("");
@@ -188,12 +217,20 @@ fn save(app: &App, req: &Request) -> ApiResult {
     let instruction = instruction_name(app, &ws);
     let memory = SAVABLE.contains(&file);
     if !memory && file != instruction {
-        return Err(ApiError::bad(format!("不允许写入 {file}")));
+        return Err(ApiError::bad(says(
+            format!("不允许写入 {file}"),
+            format!("{file} may not be written here"),
+        )));
     }
     let version = match req.field("version") {
         None | Some(Value::Null) => None,
         Some(Value::String(v)) => Some(v.as_str()),
-        Some(_) => return Err(ApiError::bad("version 必须是 /files 返回的 version 字符串")),
+        Some(_) => {
+            return Err(ApiError::bad(says(
+                "version 必须是 /files 返回的 version 字符串",
+                "version must be the version string /files answered with",
+            )));
+        }
     };
     let key = root.display().to_string();
     let go = || ops::save::save(&ws, file, text, Some(&instruction), ACTOR, version);

@@ -12,7 +12,7 @@
 
 window.trilogyViews = (ctx) => {
   const { T, state, $, h, button, list, stamp, get, post, act, busy, render, afterWrite, setStatus, messageOf } = ctx;
-  const { mayDrop, landed, actorChip, loadInjection, loadCards, refreshView } = ctx;
+  const { mayDrop, landed, actorChip, loadInjection, loadCards, indexRecall, refreshView } = ctx;
   const { ARCHIVE, HOSTS, PAGE, TABLE_PAGE, AUTO_PAGE_LIMIT, CARD_WINDOW, TABLE_WINDOW, IN_USE_DAYS } = ctx;
 
   // ---------------------------------------------------------------------------------------
@@ -148,6 +148,8 @@ window.trilogyViews = (ctx) => {
                 "td",
                 null,
                 h("div", { class: "tp-strong" }, e.heading || e.id),
+                // what the entry says: a session's Done, a decision's choice
+                e.first_line ? h("div", { class: "tp-inject-line" }, e.first_line) : null,
                 // the file again under the entry, for a screen too narrow for its column
                 h("div", { class: "tp-meta" }, [e.area, h("span", { class: "tp-file-inline" }, e.file || "")].filter(Boolean).flatMap((x, i) => (i ? [" · ", x] : [x]))),
               ),
@@ -292,6 +294,9 @@ window.trilogyViews = (ctx) => {
           ),
       h("h3", { class: "tp-label" }, T.recall),
       h("p", { class: "tp-hint", id: "recall-state" }, recall ? T.recallText(recall) : T.attRecall(false, 0)),
+      recall && recall.pending_files > 0
+        ? button({ id: "recall-index-now", disabled: !!(state.recallIndex && state.recallIndex.running), onclick: indexRecall }, T.recallIndexNow)
+        : null,
       recall ? list(recall.messages).map((m) => h("p", { class: "tp-meta" }, typeof m === "string" ? m : JSON.stringify(m))) : null,
     );
   }

@@ -191,6 +191,11 @@
       droppedDecisions: (n, from) => `决策 ${n} 条${from ? `（从 ${from} 往下）` : ""}`,
       droppedSessions: (n) => `日志 ${n} 条`,
       sessionEnded: "已结束",
+      givenShow: "看它收到的原文",
+      givenHide: "收起原文",
+      givenBlock: (source) => `会话开头注入的原文${source ? `（${source}）` : ""}`,
+      givenNotice: "追加在提示后的提醒",
+      givenNone: "没有记下这个会话收到的原文（它早于这项记录）。",
       noHistory: "没有可恢复的条目：被删除、替换、取代、退役或归档的条目会出现在这里。",
       historyState: { archived: "已归档", removed: "已删除", replaced: "已替换", superseded: "已被取代", retired: "已退役" },
       restore: "恢复",
@@ -235,6 +240,11 @@
       attDoctor: (e, w) => `体检 ${e} 错 · ${w} 警告`,
       attDoctorPending: "体检中…",
       attRecall: (on, stale) => (on ? (stale > 0 ? `召回索引 ${stale} 个文件待索引` : "召回索引是新的") : "召回未开启"),
+      recallIndexTitle: "点一下就开始索引这些文件",
+      recallIndexNow: "现在索引",
+      recallIndexing: (done, total) => (total > 0 ? `召回索引中 ${done}/${total} 个文件…` : "召回索引中…"),
+      recallIndexed: (n) => (n > 0 ? `召回索引已更新，还有 ${n} 个文件没能索引` : "召回索引已更新"),
+      recallIndexFailed: (message) => `召回索引失败：${message}`,
       proposals: "待定提议",
       reports: "报告",
       doctor: "体检",
@@ -480,6 +490,11 @@
       droppedDecisions: (n, from) => `${n} decisions${from ? ` (from ${from} down)` : ""}`,
       droppedSessions: (n) => `${n} log entries`,
       sessionEnded: "ended",
+      givenShow: "Show what it was given",
+      givenHide: "Hide what it was given",
+      givenBlock: (source) => `Block injected${source ? ` (${source})` : ""}`,
+      givenNotice: "Notice added to a prompt",
+      givenNone: "What this session was given was not recorded (it predates the record).",
       noHistory: "Nothing to restore: removed, replaced, superseded, retired and archived entries show up here.",
       historyState: { archived: "archived", removed: "removed", replaced: "replaced", superseded: "superseded", retired: "retired" },
       restore: "Restore",
@@ -522,6 +537,11 @@
       attDoctor: (e, w) => `doctor: ${e} errors · ${w} warnings`,
       attDoctorPending: "doctor: checking…",
       attRecall: (on, stale) => (on ? (stale > 0 ? `recall: ${stale} files to index` : "recall index current") : "recall off"),
+      recallIndexTitle: "Click to index these files now",
+      recallIndexNow: "Index now",
+      recallIndexing: (done, total) => (total > 0 ? `recall: indexing ${done}/${total} files…` : "recall: indexing…"),
+      recallIndexed: (n) => (n > 0 ? `Recall index updated; ${n} files could not be indexed` : "Recall index updated"),
+      recallIndexFailed: (message) => `Recall indexing failed: ${message}`,
       proposals: "Pending proposals",
       reports: "Reports",
       doctor: "Doctor",
@@ -815,6 +835,8 @@
     armed: "", // the card id whose remove waits for its second click
     change: null, // the last change token read for the selected workspace
     viewStale: false, // the store changed while a form was open: its view is read on closing
+    recallIndex: null, // { root, running, done, total, error } while recall's index is brought up to date
+    given: null, // { root, id, data | error } of the agent session whose given text is open
   };
 
   const current = () => (state.workspaces || []).find((w) => w.root === state.selected) || null;
@@ -952,13 +974,42 @@
   async function loadAttention(root) {
     if (!root) return;
     const [attention, review] = await Promise.all([
-      get("/attention", { root }).then((data) => ({ root, data }), (e) => ({ root, error: messageOf(e) })),
+      get("/attention", { root, host: state.injectHost || undefined }).then((data) => ({ root, data }), (e) => ({ root, error: messageOf(e) })),
       get("/review", { root }).then((data) => ({ root, data }), (e) => ({ root, error: messageOf(e) })),
     ]);
     if (state.selected !== root) return;
     state.attention = attention;
     state.review = review;
     if (attention.data && attention.data.doctor && attention.data.doctor.pending) awaitDoctor(root);
+  }
+
+  /** Bring recall's index up to the transcripts (the server indexes on a thread of its own),
+   * showing how many files are read, then read the attention counts again. */
+  async function indexRecall() {
+    const root = state.selected;
+    if (!root || (state.recallIndex && state.recallIndex.running)) return;
+    try {
+      const started = await post("/recall-index", { root });
+      state.recallIndex = { root, ...started.indexing };
+      renderAround();
+      for (;;) {
+        const now = await get("/recall-index", { root });
+        if (state.selected !== root) return;
+        state.recallIndex = { root, ...now.indexing };
+        if (!now.indexing.running) break;
+        renderAround();
+        await new Promise((done) => setTimeout(done, 300));
+      }
+      await loadAttention(root);
+      const left = state.attention && state.attention.data && state.attention.data.recall;
+      if (state.recallIndex.error) setStatus("err", T.recallIndexFailed(state.recallIndex.error));
+      else setStatus("ok", T.recallIndexed((left && left.pending_files) || 0));
+    } catch (failure) {
+      state.recallIndex = null;
+      setStatus("err", T.recallIndexFailed(messageOf(failure)));
+    }
+    state.recallIndex = state.recallIndex && { ...state.recallIndex, running: false };
+    render();
   }
 
   /** Doctor's findings are judged in the background at the server: ask again shortly, and
@@ -1138,6 +1189,8 @@
     state.viewStale = false;
     state.injectRows = TABLE_PAGE;
     state.injectStart = 0;
+    state.recallIndex = null;
+    state.given = null;
     writeAddress();
   }
 
@@ -1386,8 +1439,12 @@
   function renderStrip() {
     const slot = state.attention && state.attention.root === state.selected ? state.attention : null;
     const data = slot && slot.data;
-    const ledger = (data && data.ledger_line) || (state.injection && state.injection.data && state.injection.data.ledger_line) || "";
+    // the block of the host picked in the agent view, with that host's limit: its account's
+    // line once read, the attention answer's (asked for that host) before
+    const shown = state.injection && state.injection.root === state.selected && state.injection.data;
+    const ledger = (shown && shown.ledger_line) || (data && data.ledger_line) || "";
     $("ledger-line").textContent = ledger;
+    $("ledger-line").dataset.host = (shown && shown.host) || state.injectHost || "cli";
     $("ledger-line").hidden = ledger === "";
     if (!data) return fill($("attention"));
     const doctor = data.doctor || {};
@@ -1404,20 +1461,31 @@
       doctor.pending
         ? { key: "doctor", n: 0, text: T.attDoctorPending, tab: "attention" }
         : { key: "doctor", n: errors + warnings, text: T.attDoctor(errors, warnings), tab: "attention", tone: errors > 0 ? "off" : "warn" },
-      recall
-        ? { key: "recall", n: recall.pending_files > 0 || !recall.complete ? 1 : 0, text: T.attRecall(true, recall.pending_files || 0), tab: "attention" }
-        : { key: "recall", n: 0, text: T.attRecall(false, 0), tab: "attention" },
+      recallItem(recall),
     ].filter(Boolean);
     fill(
       $("attention"),
       items.map((item) =>
-        viewLink(
+        item.act
+          ? button({ class: "tp-att", id: "recall-index", title: T.recallIndexTitle, "data-att": item.key, "data-count": item.n, "data-tone": item.running ? "busy" : "warn", "aria-busy": item.running ? "true" : false, disabled: item.running, onclick: item.act }, item.text)
+          : viewLink(
           item.tab,
           { class: "tp-att", "data-att": item.key, "data-count": item.n, "data-tone": item.n > 0 ? item.tone || "warn" : "ok" },
           item.text,
         ),
       ),
     );
+  }
+
+  /** The strip's recall item: files waiting to be indexed make it the button that indexes
+   * them, and while that runs it says how far it got. */
+  function recallItem(recall) {
+    const run = state.recallIndex && state.recallIndex.root === state.selected && state.recallIndex.running ? state.recallIndex : null;
+    if (run) return { key: "recall", n: 1, text: T.recallIndexing(run.done || 0, run.total || 0), act: indexRecall, running: true };
+    if (!recall) return { key: "recall", n: 0, text: T.attRecall(false, 0), tab: "attention" };
+    const pending = recall.pending_files || 0;
+    if (pending > 0) return { key: "recall", n: 1, text: T.attRecall(true, pending), act: indexRecall };
+    return { key: "recall", n: recall.complete ? 0 : 1, text: T.attRecall(true, 0), tab: "attention" };
   }
 
   /** The staleness reading: the attention answer's, else the one `/files` carries. */
@@ -1985,9 +2053,49 @@
     return parts.length === 0 ? T.droppedNothing : parts.join(" · ");
   }
 
+  /** Open (or close) what agent session `id` was given word for word. */
+  async function toggleGiven(id) {
+    const root = state.selected;
+    if (state.given && state.given.root === root && state.given.id === id) {
+      state.given = null;
+      return renderInsight();
+    }
+    state.given = { root, id };
+    renderInsight();
+    try {
+      const data = await get("/given", { root, id });
+      if (state.given && state.given.id === id) state.given = { root, id, data };
+    } catch (failure) {
+      if (state.given && state.given.id === id) state.given = { root, id, error: messageOf(failure) };
+    }
+    renderInsight();
+  }
+
+  /** The blocks and notices a session was given, oldest first, each as its text. */
+  function givenRow(x) {
+    const g = state.given;
+    const items = list(g.data && g.data.items);
+    const body = g.error
+      ? h("p", { class: "tp-status tp-err" }, g.error)
+      : !g.data
+      ? h("p", { class: "tp-empty" }, T.loading)
+      : items.length === 0
+      ? h("p", { class: "tp-empty" }, T.givenNone)
+      : items.map((item) =>
+          h(
+            "div",
+            { class: "tp-given-item", "data-kind": item.kind },
+            h("div", { class: "tp-meta" }, `${item.kind === "block" ? T.givenBlock(item.source) : T.givenNotice} · ${stamp(item.at)}`),
+            h("pre", { class: "tp-pre tp-given-text", tabindex: "0" }, item.text || ""),
+          ),
+        );
+    return h("tr", { class: "tp-given", "data-session": x.id }, h("td", { colspan: "3" }, body));
+  }
+
   function sessionsPane(data) {
     const sessions = Array.isArray(data) ? data : list(data && data.sessions);
     if (sessions.length === 0) return h("p", { class: "tp-empty" }, T.noSessions);
+    const open = (x) => !!state.given && state.given.root === state.selected && state.given.id === x.id;
     return h(
       "table",
       { class: "tp-table", id: "sessions-table" },
@@ -1995,7 +2103,7 @@
       h(
         "tbody",
         null,
-        sessions.slice(0, TABLE_PAGE).map((x) =>
+        sessions.slice(0, TABLE_PAGE).map((x) => [
           h(
             "tr",
             { class: "tp-session", "data-session": x.id },
@@ -2004,6 +2112,7 @@
               null,
               h("div", { class: "tp-strong" }, x.id),
               h("div", { class: "tp-meta" }, `${x.host || ""} · ${stamp(x.started_at)}${x.ended_at ? ` · ${T.sessionEnded}` : ""}`),
+              button({ class: "tp-btn tp-btn-mini tp-given-toggle", "aria-expanded": open(x) ? "true" : "false", onclick: () => toggleGiven(x.id) }, open(x) ? T.givenHide : T.givenShow),
             ),
             h(
               "td",
@@ -2013,7 +2122,8 @@
             ),
             h("td", { class: "tp-dropped" }, droppedText(x.dropped)),
           ),
-        ),
+          open(x) ? givenRow(x) : null,
+        ]),
       ),
     );
   }
@@ -2182,6 +2292,7 @@
       actorChip,
       loadInjection,
       loadCards,
+      indexRecall,
       refreshView: () => loadView(state.selected).then(render),
       ARCHIVE,
       HOSTS,

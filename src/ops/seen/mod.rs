@@ -55,6 +55,9 @@ pub struct EntrySeen {
     pub id: String,
     pub kind: &'static str,
     pub heading: String,
+    /// The first line of its text (a session's Done, a decision's choice), so a row says
+    /// what the entry is beside its date and area; empty for one holding a credential.
+    pub first_line: String,
     pub file: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub area: Option<String>,
@@ -191,11 +194,14 @@ pub fn seen(ws: &Workspace, host: Option<&str>, window_tokens: Option<u64>) -> R
     })
 }
 
-/// The ledger line of the block a session start is given now (no host cap, no window): what
-/// the panel shows above everything, without the account [`seen`] adds.
-pub fn ledger_line(ws: &Workspace) -> Result<String> {
+/// The ledger line of the block a session start of `host` is given now (with that host's own
+/// limit; no host: none): what the panel shows above everything, without the account [`seen`]
+/// adds.
+pub fn ledger_line(ws: &Workspace, host: Option<&str>) -> Result<String> {
     ws.require_memory()?;
-    let block = agent::inject(ws, "cli", None, Source::Startup, HostLimits::default())?.block;
+    let limits = limits_for(host, None)?;
+    let host_name = host.filter(|h| !h.is_empty()).unwrap_or("cli");
+    let block = agent::inject(ws, host_name, None, Source::Startup, limits)?.block;
     Ok(texts(ws.lang()).ledger_injected(&block.ledger))
 }
 
@@ -219,6 +225,7 @@ fn entry_seen(
         id: e.id.clone(),
         kind: e.kind.as_str(),
         heading: e.heading.clone(),
+        first_line: first_line(e),
         file: e.file().map_or("", |f| f.file_name()),
         area: (e.kind == EntryKind::Session).then(|| e.area()),
         state: e.state.as_str(),
@@ -227,6 +234,18 @@ fn entry_seen(
         injected_count: n,
         last_injected: last,
     }
+}
+
+/// The first line of an entry's text that says something; nothing of an entry that holds a
+/// credential (the panel shows no part of it).
+fn first_line(e: &crate::model::EntryRecord) -> String {
+    if crate::secrets::in_record(e).is_some() {
+        return String::new();
+    }
+    (e.body.lines().map(str::trim))
+        .find(|l| !l.is_empty())
+        .unwrap_or_default()
+        .to_string()
 }
 
 /// Per entry id: how many agent sessions' last block held it, and the newest such block's

@@ -33,7 +33,9 @@ async fn panel_shows_what_the_agent_sees() {
 
     the_ledger_line_sits_above_the_tabs(&b).await;
     each_file_has_a_bar_of_shown_bytes(&b).await;
+    each_row_says_what_its_entry_says(&b).await;
     entries_say_why_they_are_out_and_which_are_in_use(&b, &home, &a_root).await;
+    the_ledger_line_is_the_picked_hosts(&b, &home, &a_root).await;
     another_host_and_window_give_that_inject(&b, &home, &a_root).await;
 
     b.close().await;
@@ -84,6 +86,97 @@ async fn each_file_has_a_bar_of_shown_bytes(b: &Browser) {
             r[1].as_u64().unwrap() <= r[3].as_u64().unwrap().max(r[1].as_u64().unwrap()),
             "{r}"
         );
+    }
+}
+
+/// Each row shows its entry's first line under the heading: a session's Done, a decision's
+/// choice, so two sessions of one day and area no longer read alike.
+async fn each_row_says_what_its_entry_says(b: &Browser) {
+    let rows = b
+        .js("return [...document.querySelectorAll('#inject-entries .tp-inject-row')].map(r => {
+               const l = r.querySelector('.tp-inject-line'); return [r.querySelector('.tp-strong').textContent, l ? l.textContent : null]; })")
+        .await;
+    let rows = rows.as_array().unwrap();
+    let line = |heading: &str| -> String {
+        let r = (rows.iter())
+            .find(|r| r[0] == heading)
+            .unwrap_or_else(|| panic!("{heading} is listed: {rows:?}"));
+        r[1].as_str()
+            .unwrap_or_else(|| panic!("{heading} has no line: {r}"))
+            .to_string()
+    };
+    for (heading, says) in [
+        (
+            "2026-11-29 · panel",
+            "the panel restores archived entries, verified in Chromium",
+        ),
+        (
+            "2026-11-24 · panel",
+            "the panel lists every workspace, verified in Chromium",
+        ),
+        (
+            "2026-11-17 · search",
+            "search ranks whole entries with BM25, verified by the search tests",
+        ),
+        (
+            "2026-11-17 — tantivy for the search index",
+            "tantivy for the search index",
+        ),
+    ] {
+        let l = line(heading);
+        assert!(
+            l.starts_with("完成：") || l.starts_with("选择："),
+            "{heading}: {l}"
+        );
+        assert!(l.contains(says), "{heading} reads {l:?}, not {says:?}");
+    }
+    assert!(
+        rows.iter()
+            .all(|r| r[1].as_str().is_some_and(|l| !l.is_empty())),
+        "every row has its line: {rows:?}"
+    );
+}
+
+/// The ledger line above the tabs is the block of the host picked, with that host's own
+/// limit: none by default, Claude Code's characters, Codex's bytes.
+async fn the_ledger_line_is_the_picked_hosts(b: &Browser, home: &Home, a_root: &Path) {
+    let ledger_of = |out: String| -> String {
+        (out.lines())
+            .find(|l| l.starts_with("本次注入"))
+            .unwrap_or_else(|| panic!("a ledger line in {out}"))
+            .to_string()
+    };
+    for (host, cap) in [
+        ("claude", Some("宿主单条上限 10000 字符")),
+        ("codex", None),
+        ("", None),
+    ] {
+        let select = b.client.find(Locator::Id("inject-host")).await.unwrap();
+        select.select_by_value(host).await.unwrap();
+        let mut args = vec!["inject"];
+        if !host.is_empty() {
+            args.extend(["--host", host]);
+        }
+        let want = ledger_of(home.run(a_root, &args, &[], None));
+        let shown = b
+            .until_with(
+                &format!("the ledger line of {host:?}"),
+                "const l = document.getElementById('ledger-line');
+                 return l && !l.hidden && l.textContent === arguments[0] ? l.textContent : null",
+                vec![json!(want)],
+            )
+            .await;
+        let shown = shown.as_str().unwrap();
+        match cap {
+            Some(c) => assert!(shown.contains(c), "{host}: {shown}"),
+            None => assert!(!shown.contains("宿主单条上限"), "{host}: {shown}"),
+        }
+        if host == "codex" {
+            assert!(
+                shown.contains("预算 10000 字节"),
+                "Codex keeps 10000 bytes: {shown}"
+            );
+        }
     }
 }
 

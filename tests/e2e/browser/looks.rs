@@ -265,3 +265,121 @@ async fn panel_views_fit_wide_and_narrow() {
     }
     b.close().await;
 }
+
+/// The icon: the page names one, and `/favicon.ico` (which browsers ask for by themselves)
+/// answers 200 with it; both load as a picture.
+#[tokio::test(flavor = "current_thread")]
+async fn the_panel_has_an_icon() {
+    let home = Home::new();
+    let root = beta(&home, "beta");
+    let server = Server::start(&home, &root, &[]);
+    let b = Browser::launch().await;
+    b.open(&server).await;
+    let got = b
+        .js(
+            "const load = (src) => new Promise((ok) => { const i = new Image();
+               i.onload = () => ok(i.naturalWidth); i.onerror = () => ok(0); i.src = src; });
+             const link = document.querySelector('link[rel~=icon]');
+             return Promise.all([
+               fetch('/favicon.ico').then(r => [r.status, r.headers.get('content-type')]),
+               link ? load(link.href) : 0,
+               load('/favicon.ico'),
+             ])",
+        )
+        .await;
+    assert_eq!(got[0], json!([200, "image/svg+xml"]), "{got}");
+    assert!(got[1].as_u64().unwrap() > 0, "the page's icon draws: {got}");
+    assert!(got[2].as_u64().unwrap() > 0, "/favicon.ico draws: {got}");
+    b.close().await;
+}
+
+/// At 400 pixels wide the header stacks: the intro takes the width (a line holds many
+/// characters, not a word), and the status chip and refresh sit under it.
+#[tokio::test(flavor = "current_thread")]
+async fn the_header_stacks_on_a_narrow_screen() {
+    let home = Home::new();
+    let root = alpha(&home, "alpha");
+    let server = Server::start(&home, &root, &[]);
+    let b = Browser::launch().await;
+    b.client.set_window_size(400, 900).await.unwrap();
+    b.open_on_agent(&server).await;
+    // the chip is the widest thing beside the intro
+    b.until(
+        "the status chip",
+        "return !!document.getElementById('status-chip')",
+    )
+    .await;
+    let m = b
+        .js("const intro = document.getElementById('intro'); const r = intro.getBoundingClientRect();
+             const lh = parseFloat(getComputedStyle(intro).lineHeight);
+             const below = (id) => document.getElementById(id).getBoundingClientRect().top >= r.bottom - 1;
+             return { width: window.innerWidth, intro: r.width, lines: Math.round(r.height / lh),
+                      chars: intro.textContent.length, chip: below('chip'), refresh: below('refresh'),
+                      overflow: document.documentElement.scrollWidth - window.innerWidth }")
+        .await;
+    assert!(
+        m["width"].as_f64().unwrap() <= 420.0,
+        "a narrow window: {m}"
+    );
+    assert!(
+        m["intro"].as_f64().unwrap() >= 0.8 * m["width"].as_f64().unwrap() - 40.0,
+        "the intro takes the width: {m}"
+    );
+    let per_line = m["chars"].as_f64().unwrap() / m["lines"].as_f64().unwrap().max(1.0);
+    assert!(per_line >= 15.0, "a line holds {per_line} characters: {m}");
+    assert_eq!(m["chip"], json!(true), "the chip sits under the intro: {m}");
+    assert_eq!(
+        m["refresh"],
+        json!(true),
+        "refresh sits under the intro: {m}"
+    );
+    assert!(
+        m["overflow"].as_i64().unwrap() <= 0,
+        "no sideways scroll: {m}"
+    );
+    b.close().await;
+}
+
+/// The API's messages are in the language of the workspace asked about: the same mistake
+/// (a window of 0 tokens) is told in Chinese for a Chinese workspace and in English for one
+/// set to `lang = "en"`, on a page whose own labels stay Chinese.
+#[tokio::test(flavor = "current_thread")]
+async fn the_api_speaks_the_workspaces_language() {
+    let home = Home::new();
+    let en = beta(&home, "beta-en");
+    std::fs::write(en.join("trilogy.toml"), "lang = \"en\"\n").unwrap();
+    let zh = alpha(&home, "alpha");
+    let server = Server::start(&home, &zh, &[]);
+    let b = Browser::launch().await;
+    b.open_on_agent(&server).await;
+    // a window of 0 tokens, sent by picking a host (the field's own check is not asked)
+    b.type_into("#inject-window", "0").await;
+    let select = b.client.find(Locator::Id("inject-host")).await.unwrap();
+    select.select_by_value("codex").await.unwrap();
+    let said = |text: &'static str| {
+        format!(
+            "const e = document.querySelector('#agent-view .tp-err');
+             return e && e.textContent.startsWith({text:?}) ? e.textContent : null"
+        )
+    };
+    let zh_said = b
+        .until("the Chinese message", &said("window 必须是正整数"))
+        .await;
+    assert!(zh_said.as_str().unwrap().ends_with("：0"), "{zh_said}");
+    b.pick(&en).await;
+    let en_said = b
+        .until(
+            "the English message",
+            &said("window must be a positive whole number"),
+        )
+        .await;
+    assert!(en_said.as_str().unwrap().ends_with(": 0"), "{en_said}");
+    // the page's own labels follow the server's language, not the workspace's
+    assert_eq!(b.text("#reread").await, "重新读取");
+    // and so do the API's messages that name no workspace
+    let unknown = b
+        .js("return fetch('/trilogy/nowhere').then(r => r.json()).then(b => b.error)")
+        .await;
+    assert_eq!(unknown, json!("未知端点：/trilogy/nowhere"));
+    b.close().await;
+}

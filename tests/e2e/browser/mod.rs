@@ -28,9 +28,11 @@ mod agent_view;
 mod bundles;
 mod driver;
 mod fixes;
+mod given;
 mod live;
 mod looks;
 mod place;
+mod recall;
 mod workspaces;
 
 use driver::{Browser, row};

@@ -119,3 +119,58 @@ async fn panel_opens_where_serve_ran_and_keeps_its_place() {
 
     b.close().await;
 }
+
+/// A link carrying the token and a place (`root`, `tab`), opened in a browser that has no
+/// cookie yet, hands the token over and still opens that workspace and view; the token
+/// leaves the address, the place stays, wherever the token sat in the link.
+#[tokio::test(flavor = "current_thread")]
+async fn a_link_with_the_token_keeps_its_place_through_the_hand_over() {
+    let home = Home::new();
+    let b_root = beta(&home, "beta");
+    let a_root = alpha(&home, "alpha");
+    let server = Server::start(&home, &b_root, &[]);
+    let (base, token) = server.url.split_once("?token=").unwrap();
+    let b = Browser::launch().await;
+    for (link, root, tab) in [
+        (
+            format!("{}&root={}&tab=archive", server.url, uri_component(&a_root)),
+            &a_root,
+            "archive",
+        ),
+        (
+            format!(
+                "{base}?root={}&token={token}&tab=decisions",
+                uri_component(&b_root)
+            ),
+            &b_root,
+            "decisions",
+        ),
+    ] {
+        b.client.goto(&link).await.unwrap();
+        b.until_with(
+            &format!("{} at {tab} from the link", root.display()),
+            "const r = document.getElementById('detail-root'); const c = document.getElementById('content');
+             return !!r && r.textContent === arguments[0] && c.dataset.view === arguments[1] && c.dataset.ready === 'true'
+               && document.querySelector('#tabs [aria-selected=true]').dataset.tab === arguments[1]",
+            vec![json!(root.to_string_lossy()), json!(tab)],
+        )
+        .await;
+        let here = b.address().await;
+        assert_eq!(
+            here,
+            format!("/trilogy/?root={}&tab={tab}", uri_component(root)),
+            "the place stays in the address, the token does not"
+        );
+    }
+    // the cookie the hand-over set lets the page write: a request that changes something
+    // passes the fence
+    let status = b
+        .js_with(
+            "return fetch('/trilogy/review', {method: 'POST', headers: {'content-type': 'application/json'},
+               body: JSON.stringify({root: arguments[0], id: 'nothing', action: 'reject'})}).then(r => r.status)",
+            vec![json!(b_root.to_string_lossy())],
+        )
+        .await;
+    assert_ne!(status, json!(403), "the token became the cookie");
+    b.close().await;
+}

@@ -212,3 +212,46 @@ fn serve_prints_its_url_first_and_says_when_the_port_is_taken() {
         "{err}"
     );
 }
+
+#[test]
+fn the_icon_is_served_and_the_hand_over_keeps_the_links_place() {
+    let ws = Ws::init();
+    let s = Server::start(&ws);
+    let r = s.get("/favicon.ico");
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.header("content-type"), Some("image/svg+xml"));
+    assert!(r.body.starts_with("<svg"), "{}", r.body);
+    let r = s.get(&format!(
+        "/trilogy/?root=%2Fw%2Fa&token={}&tab=archive",
+        s.token
+    ));
+    assert_eq!(
+        (r.status, r.header("location")),
+        (303, Some("/trilogy/?root=%2Fw%2Fa&tab=archive"))
+    );
+    assert!(r.header("set-cookie").is_some());
+}
+
+#[test]
+fn an_english_workspace_is_answered_in_english() {
+    let ws = Ws::init();
+    std::fs::write(ws.root().join("trilogy.toml"), "lang = \"en\"\n").unwrap();
+    let s = Server::start(&ws);
+    let r = s.get("/trilogy/nope");
+    assert_eq!(r.error(), "no such endpoint: /trilogy/nope");
+    let r = s.get("/trilogy/files");
+    assert_eq!(
+        (r.status, r.error()),
+        (400, "missing the root parameter".into())
+    );
+    let r = s.get(&format!("/trilogy/injection?root={}&window=x", root(&ws)));
+    assert_eq!(
+        r.error(),
+        "window must be a positive whole number (the model's context in tokens): x"
+    );
+    let r = s.get("/trilogy/save");
+    assert_eq!(
+        r.error(),
+        "/trilogy/save takes only POST requests (got GET)"
+    );
+}
