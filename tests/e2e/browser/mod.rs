@@ -99,6 +99,7 @@ impl Home {
             .env("XDG_DATA_HOME", d.join("data"))
             .env("TRILOGY_CONFIG", d.join("no-user-config.toml"))
             .env("TRILOGY_TODAY", common::TODAY)
+            .envs(common::LOCALE)
             .env_remove("TRILOGY_LANG")
             .env_remove("TRILOGY_SESSIONS_MAX_ENTRIES")
             .env_remove("TRILOGY_SESSIONS_ARCHIVE_BATCH");
