@@ -42,10 +42,10 @@ pub fn on_path<'a>(path: Option<&'a str>, name: &'a str) -> impl Iterator<Item =
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    /// An environment snapshot of `pairs`, for the tests of `base`.
+    /// An environment snapshot of `pairs`, for tests.
     pub(crate) fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
         pairs
             .iter()

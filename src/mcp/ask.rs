@@ -218,12 +218,7 @@ pub async fn review(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        (pairs.iter())
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::base::env::tests::env;
 
     #[test]
     fn a_person_is_asked_only_through_a_client_that_can_ask_and_where_one_can_answer() {

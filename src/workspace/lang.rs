@@ -12,6 +12,9 @@ use crate::model::{FileKind, Lang, SECTIONS};
 
 use super::{MAX_FILE_BYTES, Workspace};
 
+/// How much of a memory file is read to tell its language: its preamble and first entries.
+const HEAD_BYTES: u64 = 32 * 1024;
+
 /// The locale variables, in the order POSIX gives them weight for messages.
 const LOCALE_VARS: [&str; 3] = ["LC_ALL", "LC_MESSAGES", "LANG"];
 
@@ -19,10 +22,8 @@ const LOCALE_VARS: [&str; 3] = ["LC_ALL", "LC_MESSAGES", "LANG"];
 /// set and not empty; `zh…` is Chinese, anything else (and no locale) English. Returns the
 /// variable that decided, for the message.
 pub fn of_locale(env: &[(String, String)]) -> (Lang, Option<String>) {
-    let set = LOCALE_VARS.iter().find_map(|name| {
-        let v = env.iter().find(|(n, _)| n == name)?.1.trim();
-        (!v.is_empty()).then(|| format!("{name}={v}"))
-    });
+    let set = (LOCALE_VARS.iter())
+        .find_map(|name| Some(format!("{name}={}", crate::base::env::var(env, name)?)));
     let zh = set
         .as_deref()
         .and_then(|s| s.split_once('='))
@@ -82,9 +83,14 @@ impl Workspace {
     /// English ones into Chinese memory), on disk; else the headings its store keeps (the
     /// files were deleted). `None` for a new workspace, or memory that says nothing.
     pub fn lang_of_memory(&self) -> Option<Lang> {
+        // the head of a file says its language: a large DECISIONS.md is never read whole
         let read = |f: FileKind| {
+            use std::io::Read;
             let path = self.inside(&self.file_path(f)).ok()?;
-            crate::base::fence::read_small_text(&path, MAX_FILE_BYTES)
+            let (file, _) = crate::base::fence::open_regular(&path, MAX_FILE_BYTES).ok()?;
+            let mut head = Vec::new();
+            file.take(HEAD_BYTES).read_to_end(&mut head).ok()?;
+            Some(String::from_utf8_lossy(&head).into_owned())
         };
         let labelled = [FileKind::Sessions, FileKind::Decisions]
             .into_iter()
@@ -159,12 +165,7 @@ impl Workspace {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-        (pairs.iter())
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect()
-    }
+    use crate::base::env::tests::env;
 
     #[test]
     fn the_locale_decides_in_posix_order() {

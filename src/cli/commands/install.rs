@@ -257,8 +257,11 @@ pub(super) fn apply(ctx: &Context, a: InstallArgs, remove: bool) -> Result<()> {
         }
         // the merge driver, so this clone's pulls merge memory files by entry
         let path = crate::base::env::var(&ctx.vars, "PATH");
-        for line in crate::ops::gitmerge::set_up(&ctx.ws, path)? {
-            eprintln!("git: {line}");
+        match crate::ops::gitmerge::set_up(&ctx.ws, path) {
+            Ok(lines) => lines.iter().for_each(|l| eprintln!("git: {l}")),
+            Err(e) => eprintln!(
+                "git: warning: the merge driver was not set up ({e}); fix that, then run `trilogy install git`"
+            ),
         }
         if opts.target == Host::Zed
             && changes
