@@ -80,18 +80,17 @@ pub fn resolved(done: &[crate::ops::gitmerge::Resolved]) -> String {
 pub fn init(o: &InitOutcome, lang_from: &str) -> String {
     let mut s = format!("workspace {}\nmemory    {}\n", o.root, o.memory_dir);
     let f = &o.scaffolded;
-    for (word, files) in [
-        ("created  ", &f.created),
-        ("restored ", &f.restored),
-        ("kept     ", &f.kept),
+    for (word, files, how) in [
+        ("created", &f.created, "from the templates"),
+        (
+            "restored",
+            &f.restored,
+            "deleted here; written again from the store",
+        ),
+        ("kept", &f.kept, "already here; not overwritten"),
     ] {
         if !files.is_empty() {
-            s.push_str(&format!("{word} {}", files.join(", ")));
-            s.push_str(match word.trim() {
-                "created" => " (from the templates)\n",
-                "restored" => " (deleted here; written again from the store)\n",
-                _ => " (already here; not overwritten)\n",
-            });
+            s.push_str(&format!("{word:<9} {} ({how})\n", files.join(", ")));
         }
     }
     let recorded = match o.lang_recorded {

@@ -96,8 +96,14 @@ fn schema_object(text: &str) -> Arc<Map<String, Value>> {
 
 /// What `trilogy mcp --help` says the server is, its tools named from [`tools`].
 pub fn about() -> String {
-    let names: Vec<String> = tools().iter().map(|t| t.name.to_string()).collect();
-    format!("Serve the MCP tools ({}) on stdio", names.join(", "))
+    format!("Serve the MCP tools ({}) on stdio", tool_names())
+}
+
+/// The names of [`tools`], in their order, as a list a message gives.
+fn tool_names() -> String {
+    (tools().iter().map(|t| t.name.to_string()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// The tools, in a stable order.
@@ -464,12 +470,7 @@ impl ServerHandler for MemoryServer {
         let name = request.name.to_string();
         if !tools().iter().any(|t| t.name == name) {
             return Err(ErrorData::invalid_params(
-                format!(
-                    "unknown tool `{name}`; tools: {}",
-                    (tools().iter().map(|t| t.name.as_ref()))
-                        .collect::<Vec<&str>>()
-                        .join(", ")
-                ),
+                format!("unknown tool `{name}`; tools: {}", tool_names()),
                 None,
             ));
         }

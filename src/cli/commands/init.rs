@@ -34,12 +34,7 @@ pub fn overrides(a: &InitArgs, set: &[String]) -> Vec<String> {
 pub fn run(ctx: &Context, a: &InitArgs) -> Result<()> {
     let mut out = ops::init_as(&ctx.ws, a.lang.is_some())?;
     let path = crate::base::env::var(&ctx.vars, "PATH");
-    // the memory is made: a driver that cannot be set up is told, not a failed init
-    out.git = ops::gitmerge::set_up(&ctx.ws, path).unwrap_or_else(|e| {
-        vec![format!(
-            "warning: the merge driver was not set up ({e}); fix that, then run `trilogy install git`"
-        )]
-    });
+    out.git = ops::gitmerge::set_up(&ctx.ws, path);
     crate::registry::touch_quietly(&ctx.vars, &ctx.ws, true);
     let from = match &a.lang {
         Some(_) => Some("--lang".to_string()),

@@ -230,11 +230,7 @@ pub(super) fn apply(ctx: &Context, a: InstallArgs, remove: bool) -> Result<()> {
         Target::Host(h) if h.install() == Install::Plugin => return install_dsh(ctx, &a, remove),
         Target::Host(h) => h,
         Target::Git => {
-            let command = match (&a.command, std::env::current_exe()) {
-                (Some(c), _) => c.clone(),
-                (None, Ok(exe)) => exe.display().to_string(),
-                (None, Err(_)) => a.command(),
-            };
+            let command = (a.command.clone()).unwrap_or_else(crate::ops::gitmerge::own_command);
             let done = crate::ops::gitmerge::install_git(
                 &ctx.ws.root,
                 &ctx.ws.config.memory_dir_name,
@@ -257,11 +253,8 @@ pub(super) fn apply(ctx: &Context, a: InstallArgs, remove: bool) -> Result<()> {
         }
         // the merge driver, so this clone's pulls merge memory files by entry
         let path = crate::base::env::var(&ctx.vars, "PATH");
-        match crate::ops::gitmerge::set_up(&ctx.ws, path) {
-            Ok(lines) => lines.iter().for_each(|l| eprintln!("git: {l}")),
-            Err(e) => eprintln!(
-                "git: warning: the merge driver was not set up ({e}); fix that, then run `trilogy install git`"
-            ),
+        for line in crate::ops::gitmerge::set_up(&ctx.ws, path) {
+            eprintln!("git: {line}");
         }
         if opts.target == Host::Zed
             && changes

@@ -24,7 +24,7 @@ pub struct MergeDriverArgs {
 pub fn run(a: &MergeDriverArgs) -> i32 {
     // `.gitattributes` may send any path here (`* merge=trilogy`): what is not a workspace's
     // memory file gets git's own text merge
-    if !is_memory_file(&a.path) {
+    if !gitmerge::is_memory_path(&a.path) {
         return gitmerge::fallback_merge(&a.base, &a.ours, &a.theirs);
     }
     match gitmerge::merge_driver(&a.base, &a.ours, &a.theirs, &a.path) {
@@ -41,32 +41,4 @@ pub fn run(a: &MergeDriverArgs) -> i32 {
             gitmerge::fallback_merge(&a.base, &a.ours, &a.theirs)
         }
     }
-}
-
-/// Is `path` (git's `%P`, from the work tree's top, where git runs the driver) a memory file
-/// of a workspace above it, as that workspace's settings name its memory folder?
-fn is_memory_file(path: &str) -> bool {
-    use std::path::Path;
-    let path = Path::new(path);
-    let named =
-        |f: &crate::model::FileKind| Some(std::ffi::OsStr::new(f.file_name())) == path.file_name();
-    if !crate::model::FileKind::ALL.iter().any(named) {
-        return false;
-    }
-    let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) else {
-        return false;
-    };
-    let env = crate::base::env::snapshot();
-    folder.ancestors().skip(1).any(|root| {
-        let at = if root.as_os_str().is_empty() {
-            Path::new(".")
-        } else {
-            root
-        };
-        let dir_name = match crate::workspace::open_workspace(at, &env, &[]) {
-            Ok((ws, _)) => ws.config.memory_dir_name,
-            Err(_) => crate::config::Config::default().memory_dir_name,
-        };
-        root.join(dir_name) == folder
-    })
 }

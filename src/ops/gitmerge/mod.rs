@@ -181,13 +181,44 @@ fn set_driver(root: &Path, command: &str) -> Result<()> {
 
 /// `install git` for `init` and `install <host>` in a git work tree: the `.gitattributes`
 /// lines (committed, so every clone asks for the driver) and this clone's driver, running
-/// this binary. Nothing outside a repository.
-pub fn set_up(ws: &Workspace, path: Option<&str>) -> Result<Vec<String>> {
+/// this binary. Nothing outside a repository. What it did, line by line; a failure is a
+/// warning line, never the command's failure (the memory is made by then).
+pub fn set_up(ws: &Workspace, path: Option<&str>) -> Vec<String> {
     let Some(root) = ws.git().filter(|r| repository_config(r).is_some()) else {
-        return Ok(Vec::new());
+        return Vec::new();
     };
     let memory_dir = &ws.config.memory_dir_name;
-    install_git(root, memory_dir, &own_command(), path, false)
+    install_git(root, memory_dir, &own_command(), path, false).unwrap_or_else(|e| {
+        vec![format!(
+            "warning: the merge driver was not set up ({e}); fix that, then run `trilogy install git`"
+        )]
+    })
+}
+
+/// Is `path` (git's `%P`, from the work tree's top, where git runs the driver) a memory file
+/// of a workspace above it, as that workspace's settings name its memory folder? What is not
+/// gets git's own text merge: `.gitattributes` may send any path to the driver.
+pub fn is_memory_path(path: &str) -> bool {
+    let path = Path::new(path);
+    let named = |f: &FileKind| Some(std::ffi::OsStr::new(f.file_name())) == path.file_name();
+    if !FileKind::ALL.iter().any(named) {
+        return false;
+    }
+    let Some(folder) = path.parent().filter(|p| !p.as_os_str().is_empty()) else {
+        return false;
+    };
+    let env = crate::base::env::snapshot();
+    folder.ancestors().skip(1).any(|root| {
+        let at = match root.as_os_str().is_empty() {
+            true => Path::new("."),
+            false => root,
+        };
+        let dir_name = match crate::workspace::open_workspace(at, &env, &[]) {
+            Ok((ws, _)) => ws.config.memory_dir_name,
+            Err(_) => crate::config::Config::default().memory_dir_name,
+        };
+        root.join(dir_name) == folder
+    })
 }
 
 /// Where git will find the driver `command`: a path is checked to be an executable file, a bare

@@ -65,12 +65,9 @@ pub fn driver(root: &Path) -> Driver {
     }
 }
 
-/// This binary, as git should run it: its absolute path, else the name on PATH.
+/// This binary, as git should run it: its path, else the name on PATH.
 pub fn own_command() -> String {
-    std::env::current_exe()
-        .ok()
-        .and_then(|p| std::path::absolute(p).ok())
-        .map_or_else(|| "trilogy".into(), |p| p.display().to_string())
+    std::env::current_exe().map_or_else(|_| "trilogy".into(), |p| p.display().to_string())
 }
 
 /// Configure the driver in this clone when `.gitattributes` asks for it and git lacks it.

@@ -115,8 +115,6 @@ fn create(path: &Path) -> std::io::Result<IndexLock> {
     Ok(lock)
 }
 
-/// Remove git's index lock of the work tree holding `root` when trilogy left it (its process
-/// is gone, or it is stale); the path removed.
 /// Run `f` while holding git's index lock for the work tree holding `root` (or with no lock
 /// outside a repository); `Err` names the git operation that holds it, and `f` is not run.
 pub fn while_git_waits<R>(root: &Path, f: impl FnOnce() -> R) -> Result<R, &'static str> {
@@ -131,6 +129,8 @@ pub fn while_git_waits<R>(root: &Path, f: impl FnOnce() -> R) -> Result<R, &'sta
     }
 }
 
+/// Remove git's index lock of the work tree holding `root` when trilogy left it (its process
+/// is gone, or it is stale); the path removed.
 pub fn clear_stale(root: &Path) -> Option<PathBuf> {
     let path = gitop::git_dir(root)?.join("index.lock");
     (path.exists() && clear_stale_at(&path)).then_some(path)

@@ -62,19 +62,7 @@ pub fn worktrees(root: &Path) -> Vec<(PathBuf, Option<String>)> {
     let Some(gd) = git_dir(root) else {
         return Vec::new();
     };
-    let common = match small_text(&gd.join("commondir")) {
-        Some(t) => {
-            let p = Path::new(t.trim());
-            let joined = if p.is_absolute() {
-                p.to_path_buf()
-            } else {
-                gd.join(p)
-            };
-            // `../..` from a linked work tree's folder: resolved, so its name is `.git`
-            std::fs::canonicalize(&joined).unwrap_or(joined)
-        }
-        None => gd.clone(),
-    };
+    let common = common_dir(&gd);
     // each work tree with its own git folder: this one is the one whose folder is ours
     let mut found: Vec<(PathBuf, Option<String>, PathBuf)> = Vec::new();
     if common.file_name().is_some_and(|n| n == ".git")
@@ -159,13 +147,26 @@ pub(super) fn git_dir(root: &Path) -> Option<PathBuf> {
 /// The repository's own config file (`config` in the common git folder, shared by every work
 /// tree), read from the file; `None` outside a repository or when it cannot be read.
 pub fn repository_config(root: &Path) -> Option<String> {
-    let gd = git_dir(root)?;
-    let common = match small_text(&gd.join("commondir")) {
-        Some(t) if Path::new(t.trim()).is_absolute() => PathBuf::from(t.trim()),
-        Some(t) => gd.join(t.trim()),
-        None => gd,
-    };
+    let common = common_dir(&git_dir(root)?);
     crate::base::fence::read_small_text(&common.join("config"), 1 << 20)
+}
+
+/// The common git folder of the work tree whose git folder is `gd`: the one `commondir` names
+/// (a linked work tree's), else `gd` itself.
+fn common_dir(gd: &Path) -> PathBuf {
+    match small_text(&gd.join("commondir")) {
+        Some(t) => {
+            let p = Path::new(t.trim());
+            let joined = if p.is_absolute() {
+                p.to_path_buf()
+            } else {
+                gd.join(p)
+            };
+            // `../..` from a linked work tree's folder: resolved, so its name is `.git`
+            std::fs::canonicalize(&joined).unwrap_or(joined)
+        }
+        None => gd.to_path_buf(),
+    }
 }
 
 /// The git operation under way in the repository holding `root`, if any.
